@@ -1,0 +1,223 @@
+// The agent's shared vocabulary. Every part of the pipeline (workspace, test
+// runner, evidence, scaffold, gates, policies, filters, summary) talks through
+// these types so each can be built and tested alone (DESIGN.md "Parts").
+
+export type Phase = 'setup' | 'red' | 'localise' | 'patch' | 'verify' | 'summary';
+
+/** Named ways a run ends. Stored in Run.exitReason. */
+export type ExitReason =
+  | 'fixed'
+  | 'not_reproduced' // target tests passed on the head revision (flaky)
+  | 'setup_failed' // install/build failed before any edit
+  | 'no_candidate' // the policy ran out of ideas / candidates
+  | 'tool_call_limit'
+  | 'time_limit'
+  | 'token_budget'
+  | 'cost_budget'
+  | 'model_error' // the endpoint kept failing after retries
+  | 'cancelled'
+  | 'regression_failed'
+  | 'final_rerun_failed'
+  | `dropped:${string}`; // a post-execution filter dropped the fix
+
+// ───── commands and tests ─────
+
+export interface CommandResult {
+  command: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** combined stdout+stderr, capped; `truncatedBytes` says how much was cut */
+  output: string;
+  truncatedBytes: number;
+}
+
+export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface TestResult {
+  /** stable id "<classname or file>::<name>" (same as Failure.testId) */
+  id: string;
+  name: string;
+  classname?: string;
+  file?: string;
+  line?: number;
+  status: TestStatus;
+  message?: string;
+  /** failure/error body: stack trace, assertion diff */
+  details?: string;
+  systemOut?: string;
+  durationMs?: number;
+}
+
+export interface TestRun {
+  command: CommandResult;
+  results: TestResult[];
+  /** no JUnit report could be read: results are empty and this says why */
+  reportError?: string;
+}
+
+// ───── evidence and localisation ─────
+
+export interface StackFrame {
+  /** workspace-relative path when it lies inside the workspace */
+  file: string;
+  line: number;
+  column?: number;
+  fn?: string;
+}
+
+export interface ExpectedActual {
+  testId: string;
+  expected: string;
+  actual: string;
+  operator?: string;
+}
+
+export interface Evidence {
+  failingTests: Array<{ id: string; name: string; file?: string; message: string }>;
+  messages: string[];
+  expectedActual: ExpectedActual[];
+  frames: StackFrame[];
+  /** identifiers mentioned in messages and frames (function names, symbols) */
+  symbols: string[];
+}
+
+export interface CodeSpan {
+  file: string;
+  /** function / method / class name, qualified where it helps ("Cart.total") */
+  symbol: string;
+  kind: 'function' | 'method' | 'class' | 'window';
+  startLine: number;
+  endLine: number;
+}
+
+export interface Suspect extends CodeSpan {
+  score: number;
+  /** human-readable reasons, e.g. "stack frame src/cart.ts:12", "edited by the change" */
+  reasons: string[];
+}
+
+// ───── edits and gates ─────
+
+export type Edit =
+  | { kind: 'replace'; file: string; oldText: string; newText: string }
+  | { kind: 'diff'; diff: string }
+  | { kind: 'create'; file: string; content: string }
+  | { kind: 'delete'; file: string };
+
+export interface Diagnostic {
+  kind: 'malformed' | 'apply' | 'syntax' | 'build' | 'path';
+  file?: string;
+  line?: number;
+  message: string;
+}
+
+export type GateName = 'red' | 'base' | 'compile' | 'green' | 'regression' | 'final';
+
+export interface GateVerdict {
+  gate: GateName;
+  passed: boolean;
+  durationMs: number;
+  detail?: string;
+  diagnostics?: Diagnostic[];
+  tests?: Array<Pick<TestResult, 'id' | 'status' | 'message'>>;
+}
+
+// ───── events ─────
+
+export type AgentEventType =
+  | 'phase'
+  | 'thought'
+  | 'tool_call'
+  | 'observation'
+  | 'gate'
+  | 'suspects'
+  | 'evidence'
+  | 'candidate'
+  | 'usage'
+  | 'log'
+  | 'final';
+
+export interface AgentEvent {
+  type: AgentEventType;
+  phase?: Phase;
+  /** JSON-serialisable; never secrets, prompts' keys or the environment */
+  payload: Record<string, unknown>;
+}
+
+/** Where the pipeline reports every step: the database, stdout, a test array. */
+export interface EventSink {
+  emit(event: AgentEvent): Promise<void>;
+}
+
+// ───── policies ─────
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  toolCalls: number;
+}
+
+export interface ChangeContext {
+  title: string;
+  description: string;
+  author: string;
+  /** unified diff base..head */
+  diff: string;
+  /** files and line ranges (head side) the change edited */
+  editedSpans: Array<{ file: string; startLine: number; endLine: number }>;
+  language: string;
+}
+
+export type PolicyOutcome =
+  | { status: 'patched'; usage: Usage; notes?: string }
+  | { status: 'gave_up'; exitReason: ExitReason; detail: string; usage: Usage };
+
+/**
+ * A policy edits the workspace until the target tests pass (GREEN) or it gives
+ * up. It never runs the regression suite or the final rerun: the pipeline does.
+ */
+export interface Policy {
+  readonly name: 'offline' | 'llm';
+  run(ctx: PolicyContext): Promise<PolicyOutcome>;
+}
+
+export interface PolicyContext {
+  change: ChangeContext;
+  evidence: Evidence;
+  suspects: Suspect[];
+  targetTests: string[];
+  /** last target-test run on the unpatched head (RED) */
+  redRun: TestRun;
+  gates: PolicyGates;
+  workspace: WorkspaceView;
+  sink: EventSink;
+  signal: AbortSignal;
+  limits: { maxToolCalls: number; deadline: number; maxTokens: number; maxCostUsd: number };
+}
+
+/** What a policy may do to the workspace: every edit goes through the compile gate. */
+export interface PolicyGates {
+  /** well-formed, applies, syntax check, build; on failure the edit is rolled back */
+  applyEdit(edit: Edit): Promise<GateVerdict>;
+  /** runs the target tests on the current workspace */
+  green(): Promise<{ verdict: GateVerdict; run: TestRun }>;
+  /** undo every edit since the head revision */
+  reset(): Promise<void>;
+  /** `git diff` of the workspace against the head revision */
+  diff(): Promise<string>;
+  /** runs the build command */
+  build(): Promise<CommandResult>;
+}
+
+/** Read-only access to the run's workspace; every path is checked to stay inside it. */
+export interface WorkspaceView {
+  readonly root: string;
+  readFile(rel: string, range?: { start: number; end: number }): Promise<string>;
+  listDir(rel: string): Promise<Array<{ name: string; kind: 'file' | 'dir' }>>;
+  search(query: string, opts?: { glob?: string; maxResults?: number }): Promise<Array<{ file: string; line: number; text: string }>>;
+  /** the last build/test command output */
+  lastLog(): string;
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+// The one place that reads process.env. Everything else calls getEnv().
+// Validation is lazy (first call) so `next build` does not need runtime
+// secrets, but the server, the worker and the CLI call it at start-up and fail
+// with a message naming each bad variable.
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    // postgresql://… → that server; pglite:///abs/path or pglite://memory → embedded;
+    // unset → embedded PGlite in $FLOWFIX_DATA_DIR/pglite
+    DATABASE_URL: z
+      .string()
+      .regex(/^(postgres(ql)?|pglite):\/\//, 'must start with postgresql:// or pglite://')
+      .optional(),
+    FLOWFIX_DATA_DIR: z.string().default('.data'),
+    NEXTAUTH_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+    NEXTAUTH_URL: z.string().url().optional(),
+    // demo mode shows the demo users' passwords on the sign-in page
+    FLOWFIX_DEMO: bool,
+    // optional OIDC provider for real deployments
+    OIDC_ISSUER: z.string().url().optional(),
+    OIDC_CLIENT_ID: z.string().optional(),
+    OIDC_CLIENT_SECRET: z.string().optional(),
+    OIDC_NAME: z.string().default('Single sign-on'),
+    // hosted model (OpenAI-compatible); the key never leaves the server process
+    FLOWFIX_MODEL_BASE_URL: z.string().url().optional(),
+    FLOWFIX_MODEL_API_KEY: z.string().optional(),
+    FLOWFIX_MODEL: z.string().optional(),
+    // ingestion limits
+    FLOWFIX_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+    FLOWFIX_MAX_LOG_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+    FLOWFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
+  })
+  .superRefine((e, ctx) => {
+    if (e.NODE_ENV === 'production' && !e.NEXTAUTH_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['NEXTAUTH_SECRET'], message: 'is required in production' });
+    }
+    const oidc = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].filter(Boolean).length;
+    if (oidc > 0 && oidc < 3) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['OIDC_ISSUER'],
+        message: 'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together',
+      });
+    }
+  });
+
+export type Env = z.infer<typeof EnvSchema>;
+
+let cached: Env | undefined;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = EnvSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join('\n')}\nSee .env.example.`);
+  }
+  return result.data;
+}
+
+export function getEnv(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** The names of variables that hold secrets: never passed to test commands. */
+export const SECRET_ENV_NAMES = [
+  'DATABASE_URL',
+  'NEXTAUTH_SECRET',
+  'OIDC_CLIENT_SECRET',
+  'FLOWFIX_MODEL_API_KEY',
+] as const;

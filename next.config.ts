@@ -1,0 +1,29 @@
+import type { NextConfig } from 'next';
+
+const nextConfig: NextConfig = {
+  // PGlite ships WASM and data files it loads from its own folder at run time;
+  // pg-boss and pg are Node-only. Bundling them breaks those paths.
+  serverExternalPackages: [
+    '@electric-sql/pglite',
+    '@electric-sql/pglite-socket',
+    'pglite-prisma-adapter',
+    'pg',
+    'pg-boss',
+    'typescript',
+  ],
+  poweredByHeader: false,
+  async headers() {
+    return [
+      {
+        source: '/:path*',
+        headers: [
+          { key: 'X-Content-Type-Options', value: 'nosniff' },
+          { key: 'Referrer-Policy', value: 'same-origin' },
+          { key: 'X-Frame-Options', value: 'DENY' },
+        ],
+      },
+    ];
+  },
+};
+
+export default nextConfig;
