@@ -1,0 +1,44 @@
+import { getToken } from 'next-auth/jwt';
+import { getDb } from '../db';
+import { Role } from '../generated/prisma/enums';
+import { getAuthSecret, useSecureCookies } from './secret';
+
+export { Role };
+export type RoleName = (typeof Role)[keyof typeof Role];
+export const ALL_ROLES: RoleName[] = Object.values(Role);
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  roles: RoleName[];
+}
+
+/** Anything with the session cookie: a NextRequest, or `{ cookies: await cookies() }` in a page. */
+export interface CookieSource {
+  cookies: { getAll(): Array<{ name: string; value: string }> };
+  headers?: Headers;
+}
+
+/**
+ * Resolves the signed-in user from the session cookie and re-reads them from
+ * the database: roles and the disabled flag are never trusted from the JWT.
+ */
+export async function getSessionUser(source: CookieSource): Promise<SessionUser | null> {
+  const token = await getToken({
+    req: { cookies: source.cookies, headers: source.headers ?? new Headers() } as never,
+    secret: getAuthSecret(),
+    secureCookie: useSecureCookies(),
+  });
+  if (!token?.sub) return null;
+  const user = await getDb().user.findUnique({
+    where: { id: token.sub },
+    select: { id: true, email: true, name: true, roles: true, disabledAt: true },
+  });
+  if (!user || user.disabledAt) return null;
+  return { id: user.id, email: user.email, name: user.name, roles: user.roles };
+}
+
+export function hasAnyRole(user: SessionUser, roles: readonly RoleName[]): boolean {
+  return roles.some((r) => user.roles.includes(r));
+}
