@@ -1,0 +1,286 @@
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { AppError } from '../errors';
+import type { TestResult, TestStatus } from '../../agent/types';
+
+// One JUnit XML reader for the agent (reports written by the repository's own
+// test command) and for the ingestion API (reports uploaded by CI). Both sides
+// must compute the same test ids, so the id rule lives here and nowhere else.
+//
+// The input is untrusted. saxes never fetches external entities, but we still
+// refuse any DOCTYPE outright: a JUnit report has no business declaring one,
+// and refusing it closes XXE and entity-expansion ("billion laughs") for good.
+
+export type JunitParseErrorReason = 'doctype' | 'malformed' | 'too_many_cases' | 'too_large' | 'not_junit';
+
+/** A report we will not read. An AppError with code bad_request, so the API answers 400. */
+export class JunitParseError extends AppError {
+  readonly reason: JunitParseErrorReason;
+
+  constructor(reason: JunitParseErrorReason, message: string, options?: { cause?: unknown }) {
+    super('bad_request', message, { details: { reason }, cause: options?.cause });
+    this.name = 'JunitParseError';
+    this.reason = reason;
+  }
+}
+
+export interface ParseJunitOptions {
+  /** refuse reports with more test cases than this (default 20 000) */
+  maxTestCases?: number;
+  /** refuse reports larger than this many characters/bytes (default 64 MiB) */
+  maxBytes?: number;
+  /** cap on message / details / system-out of one test case (default 64 KiB each) */
+  maxFieldChars?: number;
+}
+
+export interface ParsedJunit {
+  results: TestResult[];
+  /** number of <testsuite> elements */
+  suites: number;
+  warnings: string[];
+}
+
+const DEFAULTS = { maxTestCases: 20_000, maxBytes: 64 * 1024 * 1024, maxFieldChars: 64 * 1024 };
+
+// XML 1.0 forbids these code points; test output (ANSI colours, NUL bytes
+// from crashed processes) contains them often enough that we replace rather
+// than reject. Lone surrogates come from mis-decoded bytes.
+const INVALID_XML_CHARS =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Replaces characters XML cannot carry (and lone surrogates) with U+FFFD. */
+export function sanitizeXmlText(text: string): string {
+  return text.replace(INVALID_XML_CHARS, '\uFFFD');
+}
+
+function decodeInput(input: string | Uint8Array): string {
+  // Non-fatal decoding turns invalid UTF-8 sequences into U+FFFD instead of failing the upload.
+  const text = typeof input === 'string' ? input : new TextDecoder('utf-8', { fatal: false }).decode(input);
+  return sanitizeXmlText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
+interface CaseDraft {
+  name: string;
+  classname?: string;
+  file?: string;
+  line?: number;
+  durationMs?: number;
+  status: TestStatus;
+  message?: string;
+  details: string;
+  out: string;
+  err: string;
+  suitePath: string[];
+}
+
+type Collecting = 'details' | 'out' | 'err' | null;
+
+function attr(tag: SaxesTagPlain, name: string): string | undefined {
+  const value = tag.attributes[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function parseSeconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value.replace(/,/g, ''));
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : undefined;
+}
+
+function looksLikeFilePath(value: string): boolean {
+  return /[\\/]/.test(value) || /\.(m?[jt]sx?|cjs|cts|py|go|java|kt|rb|rs)$/.test(value);
+}
+
+/**
+ * The stable test id "<classname or file>::<name>".
+ *
+ * - jest-junit writes the same text in classname and name by default; then
+ *   the file (or the suite) is the better key.
+ * - `node --test --test-reporter=junit` writes classname="test" for every
+ *   case and nests describe() blocks as <testsuite>; the suite path goes into
+ *   the name so that two describe blocks with a same-named test stay apart.
+ */
+export function junitTestId(input: { name: string; classname?: string; file?: string; suitePath?: string[] }): {
+  id: string;
+  name: string;
+} {
+  const suitePath = input.suitePath ?? [];
+  const nodeStyle = input.classname === 'test' && !input.file;
+  const name = nodeStyle && suitePath.length > 0 ? [...suitePath, input.name].join(' > ') : input.name;
+  const classname = input.classname && input.classname !== input.name ? input.classname : undefined;
+  const key = classname ?? input.file ?? suitePath.at(-1) ?? '';
+  return { id: `${key}::${name}`, name };
+}
+
+function capField(text: string, max: number, warnings: string[], what: string): string {
+  if (text.length <= max) return text;
+  warnings.push(`${what} cut from ${text.length} to ${max} characters`);
+  const head = Math.floor(max * 0.7);
+  const tail = max - head;
+  return `${text.slice(0, head)}\n… [${text.length - max} characters elided] …\n${text.slice(text.length - tail)}`;
+}
+
+function trimBlock(text: string): string {
+  // Producers indent element bodies; keep internal layout, drop the outer blank lines.
+  return text.replace(/^\s*\n/, '').replace(/\s+$/, '');
+}
+
+/** Reads JUnit XML as written by jest-junit, vitest, node --test, pytest, Surefire and go-junit-report. */
+export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOptions = {}): ParsedJunit {
+  const limits = { ...DEFAULTS, ...opts };
+  const size = typeof input === 'string' ? input.length : input.byteLength;
+  if (size > limits.maxBytes) {
+    throw new JunitParseError('too_large', `JUnit report is ${size} bytes; the limit is ${limits.maxBytes}`);
+  }
+  const xml = decodeInput(input);
+
+  const results: TestResult[] = [];
+  const warnings: string[] = [];
+  const suitePath: string[] = [];
+  let suites = 0;
+  let rootSeen = false;
+  let pytest = false;
+  let current: CaseDraft | null = null;
+  let collecting: Collecting = null;
+  let depthInCase = 0;
+
+  const parser = new SaxesParser({ xmlns: false, position: true });
+
+  parser.on('doctype', () => {
+    throw new JunitParseError('doctype', 'JUnit report declares a DOCTYPE; refused (no DTDs or entities allowed)');
+  });
+
+  parser.on('opentag', (tag) => {
+    const name = tag.name;
+    if (!rootSeen) {
+      rootSeen = true;
+      if (name !== 'testsuites' && name !== 'testsuite') {
+        throw new JunitParseError('not_junit', `root element is <${name}>, expected <testsuites> or <testsuite>`);
+      }
+      if (attr(tag, 'name') === 'pytest tests') pytest = true;
+    }
+    if (current) {
+      depthInCase++;
+      openInCase(tag);
+      return;
+    }
+    if (name === 'testsuite') {
+      suites++;
+      const suiteName = attr(tag, 'name') ?? '';
+      if (suiteName === 'pytest') pytest = true;
+      suitePath.push(suiteName);
+    } else if (name === 'testcase') {
+      if (results.length >= limits.maxTestCases) {
+        throw new JunitParseError('too_many_cases', `JUnit report has more than ${limits.maxTestCases} test cases`);
+      }
+      const line = attr(tag, 'line');
+      const parsedLine = line !== undefined && /^\d+$/.test(line) ? Number(line) : undefined;
+      current = {
+        name: attr(tag, 'name') ?? '(unnamed)',
+        classname: attr(tag, 'classname'),
+        file: attr(tag, 'file'),
+        // pytest writes the 0-based line of the test function
+        line: parsedLine === undefined ? undefined : pytest ? parsedLine + 1 : parsedLine,
+        durationMs: parseSeconds(attr(tag, 'time')),
+        status: 'passed',
+        details: '',
+        out: '',
+        err: '',
+        suitePath: suitePath.filter((s) => s !== '' && s !== 'pytest'),
+      };
+      depthInCase = 0;
+    }
+  });
+
+  function openInCase(tag: SaxesTagPlain): void {
+    if (!current || depthInCase !== 1) return;
+    switch (tag.name) {
+      case 'failure':
+      case 'error': {
+        const status: TestStatus = tag.name === 'error' ? 'error' : 'failed';
+        if (current.status !== 'failed' && current.status !== 'error') current.status = status;
+        else if (status === 'error') current.status = 'error';
+        current.message ??= attr(tag, 'message');
+        collecting = 'details';
+        break;
+      }
+      case 'skipped':
+        if (current.status === 'passed') {
+          current.status = 'skipped';
+          current.message ??= attr(tag, 'message');
+          collecting = 'details';
+        }
+        break;
+      case 'system-out':
+        collecting = 'out';
+        break;
+      case 'system-err':
+        collecting = 'err';
+        break;
+      default:
+        // properties, Surefire's flakyFailure/rerunFailure (the test passed on rerun): not a status
+        collecting = null;
+    }
+  }
+
+  function collect(text: string): void {
+    if (!current || collecting === null) return;
+    if (collecting === 'details') current.details += text;
+    else if (collecting === 'out') current.out += text;
+    else current.err += text;
+  }
+
+  parser.on('text', collect);
+  parser.on('cdata', collect);
+
+  parser.on('closetag', (tag) => {
+    if (current) {
+      if (depthInCase > 0) {
+        if (depthInCase === 1) collecting = null;
+        depthInCase--;
+        return;
+      }
+      if (tag.name === 'testcase') {
+        results.push(finishCase(current));
+        current = null;
+      }
+      return;
+    }
+    if (tag.name === 'testsuite') suitePath.pop();
+  });
+
+  function finishCase(draft: CaseDraft): TestResult {
+    const { id, name } = junitTestId(draft);
+    const details = capField(trimBlock(draft.details), limits.maxFieldChars, warnings, `details of ${id}`);
+    const err = trimBlock(draft.err);
+    const outText = [trimBlock(draft.out), err ? `[stderr]\n${err}` : ''].filter(Boolean).join('\n');
+    const file = draft.file ?? (draft.classname && looksLikeFilePath(draft.classname) ? draft.classname : undefined);
+    const message = draft.message ?? (details ? firstLine(details) : undefined);
+    const result: TestResult = { id, name, status: draft.status };
+    if (draft.classname) result.classname = draft.classname;
+    if (file) result.file = file;
+    if (draft.line !== undefined) result.line = draft.line;
+    if (draft.status !== 'passed' && message) result.message = capField(message, limits.maxFieldChars, warnings, `message of ${id}`);
+    if (details && draft.status !== 'passed') result.details = details;
+    if (outText) result.systemOut = capField(outText, limits.maxFieldChars, warnings, `output of ${id}`);
+    if (draft.durationMs !== undefined) result.durationMs = draft.durationMs;
+    return result;
+  }
+
+  try {
+    parser.write(xml).close();
+  } catch (err) {
+    if (err instanceof JunitParseError) throw err;
+    throw new JunitParseError('malformed', `JUnit report is not well-formed XML: ${(err as Error).message}`, { cause: err });
+  }
+  if (!rootSeen) throw new JunitParseError('not_junit', 'JUnit report has no root element');
+  if (results.length === 0) warnings.push('no test cases found');
+  const seen = new Set<string>();
+  for (const r of results) {
+    if (seen.has(r.id)) warnings.push(`duplicate test id ${r.id}`);
+    seen.add(r.id);
+  }
+  return { results, suites, warnings };
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+}

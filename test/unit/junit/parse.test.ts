@@ -1,0 +1,213 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseJunitXml, JunitParseError, junitTestId } from '@/lib/junit/parse';
+import { toHttpError } from '@/lib/errors';
+
+const fixture = (name: string) => readFileSync(path.join('test/fixtures/junit', name), 'utf8');
+const byId = (xml: string) => new Map(parseJunitXml(xml).results.map((r) => [r.id, r]));
+
+describe('producers', () => {
+  test('node --test junit reporter: suite path in the name, failures with stack bodies', () => {
+    const parsed = parseJunitXml(fixture('node-test.xml'));
+    assert.equal(parsed.suites, 1);
+    assert.deepEqual(
+      parsed.results.map((r) => [r.id, r.status]),
+      [
+        ['test::cart > total sums prices', 'failed'],
+        ['test::cart > empty cart', 'failed'],
+        ['test::cart > passes', 'passed'],
+        ['test::cart > skipped one', 'skipped'],
+        ['test::cart > todo one', 'skipped'],
+        ['test::top-level throws', 'failed'],
+      ],
+    );
+    const first = parsed.results[0];
+    assert.match(first.message ?? '', /4 !== 3/);
+    assert.match(first.details ?? '', /cart\.test\.mjs:5:44/);
+    assert.match(first.details ?? '', /operator: 'strictEqual'/);
+    assert.equal(first.durationMs, 1);
+  });
+
+  test('pytest xunit2 with captured output: classname::name, error vs failure, xfail as skipped', () => {
+    const results = byId(fixture('pytest.xml'));
+    assert.equal(results.get('tests.test_cart::test_total')?.status, 'failed');
+    assert.match(results.get('tests.test_cart::test_total')?.message ?? '', /^assert 4 == 3\n/);
+    assert.match(results.get('tests.test_cart::test_total')?.systemOut ?? '', /computing total/);
+    assert.equal(results.get('tests.test_cart.TestAverage::test_empty')?.message, 'ZeroDivisionError: division by zero');
+    assert.match(results.get('tests.test_cart.TestAverage::test_empty')?.details ?? '', /shop\/cart\.py:6: ZeroDivisionError/);
+    assert.equal(results.get('tests.test_cart::test_fixture_error')?.status, 'error');
+    assert.equal(results.get('tests.test_cart::test_xfail')?.status, 'skipped');
+    assert.equal(results.get('tests.test_cart::test_skipped')?.message, 'not on CI');
+    assert.equal(results.get('tests.test_cart::test_ok')?.status, 'passed');
+    assert.match(results.get('tests.test_cart::test_ok')?.systemOut ?? '', /\[stderr\][\s\S]*warn/);
+  });
+
+  test('pytest xunit1: file attribute and 1-based line', () => {
+    const r = byId(fixture('pytest-xunit1.xml')).get('tests.test_cart::test_total');
+    assert.equal(r?.file, 'tests/test_cart.py');
+    assert.equal(r?.line, 6);
+  });
+
+  test('jest-junit: classname equal to name falls back to the file attribute', () => {
+    const parsed = parseJunitXml(fixture('jest-junit.xml'));
+    assert.deepEqual(
+      parsed.results.map((r) => [r.id, r.status]),
+      [
+        ['src/cart.test.ts::Cart total sums prices', 'failed'],
+        ['src/cart.test.ts::Cart applies discount', 'failed'],
+        ['src/cart.test.ts::Cart handles empty cart', 'passed'],
+        ['src/cart.test.ts::Cart pending feature', 'skipped'],
+      ],
+    );
+    // no message attribute: the first line of the body stands in
+    assert.equal(parsed.results[0].message, 'Error: expect(received).toBe(expected) // Object.is equality');
+    assert.match(parsed.results[0].details ?? '', /Received: 4/);
+  });
+
+  test('vitest: classname is the file, error elements, suite-level entities decoded', () => {
+    const parsed = parseJunitXml(fixture('vitest.xml'));
+    assert.equal(parsed.suites, 2);
+    const results = new Map(parsed.results.map((r) => [r.id, r]));
+    assert.equal(results.get('src/cart.test.ts::cart > total sums prices')?.file, 'src/cart.test.ts');
+    assert.equal(results.get('src/price.test.ts::price > formats cents')?.status, 'error');
+    assert.equal(
+      results.get('src/price.test.ts::price > formats cents')?.message,
+      "Cannot read properties of undefined (reading 'toFixed')",
+    );
+    assert.match(results.get('src/cart.test.ts::cart > empty cart')?.systemOut ?? '', /total of \[\] is 0/);
+  });
+
+  test('Maven Surefire: single testsuite root, CDATA bodies, properties ignored', () => {
+    const parsed = parseJunitXml(fixture('surefire.xml'));
+    assert.equal(parsed.suites, 1);
+    const results = new Map(parsed.results.map((r) => [r.id, r]));
+    const failing = results.get('com.example.shop.CartTest::totalSumsPrices');
+    assert.equal(failing?.message, 'expected: <3> but was: <4>');
+    assert.match(failing?.details ?? '', /CartTest\.java:14/);
+    assert.match(failing?.systemOut ?? '', /computing total/);
+    assert.equal(results.get('com.example.shop.CartTest::nullCart')?.status, 'error');
+    assert.match(results.get('com.example.shop.CartTest::nullCart')?.systemOut ?? '', /\[stderr\]\nWARN cart is null/);
+    assert.equal(results.get('com.example.shop.CartTest::emptyCart')?.status, 'passed');
+    assert.equal(results.get('com.example.shop.CartTest::coupons')?.status, 'skipped');
+    assert.equal(parsed.results.length, 4);
+  });
+
+  test('go-junit-report: nested testsuites, subtests, panics as errors', () => {
+    const parsed = parseJunitXml(fixture('go-junit-report.xml'));
+    assert.equal(parsed.suites, 2);
+    assert.deepEqual(
+      parsed.results.map((r) => [r.id, r.status]),
+      [
+        ['example.com/shop/cart::TestTotal', 'failed'],
+        ['example.com/shop/cart::TestTotal/empty', 'passed'],
+        ['example.com/shop/cart::TestCoupons', 'skipped'],
+        ['example.com/shop/price::TestFormat', 'error'],
+      ],
+    );
+    assert.match(parsed.results[0].details ?? '', /cart_test\.go:12: Total\(\[1 2\]\) = 4, want 3/);
+  });
+});
+
+describe('test ids', () => {
+  test('same test in two describe blocks of node --test stays distinct', () => {
+    const a = junitTestId({ name: 'works', classname: 'test', suitePath: ['a'] });
+    const b = junitTestId({ name: 'works', classname: 'test', suitePath: ['b'] });
+    assert.notEqual(a.id, b.id);
+  });
+  test('suite name is the key when neither classname nor file exist', () => {
+    assert.equal(junitTestId({ name: 'x', suitePath: ['S'] }).id, 'S::x');
+  });
+});
+
+describe('hostile and broken input', () => {
+  test('XXE with an external entity is refused before anything is read', () => {
+    const xml = `<?xml version="1.0"?>\n<!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<testsuite><testcase name="a" classname="b"><failure message="&xxe;"/></testcase></testsuite>`;
+    assert.throws(() => parseJunitXml(xml), (err: unknown) => err instanceof JunitParseError && err.reason === 'doctype');
+  });
+
+  test('billion laughs is refused, and the refusal maps to HTTP 400', () => {
+    const entities = Array.from({ length: 10 }, (_, i) =>
+      i === 0 ? '<!ENTITY lol0 "lol">' : `<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`,
+    ).join('');
+    const xml = `<?xml version="1.0"?><!DOCTYPE lolz [${entities}]><testsuites><testsuite name="&lol9;"/></testsuites>`;
+    let caught: unknown;
+    try {
+      parseJunitXml(xml);
+    } catch (err) {
+      caught = err;
+    }
+    assert.ok(caught instanceof JunitParseError);
+    assert.equal(toHttpError(caught).status, 400);
+  });
+
+  test('malformed XML is a malformed error', () => {
+    assert.throws(
+      () => parseJunitXml('<testsuites><testsuite><testcase name="a"></testsuite>'),
+      (err: unknown) => err instanceof JunitParseError && err.reason === 'malformed',
+    );
+    assert.throws(() => parseJunitXml(''), (err: unknown) => err instanceof JunitParseError);
+  });
+
+  test('undefined entity is malformed, not silently expanded', () => {
+    assert.throws(
+      () => parseJunitXml('<testsuite><testcase name="&foo;"/></testsuite>'),
+      (err: unknown) => err instanceof JunitParseError && err.reason === 'malformed',
+    );
+  });
+
+  test('a non-JUnit root element is refused', () => {
+    assert.throws(
+      () => parseJunitXml('<html><body/></html>'),
+      (err: unknown) => err instanceof JunitParseError && err.reason === 'not_junit',
+    );
+  });
+
+  test('invalid UTF-8 bytes and control characters are replaced, not fatal', () => {
+    const head = Buffer.from('<testsuite name="s"><testcase classname="c" name="bad ');
+    const tail = Buffer.from('"><failure message="x\u0000y\u001b[31m">body</failure></testcase></testsuite>');
+    const bytes = Buffer.concat([head, Buffer.from([0xff, 0xfe, 0xc3]), tail]);
+    const parsed = parseJunitXml(bytes);
+    assert.equal(parsed.results.length, 1);
+    assert.match(parsed.results[0].name, /^bad \uFFFD+$/);
+    assert.equal(parsed.results[0].message, 'x\uFFFDy\uFFFD[31m');
+    assert.equal(parsed.results[0].status, 'failed');
+  });
+
+  test('lone surrogates in a string input are replaced', () => {
+    const parsed = parseJunitXml('<testsuite><testcase classname="c" name="a\uD800b"/></testsuite>');
+    assert.equal(parsed.results[0].name, 'a\uFFFDb');
+  });
+
+  test('the number of test cases is capped', () => {
+    const cases = Array.from({ length: 6 }, (_, i) => `<testcase classname="c" name="t${i}"/>`).join('');
+    assert.throws(
+      () => parseJunitXml(`<testsuite>${cases}</testsuite>`, { maxTestCases: 5 }),
+      (err: unknown) => err instanceof JunitParseError && err.reason === 'too_many_cases',
+    );
+    assert.equal(parseJunitXml(`<testsuite>${cases}</testsuite>`, { maxTestCases: 6 }).results.length, 6);
+  });
+
+  test('the size is capped', () => {
+    assert.throws(
+      () => parseJunitXml('<testsuite>' + ' '.repeat(100) + '</testsuite>', { maxBytes: 50 }),
+      (err: unknown) => err instanceof JunitParseError && err.reason === 'too_large',
+    );
+  });
+
+  test('huge failure bodies are cut with a marker and a warning', () => {
+    const body = 'a'.repeat(5000) + 'END';
+    const parsed = parseJunitXml(`<testsuite><testcase classname="c" name="t"><failure>${body}</failure></testcase></testsuite>`, {
+      maxFieldChars: 1000,
+    });
+    assert.ok((parsed.results[0].details ?? '').length < 1100);
+    assert.match(parsed.results[0].details ?? '', /characters elided/);
+    assert.match(parsed.results[0].details ?? '', /END$/);
+    assert.ok(parsed.warnings.some((w) => w.includes('cut')));
+  });
+
+  test('an empty report warns', () => {
+    assert.deepEqual(parseJunitXml('<testsuites/>').warnings, ['no test cases found']);
+  });
+});
