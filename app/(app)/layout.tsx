@@ -1,0 +1,22 @@
+import type { ReactNode } from 'react';
+import { requirePageUser } from '@/lib/auth/page';
+import { AppHeader } from '@/components/shell/app-header';
+import { getEnv } from '@/lib/env';
+
+export const dynamic = 'force-dynamic';
+
+// Every signed-in page lives under this group: the header and the session check.
+export default async function AppLayout({ children }: { children: ReactNode }) {
+  const user = await requirePageUser();
+  return (
+    <>
+      {getEnv().FLOWFIX_DEMO && (
+        <div className="demo-banner" role="note">
+          Demo mode: data marked “history” is generated; the rest comes from real runs on the demo repositories.
+        </div>
+      )}
+      <AppHeader user={user} />
+      {children}
+    </>
+  );
+}

@@ -1,0 +1,24 @@
+import Link from 'next/link';
+import type { SessionUser } from '@/lib/auth/session';
+import { NavLinks } from './nav-links';
+import { SignOutButton } from './sign-out-button';
+
+export function AppHeader({ user }: { user: SessionUser }) {
+  const links = [
+    { href: '/changes', label: 'Changes' },
+    ...(user.roles.includes('ADMIN') ? [{ href: '/admin', label: 'Admin' }] : []),
+  ];
+  return (
+    <header className="shell-header">
+      <Link href="/changes" className="shell-brand">
+        <span className="shell-brand-mark" aria-hidden /> flowfix
+      </Link>
+      <NavLinks links={links} />
+      <div className="shell-user" data-testid="current-user">
+        <span>{user.name}</span>
+        <span className="muted small">{user.roles.map((r) => r.toLowerCase()).join(' · ') || 'no role'}</span>
+        <SignOutButton />
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,18 @@
+import { cookies } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { getSessionUser, hasAnyRole, type RoleName, type SessionUser } from './session';
+
+/**
+ * For server components: the signed-in user, or a redirect to sign-in. With
+ * `roles`, a user without any of them sees the forbidden page.
+ */
+export async function requirePageUser(roles?: readonly RoleName[]): Promise<SessionUser> {
+  const user = await getSessionUser({ cookies: await cookies() });
+  if (!user) redirect('/signin');
+  if (roles && !hasAnyRole(user, roles)) redirect('/forbidden');
+  return user;
+}
+
+export async function getPageUser(): Promise<SessionUser | null> {
+  return getSessionUser({ cookies: await cookies() });
+}
