@@ -77,3 +77,18 @@ export const SECRET_ENV_NAMES = [
   'OIDC_CLIENT_SECRET',
   'FLOWFIX_MODEL_API_KEY',
 ] as const;
+
+/**
+ * The few inherited variables a sandboxed command may see (agent/exec.ts
+ * builds its environment from an allow-list). Reading them here keeps this
+ * module the only reader of process.env; secrets are never on the list.
+ */
+export function readInheritedEnv(names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    if ((SECRET_ENV_NAMES as readonly string[]).includes(name)) continue;
+    const value = process.env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
