@@ -1,0 +1,256 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readInheritedEnv, SECRET_ENV_NAMES } from '../lib/env';
+import type { CommandResult } from './types';
+
+// Runs the repository's own commands (install, build, tests). Those commands
+// are untrusted code, so each one:
+//  - runs in its own process group, and the whole group is killed on timeout,
+//    on abort and after the command ends (a test that forks a server and
+//    forgets it must not outlive the run);
+//  - sees an environment built from an allow-list, never the server's;
+//  - has no network when the machine allows it (a fresh network namespace);
+//  - has its output capped, keeping the head and the tail where the error is.
+
+/** Inherited from the server environment; nothing else is. */
+const INHERITED_ENV = [
+  'PATH',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  // pyenv's shims need to find their root when HOME is a temp folder
+  'PYENV_ROOT',
+  'PYENV_VERSION',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+] as const;
+
+const KILL_GRACE_MS = 1500;
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+export type NetworkIsolation = 'unshare' | 'bwrap' | null;
+
+let isolationProbe: NetworkIsolation | undefined;
+
+/** Which tool can take the network away on this machine; probed once per process. */
+export function detectNetworkIsolation(): NetworkIsolation {
+  if (isolationProbe !== undefined) return isolationProbe;
+  const probe = (cmd: string, args: string[]) => {
+    try {
+      return spawnSync(cmd, args, { stdio: 'ignore', timeout: 5000 }).status === 0;
+    } catch {
+      return false;
+    }
+  };
+  if (probe('unshare', ['-n', '--', 'true'])) isolationProbe = 'unshare';
+  else if (probe('bwrap', ['--unshare-net', '--dev-bind', '/', '/', 'true'])) isolationProbe = 'bwrap';
+  else isolationProbe = null;
+  return isolationProbe;
+}
+
+/** The names a repository's `env` setting may never set. */
+export function isForbiddenEnvName(name: string): boolean {
+  return (
+    (SECRET_ENV_NAMES as readonly string[]).includes(name) ||
+    /^(FLOWFIX_|NEXTAUTH_|OIDC_|DATABASE_|PG)/.test(name) ||
+    /(SECRET|PASSWORD|TOKEN|API_KEY|PRIVATE_KEY)/i.test(name) ||
+    name === 'HOME' ||
+    name === 'TMPDIR'
+  );
+}
+
+/** The whole environment a sandboxed command sees. */
+export function buildSandboxEnv(input: {
+  home: string;
+  tmpDir: string;
+  extra?: Record<string, string>;
+}): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    ...readInheritedEnv(INHERITED_ENV),
+    CI: '1',
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+    // keep __pycache__ out of the workspace and out of the fix's diff
+    PYTHONDONTWRITEBYTECODE: '1',
+    npm_config_update_notifier: 'false',
+  };
+  for (const [name, value] of Object.entries(input.extra ?? {})) {
+    if (!isForbiddenEnvName(name)) env[name] = value;
+  }
+  env.HOME = input.home;
+  env.TMPDIR = input.tmpDir;
+  return env;
+}
+
+export interface ExecOptions {
+  /** a shell command line (run by /bin/sh -c) */
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** false → run in a fresh network namespace when the machine allows it */
+  network: boolean;
+  maxOutputBytes?: number;
+}
+
+/** Keeps the first and last halves of a stream, counting what falls between. */
+class CappedOutput {
+  private head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  dropped = 0;
+
+  constructor(private readonly max: number) {}
+
+  push(chunk: Buffer): void {
+    const headLimit = Math.floor(this.max / 2);
+    if (this.headBytes < headLimit) {
+      const take = Math.min(headLimit - this.headBytes, chunk.length);
+      this.head.push(chunk.subarray(0, take));
+      this.headBytes += take;
+      chunk = chunk.subarray(take);
+      if (chunk.length === 0) return;
+    }
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    const tailLimit = this.max - headLimit;
+    while (this.tailBytes > tailLimit) {
+      const first = this.tail[0];
+      const excess = this.tailBytes - tailLimit;
+      if (first.length <= excess) {
+        this.tail.shift();
+        this.tailBytes -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.tail[0] = first.subarray(excess);
+        this.tailBytes -= excess;
+        this.dropped += excess;
+      }
+    }
+  }
+
+  text(): string {
+    const head = Buffer.concat(this.head).toString('utf8');
+    const tail = Buffer.concat(this.tail).toString('utf8');
+    if (this.dropped === 0) return head + tail;
+    return `${head}\n… [${this.dropped} bytes of output elided] …\n${tail}`;
+  }
+}
+
+function sandboxArgv(command: string, network: boolean): { file: string; args: string[] } {
+  const isolation = network ? null : detectNetworkIsolation();
+  if (isolation === 'unshare') {
+    // A fresh namespace has its loopback down; bring it up so tests that talk
+    // to localhost still work. `exec` keeps the process-group leader's pid.
+    return {
+      file: 'unshare',
+      args: ['-n', '--', '/bin/sh', '-c', 'ip link set lo up 2>/dev/null; exec /bin/sh -c "$1"', 'flowfix-sandbox', command],
+    };
+  }
+  if (isolation === 'bwrap') {
+    return {
+      file: 'bwrap',
+      args: ['--unshare-net', '--dev-bind', '/', '/', '--die-with-parent', '/bin/sh', '-c', command],
+    };
+  }
+  return { file: '/bin/sh', args: ['-c', command] };
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone
+  }
+}
+
+/** Runs one command in its own process group; never throws for the command's own failure. */
+export function runCommand(opts: ExecOptions): Promise<CommandResult> {
+  const started = performance.now();
+  const output = new CappedOutput(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+  const { file, args } = sandboxArgv(opts.command, opts.network);
+
+  return new Promise<CommandResult>((resolve) => {
+    let timedOut = false;
+    let aborted = opts.signal?.aborted ?? false;
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const pid = child.pid;
+
+    const terminate = () => {
+      killGroup(pid, 'SIGTERM');
+      killTimer ??= setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+    };
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, opts.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      terminate();
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (aborted) terminate();
+
+    child.stdout?.on('data', (c: Buffer) => output.push(c));
+    child.stderr?.on('data', (c: Buffer) => output.push(c));
+
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      // Leftovers (servers, watchers) die with the command.
+      killGroup(pid, 'SIGKILL');
+      let text = output.text();
+      if (spawnError) text += `\n[flowfix] could not start the command: ${spawnError.message}`;
+      if (timedOut) text += `\n[flowfix] killed after ${opts.timeoutMs} ms (time limit)`;
+      else if (aborted) text += '\n[flowfix] killed: the run was cancelled';
+      resolve({
+        command: opts.command,
+        exitCode,
+        signal,
+        timedOut,
+        durationMs: Math.round(performance.now() - started),
+        output: text,
+        truncatedBytes: output.dropped,
+      });
+    };
+
+    child.on('error', (err) => finish(null, null, err));
+    // 'exit' rather than 'close': a grandchild holding the pipes open must
+    // not keep us waiting; the group kill in finish() ends it. A short wait
+    // lets the last buffered output arrive first.
+    child.on('exit', (code, signal) => {
+      const done = () => finish(code, signal);
+      if (child.stdout?.readableEnded && child.stderr?.readableEnded) done();
+      else {
+        const t = setTimeout(done, 200);
+        child.on('close', () => {
+          clearTimeout(t);
+          done();
+        });
+      }
+    });
+  });
+}
+
+/** Shell-quotes one argument for /bin/sh. */
+export function shellQuote(value: string): string {
+  if (/^[A-Za-z0-9_./:=@%+-]+$/.test(value)) return value;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,140 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, networkInterfaces } from 'node:os';
+import path from 'node:path';
+import { runCommand, buildSandboxEnv, detectNetworkIsolation, shellQuote } from '@/agent/exec';
+
+let dir: string;
+let env: Record<string, string>;
+
+before(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'flowfix-exec-'));
+  env = buildSandboxEnv({ home: dir, tmpDir: dir });
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // a killed process whose parent is gone may linger as a zombie until reaped
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+describe('runCommand', () => {
+  test('captures exit code and combined output', async () => {
+    const r = await runCommand({ command: 'echo out; echo err >&2; exit 3', cwd: dir, env, timeoutMs: 10_000, network: true });
+    assert.equal(r.exitCode, 3);
+    assert.equal(r.timedOut, false);
+    assert.match(r.output, /out/);
+    assert.match(r.output, /err/);
+  });
+
+  test('a command that prints its environment shows no secret from the server', async () => {
+    const secrets = {
+      DATABASE_URL: 'postgresql://u:dbpass-s3cr3t@host/db',
+      NEXTAUTH_SECRET: 'nextauth-s3cr3t-value-123',
+      FLOWFIX_MODEL_API_KEY: 'sk-model-s3cr3t',
+      OIDC_CLIENT_SECRET: 'oidc-s3cr3t',
+      SOME_OTHER_SERVER_VAR: 'other-s3cr3t',
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, secrets);
+    try {
+      const sandboxEnv = buildSandboxEnv({
+        home: dir,
+        tmpDir: dir,
+        // a repository setting may add variables, but never secret-looking ones
+        extra: { DATABASE_URL: 'x', MY_TOKEN: 'y', FEATURE_FLAG: 'on' },
+      });
+      const r = await runCommand({ command: 'env', cwd: dir, env: sandboxEnv, timeoutMs: 10_000, network: true });
+      assert.equal(r.exitCode, 0);
+      for (const value of Object.values(secrets)) assert.ok(!r.output.includes(value), `leaked ${value}`);
+      assert.doesNotMatch(r.output, /DATABASE_URL|NEXTAUTH|FLOWFIX_|OIDC|MY_TOKEN/);
+      assert.match(r.output, /^FEATURE_FLAG=on$/m);
+      assert.match(r.output, new RegExp(`^HOME=${dir}$`, 'm'));
+      assert.match(r.output, /^CI=1$/m);
+    } finally {
+      for (const k of Object.keys(secrets)) if (!(k in saved)) delete process.env[k];
+    }
+  });
+
+  test('a hanging command is killed on timeout together with the child it spawned', async () => {
+    const pidFile = path.join(dir, 'grandchild.pid');
+    const script = `const c=require('child_process').spawn('sleep',['1000'],{stdio:'ignore'});require('fs').writeFileSync(${JSON.stringify(pidFile)},String(c.pid));setInterval(()=>{},1000)`;
+    const r = await runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 1500, network: true });
+    assert.equal(r.timedOut, true);
+    assert.match(r.output, /time limit/);
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(grandchild > 0);
+    // give the kernel a moment to deliver SIGKILL
+    for (let i = 0; i < 50 && isAlive(grandchild); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(isAlive(grandchild), false, `grandchild ${grandchild} survived`);
+  });
+
+  test('a background process left behind by a finished command is killed too', async () => {
+    const pidFile = path.join(dir, 'bg.pid');
+    const r = await runCommand({ command: `sleep 1000 & echo $! > ${pidFile}; echo done`, cwd: dir, env, timeoutMs: 10_000, network: true });
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.timedOut, false);
+    const bg = Number(readFileSync(pidFile, 'utf8'));
+    for (let i = 0; i < 50 && isAlive(bg); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(isAlive(bg), false);
+  });
+
+  test('an abort signal kills the command', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 200);
+    const r = await runCommand({ command: 'sleep 30', cwd: dir, env, timeoutMs: 60_000, network: true, signal: controller.signal });
+    assert.ok(Date.now() - started < 10_000);
+    assert.notEqual(r.exitCode, 0);
+    assert.match(r.output, /cancelled/);
+  });
+
+  test('output is capped, keeping head and tail with a marker', async () => {
+    const r = await runCommand({
+      command: `node -e "console.log('FIRST'); for (let i=0;i<20000;i++) console.log('line '+i); console.log('LAST')"`,
+      cwd: dir,
+      env,
+      timeoutMs: 10_000,
+      network: true,
+      maxOutputBytes: 4096,
+    });
+    assert.ok(r.truncatedBytes > 100_000);
+    assert.match(r.output, /^FIRST/);
+    assert.match(r.output, /LAST\n$/);
+    assert.match(r.output, /bytes of output elided/);
+    assert.ok(r.output.length < 4096 + 200);
+  });
+
+  test('a command that cannot start reports it instead of throwing', async () => {
+    const r = await runCommand({ command: 'true', cwd: path.join(dir, 'missing-dir'), env, timeoutMs: 5000, network: true });
+    assert.equal(r.exitCode, null);
+    assert.match(r.output, /could not start/);
+  });
+
+  test('network off: the command sees only the loopback interface, and loopback works', async () => {
+    assert.ok(detectNetworkIsolation() !== null, 'this machine should support network isolation');
+    const hostInterfaces = Object.keys(networkInterfaces());
+    assert.ok(hostInterfaces.some((n) => n !== 'lo'), 'host has a non-loopback interface');
+    const script =
+      "const net=require('net');console.log(JSON.stringify(Object.keys(require('os').networkInterfaces())));" +
+      "const s=net.createServer(c=>c.end('pong')).listen(0,'127.0.0.1',()=>{net.connect(s.address().port,'127.0.0.1').on('data',d=>{console.log(String(d));s.close();process.exit(0)})})";
+    const off = await runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 10_000, network: false });
+    assert.equal(off.exitCode, 0, off.output);
+    assert.deepEqual(JSON.parse(off.output.split('\n')[0]), ['lo']);
+    assert.match(off.output, /pong/);
+    const on = await runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 10_000, network: true });
+    assert.ok(JSON.parse(on.output.split('\n')[0]).length > 1);
+  });
+});
+
