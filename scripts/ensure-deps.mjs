@@ -19,9 +19,11 @@ const run = (cmd) => {
   execSync(cmd, { cwd: root, stdio: 'inherit', env });
 };
 
+// --generate-only: called from npm's postinstall, where installing again would recurse
+const generateOnly = process.argv.includes('--generate-only');
 const lock = path.join(root, 'package-lock.json');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
-if (!existsSync(installed) || mtime(lock) > mtime(installed)) {
+if (!generateOnly && (!existsSync(installed) || mtime(lock) > mtime(installed))) {
   run(existsSync(lock) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund');
 }
 

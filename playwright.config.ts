@@ -1,0 +1,51 @@
+import { defineConfig } from '@playwright/test';
+
+// End-to-end tests drive Debian's Chromium (npx playwright install cannot
+// download browsers here) against the production build (`next build` runs
+// first in scripts/test.mjs), served by the real demo start-up on a fresh
+// embedded database in .data-e2e/.
+const PORT = Number(process.env.FLOWFIX_E2E_PORT ?? 3100);
+export const E2E_DATA_DIR = '.data-e2e';
+
+export default defineConfig({
+  testDir: './e2e',
+  testMatch: /.*\.spec\.ts$/,
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e-results.json' }]],
+  globalSetup: './e2e/global-setup.ts',
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  webServer: {
+    command: `npx tsx scripts/demo.ts --reset --port ${PORT}`,
+    url: `http://127.0.0.1:${PORT}/api/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: {
+      FLOWFIX_DATA_DIR: E2E_DATA_DIR,
+      NEXTAUTH_URL: `http://127.0.0.1:${PORT}`,
+    },
+  },
+});

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// `npm test`: every suite, in order, stopping at nothing so one run shows all
+// failures, then one closing line "N passed, N failed".
+//   unit         node --test test/unit/**            (no database)
+//   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
+//   e2e          next build (reusing .next/cache), Playwright in Debian's Chromium against `next start`
+// `node scripts/test.mjs unit|integration|e2e` runs one suite.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const only = process.argv[2];
+const totals = { passed: 0, failed: 0 };
+const failedSuites = [];
+
+function findTests(dir, suffixes) {
+  const abs = path.join(root, dir);
+  if (!existsSync(abs)) return [];
+  const out = [];
+  for (const entry of readdirSync(abs, { recursive: true })) {
+    const rel = path.join(dir, String(entry));
+    if (suffixes.some((s) => rel.endsWith(s)) && statSync(path.join(root, rel)).isFile()) out.push(rel);
+  }
+  return out.sort();
+}
+
+function run(cmd, args, env = {}) {
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d) => {
+      output += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d) => process.stderr.write(d));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+async function nodeSuite(name, files, env) {
+  if (files.length === 0) {
+    console.log(`\n=== ${name}: no test files`);
+    return;
+  }
+  console.log(`\n=== ${name} (${files.length} files)`);
+  const { code, output } = await run(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+    { NODE_ENV: 'test', ...env },
+  );
+  const pass = Number(/ℹ pass (\d+)/.exec(output)?.[1] ?? 0);
+  const fail = Number(/ℹ fail (\d+)/.exec(output)?.[1] ?? 0) + Number(/ℹ cancelled (\d+)/.exec(output)?.[1] ?? 0);
+  totals.passed += pass;
+  totals.failed += fail;
+  if (code !== 0 || fail > 0) {
+    failedSuites.push(name);
+    if (fail === 0) totals.failed += 1; // the runner itself failed
+  }
+}
+
+async function e2eSuite() {
+  console.log('\n=== e2e (next build + Playwright in Chromium)');
+  const build = await run('npx', ['next', 'build'], { NODE_ENV: 'production' });
+  if (build.code !== 0) {
+    failedSuites.push('e2e (build)');
+    totals.failed += 1;
+    return;
+  }
+  const { code } = await run('npx', ['playwright', 'test'], { CI: process.env.CI ?? '' });
+  const reportPath = path.join(root, 'test-results', 'e2e-results.json');
+  if (existsSync(reportPath)) {
+    const stats = JSON.parse(readFileSync(reportPath, 'utf8')).stats ?? {};
+    totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+    totals.failed += stats.unexpected ?? 0;
+  }
+  if (code !== 0) {
+    failedSuites.push('e2e');
+    if (!existsSync(reportPath)) totals.failed += 1;
+  }
+}
+
+const pgUrl = process.env.FLOWFIX_TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+if (!only || only === 'unit') await nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
+if (!only || only === 'integration') {
+  const files = findTests('test/integration', ['.test.ts']);
+  await nodeSuite('integration · PGlite', files, { FLOWFIX_TEST_DB: 'pglite' });
+  await nodeSuite('integration · PostgreSQL', files, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_POSTGRES_URL: pgUrl });
+}
+if (!only || only === 'e2e') await e2eSuite();
+
+console.log(`\n${failedSuites.length ? `failed suites: ${failedSuites.join(', ')}` : 'all suites green'}`);
+console.log(`${totals.passed} passed, ${totals.failed} failed`);
+process.exit(failedSuites.length || totals.failed ? 1 : 0);
