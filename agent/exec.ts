@@ -183,7 +183,7 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
 
     const child = spawn(file, args, {
       cwd: opts.cwd,
-      env: opts.env,
+      env: opts.env as NodeJS.ProcessEnv,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
