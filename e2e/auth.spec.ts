@@ -1,0 +1,48 @@
+import { expect, test } from '@playwright/test';
+import { signInAs, type DemoRole } from './helpers';
+
+test('a signed-out visitor is sent to sign-in and comes back after', async ({ page }) => {
+  await page.goto('/changes?status=NEW');
+  await expect(page).toHaveURL(/\/signin\?callbackUrl=/);
+  await page.getByTestId('signin-email').fill('reviewer@demo.flowfix');
+  await page.getByTestId('signin-password').fill('reviewer-demo');
+  await page.getByTestId('signin-submit').click();
+  await expect(page).toHaveURL(/\/changes\?status=NEW/);
+});
+
+test('the API refuses anonymous callers', async ({ request }) => {
+  const res = await request.get('/api/changes');
+  expect(res.status()).toBe(401);
+});
+
+test('a wrong password shows an error and does not sign in', async ({ page }) => {
+  await page.goto('/signin');
+  await page.getByTestId('signin-email').fill('admin@demo.flowfix');
+  await page.getByTestId('signin-password').fill('not-the-password');
+  await page.getByTestId('signin-submit').click();
+  await expect(page.getByTestId('signin-error')).toBeVisible();
+  await expect(page).toHaveURL(/\/signin/);
+});
+
+test('the demo users are listed on the sign-in page in demo mode', async ({ page }) => {
+  await page.goto('/signin');
+  await expect(page.getByTestId('demo-users')).toContainText('reviewer@demo.flowfix');
+});
+
+const ROLES: DemoRole[] = ['reviewer', 'grader', 'manager', 'admin'];
+for (const role of ROLES) {
+  test(`${role} signs in and sees the triage list; admin link only for admins`, async ({ page }) => {
+    await signInAs(page, role);
+    await page.goto('/changes');
+    await expect(page.getByTestId('triage-row').first()).toBeVisible();
+    await expect(page.getByTestId('current-user')).toContainText(role);
+    const adminLink = page.getByRole('link', { name: 'Admin' });
+    if (role === 'admin') {
+      await expect(adminLink).toBeVisible();
+    } else {
+      await expect(adminLink).toHaveCount(0);
+      await page.goto('/admin');
+      await expect(page.getByRole('heading', { name: 'Not allowed' })).toBeVisible();
+    }
+  });
+}
