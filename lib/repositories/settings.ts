@@ -1,0 +1,251 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { z } from 'zod';
+
+const execFileAsync = promisify(execFile);
+
+// The three JSON columns of Repository (prisma/schema.prisma) and the optional
+// `.flowfix.json` a repository may carry in its base revision. Every read of
+// those columns goes through these schemas: a column written by an older
+// version, or by hand, comes back with defaults filled in.
+
+export const LanguageSchema = z.enum(['typescript', 'javascript', 'python', 'java', 'go', 'other']);
+export type Language = z.infer<typeof LanguageSchema>;
+
+const command = z.string().trim().min(1).max(4000);
+const seconds = (def: number) => z.number().int().min(1).max(6 * 3600).default(def);
+
+const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name');
+
+export const TimeLimitsSchema = z
+  .object({
+    installSeconds: seconds(900),
+    buildSeconds: seconds(600),
+    testSeconds: seconds(600),
+    regressionSeconds: seconds(1800),
+  })
+  .prefault({});
+
+/**
+ * How to build and test a repository. Commands run through /bin/sh in the
+ * run's workspace. The `test` command is a template that receives the target
+ * tests: `{ids}` (test ids, shell-quoted), `{names}` (test names, shell-quoted),
+ * `{files}` (their files, when the report names them) and `{namePattern}` (one
+ * shell-quoted regular expression matching any of the names). The results are
+ * always read from the JUnit report and filtered to the targets, so a command
+ * that runs more tests than asked is fine.
+ */
+export const RepositorySettingsSchema = z.object({
+  language: LanguageSchema.default('typescript'),
+  install: command.optional(),
+  build: command.optional(),
+  test: command.default('npm test'),
+  /** the full suite; defaults to `test` with no targets */
+  regression: command.optional(),
+  /** where the test command writes JUnit XML: a path, or a glob with * and ** (workspace-relative) */
+  junitReport: z.string().trim().min(1).default('junit.xml'),
+  timeLimits: TimeLimitsSchema,
+  /** network for build and test commands; off means a fresh network namespace */
+  network: z.boolean().default(false),
+  /** install usually needs the registry */
+  installNetwork: z.boolean().default(true),
+  /** extra variables for every command; secret-looking names are dropped by agent/exec.ts */
+  env: z.record(EnvNameSchema, z.string().max(4000)).default({}),
+  maxOutputBytes: z.number().int().min(4096).max(16 * 1024 * 1024).default(1024 * 1024),
+  /** glob-ish patterns that mark test files (used by filters and the offline policy) */
+  testPathPatterns: z
+    .array(z.string().min(1))
+    .default(['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**', '**/__tests__/**', '**/test_*.py', '**/*_test.py', '**/*_test.go', '**/src/test/**']),
+});
+export type RepositorySettings = z.infer<typeof RepositorySettingsSchema>;
+
+const PreFiltersSchema = z
+  .object({
+    botAuthor: z.boolean().default(true),
+    botAuthorPatterns: z.array(z.string().min(1)).default(['[bot]', 'dependabot', 'renovate', 'github-actions']),
+    tooManyFilesChanged: z.boolean().default(true),
+    maxFilesChanged: z.number().int().min(1).default(50),
+    tooManyFailingTests: z.boolean().default(true),
+    maxFailingTests: z.number().int().min(1).default(20),
+    notCausedByChange: z.boolean().default(true),
+    knownFlaky: z.boolean().default(true),
+    unsupportedLanguage: z.boolean().default(true),
+    supportedLanguages: z.array(LanguageSchema).default(['typescript', 'javascript', 'python']),
+    staleRevision: z.boolean().default(true),
+  })
+  .prefault({});
+
+const PostFiltersSchema = z
+  .object({
+    deletesTests: z.boolean().default(true),
+    disablesTests: z.boolean().default(true),
+    removesAssertions: z.boolean().default(true),
+    swallowsAssertions: z.boolean().default(true),
+    weakensAssertions: z.boolean().default(true),
+    revertsChange: z.boolean().default(true),
+    // outside-the-repository and binary edits are refused by the workspace as
+    // well; the filter is the second line and cannot be turned off
+    emptyDiff: z.boolean().default(true),
+    stale: z.boolean().default(true),
+    /** a fix larger than this (added+removed lines) is dropped as implausible */
+    maxFixLines: z.number().int().min(1).default(400),
+  })
+  .prefault({});
+
+export const FilterPolicySchema = z.object({ pre: PreFiltersSchema, post: PostFiltersSchema });
+export type FilterPolicy = z.infer<typeof FilterPolicySchema>;
+
+export const ModelPriceSchema = z.object({
+  inputPerMTokUsd: z.number().min(0),
+  outputPerMTokUsd: z.number().min(0),
+});
+
+export const ModelSettingsSchema = z.object({
+  /** tiered = the offline policy first, then the LLM if it found nothing */
+  policy: z.enum(['offline', 'llm', 'tiered']).default('offline'),
+  model: z.string().min(1).optional(),
+  /** OpenAI-compatible endpoint; the key comes from FLOWFIX_MODEL_API_KEY, never from here */
+  baseUrl: z.string().url().optional(),
+  temperature: z.number().min(0).max(2).default(0.1),
+  topP: z.number().gt(0).max(1).default(0.95),
+  maxToolCalls: z.number().int().min(1).max(1000).default(100),
+  timeLimitMinutes: z.number().min(1).max(24 * 60).default(30),
+  /** prompt + completion tokens per run */
+  maxTokens: z.number().int().min(1000).default(1_000_000),
+  maxCostUsd: z.number().min(0).default(5),
+  maxRetries: z.number().int().min(0).max(10).default(4),
+  requestTimeoutSeconds: z.number().int().min(5).max(3600).default(120),
+  /** prices per model name, USD per million tokens */
+  prices: z.record(z.string(), ModelPriceSchema).default({}),
+  offline: z
+    .object({
+      maxCandidates: z.number().int().min(1).max(10_000).default(200),
+      timeLimitMinutes: z.number().min(0.1).max(120).default(10),
+    })
+    .prefault({}),
+  /** top-K suspects handed to the policy */
+  suspects: z.number().int().min(1).max(20).default(3),
+});
+export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
+
+// ───── .flowfix.json ─────
+
+/**
+ * What a repository may say about itself. Network switches are deliberately
+ * absent: a change under repair must not be able to give its own tests the
+ * network. Model settings are absent too: an endpoint chosen by the
+ * repository would receive the server's model key.
+ */
+export const FlowfixFileSchema = z
+  .object({
+    settings: RepositorySettingsSchema.omit({ network: true, installNetwork: true }).partial().strict().optional(),
+    filterPolicy: z
+      .object({ pre: PreFiltersSchema.unwrap().partial().optional(), post: PostFiltersSchema.unwrap().partial().optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type FlowfixFile = z.infer<typeof FlowfixFileSchema>;
+
+export interface EffectiveSettings {
+  settings: RepositorySettings;
+  filterPolicy: FilterPolicy;
+  warnings: string[];
+}
+
+type Json = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Deep-merges objects; `over` wins, arrays are replaced, not concatenated. */
+export function mergeSettings(under: unknown, over: unknown): unknown {
+  if (!isPlainObject(under) || !isPlainObject(over)) return over === undefined ? under : over;
+  const out: Json = { ...under };
+  for (const [key, value] of Object.entries(over)) {
+    out[key] = key in under ? mergeSettings(under[key], value) : value;
+  }
+  return out;
+}
+
+/**
+ * Parses `.flowfix.json` text. An invalid file is ignored with warnings, never
+ * fatal. The raw (validated) object is returned, not the parsed one, so that
+ * defaults filled in by the schema cannot later hide an admin's value.
+ */
+export function parseFlowfixFile(text: string): { file: Json; warnings: string[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { file: {}, warnings: [`.flowfix.json is not valid JSON: ${(err as Error).message}`] };
+  }
+  const warnings: string[] = [];
+  if (isPlainObject(raw) && isPlainObject(raw.settings)) {
+    const settings: Json = { ...raw.settings };
+    for (const key of ['network', 'installNetwork']) {
+      if (key in settings) {
+        delete settings[key];
+        warnings.push(`.flowfix.json settings.${key} ignored: only an admin can change network access`);
+      }
+    }
+    raw = { ...raw, settings };
+  }
+  const parsed = FlowfixFileSchema.safeParse(raw);
+  if (!parsed.success || !isPlainObject(raw)) {
+    return {
+      file: {},
+      warnings: [
+        ...warnings,
+        ...(parsed.error?.issues ?? []).map((i) => `.flowfix.json ${i.path.join('.') || '(root)'}: ${i.message}`),
+      ],
+    };
+  }
+  return { file: raw, warnings };
+}
+
+/**
+ * The settings a run uses: the admin's (the Repository columns, as stored,
+ * before defaults) over the repository's `.flowfix.json`, over the defaults.
+ * Raw values are merged before parsing so that a default never hides a value
+ * the file set.
+ */
+export function resolveEffectiveSettings(input: {
+  adminSettings: unknown;
+  adminFilterPolicy: unknown;
+  flowfixFileText?: string | null;
+}): EffectiveSettings {
+  const warnings: string[] = [];
+  let file: Json = {};
+  if (input.flowfixFileText) {
+    const parsed = parseFlowfixFile(input.flowfixFileText);
+    file = parsed.file;
+    warnings.push(...parsed.warnings);
+  }
+  const settings = RepositorySettingsSchema.parse(mergeSettings(file.settings ?? {}, input.adminSettings ?? {}));
+  const filterPolicy = FilterPolicySchema.parse(mergeSettings(file.filterPolicy ?? {}, input.adminFilterPolicy ?? {}));
+  return { settings, filterPolicy, warnings };
+}
+
+/** Reads a JSON column back with defaults filled in; throws a ZodError on an invalid stored value. */
+export function readSettingsColumn<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  return schema.parse(value ?? {});
+}
+
+/**
+ * The text of `.flowfix.json` at a revision (the base of a change: the head
+ * is the code under repair and must not pick its own settings), or null.
+ */
+export async function readFlowfixFileAtRevision(input: { repoPath: string; rev: string }): Promise<string | null> {
+  if (!/^[A-Za-z0-9._/^~@{}-]+$/.test(input.rev) || input.rev.startsWith('-')) return null;
+  try {
+    const { stdout } = await execFileAsync('git', ['show', `${input.rev}:.flowfix.json`], {
+      cwd: input.repoPath,
+      maxBuffer: 1024 * 1024,
+    });
+    return stdout;
+  } catch {
+    return null;
+  }
+}
