@@ -1,0 +1,150 @@
+import { getDb } from '../db';
+import { writeAudit } from '../audit';
+import { AppError, isUniqueViolation } from '../errors';
+import { hashPassword } from '../auth/password';
+import type { Prisma } from '../generated/prisma/client';
+import type { Role } from '../generated/prisma/enums';
+import { CreateUserSchema, UpdateUserSchema, type CreateUserInput, type UpdateUserInput } from './schemas';
+
+// User management for admins. Every change is written together with its audit
+// entry in one transaction, and the "at least one enabled admin" invariant is
+// checked inside that transaction with the admin rows locked, so two admins
+// demoting each other at the same moment cannot both succeed.
+
+export interface AdminUserView {
+  id: string;
+  email: string;
+  name: string;
+  roles: Role[];
+  disabledAt: Date | null;
+  createdAt: Date;
+  lastSignInAt: Date | null;
+  hasPassword: boolean;
+  oidc: boolean;
+}
+
+const USER_SELECT = {
+  id: true,
+  email: true,
+  name: true,
+  roles: true,
+  disabledAt: true,
+  createdAt: true,
+  lastSignInAt: true,
+  passwordHash: true,
+  oidcSubject: true,
+} as const;
+
+type SelectedUser = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
+
+function toView(u: SelectedUser): AdminUserView {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    roles: u.roles,
+    disabledAt: u.disabledAt,
+    createdAt: u.createdAt,
+    lastSignInAt: u.lastSignInAt,
+    hasPassword: u.passwordHash !== null,
+    oidc: u.oidcSubject !== null,
+  };
+}
+
+export async function listUsers(): Promise<AdminUserView[]> {
+  const rows = await getDb().user.findMany({ select: USER_SELECT, orderBy: [{ createdAt: 'asc' }, { email: 'asc' }] });
+  return rows.map(toView);
+}
+
+export async function createUser({ actorId, input }: { actorId: string | null; input: CreateUserInput }): Promise<AdminUserView> {
+  const data = CreateUserSchema.parse(input);
+  // hash outside the transaction: scrypt takes ~100 ms and needs no lock
+  const passwordHash = await hashPassword(data.password);
+  try {
+    return await getDb().$transaction(async (tx) => {
+      const user = await tx.user.create({
+        data: { email: data.email, name: data.name, roles: data.roles, passwordHash },
+        select: USER_SELECT,
+      });
+      await writeAudit(
+        {
+          actorId,
+          actorKind: actorId ? 'user' : 'system',
+          action: 'user.create',
+          targetType: 'user',
+          targetId: user.id,
+          data: { email: user.email, roles: user.roles },
+        },
+        tx,
+      );
+      return toView(user);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new AppError('conflict', `A user with the email ${data.email} already exists`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Locks every enabled admin row and returns their ids (the guard's consistent view). */
+async function lockEnabledAdmins(tx: Prisma.TransactionClient): Promise<string[]> {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM "User" WHERE 'ADMIN' = ANY(roles) AND "disabledAt" IS NULL ORDER BY id FOR UPDATE`;
+  return rows.map((r) => r.id);
+}
+
+export async function updateUser({
+  actorId,
+  id,
+  input,
+}: {
+  actorId: string;
+  id: string;
+  input: UpdateUserInput;
+}): Promise<AdminUserView> {
+  const patch = UpdateUserSchema.parse(input);
+  const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
+  return getDb().$transaction(async (tx) => {
+    const admins = await lockEnabledAdmins(tx);
+    const current = await tx.user.findUnique({ where: { id }, select: USER_SELECT });
+    if (!current) throw new AppError('not_found', 'No such user');
+
+    const losesAdmin = patch.roles !== undefined && current.roles.includes('ADMIN') && !patch.roles.includes('ADMIN');
+    const becomesDisabled = patch.disabled === true && current.disabledAt === null;
+    if (id === actorId && losesAdmin) throw new AppError('conflict', 'You cannot remove your own admin role');
+    if (id === actorId && becomesDisabled) throw new AppError('conflict', 'You cannot disable your own account');
+    if ((losesAdmin || becomesDisabled) && admins.includes(id) && admins.length <= 1) {
+      throw new AppError('conflict', 'This is the last enabled admin: make someone else an admin first');
+    }
+
+    const updated = await tx.user.update({
+      where: { id },
+      data: {
+        name: patch.name,
+        roles: patch.roles,
+        passwordHash,
+        disabledAt: patch.disabled === undefined ? undefined : patch.disabled ? (current.disabledAt ?? new Date()) : null,
+      },
+      select: USER_SELECT,
+    });
+    await writeAudit(
+      {
+        actorId,
+        actorKind: 'user',
+        action: 'user.update',
+        targetType: 'user',
+        targetId: id,
+        // what changed, never the password itself
+        data: {
+          ...(patch.name !== undefined && { name: { from: current.name, to: updated.name } }),
+          ...(patch.roles !== undefined && { roles: { from: current.roles, to: updated.roles } }),
+          ...(patch.disabled !== undefined && { disabled: patch.disabled }),
+          ...(patch.password !== undefined && { passwordReset: true }),
+        },
+      },
+      tx,
+    );
+    return toView(updated);
+  });
+}
