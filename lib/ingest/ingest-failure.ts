@@ -1,0 +1,396 @@
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { writeAudit } from '../audit';
+import { assertTokenCoversRepository, type TokenPrincipal } from '../auth/tokens';
+import { AppError, isUniqueViolation } from '../errors';
+import { inferAuthorKind } from './author';
+import type { IngestUpload } from './body';
+import { collectFailures, type FailureDraft } from './failures';
+import type { IngestMetadata } from './schema';
+import { cleanText, truncateHeadTail } from './text';
+
+// Stores one failing revision of a change: the change (upserted by its CI
+// id), the revision (by head revision) and its failures (by test id), all in
+// one transaction, so a request that fails stores nothing.
+//
+// Concurrency: every write for one change happens under a transaction-scoped
+// advisory lock on (repository, external id). Duplicate posts of the same
+// revision (CI retries, parallel shards) therefore run one after the other and
+// the later ones find the rows the first one wrote: exactly one change,
+// revision and failure set. The unique constraints stay the last line of
+// defence; a violation or a serialisation failure is retried.
+
+export interface IngestResult {
+  changeId: string;
+  revisionId: string;
+  revisionNumber: number;
+  /** failures stored on this revision after the request */
+  failures: number;
+  /** true when this request created the revision (201), false for a repost (200) */
+  created: boolean;
+  /** true when the revision is not the change's current one (a late report of an older revision) */
+  superseded: boolean;
+  /** failures beyond the per-revision cap that were not stored */
+  droppedFailures: number;
+}
+
+export interface IngestLimits {
+  maxLogBytes: number;
+}
+
+type Tx = Prisma.TransactionClient;
+
+// first key of the two-key advisory lock: keeps our locks apart from other users of hashtext keys
+const CHANGE_LOCK_NAMESPACE = 0x66667831; // "ffx1"
+const MAX_ATTEMPTS = 5;
+
+/** Ingests an upload on behalf of a CI token. Throws AppError for every refusal. */
+export async function ingestFailureReport({
+  db,
+  token,
+  upload,
+  limits,
+}: {
+  db: PrismaClient;
+  token: TokenPrincipal;
+  upload: IngestUpload;
+  limits: IngestLimits;
+}): Promise<IngestResult> {
+  const { metadata } = upload;
+  const repository = await db.repository.findUnique({ where: { name: metadata.repository } });
+  if (!repository || repository.archivedAt) {
+    throw new AppError('not_found', `Unknown repository "${metadata.repository}"`);
+  }
+  assertTokenCoversRepository(token, repository.id);
+
+  // parse outside the transaction: it is CPU work and may refuse the upload (400)
+  const collected = collectFailures({ junitReports: upload.junitReports, tests: metadata.tests });
+  if (collected.failures.length === 0) {
+    throw new AppError(
+      'validation',
+      collected.testsSeen === 0
+        ? 'Nothing failed: the upload holds no test results'
+        : `Nothing failed: none of the ${collected.testsSeen} tests in the upload failed`,
+      { details: { testsSeen: collected.testsSeen } },
+    );
+  }
+  const log = truncateHeadTail({ text: cleanText(upload.log ?? ''), maxBytes: limits.maxLogBytes });
+
+  const stored = await withRetry(() =>
+    db.$transaction(
+      (tx) =>
+        storeRevision({
+          tx,
+          repositoryId: repository.id,
+          metadata,
+          failures: collected.failures,
+          log,
+          token,
+        }),
+      // duplicates queue behind the advisory lock: give them room to wait
+      { maxWait: 15_000, timeout: 30_000 },
+    ),
+  );
+  return { ...stored, droppedFailures: collected.droppedFailures };
+}
+
+function isRetryable(err: unknown): boolean {
+  if (isUniqueViolation(err)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'P2034') return true; // write conflict or deadlock, per Prisma
+  // serialization_failure / deadlock_detected surfacing through the driver adapter
+  return /\b(40001|40P01)\b/.test(String((err as Error | null)?.message ?? ''));
+}
+
+async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= MAX_ATTEMPTS || !isRetryable(err)) throw err;
+      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+    }
+  }
+}
+
+interface RevisionMeta {
+  files?: number;
+  additions?: number;
+  deletions?: number;
+  headCommittedAt?: string;
+}
+
+function revisionMeta(metadata: IngestMetadata): RevisionMeta {
+  return { ...(metadata.diffStat ?? {}), ...(metadata.headCommittedAt ? { headCommittedAt: metadata.headCommittedAt } : {}) };
+}
+
+function committedAtOf(diffStat: Prisma.JsonValue): number | undefined {
+  if (diffStat === null || typeof diffStat !== 'object' || Array.isArray(diffStat)) return undefined;
+  const value = (diffStat as Record<string, unknown>).headCommittedAt;
+  const time = typeof value === 'string' ? Date.parse(value) : NaN;
+  return Number.isFinite(time) ? time : undefined;
+}
+
+/** Change columns that describe the change itself (not its latest revision). */
+function changeDescription(metadata: IngestMetadata) {
+  const c = metadata.change;
+  return {
+    title: c.title,
+    description: c.description,
+    author: c.author,
+    authorEmail: c.authorEmail ?? null,
+    authorKind: inferAuthorKind({ author: c.author, authorEmail: c.authorEmail, declared: c.authorKind }),
+    url: c.url ?? null,
+  };
+}
+
+/** Change columns denormalised from its current revision, for the triage list. */
+function currentRevisionColumns({
+  metadata,
+  revisionNumber,
+  failingTestCount,
+  now,
+}: {
+  metadata: IngestMetadata;
+  revisionNumber: number;
+  failingTestCount: number;
+  now: Date;
+}) {
+  const stat = metadata.diffStat;
+  return {
+    branch: metadata.change.branch,
+    baseRev: metadata.baseRev,
+    headRev: metadata.headRev,
+    revisionNumber,
+    failingTestCount,
+    filesChanged: stat?.files ?? 0,
+    linesChanged: stat ? stat.additions + stat.deletions : 0,
+    lastFailureAt: now,
+  };
+}
+
+async function lockChange({ tx, repositoryId, externalId }: { tx: Tx; repositoryId: string; externalId: string }) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOCK_NAMESPACE}::int4, hashtext(${`${repositoryId}\u0001${externalId}`}))`;
+}
+
+async function insertFailures({
+  tx,
+  changeId,
+  revisionId,
+  failures,
+  ciUrl,
+}: {
+  tx: Tx;
+  changeId: string;
+  revisionId: string;
+  failures: FailureDraft[];
+  ciUrl?: string;
+}): Promise<number> {
+  const { count } = await tx.failure.createMany({
+    data: failures.map((f) => ({ ...f, changeId, revisionId, ciUrl: ciUrl ?? null })),
+    // a repost may add tests another shard did not report; existing ones stay as first stored
+    skipDuplicates: true,
+  });
+  return count;
+}
+
+async function storeRevision({
+  tx,
+  repositoryId,
+  metadata,
+  failures,
+  log,
+  token,
+}: {
+  tx: Tx;
+  repositoryId: string;
+  metadata: IngestMetadata;
+  failures: FailureDraft[];
+  log: { text: string; truncatedBytes: number };
+  token: TokenPrincipal;
+}): Promise<Omit<IngestResult, 'droppedFailures'>> {
+  const externalId = metadata.change.externalId;
+  await lockChange({ tx, repositoryId, externalId });
+  const now = new Date();
+  const origin = metadata.origin === 'cli' ? 'CLI' : 'CI';
+  const revisionData = {
+    baseRev: metadata.baseRev,
+    headRev: metadata.headRev,
+    branch: metadata.change.branch,
+    ciLog: log.text,
+    logTruncatedBytes: log.truncatedBytes,
+    ciUrl: metadata.ciUrl ?? null,
+    diffStat: revisionMeta(metadata) as Prisma.InputJsonValue,
+  };
+
+  const change = await tx.change.findUnique({ where: { repositoryId_externalId: { repositoryId, externalId } } });
+
+  let result: Omit<IngestResult, 'droppedFailures'>;
+  if (!change) {
+    const created = await tx.change.create({
+      data: {
+        repositoryId,
+        externalId,
+        origin,
+        status: ChangeStatus.NEW,
+        ...changeDescription(metadata),
+        ...currentRevisionColumns({ metadata, revisionNumber: 1, failingTestCount: failures.length, now }),
+      },
+    });
+    const revision = await tx.changeRevision.create({ data: { changeId: created.id, number: 1, ...revisionData } });
+    const count = await insertFailures({ tx, changeId: created.id, revisionId: revision.id, failures, ciUrl: metadata.ciUrl });
+    result = { changeId: created.id, revisionId: revision.id, revisionNumber: 1, failures: count, created: true, superseded: false };
+  } else {
+    const existing = await tx.changeRevision.findUnique({
+      where: { changeId_headRev: { changeId: change.id, headRev: metadata.headRev } },
+    });
+    result = existing
+      ? await repostRevision({ tx, change, revision: existing, metadata, failures, log, now })
+      : await addRevision({ tx, change, metadata, failures, revisionData, now });
+  }
+
+  await writeAudit(
+    {
+      actorKind: 'token',
+      action: 'failure.ingest',
+      targetType: 'change',
+      targetId: result.changeId,
+      data: {
+        tokenId: token.tokenId,
+        revisionId: result.revisionId,
+        headRev: metadata.headRev,
+        created: result.created,
+        failures: result.failures,
+      },
+    },
+    tx,
+  );
+  return result;
+}
+
+type ChangeRow = Prisma.ChangeGetPayload<object>;
+type RevisionRow = Prisma.ChangeRevisionGetPayload<object>;
+
+/** The same head revision again: store only what is new (tests another shard reported, a missing log). */
+async function repostRevision({
+  tx,
+  change,
+  revision,
+  metadata,
+  failures,
+  log,
+  now,
+}: {
+  tx: Tx;
+  change: ChangeRow;
+  revision: RevisionRow;
+  metadata: IngestMetadata;
+  failures: FailureDraft[];
+  log: { text: string; truncatedBytes: number };
+  now: Date;
+}): Promise<Omit<IngestResult, 'droppedFailures'>> {
+  const added = await insertFailures({ tx, changeId: change.id, revisionId: revision.id, failures, ciUrl: metadata.ciUrl });
+  if (revision.ciLog === '' && log.text !== '') {
+    await tx.changeRevision.update({
+      where: { id: revision.id },
+      data: { ciLog: log.text, logTruncatedBytes: log.truncatedBytes },
+    });
+  }
+  const total = await tx.failure.count({ where: { revisionId: revision.id } });
+  const current = revision.supersededAt === null && change.headRev === revision.headRev;
+  if (current) {
+    await tx.change.update({
+      where: { id: change.id },
+      data: {
+        ...changeDescription(metadata),
+        ...(added > 0 ? { failingTestCount: total, lastFailureAt: now } : {}),
+      },
+    });
+  }
+  return {
+    changeId: change.id,
+    revisionId: revision.id,
+    revisionNumber: revision.number,
+    failures: total,
+    created: false,
+    superseded: !current,
+  };
+}
+
+/**
+ * A head revision not seen before. Normally it is newer: it becomes the
+ * change's current revision and the older revisions' pending work goes stale.
+ * When both carry a commit time and it is older than the current revision's,
+ * it is a late report: stored, but already superseded, and the change keeps
+ * its current revision and status.
+ */
+async function addRevision({
+  tx,
+  change,
+  metadata,
+  failures,
+  revisionData,
+  now,
+}: {
+  tx: Tx;
+  change: ChangeRow;
+  metadata: IngestMetadata;
+  failures: FailureDraft[];
+  revisionData: Omit<Prisma.ChangeRevisionUncheckedCreateInput, 'changeId' | 'number'>;
+  now: Date;
+}): Promise<Omit<IngestResult, 'droppedFailures'>> {
+  const [last, current] = await Promise.all([
+    tx.changeRevision.findFirst({ where: { changeId: change.id }, orderBy: { number: 'desc' }, select: { number: true } }),
+    tx.changeRevision.findUnique({
+      where: { changeId_headRev: { changeId: change.id, headRev: change.headRev } },
+      select: { diffStat: true },
+    }),
+  ]);
+  const number = (last?.number ?? 0) + 1;
+  const incomingTime = metadata.headCommittedAt ? Date.parse(metadata.headCommittedAt) : undefined;
+  const currentTime = current ? committedAtOf(current.diffStat) : undefined;
+  const late = incomingTime !== undefined && currentTime !== undefined && incomingTime < currentTime;
+
+  const revision = await tx.changeRevision.create({
+    data: { ...revisionData, changeId: change.id, number, supersededAt: late ? now : null },
+  });
+  const count = await insertFailures({ tx, changeId: change.id, revisionId: revision.id, failures, ciUrl: metadata.ciUrl });
+  if (!late) {
+    await supersedeOlderRevisions({ tx, changeId: change.id, currentRevisionId: revision.id, now });
+    await tx.change.update({
+      where: { id: change.id },
+      data: {
+        ...changeDescription(metadata),
+        ...currentRevisionColumns({ metadata, revisionNumber: number, failingTestCount: count, now }),
+        status: ChangeStatus.NEW,
+        statusReason: null,
+      },
+    });
+  }
+  return { changeId: change.id, revisionId: revision.id, revisionNumber: number, failures: count, created: true, superseded: late };
+}
+
+/** Marks every other revision superseded, asks their active runs to cancel and stales their ready fixes. */
+async function supersedeOlderRevisions({
+  tx,
+  changeId,
+  currentRevisionId,
+  now,
+}: {
+  tx: Tx;
+  changeId: string;
+  currentRevisionId: string;
+  now: Date;
+}): Promise<void> {
+  const older = { changeId, revisionId: { not: currentRevisionId } };
+  await tx.changeRevision.updateMany({
+    where: { changeId, id: { not: currentRevisionId }, supersededAt: null },
+    data: { supersededAt: now },
+  });
+  // the worker turns cancelRequestedAt into an abort; we never flip a run's status from here
+  await tx.run.updateMany({
+    where: { ...older, status: { in: [RunStatus.QUEUED, RunStatus.RUNNING] }, cancelRequestedAt: null },
+    data: { cancelRequestedAt: now },
+  });
+  await tx.fix.updateMany({ where: { ...older, status: FixStatus.READY }, data: { status: FixStatus.STALE } });
+}
