@@ -26,7 +26,7 @@ function gitEnv(): NodeJS.ProcessEnv {
     GIT_AUTHOR_EMAIL: 'flowfix@localhost',
     GIT_COMMITTER_NAME: 'flowfix',
     GIT_COMMITTER_EMAIL: 'flowfix@localhost',
-  } as NodeJS.ProcessEnv;
+  } as unknown as NodeJS.ProcessEnv;
 }
 
 export interface GitResult {
