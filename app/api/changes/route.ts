@@ -1,0 +1,12 @@
+import { withRoute } from '@/lib/http/route';
+import { listChanges } from '@/lib/changes/list-changes';
+import { ChangeListQuerySchema, searchParamsToObject } from '@/lib/changes/query-schema';
+
+export const dynamic = 'force-dynamic';
+
+// GET /api/changes — one page of the triage list (filters, search, cursor)
+export const GET = withRoute({ auth: 'session', roles: 'any' }, async ({ req }) => {
+  const { cursor, limit, ...filters } = ChangeListQuerySchema.parse(searchParamsToObject(req.nextUrl.searchParams));
+  const page = await listChanges({ filters, cursor, limit });
+  return Response.json(page, { headers: { 'Cache-Control': 'private, no-store' } });
+});

@@ -1,0 +1,115 @@
+'use client';
+
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useMemo } from 'react';
+import {
+  filtersFromSearchParams,
+  toChangeListSearchParams,
+  type ChangeListFilters,
+} from '@/lib/changes/query-schema';
+import { TriageFilters, hasActiveFilters, type RepositoryOption } from './triage-filters';
+import { TriageTable } from './triage-table';
+import { ChangesRequestError, useChanges } from './use-changes';
+
+// The URL is the one source of truth for the filters: a copied link shows the
+// same list, and back/forward walk through filter changes.
+function useUrlFilters(): [ChangeListFilters, (next: ChangeListFilters, how?: { replace?: boolean }) => void] {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const key = params.toString();
+  // keyed by the query string's text: a new URLSearchParams object per render must not re-parse
+  const filters = useMemo(() => filtersFromSearchParams(new URLSearchParams(key)), [key]);
+  const setFilters = (next: ChangeListFilters, how?: { replace?: boolean }) => {
+    const qs = toChangeListSearchParams(next).toString();
+    const href = qs ? `${pathname}?${qs}` : pathname;
+    if (how?.replace) router.replace(href, { scroll: false });
+    else router.push(href, { scroll: false });
+  };
+  return [filters, setFilters];
+}
+
+function TotalLine({ shown, total }: { shown: number; total: { count: number; capped: boolean } | null }) {
+  if (!total) return null;
+  const of = total.capped ? `${total.count}+` : String(total.count);
+  return (
+    <p className="muted small triage-count" data-testid="triage-count" aria-live="polite">
+      Showing {shown} of {of} {total.count === 1 && !total.capped ? 'change' : 'changes'}
+    </p>
+  );
+}
+
+export function TriageView({ repositories }: { repositories: RepositoryOption[] }) {
+  const [filters, setFilters] = useUrlFilters();
+  const query = useChanges(filters);
+  const items = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
+  const total = query.data?.pages[0]?.total ?? null;
+
+  return (
+    <>
+      <TriageFilters filters={filters} repositories={repositories} onChange={setFilters} />
+
+      {query.isPending && (
+        <div className="card muted" data-testid="triage-loading" aria-busy="true">
+          Loading changes…
+        </div>
+      )}
+
+      {query.isError && (
+        <div className="alert alert-error triage-error" data-testid="triage-error" role="alert">
+          <span>
+            Could not load changes: {query.error.message}
+            {query.error instanceof ChangesRequestError && query.error.status === 401 && (
+              <>
+                {' '}
+                <a href="/signin">Sign in again</a>
+              </>
+            )}
+          </span>{' '}
+          <button type="button" className="btn btn-small" onClick={() => void query.refetch()}>
+            Retry
+          </button>
+        </div>
+      )}
+
+      {query.isSuccess && items.length === 0 && (
+        <div className="card empty" data-testid="triage-empty">
+          {hasActiveFilters(filters) ? (
+            <>
+              <p>No failing changes match these filters.</p>
+              <button type="button" className="btn" onClick={() => setFilters({ history: 'include' })}>
+                Clear filters
+              </button>
+            </>
+          ) : (
+            <p>No failing changes yet. They appear here when CI reports a failure.</p>
+          )}
+        </div>
+      )}
+
+      {items.length > 0 && (
+        <>
+          <TotalLine shown={items.length} total={total} />
+          <TriageTable items={items} onAuthor={(author) => setFilters({ ...filters, author })} />
+          <div className="triage-more">
+            {query.hasNextPage ? (
+              <button
+                type="button"
+                className="btn"
+                data-testid="triage-load-more"
+                disabled={query.isFetchingNextPage}
+                onClick={() => void query.fetchNextPage()}
+              >
+                {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
+              </button>
+            ) : (
+              <span className="muted small" data-testid="triage-end">
+                End of list
+              </span>
+            )}
+          </div>
+        </>
+      )}
+    </>
+  );
+}
