@@ -1,0 +1,190 @@
+import { readFile, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { parseJunitXml } from '../lib/junit/parse';
+import type { RepositorySettings } from '../lib/repositories/settings';
+import { buildSandboxEnv, runCommand, shellQuote } from './exec';
+import type { CommandResult, TestResult, TestRun } from './types';
+import type { Workspace } from './workspace';
+
+// Runs the repository's own test command and reads the outcome from the JUnit
+// report it writes, never from the exit code alone: a command may run more
+// tests than the targets (we filter), or die before writing a report (then
+// the run says why, and no target counts as passed).
+
+/** Everything a command needs from the workspace and the settings. */
+export interface CommandContext {
+  workspace: Workspace;
+  settings: RepositorySettings;
+  signal?: AbortSignal;
+}
+
+/** Runs one of the repository's commands in the workspace, sandboxed. */
+export async function runWorkspaceCommand(input: CommandContext & {
+  command: string;
+  timeoutSeconds: number;
+  network: boolean;
+}): Promise<CommandResult> {
+  const { workspace, settings } = input;
+  const result = await runCommand({
+    command: input.command,
+    cwd: workspace.root,
+    env: buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir, extra: settings.env }),
+    timeoutMs: input.timeoutSeconds * 1000,
+    signal: input.signal,
+    network: input.network,
+    maxOutputBytes: settings.maxOutputBytes,
+  });
+  workspace.setLastLog(result.output);
+  return result;
+}
+
+const leafName = (name: string) => name.split(' > ').at(-1) ?? name;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Fills the test command template with the target tests (see RepositorySettingsSchema). */
+export function renderTestCommand(template: string, targets: Array<{ id: string; name?: string; file?: string }>): string {
+  const names = targets.map((t) => leafName(t.name ?? t.id.split('::').slice(1).join('::') ?? t.id));
+  const files = [...new Set(targets.map((t) => t.file).filter((f): f is string => !!f))];
+  const pattern = names.length ? names.map((n) => `^${escapeRegExp(n)}$`).join('|') : '';
+  return template
+    .replaceAll('{ids}', targets.map((t) => shellQuote(t.id)).join(' '))
+    .replaceAll('{names}', names.map(shellQuote).join(' '))
+    .replaceAll('{files}', files.map(shellQuote).join(' '))
+    .replaceAll('{namePattern}', pattern ? shellQuote(pattern) : "''")
+    .trim();
+}
+
+/**
+ * Does a result answer to a target? Exact ids first; a target without "::"
+ * (typed by a person on the CLI) matches a full name or its last segment.
+ */
+export function matchesTarget(result: TestResult, target: string): boolean {
+  if (result.id === target) return true;
+  if (target.includes('::')) {
+    const [key, ...rest] = target.split('::');
+    const name = rest.join('::');
+    return (result.classname === key || result.file === key) && (result.name === name || leafName(result.name) === name);
+  }
+  return result.name === target || leafName(result.name) === target || result.name.endsWith(` > ${target}`);
+}
+
+function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*' && glob[i + 1] === '*') {
+      re += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
+      i += glob[i + 2] === '/' ? 2 : 1;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += escapeRegExp(c);
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Workspace-relative files matching the report setting (a path or a glob). */
+export async function findReports(root: string, pattern: string): Promise<string[]> {
+  if (!/[*?]/.test(pattern)) return [pattern];
+  const re = globToRegExp(pattern);
+  // walk only below the part of the pattern without wildcards
+  const firstGlob = pattern.split('/').findIndex((seg) => /[*?]/.test(seg));
+  const start = pattern.split('/').slice(0, firstGlob).join('/');
+  const out: string[] = [];
+  async function walk(rel: string, depth: number): Promise<void> {
+    if (depth > 8 || out.length > 200) return;
+    const entries = await readdir(path.join(root, rel), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.name === '.git' || e.name === 'node_modules') continue;
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) await walk(child, depth + 1);
+      else if (e.isFile() && re.test(child)) out.push(child);
+    }
+  }
+  await walk(start, 0);
+  return out.sort();
+}
+
+async function clearReports(root: string, pattern: string): Promise<void> {
+  for (const rel of await findReports(root, pattern)) {
+    const abs = path.resolve(root, rel);
+    if (abs.startsWith(root + path.sep)) await rm(abs, { force: true });
+  }
+}
+
+/** Reads and merges every report; problems become `reportError`. */
+async function readReports(root: string, pattern: string): Promise<{ results: TestResult[]; reportError?: string }> {
+  const files = await findReports(root, pattern);
+  const results: TestResult[] = [];
+  const problems: string[] = [];
+  let found = 0;
+  for (const rel of files) {
+    const abs = path.resolve(root, rel);
+    if (!abs.startsWith(root + path.sep)) continue;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(abs);
+    } catch {
+      continue;
+    }
+    found++;
+    try {
+      results.push(...parseJunitXml(bytes).results);
+    } catch (err) {
+      problems.push(`${rel}: ${(err as Error).message}`);
+    }
+  }
+  if (found === 0) return { results, reportError: `no JUnit report at ${pattern} (did the test command run?)` };
+  if (problems.length) return { results, reportError: problems.join('; ') };
+  return { results };
+}
+
+export type TestRunKind = 'target' | 'regression';
+
+/**
+ * Runs the target tests (or the whole suite) and returns their results. For a
+ * target run, results are filtered to the targets; a target missing from the
+ * report comes back as an error ("did not run"), so it can never count as passing.
+ */
+export async function runTests(
+  input: CommandContext & { kind: TestRunKind; targets: Array<{ id: string; name?: string; file?: string }> },
+): Promise<TestRun> {
+  const { workspace, settings, kind } = input;
+  const root = workspace.root;
+  await clearReports(root, settings.junitReport);
+  const command =
+    kind === 'regression' ? (settings.regression ?? renderTestCommand(settings.test, [])) : renderTestCommand(settings.test, input.targets);
+  const result = await runWorkspaceCommand({
+    workspace,
+    settings,
+    signal: input.signal,
+    command,
+    timeoutSeconds: kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds,
+    network: settings.network,
+  });
+  const { results, reportError } = await readReports(root, settings.junitReport);
+  await clearReports(root, settings.junitReport);
+  if (kind === 'regression') return { command: result, results, ...(reportError ? { reportError } : {}) };
+  const selected: TestResult[] = [];
+  for (const target of input.targets) {
+    const match = results.find((r) => matchesTarget(r, target.id));
+    selected.push(
+      match ?? {
+        id: target.id,
+        name: target.name ?? target.id,
+        status: 'error',
+        message: reportError ? `no result: ${reportError}` : 'the test did not run (not in the JUnit report)',
+      },
+    );
+  }
+  return { command: result, results: selected, ...(reportError ? { reportError } : {}) };
+}
+
+/** True when every result passed (and there is at least one). */
+export function allPassed(run: TestRun): boolean {
+  return run.results.length > 0 && run.results.every((r) => r.status === 'passed');
+}
+
+/** Failing tests in a run (skipped ones are neither). */
+export function failedResults(run: TestRun): TestResult[] {
+  return run.results.filter((r) => r.status === 'failed' || r.status === 'error');
+}
