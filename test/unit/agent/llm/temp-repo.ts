@@ -1,12 +1,13 @@
-// A small, real implementation of PolicyGates and WorkspaceView over a
-// temporary git repository, for testing the LLM policy loop until the core
-// workspace/gates modules land (then these tests should switch to them).
-// It is deliberately simple: JavaScript only, `node --check` as the syntax
-// check, `node --test` as the target-test command.
+// A temporary git repository checked out through the real agent/workspace.ts,
+// plus a small in-test implementation of PolicyGates over it, for testing the
+// LLM policy loop until agent/gates.ts lands (then these tests should switch).
+// The gates are deliberately simple: JavaScript only, `node --check` as the
+// syntax check, `node --test` as the target-test command.
 import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, readdir, realpath, rm, unlink, writeFile, stat } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, realpath, rm, unlink, writeFile } from 'node:fs/promises';
+import { Workspace } from '@/agent/workspace';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AgentEvent, CommandResult, Edit, EventSink, GateVerdict, PolicyContext, PolicyGates, TestRun, WorkspaceView } from '@/agent/types';
 
@@ -68,27 +69,17 @@ async function runCmd(root: string, file: string, args: string[]): Promise<Comma
 }
 
 export async function createTempRepo(files: Record<string, string> = { 'src/cart.js': BUGGY_CART, 'test/cart.test.js': CART_TEST, 'package.json': '{"type":"module"}\n' }): Promise<TempRepo> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), 'flowfix-llm-test-')));
+  const source = await realpath(await mkdtemp(join(tmpdir(), 'flowfix-llm-src-')));
   for (const [file, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, file)), { recursive: true });
-    await writeFile(join(root, file), content);
+    await mkdir(dirname(join(source, file)), { recursive: true });
+    await writeFile(join(source, file), content);
   }
-  await git(root, ['init', '-q']);
-  await git(root, ['add', '-A']);
-  await git(root, ['commit', '-q', '-m', 'head']);
-  let lastLog = '';
-
-  const inside = async (rel: string) => {
-    const abs = resolve(root, rel);
-    if (abs !== root && !abs.startsWith(root + sep)) throw new Error(`path ${rel} is outside the workspace`);
-    try {
-      const real = await realpath(abs);
-      if (real !== root && !real.startsWith(root + sep)) throw new Error(`path ${rel} is outside the workspace`);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    return abs;
-  };
+  await git(source, ['init', '-q']);
+  await git(source, ['add', '-A']);
+  await git(source, ['commit', '-q', '-m', 'head']);
+  // the real per-run checkout (agent/workspace.ts): its path checks guard the tools
+  const ws = await Workspace.create({ source, headRev: 'HEAD' });
+  const root = ws.root;
 
   const verdict = (passed: boolean, started: number, extra: Partial<GateVerdict> = {}): GateVerdict => ({ gate: 'compile', passed, durationMs: Date.now() - started, ...extra });
 
@@ -103,14 +94,14 @@ export async function createTempRepo(files: Record<string, string> = { 'src/cart
       const started = Date.now();
       try {
         if (edit.kind === 'diff') {
-          const patchFile = join(root, '.git', 'flowfix.patch');
+          const patchFile = join(ws.runDir, 'flowfix.patch');
           await writeFile(patchFile, edit.diff);
           const check = await runCmd(root, 'git', ['apply', '--check', patchFile]);
           if (check.exitCode !== 0) return verdict(false, started, { diagnostics: [{ kind: 'apply', message: check.output.trim() }] });
           await runCmd(root, 'git', ['apply', patchFile]);
           return verdict(true, started);
         }
-        const abs = await inside(edit.file);
+        const abs = await ws.resolve(edit.file);
         const before = await readFile(abs, 'utf8').catch(() => undefined);
         if (edit.kind === 'replace') {
           if (before === undefined) return verdict(false, started, { diagnostics: [{ kind: 'apply', file: edit.file, message: 'no such file' }] });
@@ -139,57 +130,29 @@ export async function createTempRepo(files: Record<string, string> = { 'src/cart
     },
     async green() {
       const command = await runCmd(root, process.execPath, ['--test', 'test/cart.test.js']);
-      lastLog = command.output;
+      ws.setLastLog(command.output);
       const passed = command.exitCode === 0;
       const run: TestRun = { command, results: [{ id: 'test/cart.test.js::total sums every line', name: 'total sums every line', status: passed ? 'passed' : 'failed' }] };
       return { verdict: { gate: 'green', passed, durationMs: command.durationMs, tests: run.results.map(({ id, status }) => ({ id, status })) }, run };
     },
-    async reset() {
-      await git(root, ['checkout', '-q', '--', '.']);
-      await git(root, ['clean', '-qfd']);
-    },
-    async diff() {
-      return (await git(root, ['diff'])).stdout;
-    },
+    reset: () => ws.reset(),
+    diff: () => ws.diff(),
     async build() {
       const result = await runCmd(root, process.execPath, ['--check', 'src/cart.js']);
-      lastLog = result.output;
+      ws.setLastLog(result.output);
       return result;
     },
   };
 
-  const workspace: WorkspaceView = {
+  return {
     root,
-    async readFile(rel, range) {
-      const text = await readFile(await inside(rel), 'utf8');
-      if (!range) return text;
-      return text.split('\n').slice(range.start - 1, range.end).join('\n');
+    gates,
+    workspace: ws,
+    cleanup: async () => {
+      await ws.dispose();
+      await rm(source, { recursive: true, force: true });
     },
-    async listDir(rel) {
-      const entries = await readdir(await inside(rel), { withFileTypes: true });
-      return entries.filter((e) => e.name !== '.git').map((e) => ({ name: e.name, kind: e.isDirectory() ? ('dir' as const) : ('file' as const) }));
-    },
-    async search(query, opts) {
-      const hits: Array<{ file: string; line: number; text: string }> = [];
-      const walk = async (dir: string) => {
-        for (const e of await readdir(dir, { withFileTypes: true })) {
-          if (e.name === '.git' || e.name === 'node_modules') continue;
-          const abs = join(dir, e.name);
-          if (e.isDirectory()) await walk(abs);
-          else if ((await stat(abs)).size < 1_000_000) {
-            (await readFile(abs, 'utf8')).split('\n').forEach((text, i) => {
-              if (text.includes(query)) hits.push({ file: relative(root, abs), line: i + 1, text });
-            });
-          }
-        }
-      };
-      await walk(root);
-      return hits.slice(0, opts?.maxResults ?? 100);
-    },
-    lastLog: () => lastLog,
   };
-
-  return { root, gates, workspace, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 
 export function arraySink(): EventSink & { events: AgentEvent[] } {
