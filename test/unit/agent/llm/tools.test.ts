@@ -34,7 +34,7 @@ describe('tools as data', () => {
       assert.ok(spec.function.description);
     }
     const edit = specs.find((s) => s.type === 'function' && s.function.name === 'edit_file');
-    assert.deepEqual((edit as { function: { parameters: { required: string[] } } }).function.parameters.required.sort(), ['new_text', 'old_text', 'path']);
+    assert.deepEqual((edit as unknown as { function: { parameters: { required: string[] } } }).function.parameters.required.sort(), ['new_text', 'old_text', 'path']);
   });
 
   test('read_file shows numbered lines inside the fence, whole or a range', async () => {
