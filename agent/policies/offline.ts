@@ -1,0 +1,111 @@
+// The offline policy: deterministic generate-and-validate repair that needs no
+// model. Candidates come from repair templates at the ranked suspects
+// (offline/candidates.ts); each goes through the compile gate, then GREEN; the
+// first that turns the target tests green is the fix. Cheap fixes cost nothing
+// and a machine with no model configured still repairs the common one-liners.
+import type { AgentEvent, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
+import type { Candidate } from './offline/candidates';
+import { generateCandidates } from './offline/candidates';
+
+export interface OfflinePolicyOptions {
+  /** most candidates validated per run; each costs a compile check and a target-test run */
+  maxCandidates?: number;
+  /** clock, for deadline checks */
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_CANDIDATES = 40;
+
+function usageOf(gateCalls: number): Usage {
+  return { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: gateCalls };
+}
+
+function candidatePayload(c: Candidate): Record<string, unknown> {
+  return { rank: c.rank, template: c.template, file: c.file, line: c.line, symbol: c.symbol, description: c.description, score: c.score, onEditedLine: c.onEditedLine };
+}
+
+export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
+  const maxCandidates = opts.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
+  const now = opts.now ?? Date.now;
+
+  async function emit(ctx: PolicyContext, event: Omit<AgentEvent, 'phase'>): Promise<void> {
+    await ctx.sink.emit({ ...event, phase: 'patch' });
+  }
+
+  async function run(ctx: PolicyContext): Promise<PolicyOutcome> {
+    let gateCalls = 0;
+    const stop = (): PolicyOutcome | null => {
+      if (ctx.signal.aborted) return { status: 'gave_up', exitReason: 'cancelled', detail: 'the run was cancelled', usage: usageOf(gateCalls) };
+      if (now() >= ctx.limits.deadline) return { status: 'gave_up', exitReason: 'time_limit', detail: 'the time limit ran out before a candidate passed', usage: usageOf(gateCalls) };
+      return null;
+    };
+    const early = stop();
+    if (early) return early;
+
+    const { candidates, deliberate, skipped } = await generateCandidates({
+      root: ctx.workspace.root,
+      readFile: (rel) => ctx.workspace.readFile(rel),
+      suspects: ctx.suspects,
+      evidence: ctx.evidence,
+      change: ctx.change,
+      max: maxCandidates,
+    });
+    const byTemplate: Record<string, number> = {};
+    for (const c of candidates) byTemplate[c.template] = (byTemplate[c.template] ?? 0) + 1;
+    await emit(ctx, {
+      type: 'thought',
+      payload: {
+        text: `${candidates.length} candidate edit(s) from ${ctx.suspects.length} suspect(s), tried in order of suspiciousness. Intent: ${deliberate.why}.`,
+        candidates: candidates.length,
+        byTemplate,
+        deliberate: deliberate.level,
+        skipped,
+      },
+    });
+    if (candidates.length === 0) {
+      return { status: 'gave_up', exitReason: 'no_candidate', detail: `no repair template applies at the suspects${skipped.length ? ` (${skipped.join('; ')})` : ''}`, usage: usageOf(0) };
+    }
+
+    let compileRejected = 0;
+    for (const candidate of candidates) {
+      const halted = stop();
+      if (halted) return halted;
+      gateCalls += 1;
+      const compile = await ctx.gates.applyEdit(candidate.edit);
+      if (!compile.passed) {
+        compileRejected += 1;
+        await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'compile_failed', diagnostics: compile.diagnostics ?? [], detail: compile.detail } });
+        // The gate rolls a rejected edit back; reset anyway so no partial edit leaks into the next candidate.
+        await ctx.gates.reset();
+        continue;
+      }
+      const afterCompile = stop();
+      if (afterCompile) {
+        await ctx.gates.reset();
+        return afterCompile;
+      }
+      gateCalls += 1;
+      const { verdict } = await ctx.gates.green();
+      if (verdict.passed) {
+        await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'green' } });
+        const where = `${candidate.file}:${candidate.line}${candidate.template === 'stale-expectation' ? '' : ` (${candidate.symbol})`}`;
+        return {
+          status: 'patched',
+          usage: usageOf(gateCalls),
+          notes: `${candidate.template}: ${candidate.description} at ${where}. Candidate ${candidate.rank} of ${candidates.length}; the target tests pass.`,
+        };
+      }
+      const stillFailing = (verdict.tests ?? []).filter((t) => t.status !== 'passed').map((t) => t.id);
+      await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'tests_failed', failing: stillFailing.slice(0, 10) } });
+      await ctx.gates.reset();
+    }
+    return {
+      status: 'gave_up',
+      exitReason: 'no_candidate',
+      detail: `tried ${candidates.length} candidate edit(s) (${compileRejected} rejected by the compile gate); none made the target tests pass`,
+      usage: usageOf(gateCalls),
+    };
+  }
+
+  return { name: 'offline', run };
+}

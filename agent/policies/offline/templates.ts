@@ -1,0 +1,248 @@
+// Repair templates: the classic mutation operators of generate-and-validate
+// repair, each with a prior — how often that kind of edit is the fix for a
+// one-line bug. Priors order candidates within a suspect; the gates decide.
+import type { ExpectedActual } from '../../types';
+import type { Range, Site, SiteLanguage } from './sites';
+
+export type TemplateName =
+  | 'relational-operator'
+  | 'equality-operator'
+  | 'arithmetic-operator'
+  | 'logical-operator'
+  | 'negate-condition'
+  | 'remove-negation'
+  | 'boundary-literal'
+  | 'boundary-comparison'
+  | 'swap-arguments'
+  | 'swap-operands'
+  | 'boolean-literal'
+  | 'evidence-literal'
+  | 'return-value'
+  | 'stale-expectation';
+
+export interface Mutation {
+  template: TemplateName;
+  /** the text from range.start to range.end becomes `replacement` */
+  range: Range;
+  replacement: string;
+  prior: number;
+  /** "`<` → `<=`" */
+  description: string;
+}
+
+// op → [replacement, prior]; boundary swaps first: off-by-one is the commonest bug
+const RELATIONAL: Record<string, Array<[string, number]>> = {
+  '<': [['<=', 0.9], ['>', 0.55], ['>=', 0.5]],
+  '<=': [['<', 0.9], ['>=', 0.55], ['>', 0.5]],
+  '>': [['>=', 0.9], ['<', 0.55], ['<=', 0.5]],
+  '>=': [['>', 0.9], ['<=', 0.55], ['<', 0.5]],
+};
+const EQUALITY: Record<string, Array<[string, number]>> = {
+  '===': [['!==', 0.8]],
+  '!==': [['===', 0.8]],
+  '==': [['!=', 0.8]],
+  '!=': [['==', 0.8]],
+};
+const LOGICAL: Record<string, Array<[string, number]>> = {
+  '&&': [['||', 0.85]],
+  '||': [['&&', 0.85]],
+  '??': [['||', 0.5]],
+  and: [['or', 0.85]],
+  or: [['and', 0.85]],
+};
+const ARITHMETIC_TS: Record<string, Array<[string, number]>> = {
+  '+': [['-', 0.75], ['*', 0.35]],
+  '-': [['+', 0.75], ['*', 0.35]],
+  '*': [['/', 0.7], ['+', 0.4]],
+  '/': [['*', 0.7]],
+  '%': [['/', 0.4]],
+  '**': [['*', 0.5]],
+  '+=': [['-=', 0.7]],
+  '-=': [['+=', 0.7]],
+  '*=': [['/=', 0.6]],
+  '/=': [['*=', 0.6]],
+};
+const ARITHMETIC_PY: Record<string, Array<[string, number]>> = {
+  ...ARITHMETIC_TS,
+  '/': [['//', 0.6], ['*', 0.7]],
+  '//': [['/', 0.6], ['*', 0.5]],
+};
+
+function fromTable(table: Record<string, Array<[string, number]>>, template: TemplateName, site: { op: string; range: Range }): Mutation[] {
+  return (table[site.op] ?? []).map(([to, prior]) => ({ template, range: site.range, replacement: to, prior, description: `\`${site.op}\` → \`${to}\`` }));
+}
+
+function integerValue(text: string): number | null {
+  if (!/^\d+$/.test(text)) return null; // hex, floats, bigints, separators: leave them
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** A string literal's body and where it starts; template pieces (`` `a${ ``, `` }b` ``) too. */
+function unquote(literal: string): { quote: string; body: string; bodyStart: number } | null {
+  const m = /^([rRbBuUfF]{0,2})('''|"""|['"`])([\s\S]*)\2$/.exec(literal);
+  if (m) return { quote: m[2], body: m[3], bodyStart: m[1].length + m[2].length };
+  const t = /^(`|\})([\s\S]*?)(\$\{|`)$/.exec(literal);
+  if (t) return { quote: '`', body: t[2], bodyStart: 1 };
+  return null;
+}
+
+/** Strips the quotes that node:assert and pytest put around string values. */
+export function evidenceValue(raw: string): { kind: 'string' | 'number' | 'other'; value: string } {
+  const v = raw.trim();
+  const q = /^(['"`])([\s\S]*)\1$/.exec(v);
+  if (q) return { kind: 'string', value: q[2].replace(/\\(['"`\\])/g, '$1').replace(/\\n/g, '\n') };
+  if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(v)) return { kind: 'number', value: v };
+  return { kind: 'other', value: v };
+}
+
+/** The part of `a` that differs from `b` once their common prefix and suffix are cut. */
+export function differingMiddle(a: string, b: string): { a: string; b: string } {
+  let p = 0;
+  while (p < a.length && p < b.length && a[p] === b[p]) p += 1;
+  let s = 0;
+  while (s < a.length - p && s < b.length - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s += 1;
+  return { a: a.slice(p, a.length - s), b: b.slice(p, b.length - s) };
+}
+
+/** Like differingMiddle, widened to whole words: "Hello, Bob" vs "Hi, Bob" → "Hello" / "Hi". */
+export function differingWords(a: string, b: string): { a: string; b: string } {
+  let p = 0;
+  while (p < a.length && p < b.length && a[p] === b[p]) p += 1;
+  let s = 0;
+  while (s < a.length - p && s < b.length - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s += 1;
+  const word = /[\p{L}\p{N}_]/u;
+  while (p > 0 && word.test(a[p - 1])) p -= 1;
+  while (s > 0 && word.test(a[a.length - s])) s -= 1;
+  return { a: a.slice(p, a.length - s), b: b.slice(p, b.length - s) };
+}
+
+function escapeFor(quote: string, text: string): string {
+  let out = text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  if (quote === '`') out = out.replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
+  else if (quote.length === 1) out = out.split(quote).join(`\\${quote}`);
+  return out;
+}
+
+/** A value rendered as a literal of the language, in the quote style of `like` when given. */
+export function renderLiteral(value: { kind: 'string' | 'number' | 'other'; value: string }, lang: SiteLanguage, like?: string): string | null {
+  if (value.kind === 'number') return value.value;
+  if (value.kind === 'string') {
+    const parts = like ? unquote(like) : null;
+    const quote = parts && (parts.quote === '"' || parts.quote === "'") ? parts.quote : lang === 'py' ? '"' : "'";
+    return `${quote}${escapeFor(quote, value.value)}${quote}`;
+  }
+  if (lang === 'ts' && /^(true|false|null|undefined)$/.test(value.value)) return value.value;
+  if (lang === 'py' && /^(True|False|None)$/.test(value.value)) return value.value;
+  return null;
+}
+
+function textOf(source: string, r: Range): string {
+  return source.slice(r.start, r.end);
+}
+
+/**
+ * Every template applied to every site. `evidence` lets the literal templates
+ * aim at the value the failing assertion expected instead of guessing.
+ */
+export function mutationsForSites({ sites, source, lang, evidence }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: ExpectedActual[] }): Mutation[] {
+  const out: Mutation[] = [];
+  const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : `!(${expr})`);
+  const pairs = evidence.map((ea) => ({ expected: evidenceValue(ea.expected), actual: evidenceValue(ea.actual) }));
+
+  for (const site of sites) {
+    switch (site.kind) {
+      case 'operator': {
+        out.push(...fromTable(RELATIONAL, 'relational-operator', site));
+        out.push(...fromTable(EQUALITY, 'equality-operator', site));
+        out.push(...fromTable(LOGICAL, 'logical-operator', site));
+        out.push(...fromTable(lang === 'py' ? ARITHMETIC_PY : ARITHMETIC_TS, 'arithmetic-operator', site));
+        break;
+      }
+      case 'comparison': {
+        const right = textOf(source, site.right);
+        if (integerValue(right) === null) {
+          for (const [delta, prior] of [['+ 1', 0.45], ['- 1', 0.45]] as const) {
+            out.push({ template: 'boundary-comparison', range: site.right, replacement: `${right} ${delta}`, prior, description: `\`${right}\` → \`${right} ${delta}\` in a comparison` });
+          }
+        }
+        break;
+      }
+      case 'operands': {
+        const left = textOf(source, site.left);
+        const right = textOf(source, site.right);
+        const between = source.slice(site.left.end, site.right.start);
+        out.push({ template: 'swap-operands', range: { start: site.left.start, end: site.right.end }, replacement: `${right}${between}${left}`, prior: 0.45, description: `swap the operands of \`${site.op}\`` });
+        break;
+      }
+      case 'negation':
+        out.push({ template: 'remove-negation', range: site.range, replacement: '', prior: 0.75, description: 'drop the negation' });
+        break;
+      case 'condition': {
+        const expr = textOf(source, site.range);
+        out.push({ template: 'negate-condition', range: site.range, replacement: negate(expr), prior: 0.7, description: `negate the condition \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
+        break;
+      }
+      case 'number': {
+        const n = integerValue(site.text);
+        if (n !== null) {
+          out.push({ template: 'boundary-literal', range: site.range, replacement: String(n + 1), prior: 0.6, description: `\`${n}\` → \`${n + 1}\`` });
+          if (n > 0) out.push({ template: 'boundary-literal', range: site.range, replacement: String(n - 1), prior: 0.6, description: `\`${n}\` → \`${n - 1}\`` });
+        }
+        for (const { expected, actual } of pairs) {
+          if (expected.kind === 'number' && actual.kind === 'number' && Number(site.text) === Number(actual.value) && expected.value !== site.text) {
+            out.push({ template: 'evidence-literal', range: site.range, replacement: expected.value, prior: 0.92, description: `\`${site.text}\` → \`${expected.value}\`, the value the test expected` });
+          }
+        }
+        break;
+      }
+      case 'string': {
+        const parts = unquote(site.text);
+        if (!parts) break;
+        for (const { expected, actual } of pairs) {
+          if (expected.kind !== 'string' || actual.kind !== 'string') continue;
+          const mid = differingMiddle(actual.value, expected.value);
+          // The literal must hold the wrong part (and not hold it ambiguously).
+          if (!mid.a || parts.body.split(mid.a).length !== 2) continue;
+          const body = parts.body.replace(mid.a, escapeFor(parts.quote, mid.b));
+          const next = site.text.slice(0, parts.bodyStart) + body + site.text.slice(parts.bodyStart + parts.body.length);
+          out.push({ template: 'evidence-literal', range: site.range, replacement: next, prior: 0.95, description: `\`${mid.a}\` → \`${mid.b}\` in a string, from the test's expected value` });
+        }
+        break;
+      }
+      case 'boolean': {
+        const flipped = lang === 'py' ? (site.text === 'True' ? 'False' : 'True') : site.text === 'true' ? 'false' : 'true';
+        out.push({ template: 'boolean-literal', range: site.range, replacement: flipped, prior: 0.65, description: `\`${site.text}\` → \`${flipped}\`` });
+        break;
+      }
+      case 'return': {
+        const expr = textOf(source, site.range);
+        if (site.literal) {
+          for (const { expected } of pairs) {
+            const lit = renderLiteral(expected, lang, expr);
+            if (lit && lit !== expr) out.push({ template: 'return-value', range: site.range, replacement: lit, prior: 0.5, description: `return \`${lit}\` instead of \`${expr}\`` });
+          }
+        } else if (!/\n/.test(expr)) {
+          out.push({ template: 'return-value', range: site.range, replacement: negate(expr), prior: 0.4, description: `return the negation of \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
+        }
+        break;
+      }
+      case 'call-args': {
+        for (let i = 0; i + 1 < site.args.length; i += 1) {
+          const a = site.args[i];
+          const b = site.args[i + 1];
+          const between = source.slice(a.end, b.start);
+          out.push({
+            template: 'swap-arguments',
+            range: { start: a.start, end: b.end },
+            replacement: `${textOf(source, b)}${between}${textOf(source, a)}`,
+            prior: 0.6,
+            description: `swap arguments ${i + 1} and ${i + 2}`,
+          });
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,259 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateCandidates, replaceEdit } from '../../../../agent/policies/offline/candidates';
+import { tsSites, pySites } from '../../../../agent/policies/offline/sites';
+import type { ChangeContext, Evidence, Suspect } from '../../../../agent/types';
+
+const roots: string[] = [];
+after(async () => {
+  for (const r of roots) await rm(r, { recursive: true, force: true });
+});
+
+async function project(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'flowfix-offline-'));
+  roots.push(root);
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+    await writeFile(path.join(root, rel), content);
+  }
+  return root;
+}
+
+function evidence(partial: Partial<Evidence> = {}): Evidence {
+  return { failingTests: [], messages: [], expectedActual: [], frames: [], symbols: [], ...partial };
+}
+
+function change(partial: Partial<ChangeContext> = {}): ChangeContext {
+  return { title: 'A change', description: '', author: 'dev', diff: '', editedSpans: [], language: 'typescript', ...partial };
+}
+
+function suspect(file: string, symbol: string, startLine: number, endLine: number, score = 10): Suspect {
+  return { file, symbol, kind: 'function', startLine, endLine, score, reasons: ['test'] };
+}
+
+/** Applies a replace edit the way the compile gate does: the old text occurs exactly once. */
+function apply(source: string, edit: { oldText: string; newText: string }): string {
+  assert.equal(source.split(edit.oldText).length - 1, 1, 'old text occurs exactly once');
+  return source.replace(edit.oldText, () => edit.newText);
+}
+
+const TS_FIRST_N = `// if (a < b) is what a comment says
+export function firstN<T>(xs: Array<T>, n: number): T[] {
+  const label = 'a < b && c';
+  const out: T[] = [];
+  for (let i = 0; i < n && i < xs.length; i++) out.push(xs[i]);
+  return out;
+}
+`;
+
+describe('sites', () => {
+  test('TypeScript: operators come from the parser, not from comments, strings or generic types', () => {
+    const sites = tsSites({ file: 'a.ts', text: TS_FIRST_N, start: 1, end: 7 });
+    const ops = sites.filter((s) => s.kind === 'operator').map((s) => (s.kind === 'operator' ? `${s.op}@${TS_FIRST_N.slice(0, s.range.start).split('\n').length}` : ''));
+    assert.deepEqual(ops, ['&&@5', '<@5', '<@5']);
+    const strings = sites.filter((s) => s.kind === 'string');
+    assert.equal(strings.length, 1, 'the string is a literal site, its insides are not operators');
+  });
+
+  test('Python: tokenize skips comments and string contents; `not in` is not a negation', async () => {
+    const src = `def f(a, b, xs):\n    # a < b\n    s = "a < b and c"\n    if not a < b and b not in xs:\n        return a - b\n    return 0\n`;
+    const root = await project({ 'm.py': src });
+    const sites = await pySites({ root, file: 'm.py', text: src, start: 1, end: 6 });
+    const ops = sites.filter((s) => s.kind === 'operator').map((s) => (s.kind === 'operator' ? s.op : ''));
+    assert.deepEqual(ops.sort(), ['-', '<', 'and'].sort());
+    const negations = sites.filter((s) => s.kind === 'negation');
+    assert.equal(negations.length, 1);
+    if (negations[0].kind === 'negation') assert.equal(src.slice(negations[0].range.start, negations[0].range.end), 'not ');
+    assert.ok(sites.some((s) => s.kind === 'condition'));
+    assert.ok(sites.some((s) => s.kind === 'operands'), 'a - b can have its operands swapped');
+  });
+});
+
+describe('generateCandidates', () => {
+  test('relational, logical and boundary candidates at the suspect, edited lines first', async () => {
+    const src = `export function inRange(x: number, lo: number, hi: number): boolean {
+  const span = hi - lo;
+  if (span < 0) return false;
+  return x >= lo && x < hi;
+}
+`;
+    const root = await project({ 'src/range.ts': src });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/range.ts', 'inRange', 1, 5)],
+      evidence: evidence(),
+      change: change({ editedSpans: [{ file: 'src/range.ts', startLine: 4, endLine: 4 }] }),
+      max: 200,
+    });
+    assert.ok(candidates.length > 10);
+    assert.equal(candidates[0].line, 4, 'the edited line comes first');
+    assert.equal(candidates[0].template, 'relational-operator');
+    const results = candidates.map((c) => apply(src, c.edit));
+    assert.ok(results.includes(src.replace('x < hi', 'x <= hi')), 'boundary swap');
+    assert.ok(results.includes(src.replace('x >= lo && x < hi', 'x >= lo || x < hi')), 'logical swap');
+    assert.ok(results.includes(src.replace('span < 0', 'span < 1')), 'boundary literal');
+    assert.ok(results.includes(src.replace('hi - lo', 'lo - hi')), 'swapped operands');
+    assert.ok(results.includes(src.replace('if (span < 0)', 'if (!(span < 0))')), 'negated condition');
+    assert.ok(results.includes(src.replace('return false', 'return true')), 'boolean literal');
+    assert.deepEqual(candidates.map((c) => c.rank), candidates.map((_, i) => i + 1));
+    for (let i = 1; i < candidates.length; i += 1) assert.ok(candidates[i - 1].score >= candidates[i].score, 'ordered by score');
+  });
+
+  test('the evidence aims literal edits: the wrong part of a string becomes the expected part', async () => {
+    const src = 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n';
+    const root = await project({ 'src/greet.ts': src });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/greet.ts', 'greet', 1, 3)],
+      evidence: evidence({ expectedActual: [{ testId: 't::greets', expected: "'Hello, Bob.'", actual: "'Hello, Bob!'" }] }),
+      change: change(),
+    });
+    assert.equal(candidates[0].template, 'evidence-literal');
+    assert.equal(apply(src, candidates[0].edit), 'export function greet(name: string): string {\n  return `Hello, ${name}.`;\n}\n');
+  });
+
+  test('swapped call arguments', async () => {
+    const src = 'import { clamp } from "./clamp";\nexport function pct(x: number): number {\n  return clamp(x, 100, 0);\n}\n';
+    const root = await project({ 'src/pct.ts': src });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/pct.ts', 'pct', 2, 4)],
+      evidence: evidence(),
+      change: change(),
+      max: 100,
+    });
+    const results = candidates.filter((c) => c.template === 'swap-arguments').map((c) => apply(src, c.edit));
+    assert.ok(results.includes(src.replace('clamp(x, 100, 0)', 'clamp(x, 0, 100)')));
+    assert.ok(results.includes(src.replace('clamp(x, 100, 0)', 'clamp(100, x, 0)')));
+  });
+
+  test('Python: `and`/`or`, removed `not`, and arithmetic candidates', async () => {
+    const src = 'def eligible(age, member):\n    if not member and age >= 18:\n        return True\n    return False\n\n\ndef total(a, b):\n    return a + b\n';
+    const root = await project({ 'shop/rules.py': src });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('shop/rules.py', 'eligible', 1, 4, 10), suspect('shop/rules.py', 'total', 7, 8, 5)],
+      evidence: evidence(),
+      change: change({ language: 'python' }),
+      max: 200,
+    });
+    const results = candidates.map((c) => apply(src, c.edit));
+    assert.ok(results.includes(src.replace('not member and', 'not member or')));
+    assert.ok(results.includes(src.replace('if not member', 'if member')));
+    assert.ok(results.includes(src.replace('age >= 18', 'age > 18')));
+    assert.ok(results.includes(src.replace('a + b', 'a - b')));
+    const firstTotal = candidates.findIndex((c) => c.symbol === 'total');
+    const lastEligibleBoundary = candidates.findIndex((c) => c.symbol === 'eligible' && c.template === 'relational-operator');
+    assert.ok(lastEligibleBoundary < firstTotal, 'the higher-ranked suspect comes first at equal prior');
+  });
+
+  test('test files are never mutated as suspects', async () => {
+    const root = await project({ 'test/a.test.ts': "test('x', () => { assert.equal(1 + 1, 2); });\n" });
+    const { candidates, skipped } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('test/a.test.ts', 'x', 1, 1)],
+      evidence: evidence(),
+      change: change(),
+    });
+    assert.equal(candidates.length, 0);
+    assert.match(skipped[0], /test file/);
+  });
+});
+
+describe('stale expectations', () => {
+  const SRC = "export function greet(name: string): string {\n  return `Hi, ${name}`;\n}\n";
+  const TEST = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\ntest('greets', () => {\n  assert.equal(greet('Bob'), 'Hello, Bob');\n});\n";
+  const DIFF = [
+    'diff --git a/src/greet.ts b/src/greet.ts',
+    '--- a/src/greet.ts',
+    '+++ b/src/greet.ts',
+    '@@ -1,3 +1,3 @@',
+    ' export function greet(name: string): string {',
+    '-  return `Hello, ${name}`;',
+    '+  return `Hi, ${name}`;',
+    ' }',
+  ].join('\n');
+  const EVIDENCE = evidence({
+    failingTests: [{ id: 'test::greets', name: 'greets', message: 'Expected values to be strictly equal' }],
+    expectedActual: [{ testId: 'test::greets', expected: "'Hello, Bob'", actual: "'Hi, Bob'" }],
+    frames: [{ file: 'test/greet.test.ts', line: 6 }],
+  });
+
+  test('a change that swapped the old text for the new: the test expectation is updated first', async () => {
+    const root = await project({ 'src/greet.ts': SRC, 'test/greet.test.ts': TEST });
+    const { candidates, deliberate } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/greet.ts', 'greet', 1, 3)],
+      evidence: EVIDENCE,
+      change: change({ title: 'Friendlier greeting', diff: DIFF, editedSpans: [{ file: 'src/greet.ts', startLine: 2, endLine: 2 }] }),
+    });
+    assert.equal(deliberate.level, 'strong');
+    assert.equal(candidates[0].template, 'stale-expectation');
+    assert.equal(candidates[0].file, 'test/greet.test.ts');
+    assert.equal(apply(TEST, candidates[0].edit), TEST.replace("'Hello, Bob'", "'Hi, Bob'"));
+  });
+
+  test('no sign of intent: the test is left alone', async () => {
+    const root = await project({ 'src/greet.ts': SRC, 'test/greet.test.ts': TEST });
+    const { candidates, deliberate } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/greet.ts', 'greet', 1, 3)],
+      evidence: EVIDENCE,
+      change: change({ title: 'Refactor greeting', diff: DIFF.replace('Hello', 'Hey'), editedSpans: [{ file: 'src/greet.ts', startLine: 2, endLine: 2 }] }),
+    });
+    assert.equal(deliberate.level, 'none');
+    assert.ok(candidates.every((c) => c.template !== 'stale-expectation' && c.file === 'src/greet.ts'));
+  });
+
+  test('an intent stated in the description puts the numeric update last; pytest order (literal first) works', async () => {
+    const src = 'def vat(amount):\n    return round(amount * 0.25, 2)\n';
+    const testSrc = 'from shop.tax import vat\n\n\ndef test_vat():\n    assert 20 == vat(100)\n';
+    const root = await project({ 'shop/__init__.py': '', 'shop/tax.py': src, 'tests/test_tax.py': testSrc });
+    const { candidates, deliberate } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('shop/tax.py', 'vat', 1, 2)],
+      evidence: evidence({
+        failingTests: [{ id: 'tests.test_tax::test_vat', name: 'test_vat', message: 'assert 20 == 25.0' }],
+        expectedActual: [{ testId: 'tests.test_tax::test_vat', expected: '25.0', actual: '20' }],
+        frames: [{ file: 'tests/test_tax.py', line: 5, fn: 'test_vat' }],
+      }),
+      change: change({ title: 'VAT rate', description: 'VAT now uses the 25% rate.', language: 'python' }),
+    });
+    assert.equal(deliberate.level, 'stated');
+    const last = candidates[candidates.length - 1];
+    assert.equal(last.template, 'stale-expectation');
+    assert.equal(apply(testSrc, last.edit), testSrc.replace('assert 20 ==', 'assert 25.0 =='));
+  });
+
+  test('an assertion the change itself edited is never rewritten', async () => {
+    const root = await project({ 'src/greet.ts': SRC, 'test/greet.test.ts': TEST });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/greet.ts', 'greet', 1, 3)],
+      evidence: EVIDENCE,
+      change: change({ diff: DIFF, editedSpans: [{ file: 'src/greet.ts', startLine: 2, endLine: 2 }, { file: 'test/greet.test.ts', startLine: 6, endLine: 6 }] }),
+    });
+    assert.ok(candidates.every((c) => c.template !== 'stale-expectation'));
+  });
+});
+
+describe('replaceEdit', () => {
+  test('widens the old text until it is unique in the file', () => {
+    const source = 'a = 1\nb = x < y\nc = 2\nb = x < y\nd = 3\n';
+    const start = source.indexOf('<', source.indexOf('c = 2'));
+    const edit = replaceEdit({ file: 'm.py', source, mutation: { template: 'relational-operator', range: { start, end: start + 1 }, replacement: '<=', prior: 1, description: '' } });
+    assert.equal(apply(source, edit), 'a = 1\nb = x < y\nc = 2\nb = x <= y\nd = 3\n');
+  });
+});
