@@ -16,6 +16,8 @@ import type {
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import type { Env } from '../../lib/env';
+import type { ModelSettings } from '../../lib/repositories/settings';
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };
 
@@ -163,15 +165,43 @@ function classify(error: unknown, { timedOut }: { timedOut: boolean }): Classifi
   return { retry: false, kind: 'bad_response', message: `model call failed: ${(error as Error)?.message ?? String(error)}` };
 }
 
+/** Client options from a repository's model settings and the environment; undefined when no model is configured. */
+export function llmClientOptionsFromSettings({
+  settings,
+  env,
+}: {
+  settings: Pick<ModelSettings, 'model' | 'baseUrl' | 'temperature' | 'topP' | 'maxRetries' | 'requestTimeoutSeconds' | 'prices'>;
+  env: Pick<Env, 'FLOWFIX_MODEL_BASE_URL' | 'FLOWFIX_MODEL' | 'FLOWFIX_MODEL_API_KEY'>;
+}): LlmClientOptions | undefined {
+  const baseURL = settings.baseUrl ?? env.FLOWFIX_MODEL_BASE_URL;
+  const model = settings.model ?? env.FLOWFIX_MODEL;
+  if (!baseURL || !model) return undefined;
+  return {
+    baseURL,
+    model,
+    // local OpenAI-compatible servers often need no key; the SDK still wants a string
+    apiKey: env.FLOWFIX_MODEL_API_KEY ?? 'unused',
+    temperature: settings.temperature,
+    topP: settings.topP,
+    maxRetries: settings.maxRetries,
+    requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
+    prices: Object.fromEntries(
+      Object.entries(settings.prices).map(([name, p]) => [name, { inputPerMTok: p.inputPerMTokUsd, outputPerMTok: p.outputPerMTokUsd }]),
+    ),
+  };
+}
+
 export class LlmClient {
-  readonly options: z.output<typeof LlmClientOptionsSchema>;
+  /** the parsed options, without the key (it lives only inside the SDK instance) */
+  readonly options: Omit<z.output<typeof LlmClientOptionsSchema>, 'apiKey'>;
   readonly #sdk: OpenAI;
 
   constructor(options: LlmClientOptions) {
-    this.options = LlmClientOptionsSchema.parse(options);
+    const { apiKey, ...rest } = LlmClientOptionsSchema.parse(options);
+    this.options = rest;
     this.#sdk = new OpenAI({
       baseURL: this.options.baseURL,
-      apiKey: this.options.apiKey,
+      apiKey,
       maxRetries: 0,
       timeout: this.options.requestTimeoutMs,
     });

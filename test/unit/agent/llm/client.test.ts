@@ -1,6 +1,8 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { LlmClient, LlmError, backoffDelayMs, parseRetryAfterMs, type LlmClientOptions } from '@/agent/llm/client';
+import { inspect } from 'node:util';
+import { LlmClient, LlmError, backoffDelayMs, llmClientOptionsFromSettings, parseRetryAfterMs, type LlmClientOptions } from '@/agent/llm/client';
+import { ModelSettingsSchema } from '@/lib/repositories/settings';
 import { startScriptedModelServer, type Script, type ScriptedModelServer } from '@/e2e/doubles/scripted-model-server';
 
 const KEY = 'sk-test-secret-key-0123456789';
@@ -168,6 +170,12 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
     assert.equal(server.requests.length, 1);
   });
 
+  test('the key is not kept on the client where it could be logged', async () => {
+    const server = await serve([{ kind: 'reply', text: 'x' }]);
+    const client = clientFor(server);
+    assert.doesNotMatch(JSON.stringify(client) + JSON.stringify(client.options) + inspect(client, { depth: 5 }), new RegExp(KEY));
+  });
+
   test('the API key never appears in an error', async () => {
     const server = await serve([{ kind: 'reply', text: 'x' }], { apiKey: 'a-different-key' });
     await assert.rejects(clientFor(server).complete({ messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => {
@@ -175,6 +183,29 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
       assert.equal(e.status, 401);
       assert.doesNotMatch(`${e.message} ${String(e.cause)} ${JSON.stringify(e)}`, new RegExp(KEY));
       return true;
+    });
+  });
+});
+
+describe('client options from settings', () => {
+  test('no endpoint or no model configured: no client', () => {
+    const settings = ModelSettingsSchema.parse({});
+    assert.equal(llmClientOptionsFromSettings({ settings, env: {} as never }), undefined);
+    assert.equal(llmClientOptionsFromSettings({ settings, env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1' } as never }), undefined);
+  });
+
+  test('repository settings win over the environment; prices are mapped; the key comes from the environment', () => {
+    const settings = ModelSettingsSchema.parse({ model: 'big', temperature: 0.2, requestTimeoutSeconds: 30, prices: { big: { inputPerMTokUsd: 1, outputPerMTokUsd: 2 } } });
+    const options = llmClientOptionsFromSettings({ settings, env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1', FLOWFIX_MODEL: 'small', FLOWFIX_MODEL_API_KEY: 'sk-env' } });
+    assert.deepEqual(options, {
+      baseURL: 'http://x/v1',
+      model: 'big',
+      apiKey: 'sk-env',
+      temperature: 0.2,
+      topP: 0.95,
+      maxRetries: 4,
+      requestTimeoutMs: 30_000,
+      prices: { big: { inputPerMTok: 1, outputPerMTok: 2 } },
     });
   });
 });
