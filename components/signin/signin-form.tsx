@@ -1,0 +1,160 @@
+'use client';
+
+import { signIn } from 'next-auth/react';
+import { useState, type FormEvent } from 'react';
+
+export interface DemoAccount {
+  email: string;
+  name: string;
+  password: string;
+  roles: string[];
+}
+
+// next-auth reports OAuth problems as ?error=<code> on the sign-in page
+const OAUTH_ERRORS: Record<string, string> = {
+  AccessDenied: 'Your account is disabled or not allowed to sign in here.',
+  OAuthSignin: 'Could not start single sign-on. Try again.',
+  OAuthCallback: 'Single sign-on did not complete. Try again.',
+  OAuthAccountNotLinked: 'That email is already used by another sign-in method.',
+  Callback: 'Single sign-on did not complete. Try again.',
+  SessionRequired: 'Sign in to continue.',
+};
+
+export function signInErrorMessage(code: string | null | undefined): string | null {
+  if (!code) return null;
+  if (code === 'CredentialsSignin') return 'The email or password is not right, or the account is disabled.';
+  return OAUTH_ERRORS[code] ?? 'Sign-in failed. Try again.';
+}
+
+export function SignInForm({
+  callbackUrl,
+  initialError,
+  oidcName,
+  demoUsers,
+}: {
+  /** already checked to be a same-origin path (callback-url.ts) */
+  callbackUrl: string;
+  initialError: string | null;
+  /** the OIDC button's label, or null when OIDC is off */
+  oidcName: string | null;
+  demoUsers: DemoAccount[] | null;
+}) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(initialError);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setPending(true);
+    setError(null);
+    try {
+      const result = await signIn('credentials', { email, password, redirect: false });
+      if (!result || result.error || !result.ok) {
+        setError(signInErrorMessage(result?.error ?? 'CredentialsSignin'));
+        setPending(false);
+        return;
+      }
+      // a full load so the server-rendered pages see the new session cookie
+      window.location.assign(callbackUrl);
+    } catch {
+      setError('Could not reach the server. Check your connection and try again.');
+      setPending(false);
+    }
+  }
+
+  return (
+    <div className="stack">
+      <form className="stack" onSubmit={onSubmit} noValidate data-testid="signin-form">
+        {error && (
+          <div className="alert alert-error" role="alert" data-testid="signin-error">
+            {error}
+          </div>
+        )}
+        <label className="field">
+          Email
+          <input
+            className="input"
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            data-testid="signin-email"
+          />
+        </label>
+        <label className="field">
+          Password
+          <input
+            className="input"
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            data-testid="signin-password"
+          />
+        </label>
+        <button className="btn btn-primary signin-submit" type="submit" disabled={pending || !email || !password} data-testid="signin-submit">
+          {pending ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+
+      {oidcName && (
+        <>
+          <div className="signin-divider" aria-hidden>
+            <span>or</span>
+          </div>
+          <button type="button" className="btn signin-submit" onClick={() => signIn('oidc', { callbackUrl })} data-testid="signin-oidc">
+            Continue with {oidcName}
+          </button>
+        </>
+      )}
+
+      {demoUsers && demoUsers.length > 0 && (
+        <section className="signin-demo" data-testid="demo-users" aria-labelledby="demo-users-title">
+          <h2 id="demo-users-title" className="signin-demo-title">
+            Demo accounts
+          </h2>
+          <p className="muted small">Shown because this server runs in demo mode. Pick one to fill the form.</p>
+          <table className="table signin-demo-table">
+            <thead>
+              <tr>
+                <th>Role</th>
+                <th>Email</th>
+                <th>Password</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {demoUsers.map((u) => (
+                <tr key={u.email} data-testid="demo-user-row">
+                  <td>{u.roles.map((r) => r.toLowerCase()).join(', ')}</td>
+                  <td className="mono">{u.email}</td>
+                  <td className="mono">{u.password}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      onClick={() => {
+                        setEmail(u.email);
+                        setPassword(u.password);
+                        setError(null);
+                      }}
+                      data-testid={`demo-use-${u.roles[0]?.toLowerCase() ?? 'user'}`}
+                    >
+                      Use
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </div>
+  );
+}
