@@ -1,0 +1,115 @@
+// `npm run bench` — runs every benchmark listed in BENCHES and prints its
+// figures as markdown tables to paste into the README. Progress goes to
+// stderr, the tables to stdout.
+//
+//   npm run bench                        all benchmarks
+//   npm run bench -- --only triage       one of them
+//   npm run bench -- --scale 100000      smaller data (each bench says what it scales)
+//   npm run bench -- --server postgresql://postgres@127.0.0.1:5432/postgres
+//
+// Add a benchmark: write bench/<name>.ts exporting a BenchModule and list it below.
+
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ms } from './stats';
+import { triageBench } from './triage';
+import type { BenchModule, BenchResult } from './types';
+
+const BENCHES: BenchModule[] = [triageBench];
+
+const ArgsSchema = z.object({
+  only: z.string().optional(),
+  server: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').default('postgresql://postgres@127.0.0.1:5432/postgres'),
+  samples: z.coerce.number().int().min(1).max(100_000).default(200),
+  warmup: z.coerce.number().int().min(0).max(10_000).default(20),
+  scale: z.coerce.number().int().min(1_000).max(100_000_000).optional(),
+  help: z.boolean().default(false),
+});
+
+function usage(): string {
+  return [
+    'Usage: npm run bench -- [--only NAME] [--scale N] [--samples N] [--warmup N] [--server URL]',
+    '',
+    'Benchmarks:',
+    ...BENCHES.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
+  ].join('\n');
+}
+
+function tableOf(result: BenchResult): string {
+  const lines = [
+    `#### ${result.bench}`,
+    '',
+    result.setup,
+    '',
+    '| query | p50 ms | p95 ms | max ms | target p95 | |',
+    '| --- | ---: | ---: | ---: | ---: | --- |',
+    ...result.figures.map((f) => {
+      const verdict = f.targetP95 === undefined ? '' : f.p95 <= f.targetP95 ? 'ok' : 'OVER';
+      return `| ${f.name} | ${ms(f.p50)} | ${ms(f.p95)} | ${ms(f.max)} | ${f.targetP95 === undefined ? '' : `≤ ${f.targetP95}`} | ${verdict} |`;
+    }),
+    '',
+    ...result.notes.map((n) => `- ${n}`),
+  ];
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      server: { type: 'string' },
+      samples: { type: 'string' },
+      warmup: { type: 'string' },
+      scale: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const parsed = ArgsSchema.safeParse(values);
+  if (!parsed.success) {
+    process.stderr.write(`${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n')}\n\n${usage()}\n`);
+    return 2;
+  }
+  const args = parsed.data;
+  if (args.help) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  const selected = args.only ? BENCHES.filter((b) => b.name === args.only) : BENCHES;
+  if (selected.length === 0) {
+    process.stderr.write(`No benchmark named ${args.only}.\n\n${usage()}\n`);
+    return 2;
+  }
+
+  const started = performance.now();
+  const results: BenchResult[] = [];
+  for (const bench of selected) {
+    results.push(
+      await bench.run({
+        serverUrl: args.server,
+        samples: args.samples,
+        warmup: args.warmup,
+        scale: args.scale,
+        log: (line) => process.stderr.write(`${line}\n`),
+      }),
+    );
+  }
+  const minutes = ((performance.now() - started) / 60_000).toFixed(1);
+  process.stdout.write(
+    `\n### Benchmarks (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, Node ${process.version}, ${minutes} min)\n\n` +
+      results.map(tableOf).join('\n\n') +
+      '\n',
+  );
+  const over = results.flatMap((r) => r.figures).filter((f) => f.targetP95 !== undefined && f.p95 > f.targetP95);
+  // a slow figure is reported, not fatal: the bench measures, it does not gate
+  if (over.length) process.stderr.write(`${over.length} figure(s) over target: ${over.map((f) => f.name).join('; ')}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
