@@ -147,7 +147,9 @@ describe('LLM policy against the scripted model server', () => {
   });
 
   test('a hang that outlasts the run deadline ends it with time_limit', async () => {
-    const { ctx, policy } = await setup([call('read_file', { path: 'src/cart.js' }), { kind: 'hang' }], { ctxLimits: { deadline: Date.now() + 1_500 } });
+    const { ctx, policy } = await setup([call('read_file', { path: 'src/cart.js' }), { kind: 'hang' }]);
+    // set here, not before the repository was built, so a slow machine does not eat the budget
+    ctx.limits.deadline = Date.now() + 3_000;
     const outcome = await policy.run(ctx);
     assert.equal(outcome.status === 'gave_up' && outcome.exitReason, 'time_limit');
     assert.equal(outcome.usage.toolCalls, 1);
