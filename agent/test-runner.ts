@@ -140,6 +140,13 @@ async function readReports(root: string, pattern: string): Promise<{ results: Te
 
 export type TestRunKind = 'target' | 'regression';
 
+const NOT_RUN_PREFIX = 'did not run:';
+
+/** A placeholder result for a target the report did not mention. */
+export function didNotRun(result: TestResult): boolean {
+  return result.status === 'error' && (result.message ?? '').startsWith(NOT_RUN_PREFIX);
+}
+
 /**
  * Runs the target tests (or the whole suite) and returns their results. For a
  * target run, results are filtered to the targets; a target missing from the
@@ -172,7 +179,7 @@ export async function runTests(
         id: target.id,
         name: target.name ?? target.id,
         status: 'error',
-        message: reportError ? `no result: ${reportError}` : 'the test did not run (not in the JUnit report)',
+        message: reportError ? `${NOT_RUN_PREFIX} ${reportError}` : `${NOT_RUN_PREFIX} the test is not in the JUnit report`,
       },
     );
   }

@@ -268,7 +268,8 @@ export class Workspace implements WorkspaceView {
 
   /** Checks out another revision (the base, to see if a failure predates the change). */
   async checkoutRevision(rev: string): Promise<void> {
-    await git(this.root, ['checkout', '--quiet', '--force', '--detach', '--end-of-options', rev]);
+    const commit = (await git(this.root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
+    await git(this.root, ['checkout', '--quiet', '--force', '--detach', commit]);
     await git(this.root, ['clean', '-fdq']);
   }
 }

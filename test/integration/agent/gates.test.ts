@@ -1,0 +1,208 @@
+import { test, describe, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { createGates, type Gates } from '@/agent/gates';
+import { ArraySink } from '@/agent/sinks';
+import { Workspace } from '@/agent/workspace';
+import { createPyRepo, createTsRepo, TS_CART_BASE, TS_CART_HEAD, type TestRepo } from '../../helpers/agent-repos';
+
+const TARGET = 'test::cart > total multiplies price by quantity';
+const FIX = { kind: 'replace' as const, file: 'src/cart.ts', oldText: 'item.price + item.qty', newText: 'item.price * item.qty' };
+
+describe('gates on a TypeScript repository', () => {
+  let repo: TestRepo;
+  let ws: Workspace;
+  let gates: Gates;
+  let sink: ArraySink;
+
+  before(async () => {
+    repo = createTsRepo();
+    symlinkSync('/etc', path.join(repo.dir, 'etc-link'));
+    repo.commit('a link out');
+    ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
+    sink = new ArraySink();
+    gates = createGates({ workspace: ws, settings: repo.settings, targets: [{ id: TARGET }], sink });
+  });
+  after(async () => {
+    await ws.dispose();
+    repo.cleanup();
+  });
+  beforeEach(() => gates.reset());
+
+  const cart = () => readFileSync(path.join(ws.root, 'src/cart.ts'), 'utf8');
+
+  test('RED passes on the head revision: the target fails there', async () => {
+    const { verdict, run } = await gates.runTargets('red', 'fail');
+    assert.equal(verdict.passed, true);
+    assert.equal(run.results[0].status, 'failed');
+    assert.match(run.results[0].message ?? '', /!==/);
+  });
+
+  test('compile passes for a good edit; GREEN and final then pass; the diff shows it', async () => {
+    const verdict = await gates.applyEdit(FIX);
+    assert.equal(verdict.passed, true, JSON.stringify(verdict));
+    assert.equal(cart(), TS_CART_BASE);
+    assert.equal((await gates.green()).verdict.passed, true);
+    assert.equal((await gates.final()).verdict.passed, true);
+    assert.match(await gates.diff(), /^\+    sum \+= item\.price \* item\.qty;$/m);
+    assert.ok(sink.ofType('gate').some((e) => e.payload.gate === 'compile' && e.payload.passed === true));
+  });
+
+  test('GREEN fails when the edit compiles but does not fix the test', async () => {
+    const verdict = await gates.applyEdit({ ...FIX, newText: 'item.price - item.qty' });
+    assert.equal(verdict.passed, true);
+    const green = await gates.green();
+    assert.equal(green.verdict.passed, false);
+    assert.equal(green.run.results[0].status, 'failed');
+  });
+
+  test('compile fails on a malformed edit', async () => {
+    const verdict = await gates.applyEdit({ kind: 'replace', file: 'src/cart.ts', oldText: '', newText: 'x' });
+    assert.equal(verdict.passed, false);
+    assert.equal(verdict.diagnostics?.[0].kind, 'malformed');
+    const bogus = await gates.applyEdit({ kind: 'rename' } as never);
+    assert.equal(bogus.diagnostics?.[0].kind, 'malformed');
+  });
+
+  test('compile fails when the text to replace is not there, and nothing changes', async () => {
+    const verdict = await gates.applyEdit({ ...FIX, oldText: 'item.cost + item.qty' });
+    assert.equal(verdict.passed, false);
+    assert.equal(verdict.diagnostics?.[0].kind, 'apply');
+    assert.equal(cart(), TS_CART_HEAD);
+  });
+
+  test('compile fails on a syntax error with the line, and rolls the edit back', async () => {
+    const verdict = await gates.applyEdit({ ...FIX, newText: 'item.price * (item.qty' });
+    assert.equal(verdict.passed, false);
+    assert.equal(verdict.diagnostics?.[0].kind, 'syntax');
+    assert.equal(verdict.diagnostics?.[0].file, 'src/cart.ts');
+    assert.ok((verdict.diagnostics?.[0].line ?? 0) >= 9);
+    assert.equal(cart(), TS_CART_HEAD);
+  });
+
+  test('compile fails when the build (tsc) fails, with tsc diagnostics, and rolls back', async () => {
+    const verdict = await gates.applyEdit({ ...FIX, newText: 'item.price * item.quantity' });
+    assert.equal(verdict.passed, false);
+    assert.equal(verdict.diagnostics?.[0].kind, 'build');
+    assert.equal(verdict.diagnostics?.[0].file, 'src/cart.ts');
+    assert.equal(verdict.diagnostics?.[0].line, 9);
+    assert.match(verdict.diagnostics?.[0].message ?? '', /TS2551|TS2339/);
+    assert.equal(cart(), TS_CART_HEAD);
+  });
+
+  test('compile applies a clean unified diff and refuses one whose context does not match', async () => {
+    const good = [
+      '--- a/src/cart.ts',
+      '+++ b/src/cart.ts',
+      '@@ -8,3 +8,3 @@',
+      '   for (const item of items) {',
+      '-    sum += item.price + item.qty;',
+      '+    sum += item.price * item.qty;',
+      '   }',
+      '',
+    ].join('\n');
+    const bad = good.replace('   for (const item of items) {', '   for (const thing of things) {');
+    const refused = await gates.applyEdit({ kind: 'diff', diff: bad });
+    assert.equal(refused.passed, false);
+    assert.equal(refused.diagnostics?.[0].kind, 'apply');
+    assert.equal(cart(), TS_CART_HEAD);
+    const applied = await gates.applyEdit({ kind: 'diff', diff: good });
+    assert.equal(applied.passed, true, JSON.stringify(applied));
+    assert.equal(cart(), TS_CART_BASE);
+    const garbage = await gates.applyEdit({ kind: 'diff', diff: 'this is not a diff' });
+    assert.equal(garbage.passed, false);
+  });
+
+  test('compile refuses paths out of the workspace, through symlinks, in diffs, and binary patches', async () => {
+    for (const edit of [
+      { kind: 'create' as const, file: '../../etc/passwd', content: 'x' },
+      { kind: 'create' as const, file: 'etc-link/flowfix', content: 'x' },
+      { kind: 'replace' as const, file: '/etc/hostname', oldText: 'a', newText: 'b' },
+      { kind: 'diff' as const, diff: '--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-root\n+evil\n' },
+      { kind: 'diff' as const, diff: 'diff --git a/logo.png b/logo.png\nGIT binary patch\nliteral 1\nIcmZ?l\n\nliteral 0\n' },
+    ]) {
+      const verdict = await gates.applyEdit(edit);
+      assert.equal(verdict.passed, false, JSON.stringify(edit));
+      assert.equal(verdict.diagnostics?.[0].kind, 'path', JSON.stringify(verdict));
+    }
+  });
+
+  test('compile checks JSON files by parsing them', async () => {
+    const bad = await gates.applyEdit({ kind: 'create', file: 'config/settings.json', content: '{"a": 1,}' });
+    assert.equal(bad.passed, false);
+    assert.equal(bad.diagnostics?.[0].kind, 'syntax');
+    assert.equal(await ws.exists('config/settings.json'), false);
+    const good = await gates.applyEdit({ kind: 'create', file: 'config/settings.json', content: '{"a": 1}' });
+    assert.equal(good.passed, true);
+  });
+
+  test('regression passes on the fixed workspace and fails on the broken one', async () => {
+    assert.equal((await gates.regression()).verdict.passed, false);
+    await gates.applyEdit(FIX);
+    const { verdict, run } = await gates.regression();
+    assert.equal(verdict.passed, true);
+    assert.equal(run.results.length, 3);
+  });
+
+  test('final fails on the unfixed workspace', async () => {
+    assert.equal((await gates.final()).verdict.passed, false);
+  });
+});
+
+describe('gates on a Python repository', () => {
+  let repo: TestRepo;
+  let ws: Workspace;
+  let gates: Gates;
+
+  before(async () => {
+    repo = createPyRepo();
+    ws = await Workspace.create({ source: repo.dir, headRev: repo.head });
+    gates = createGates({
+      workspace: ws,
+      settings: repo.settings,
+      targets: [{ id: 'tests.test_cart::test_average_empty' }],
+      sink: new ArraySink(),
+    });
+  });
+  after(async () => {
+    await ws.dispose();
+    repo.cleanup();
+  });
+  beforeEach(() => gates.reset());
+
+  test('RED passes on head and fails on base (the target passes there)', async () => {
+    assert.equal((await gates.runTargets('red', 'fail')).verdict.passed, true);
+    await ws.checkoutRevision(repo.base);
+    const base = await gates.runTargets('base', 'fail');
+    assert.equal(base.verdict.passed, false);
+    assert.equal(base.run.results[0].status, 'passed');
+    await ws.checkoutRevision(repo.head);
+  });
+
+  test('a Python syntax error is caught by the compile gate with its line', async () => {
+    const verdict = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'if items is None:', newText: 'if not items' });
+    assert.equal(verdict.passed, false);
+    assert.equal(verdict.diagnostics?.[0].kind, 'syntax');
+    assert.equal(verdict.diagnostics?.[0].line, 6);
+    assert.match(await ws.readFile('shop/cart.py'), /if items is None:/);
+  });
+
+  test('a good Python fix passes compile and GREEN, and leaves no __pycache__ in the diff', async () => {
+    const verdict = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'if items is None:', newText: 'if not items:' });
+    assert.equal(verdict.passed, true);
+    assert.equal((await gates.green()).verdict.passed, true);
+    assert.deepEqual(await ws.changedFiles(), ['shop/cart.py']);
+  });
+
+  test('a target missing from the report is never a pass nor a reproduction', async () => {
+    gates.setTargets([{ id: 'tests.test_cart::test_does_not_exist' }]);
+    try {
+      const red = await gates.runTargets('red', 'fail');
+      assert.equal(red.verdict.passed, false);
+      assert.equal((await gates.green()).verdict.passed, false);
+    } finally {
+      gates.setTargets([{ id: 'tests.test_cart::test_average_empty' }]);
+    }
+  });
+});
