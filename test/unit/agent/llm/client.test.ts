@@ -117,6 +117,21 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
     assert.equal(server.requests[0]!.closedByClient, true);
   });
 
+  test('a slow answer (delayMs) within the timeout is waited for; beyond it, it is retried', async () => {
+    const server = await serve([
+      { kind: 'reply', text: 'slow but in time', delayMs: 150 },
+      { kind: 'reply', text: 'too slow', delayMs: 2_000 },
+      { kind: 'reply', text: 'quick' },
+    ]);
+    const client = clientFor(server, { requestTimeoutMs: 600 });
+    const first = await client.complete({ messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(first.content, 'slow but in time');
+    assert.equal(first.attempts, 1);
+    const second = await client.complete({ messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(second.content, 'quick');
+    assert.equal(second.attempts, 2);
+  });
+
   test('a streamed answer that stalls after its headers still hits the timeout', async () => {
     // the SDK's own timeout stops at the response headers; ours must cover the body
     const server = await serve({ steps: [{ kind: 'reply', text: 'partial answer', stallAfterChunks: 2 }], whenExhausted: 'repeat-last' });
