@@ -223,7 +223,8 @@ describe('refusals: clear 4xx and nothing stored', () => {
     const meta = metadata({ junit: FAILING_XML, change: { url: 'javascript:alert(1)' } });
     delete meta.headRev;
     const res = await assertRefused(jsonRequest({ token: seeded.tokens.scoped, body: meta }), 422, /Invalid input/);
-    const paths = ((res.body.error as { details: Array<{ path: string }> }).details ?? []).map((d) => d.path).sort();
+    const details = (res.body.error as unknown as { details: Array<{ path: string }> }).details;
+    const paths = details.map((d) => d.path).sort();
     assert.deepEqual(paths, ['change.url', 'headRev']);
   });
 
@@ -298,7 +299,7 @@ describe('refusals: clear 4xx and nothing stored', () => {
       headers: { authorization: `Bearer ${seeded.tokens.scoped}`, 'content-type': 'multipart/form-data; boundary=x' },
       body,
       duplex: 'half',
-    } as RequestInit & { duplex: 'half' });
+    } as ConstructorParameters<typeof NextRequest>[1]);
     assert.equal(req.headers.get('content-length'), null);
     await assertRefused(req, 413, /more than 20971520 bytes/);
     assert.ok(sent <= 22, `read ${sent} MiB before refusing`);
