@@ -19,15 +19,17 @@ import { seed, type Seeded } from '../ingest/helpers';
 const BIN = path.resolve('bin/flowfix.mjs');
 const JUNIT = path.resolve('test/fixtures/junit/node-test.xml');
 
+type Env = Record<string, string | undefined>;
+
 let db: TestDb;
 let seeded: Seeded;
 let server: http.Server;
 let serverUrl: string;
 let work: string;
 
-function run(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }) {
+function run(cmd: string, args: string[], opts: { cwd: string; env?: Env }) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env } }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd: opts.cwd, env: { ...process.env, ...opts.env } as NodeJS.ProcessEnv }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -48,14 +50,14 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
   return res.stdout.trim();
 }
 
-async function commitFile(cwd: string, file: string, content: string, message: string, env: NodeJS.ProcessEnv = {}) {
+async function commitFile(cwd: string, file: string, content: string, message: string, env: Env = {}) {
   fs.writeFileSync(path.join(cwd, file), content);
   await git(cwd, 'add', file);
   const res = await run('git', ['commit', '-q', '-m', message], { cwd, env: { ...AUTHOR_ENV, ...env } });
   assert.equal(res.code, 0, res.stderr);
 }
 
-function flowfix(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }) {
+function flowfix(args: string[], opts: { cwd: string; env?: Env }) {
   // the CLI must work with none of the server's variables set
   const env = { ...opts.env, DATABASE_URL: 'postgresql://nowhere.invalid/x', FLOWFIX_MAX_UPLOAD_BYTES: 'not-a-number' };
   return run(process.execPath, [BIN, ...args], { cwd: opts.cwd, env });
