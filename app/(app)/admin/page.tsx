@@ -1,0 +1,27 @@
+import type { Metadata } from 'next';
+import { requirePageUser } from '@/lib/auth/page';
+import { AdminTabs, parseAdminTab } from '@/components/admin/admin-tabs';
+import { UsersPanel } from '@/components/admin/users-panel';
+import { TokensPanel } from '@/components/admin/tokens-panel';
+import { RepositoriesPanel } from '@/components/admin/repositories-panel';
+
+export const dynamic = 'force-dynamic';
+export const metadata: Metadata = { title: 'Admin · flowfix' };
+
+export default async function AdminPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  // the API routes check ADMIN again; this keeps other roles off the page itself
+  const user = await requirePageUser(['ADMIN']);
+  const tab = parseAdminTab((await searchParams).tab);
+  return (
+    <main className="page">
+      <h1 className="page-title">Admin</h1>
+      <p className="page-subtitle">Users and roles, CI tokens, and the repositories flowfix repairs. Every change here is audited.</p>
+      <AdminTabs current={tab} />
+      <div role="tabpanel" data-testid={`admin-panel-${tab}`}>
+        {tab === 'users' && <UsersPanel currentUserId={user.id} />}
+        {tab === 'tokens' && <TokensPanel />}
+        {tab === 'repositories' && <RepositoriesPanel />}
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,30 @@
+import type { AdminUserView } from '@/lib/users/service';
+import type { CiTokenView } from '@/lib/tokens/service';
+import type { RepositoryView } from '@/lib/repositories/service';
+
+// The admin API's JSON: the server's view types with dates as ISO strings.
+// (Type-only imports: nothing from lib/ reaches the browser bundle.)
+type Serialized<T> = T extends Date
+  ? string
+  : T extends Array<infer U>
+    ? Array<Serialized<U>>
+    : T extends object
+      ? { [K in keyof T]: Serialized<T[K]> }
+      : T;
+
+export type AdminUser = Serialized<AdminUserView>;
+export type AdminToken = Serialized<CiTokenView>;
+export type AdminRepository = Serialized<RepositoryView>;
+
+export const ROLES = ['REVIEWER', 'GRADER', 'MANAGER', 'ADMIN'] as const satisfies readonly AdminUserView['roles'][number][];
+export type RoleName = (typeof ROLES)[number];
+
+export const ROLE_HELP: Record<RoleName, string> = {
+  REVIEWER: 'reviews fixes: preview, accept, edit, reject',
+  GRADER: 'labels fixes and settles consensus',
+  MANAGER: 'sees adoption and quality metrics',
+  ADMIN: 'repositories, users, tokens, settings',
+};
+
+// mirrors LanguageSchema in lib/repositories/settings.ts (which is server-only: it runs git)
+export const LANGUAGES = ['typescript', 'javascript', 'python', 'java', 'go', 'other'] as const;

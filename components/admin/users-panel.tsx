@@ -1,0 +1,261 @@
+'use client';
+
+import { useState, type FormEvent } from 'react';
+import { describeError } from './api';
+import { formatAgo } from './format';
+import { ROLES, ROLE_HELP, type AdminUser, type RoleName } from './types';
+import { useAdminUsers, useCreateUser, useUpdateUser } from './use-admin-users';
+
+function RoleCheckboxes({
+  value,
+  onChange,
+  lockAdmin,
+  idPrefix,
+}: {
+  value: RoleName[];
+  onChange: (roles: RoleName[]) => void;
+  /** your own ADMIN role cannot be removed */
+  lockAdmin?: boolean;
+  idPrefix: string;
+}) {
+  return (
+    <div className="admin-roles">
+      {ROLES.map((role) => {
+        const locked = lockAdmin && role === 'ADMIN';
+        return (
+          <label key={role} className="admin-check" title={locked ? 'You cannot remove your own admin role' : ROLE_HELP[role]}>
+            <input
+              type="checkbox"
+              checked={value.includes(role)}
+              disabled={locked}
+              onChange={(e) => onChange(e.target.checked ? [...value, role] : value.filter((r) => r !== role))}
+              data-testid={`${idPrefix}-role-${role.toLowerCase()}`}
+            />
+            {role.toLowerCase()}
+          </label>
+        );
+      })}
+    </div>
+  );
+}
+
+function CreateUserForm({ onDone }: { onDone: () => void }) {
+  const create = useCreateUser();
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [roles, setRoles] = useState<RoleName[]>(['REVIEWER']);
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    create.mutate({ email, name, password, roles }, { onSuccess: onDone });
+  }
+
+  return (
+    <form className="card stack" onSubmit={onSubmit} data-testid="user-create-form">
+      <h3 className="card-title">New user</h3>
+      <div className="admin-form-grid">
+        <label className="field">
+          Email
+          <input className="input" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} data-testid="user-email" />
+        </label>
+        <label className="field">
+          Name
+          <input className="input" required value={name} onChange={(e) => setName(e.target.value)} data-testid="user-name" />
+        </label>
+        <label className="field">
+          Initial password
+          <input
+            className="input"
+            type="password"
+            autoComplete="new-password"
+            minLength={10}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            data-testid="user-password"
+          />
+          <span className="muted small">At least 10 characters. Share it privately; the user can be given a new one later.</span>
+        </label>
+        <div className="field">
+          Roles
+          <RoleCheckboxes value={roles} onChange={setRoles} idPrefix="user-create" />
+        </div>
+      </div>
+      {create.isError && (
+        <div className="alert alert-error" role="alert" data-testid="user-create-error">
+          {describeError(create.error)}
+        </div>
+      )}
+      <div className="row">
+        <button className="btn btn-primary" type="submit" disabled={create.isPending} data-testid="user-create-submit">
+          {create.isPending ? 'Creating…' : 'Create user'}
+        </button>
+        <button className="btn" type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
+  const update = useUpdateUser();
+  const [editing, setEditing] = useState(false);
+  const [roles, setRoles] = useState<RoleName[]>(user.roles);
+  const [newPassword, setNewPassword] = useState('');
+  const disabled = user.disabledAt !== null;
+
+  function startEdit() {
+    setRoles(user.roles);
+    setNewPassword('');
+    update.reset();
+    setEditing(true);
+  }
+
+  function save() {
+    update.mutate(
+      { id: user.id, roles, ...(newPassword ? { password: newPassword } : {}) },
+      { onSuccess: () => setEditing(false) },
+    );
+  }
+
+  return (
+    <>
+      <tr data-testid="user-row" data-email={user.email} className={disabled ? 'admin-row-muted' : undefined}>
+        <td>
+          <div className="admin-strong">
+            {user.name} {isSelf && <span className="badge">you</span>}
+          </div>
+          <div className="muted small mono">{user.email}</div>
+        </td>
+        <td data-testid="user-roles">
+          {user.roles.length === 0 ? (
+            <span className="muted">no role</span>
+          ) : (
+            <div className="row">
+              {user.roles.map((r) => (
+                <span key={r} className="badge admin-role-badge">
+                  {r.toLowerCase()}
+                </span>
+              ))}
+            </div>
+          )}
+        </td>
+        <td>
+          {disabled ? (
+            <span className="badge badge-rejected" data-testid="user-status">
+              disabled
+            </span>
+          ) : (
+            <span className="badge badge-applied" data-testid="user-status">
+              active
+            </span>
+          )}
+          <div className="muted small">{user.oidc ? 'single sign-on' : user.hasPassword ? 'password' : 'no password'}</div>
+        </td>
+        <td className="muted small">{formatAgo(user.lastSignInAt)}</td>
+        <td className="admin-actions">
+          <button className="btn btn-small" type="button" onClick={startEdit} disabled={editing} data-testid="user-edit">
+            Edit
+          </button>
+          {!isSelf && (
+            <button
+              className={`btn btn-small ${disabled ? '' : 'btn-danger'}`}
+              type="button"
+              disabled={update.isPending}
+              onClick={() => update.mutate({ id: user.id, disabled: !disabled })}
+              data-testid={disabled ? 'user-enable' : 'user-disable'}
+            >
+              {disabled ? 'Enable' : 'Disable'}
+            </button>
+          )}
+        </td>
+      </tr>
+      {(editing || (update.isError && !editing)) && (
+        <tr className="admin-edit-row">
+          <td colSpan={5}>
+            {editing && (
+              <div className="stack">
+                <div className="field">
+                  Roles
+                  <RoleCheckboxes value={roles} onChange={setRoles} lockAdmin={isSelf} idPrefix="user-edit" />
+                </div>
+                <label className="field admin-narrow">
+                  New password (optional)
+                  <input
+                    className="input"
+                    type="password"
+                    autoComplete="new-password"
+                    minLength={10}
+                    value={newPassword}
+                    onChange={(e) => setNewPassword(e.target.value)}
+                    data-testid="user-edit-password"
+                  />
+                </label>
+                <div className="row">
+                  <button className="btn btn-primary btn-small" type="button" onClick={save} disabled={update.isPending} data-testid="user-save">
+                    Save
+                  </button>
+                  <button className="btn btn-small" type="button" onClick={() => setEditing(false)}>
+                    Cancel
+                  </button>
+                </div>
+              </div>
+            )}
+            {update.isError && (
+              <div className="alert alert-error" role="alert" data-testid="user-update-error">
+                {describeError(update.error)}
+              </div>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+export function UsersPanel({ currentUserId }: { currentUserId: string }) {
+  const users = useAdminUsers();
+  const [creating, setCreating] = useState(false);
+
+  return (
+    <section className="stack" data-testid="admin-users">
+      <div className="toolbar">
+        <p className="muted admin-lead">People who can sign in, and what each may do. Changes take effect on their next request.</p>
+        <button className="btn btn-primary" type="button" onClick={() => setCreating(true)} disabled={creating} data-testid="user-new">
+          New user
+        </button>
+      </div>
+      {creating && <CreateUserForm onDone={() => setCreating(false)} />}
+      {users.isError && (
+        <div className="alert alert-error" role="alert">
+          {describeError(users.error)}
+        </div>
+      )}
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th>User</th>
+              <th>Roles</th>
+              <th>Status</th>
+              <th>Last sign-in</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {users.isPending && (
+              <tr>
+                <td colSpan={5} className="empty">
+                  Loading users…
+                </td>
+              </tr>
+            )}
+            {users.data?.map((u) => <UserRow key={u.id} user={u} isSelf={u.id === currentUserId} />)}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
