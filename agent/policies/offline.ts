@@ -3,7 +3,7 @@
 // (offline/candidates.ts); each goes through the compile gate, then GREEN; the
 // first that turns the target tests green is the fix. Cheap fixes cost nothing
 // and a machine with no model configured still repairs the common one-liners.
-import type { AgentEvent, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
+import type { AgentEvent, GateVerdict, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
 import type { Candidate } from './offline/candidates';
 import { generateCandidates } from './offline/candidates';
 
@@ -21,7 +21,7 @@ function usageOf(gateCalls: number): Usage {
 }
 
 function candidatePayload(c: Candidate): Record<string, unknown> {
-  return { rank: c.rank, template: c.template, file: c.file, line: c.line, symbol: c.symbol, description: c.description, score: c.score, onEditedLine: c.onEditedLine };
+  return { rank: c.rank, template: c.template, file: c.file, line: c.line, symbol: c.symbol, description: c.description, score: c.score, onEditedLine: c.onEditedLine, edits: c.edits.length };
 }
 
 export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
@@ -70,12 +70,19 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     for (const candidate of candidates) {
       const halted = stop();
       if (halted) return halted;
-      gateCalls += 1;
-      const compile = await ctx.gates.applyEdit(candidate.edit);
-      if (!compile.passed) {
+      let rejected: GateVerdict | null = null;
+      for (const edit of candidate.edits) {
+        gateCalls += 1;
+        const compile = await ctx.gates.applyEdit(edit);
+        if (!compile.passed) {
+          rejected = compile;
+          break;
+        }
+      }
+      if (rejected) {
         compileRejected += 1;
-        await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'compile_failed', diagnostics: compile.diagnostics ?? [], detail: compile.detail } });
-        // The gate rolls a rejected edit back; reset anyway so no partial edit leaks into the next candidate.
+        await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'compile_failed', diagnostics: rejected.diagnostics ?? [], detail: rejected.detail } });
+        // The gate rolls a rejected edit back, not the ones before it: start over clean.
         await ctx.gates.reset();
         continue;
       }

@@ -8,7 +8,7 @@ import { isTestPath } from '../../scaffold/model';
 import type { Site, SiteLanguage } from './sites';
 import { lineStarts, pySites, siteLanguage, tsSites } from './sites';
 import type { Deliberateness } from './stale';
-import { assertionWindows, judgeDeliberate, staleMutations } from './stale';
+import { assertionWindows, combineMutations, diffSides, judgeDeliberate, staleMutations } from './stale';
 import type { Mutation, TemplateName } from './templates';
 import { mutationsForSites } from './templates';
 
@@ -21,7 +21,8 @@ export interface Candidate {
   /** the suspect's symbol, or the test file for a stale expectation */
   symbol: string;
   description: string;
-  edit: Extract<Edit, { kind: 'replace' }>;
+  /** applied in order, each through the compile gate; most candidates have one */
+  edits: Array<Extract<Edit, { kind: 'replace' }>>;
   score: number;
   onEditedLine: boolean;
 }
@@ -100,8 +101,29 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
   const pool: Array<Omit<Candidate, 'rank'>> = [];
   const skipped: string[] = [];
 
-  function add(file: string, source: string, symbol: string, m: Mutation, score: number): void {
+  // With intent on record, an edit that restores a line the change removed
+  // undoes the developer's decision instead of fixing a mistake.
+  const removedLines = new Set(
+    deliberate.level === 'none'
+      ? []
+      : diffSides(change.diff)
+          .removed.split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean),
+  );
+  function restoresRemovedLine(source: string, m: Mutation): boolean {
+    if (removedLines.size === 0) return false;
+    const starts = lineStarts(source);
+    const first = starts[lineAt(starts, m.range.start) - 1];
+    const lastLine = lineAt(starts, Math.max(m.range.start, m.range.end - 1));
+    const end = lastLine < starts.length ? starts[lastLine] - 1 : source.length;
+    const mutated = source.slice(first, m.range.start) + m.replacement + source.slice(m.range.end, end);
+    return mutated.split('\n').some((l) => l.trim() && removedLines.has(l.trim()));
+  }
+
+  function add(file: string, source: string, symbol: string, m: Mutation, score: number, extra: Array<{ file: string; source: string; m: Mutation }> = []): void {
     if (source.slice(m.range.start, m.range.end) === m.replacement) return;
+    if (m.template !== 'stale-expectation' && restoresRemovedLine(source, m)) return;
     const line = lineAt(lineStarts(source), m.range.start);
     const edited = onEdited(change, file, line);
     pool.push({
@@ -110,7 +132,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       line,
       symbol,
       description: m.description,
-      edit: replaceEdit({ file, source, mutation: m }),
+      edits: [replaceEdit({ file, source, mutation: m }), ...extra.map((x) => replaceEdit({ file: x.file, source: x.source, mutation: x.m }))],
       score: score * (edited ? EDITED_LINE_FACTOR : 1),
       onEditedLine: edited,
     });
@@ -119,15 +141,28 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
   // Stale expectations first when the change meant its new behaviour: then a
   // source mutation that "fixes" the test would undo what the developer wanted.
   if (deliberate.level !== 'none') {
-    for (const w of assertionWindows({ root, evidence, change })) {
-      const source = await read(w.file).catch(() => null);
-      if (source === null) continue;
+    const perFile: Array<{ file: string; source: string; mutations: Mutation[] }> = [];
+    for (const w of await assertionWindows({ root, evidence, change, readFile: read })) {
+      const source = await read(w.file);
       const sites = await sitesFor({ root, file: w.file, text: source, lang: w.lang, start: w.start, end: w.end });
-      for (const m of staleMutations({ sites, source, lang: w.lang, evidence })) {
-        // stated-only intent is weaker evidence than the code's own mutations
-        add(w.file, source, w.file, m, deliberate.level === 'strong' ? 100 : 0.05);
-      }
+      const mutations = staleMutations({ sites, source, lang: w.lang, evidence, deliberate });
+      const entry = perFile.find((p) => p.file === w.file);
+      if (entry) entry.mutations.push(...mutations.filter((m) => !entry.mutations.some((e) => e.range.start === m.range.start)));
+      else if (mutations.length) perFile.push({ file: w.file, source, mutations });
     }
+    // stated-only intent is weaker evidence than the code's own mutations
+    const score = deliberate.level === 'strong' ? 100 : 0.05;
+    // Every failing assertion at once (the targets must all pass), then each alone.
+    const combined = perFile
+      .map((p) => ({ file: p.file, source: p.source, m: combineMutations(p.source, p.mutations) }))
+      .filter((x): x is { file: string; source: string; m: Mutation } => x.m !== null);
+    const singles = perFile.flatMap((p) => p.mutations.map((m) => ({ file: p.file, source: p.source, m })));
+    if (combined.length && (combined.length > 1 || singles.length > 1)) {
+      const [head, ...rest] = combined;
+      const description = `update ${singles.length} stale expected values in ${combined.map((c) => c.file).join(', ')}`;
+      add(head.file, head.source, head.file, { ...head.m, description }, score * 1.01, rest);
+    }
+    for (const x of singles) add(x.file, x.source, x.file, x.m, score);
   }
 
   const top = Math.max(...suspects.map((s) => s.score), 1e-9);
@@ -159,7 +194,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     .sort((x, y) => y.c.score - x.c.score || x.i - y.i)
     .map(({ c }) => c)
     .filter((c) => {
-      const key = createHash('sha1').update(`${c.file}\0${c.edit.oldText}\0${c.edit.newText}`).digest('hex');
+      const key = createHash('sha1').update(c.edits.map((e) => `${e.file}\0${e.oldText}\0${e.newText}`).join('\0')).digest('hex');
       if (seen.has(key)) return false;
       seen.add(key);
       return true;

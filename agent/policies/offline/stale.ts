@@ -4,6 +4,8 @@
 // to whatever the code now does would hide every real bug.
 import type { ChangeContext, Evidence } from '../../types';
 import { isTestPath } from '../../scaffold/model';
+import { indexPyFiles } from '../../scaffold/python';
+import { indexTsFile } from '../../scaffold/typescript';
 import { toRelative } from '../../scaffold/rank';
 import type { Site, SiteLanguage } from './sites';
 import { siteLanguage } from './sites';
@@ -14,12 +16,15 @@ export interface Deliberateness {
   /** strong: the diff swapped the old value for the new; stated: the description says so */
   level: 'strong' | 'stated' | 'none';
   why: string;
+  /** for a strong verdict on strings: the text the change took out and what it put in */
+  old?: string;
+  now?: string;
 }
 
 // Phrases a change description uses when it changes behaviour on purpose.
-const STATED = /\b(now (returns?|rounds?|uses?|is|are|gives?|formats?|greets?|shows?|prints?|sorts?|starts?|counts?|includes?|excludes?|treats?|defaults?|reads?|says)|instead of|no longer|by design|intentional(ly)?|deliberate(ly)?|breaking change|behaviou?r change|changes? (the )?(default|format|rule|rate|behaviou?r|wording|greeting|message|rounding|order|limit|threshold|separator|prefix|suffix))\b/i;
+const STATED = /\b((is|are) now|now (returns?|rounds?|uses?|is|are|gives?|formats?|greets?|shows?|prints?|sorts?|starts?|counts?|includes?|excludes?|treats?|defaults?|reads?|says)|instead of|no longer|by design|intentional(ly)?|deliberate(ly)?|breaking change|behaviou?r change|changes? (the )?(default|format|rule|rate|behaviou?r|wording|greeting|message|rounding|order|limit|threshold|separator|prefix|suffix))\b/i;
 
-function diffSides(diff: string): { removed: string; added: string } {
+export function diffSides(diff: string): { removed: string; added: string } {
   const removed: string[] = [];
   const added: string[] = [];
   let file = '';
@@ -41,8 +46,8 @@ export function judgeDeliberate({ change, evidence }: { change: ChangeContext; e
     if (e.kind !== 'string' || a.kind !== 'string') continue;
     const mid = differingWords(e.value, a.value);
     // The change took out the old text and put in the new one: it meant it.
-    if (mid.a.trim().length >= 2 && mid.b.trim().length >= 2 && removed.includes(mid.a) && added.includes(mid.b) && !removed.includes(mid.b)) {
-      return { level: 'strong', why: `the change replaced "${mid.a}" with "${mid.b}" and the test still expects "${mid.a}"` };
+    if (mid.a.trim() && mid.b.trim() && removed.includes(mid.a) && added.includes(mid.b) && !removed.includes(mid.b)) {
+      return { level: 'strong', why: `the change replaced "${mid.a}" with "${mid.b}" and the test still expects "${mid.a}"`, old: mid.a, now: mid.b };
     }
   }
   const stated = STATED.exec(`${change.title}\n${change.description}`);
@@ -53,13 +58,20 @@ export function judgeDeliberate({ change, evidence }: { change: ChangeContext; e
 export interface StaleSite {
   file: string;
   lang: SiteLanguage;
-  /** lines of the assertion (frame line and a few after: assertions wrap) */
+  /** from the failing assertion's line to the end of its test (later assertions go stale too) */
   start: number;
   end: number;
 }
 
+/** The test case around a line, by the scaffold's spans; a few lines when none is found. */
+async function testSpanEnd({ root, file, text, line }: { root: string; file: string; text: string; line: number }): Promise<number> {
+  const spans = siteLanguage(file) === 'ts' ? indexTsFile(file, text).spans : ((await indexPyFiles({ root, files: [file] })).indexes[0]?.spans ?? []);
+  const around = spans.filter((s) => s.startLine <= line && line <= s.endLine && s.kind !== 'class').sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+  return around ? around.endLine : line + 3;
+}
+
 /** Where the failing assertions are: test-file frames, lines not edited by the change. */
-export function assertionWindows({ root, evidence, change }: { root: string; evidence: Evidence; change: ChangeContext }): StaleSite[] {
+export async function assertionWindows({ root, evidence, change, readFile }: { root: string; evidence: Evidence; change: ChangeContext; readFile: (rel: string) => Promise<string> }): Promise<StaleSite[]> {
   const testFiles = new Set(evidence.failingTests.map((t) => (t.file ? toRelative(root, t.file) : null)).filter((f): f is string => !!f));
   const out: StaleSite[] = [];
   const seen = new Set<string>();
@@ -71,10 +83,13 @@ export function assertionWindows({ root, evidence, change }: { root: string; evi
     const key = `${file}:${fr.line}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    // A developer who edited this assertion in this very change wrote the expectation on purpose.
-    const edited = change.editedSpans.some((s) => s.file === file && s.startLine <= fr.line + 3 && fr.line <= s.endLine);
+    const text = await readFile(file).catch(() => null);
+    if (text === null) continue;
+    const end = await testSpanEnd({ root, file, text, line: fr.line });
+    // A developer who edited this test in this very change wrote the expectation on purpose.
+    const edited = change.editedSpans.some((s) => s.file === file && s.startLine <= end && fr.line <= s.endLine);
     if (edited) continue;
-    out.push({ file, lang, start: fr.line, end: fr.line + 3 });
+    out.push({ file, lang, start: fr.line, end: Math.max(end, fr.line) });
   }
   return out;
 }
@@ -98,15 +113,17 @@ function literalValue(site: Site, source: string): { kind: 'string' | 'number'; 
  * expected)` and `assert expected == actual`): whichever one the test spells
  * out literally is the stale one, and it becomes the other.
  */
-export function staleMutations({ sites, source, lang, evidence }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: Evidence }): Mutation[] {
+export function staleMutations({ sites, source, lang, evidence, deliberate }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: Evidence; deliberate: Deliberateness }): Mutation[] {
   const out: Mutation[] = [];
+  const taken = new Set<number>();
   for (const ea of evidence.expectedActual) {
     const e = evidenceValue(ea.expected);
     const a = evidenceValue(ea.actual);
     if (e.kind === 'other' || a.kind === 'other' || e.value === a.value) continue;
     for (const site of sites) {
+      if (site.kind !== 'number' && site.kind !== 'string') continue;
       const lit = literalValue(site, source);
-      if (!lit || site.kind === 'call-args') continue;
+      if (!lit || taken.has(site.range.start)) continue;
       for (const [stale, now] of [[e, a], [a, e]] as const) {
         if (lit.kind !== stale.kind) continue;
         const matches =
@@ -115,8 +132,9 @@ export function staleMutations({ sites, source, lang, evidence }: { sites: Site[
             : lit.value === stale.value;
         if (!matches) continue;
         const rendered = renderLiteral(now, lang, site.kind === 'string' ? site.text : undefined);
-        if (!rendered || !('range' in site)) continue;
+        if (!rendered) continue;
         const range = lit.kind === 'number' && lit.negative ? { start: site.range.start - 1, end: site.range.end } : site.range;
+        taken.add(site.range.start);
         out.push({
           template: 'stale-expectation',
           range,
@@ -128,5 +146,38 @@ export function staleMutations({ sites, source, lang, evidence }: { sites: Site[
       }
     }
   }
+  // The change renamed a piece of text on purpose: the test's other literals
+  // that spell the old text (later assertions of the same test) follow it.
+  if (deliberate.level === 'strong' && deliberate.old && deliberate.now !== undefined) {
+    for (const site of sites) {
+      if (site.kind !== 'string' || taken.has(site.range.start)) continue;
+      if (site.text.split(deliberate.old).length !== 2 || site.text.includes(deliberate.now)) continue;
+      const replacement = site.text.replace(deliberate.old, () => deliberate.now as string);
+      taken.add(site.range.start);
+      out.push({ template: 'stale-expectation', range: site.range, replacement, prior: 1, description: `follow the change's "${deliberate.old}" → "${deliberate.now}" in ${site.text}` });
+    }
+  }
   return out;
+}
+
+/** Several non-overlapping mutations of one file as one: applied together or not at all. */
+export function combineMutations(source: string, mutations: Mutation[]): Mutation | null {
+  if (mutations.length === 0) return null;
+  const sorted = [...mutations].sort((x, y) => x.range.start - y.range.start);
+  for (let i = 1; i < sorted.length; i += 1) if (sorted[i].range.start < sorted[i - 1].range.end) return null;
+  const start = sorted[0].range.start;
+  const end = sorted[sorted.length - 1].range.end;
+  let replacement = '';
+  let at = start;
+  for (const m of sorted) {
+    replacement += source.slice(at, m.range.start) + m.replacement;
+    at = m.range.end;
+  }
+  return {
+    template: 'stale-expectation',
+    range: { start, end },
+    replacement,
+    prior: 1,
+    description: sorted.length === 1 ? sorted[0].description : `update ${sorted.length} stale expected values`,
+  };
 }

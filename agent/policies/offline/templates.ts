@@ -105,15 +105,19 @@ export function differingMiddle(a: string, b: string): { a: string; b: string } 
   return { a: a.slice(p, a.length - s), b: b.slice(p, b.length - s) };
 }
 
-/** Like differingMiddle, widened to whole words: "Hello, Bob" vs "Hi, Bob" → "Hello" / "Hi". */
+/**
+ * Like differingMiddle, widened to whole words when the difference starts or
+ * ends inside one: "Hello, Bob" vs "Hi, Bob" → "Hello" / "Hi", while
+ * "ann, bo" vs "ann & bo" stays "," / " &".
+ */
 export function differingWords(a: string, b: string): { a: string; b: string } {
   let p = 0;
   while (p < a.length && p < b.length && a[p] === b[p]) p += 1;
   let s = 0;
   while (s < a.length - p && s < b.length - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s += 1;
-  const word = /[\p{L}\p{N}_]/u;
-  while (p > 0 && word.test(a[p - 1])) p -= 1;
-  while (s > 0 && word.test(a[a.length - s])) s -= 1;
+  const word = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
+  while (p > 0 && word(a[p - 1]) && (word(a[p]) || word(b[p]))) p -= 1;
+  while (s > 0 && word(a[a.length - s]) && (word(a[a.length - s - 1]) || word(b[b.length - s - 1]))) s -= 1;
   return { a: a.slice(p, a.length - s), b: b.slice(p, b.length - s) };
 }
 

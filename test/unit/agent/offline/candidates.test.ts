@@ -92,7 +92,7 @@ describe('generateCandidates', () => {
     assert.ok(candidates.length > 10);
     assert.equal(candidates[0].line, 4, 'the edited line comes first');
     assert.equal(candidates[0].template, 'relational-operator');
-    const results = candidates.map((c) => apply(src, c.edit));
+    const results = candidates.map((c) => apply(src, c.edits[0]));
     assert.ok(results.includes(src.replace('x < hi', 'x <= hi')), 'boundary swap');
     assert.ok(results.includes(src.replace('x >= lo && x < hi', 'x >= lo || x < hi')), 'logical swap');
     assert.ok(results.includes(src.replace('span < 0', 'span < 1')), 'boundary literal');
@@ -114,7 +114,7 @@ describe('generateCandidates', () => {
       change: change(),
     });
     assert.equal(candidates[0].template, 'evidence-literal');
-    assert.equal(apply(src, candidates[0].edit), 'export function greet(name: string): string {\n  return `Hello, ${name}.`;\n}\n');
+    assert.equal(apply(src, candidates[0].edits[0]), 'export function greet(name: string): string {\n  return `Hello, ${name}.`;\n}\n');
   });
 
   test('swapped call arguments', async () => {
@@ -128,7 +128,7 @@ describe('generateCandidates', () => {
       change: change(),
       max: 100,
     });
-    const results = candidates.filter((c) => c.template === 'swap-arguments').map((c) => apply(src, c.edit));
+    const results = candidates.filter((c) => c.template === 'swap-arguments').map((c) => apply(src, c.edits[0]));
     assert.ok(results.includes(src.replace('clamp(x, 100, 0)', 'clamp(x, 0, 100)')));
     assert.ok(results.includes(src.replace('clamp(x, 100, 0)', 'clamp(100, x, 0)')));
   });
@@ -144,7 +144,7 @@ describe('generateCandidates', () => {
       change: change({ language: 'python' }),
       max: 200,
     });
-    const results = candidates.map((c) => apply(src, c.edit));
+    const results = candidates.map((c) => apply(src, c.edits[0]));
     assert.ok(results.includes(src.replace('not member and', 'not member or')));
     assert.ok(results.includes(src.replace('if not member', 'if member')));
     assert.ok(results.includes(src.replace('age >= 18', 'age > 18')));
@@ -199,7 +199,7 @@ describe('stale expectations', () => {
     assert.equal(deliberate.level, 'strong');
     assert.equal(candidates[0].template, 'stale-expectation');
     assert.equal(candidates[0].file, 'test/greet.test.ts');
-    assert.equal(apply(TEST, candidates[0].edit), TEST.replace("'Hello, Bob'", "'Hi, Bob'"));
+    assert.equal(apply(TEST, candidates[0].edits[0]), TEST.replace("'Hello, Bob'", "'Hi, Bob'"));
   });
 
   test('no sign of intent: the test is left alone', async () => {
@@ -233,7 +233,7 @@ describe('stale expectations', () => {
     assert.equal(deliberate.level, 'stated');
     const last = candidates[candidates.length - 1];
     assert.equal(last.template, 'stale-expectation');
-    assert.equal(apply(testSrc, last.edit), testSrc.replace('assert 20 ==', 'assert 25.0 =='));
+    assert.equal(apply(testSrc, last.edits[0]), testSrc.replace('assert 20 ==', 'assert 25.0 =='));
   });
 
   test('an assertion the change itself edited is never rewritten', async () => {
@@ -246,6 +246,70 @@ describe('stale expectations', () => {
       change: change({ diff: DIFF, editedSpans: [{ file: 'src/greet.ts', startLine: 2, endLine: 2 }, { file: 'test/greet.test.ts', startLine: 6, endLine: 6 }] }),
     });
     assert.ok(candidates.every((c) => c.template !== 'stale-expectation'));
+  });
+});
+
+describe('stale expectations across assertions', () => {
+  test('later assertions that spell the old text follow the rename, in one candidate', async () => {
+    const src = "export function greeting(name: string, hour: number): string {\n  const part = hour < 12 ? 'morning' : hour < 18 ? 'afternoon' : 'evening';\n  return 'Have a good ' + part + ', ' + name + '!';\n}\n";
+    const testSrc = [
+      "import { test } from 'node:test';",
+      "import assert from 'node:assert/strict';",
+      "import { greeting } from '../src/greet.ts';",
+      '',
+      "test('greeting depends on the hour', () => {",
+      "  assert.equal(greeting('Ann', 9), 'Good morning, Ann!');",
+      "  assert.equal(greeting('Ann', 12), 'Good afternoon, Ann!');",
+      "  assert.equal(greeting('Ann', 18), 'Good evening, Ann!');",
+      '});',
+      '',
+      "test('unrelated', () => {",
+      "  assert.equal('Good', 'Good');",
+      '});',
+      '',
+    ].join('\n');
+    const diff = ['--- a/src/greet.ts', '+++ b/src/greet.ts', '@@ -3 +3 @@', "-  return 'Good ' + part + ', ' + name + '!';", "+  return 'Have a good ' + part + ', ' + name + '!';"].join('\n');
+    const root = await project({ 'src/greet.ts': src, 'test/greet.test.ts': testSrc });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/greet.ts', 'greeting', 1, 4)],
+      evidence: evidence({
+        failingTests: [{ id: 'test::greeting depends on the hour', name: 'greeting depends on the hour', message: 'Expected values to be strictly equal' }],
+        expectedActual: [{ testId: 'test::greeting depends on the hour', expected: "'Good morning, Ann!'", actual: "'Have a good morning, Ann!'" }],
+        frames: [{ file: 'test/greet.test.ts', line: 6 }],
+      }),
+      change: change({ title: 'Warmer greeting', diff, editedSpans: [{ file: 'src/greet.ts', startLine: 3, endLine: 3 }] }),
+    });
+    assert.equal(candidates[0].template, 'stale-expectation');
+    assert.equal(candidates[0].edits.length, 1);
+    const updated = apply(testSrc, candidates[0].edits[0]);
+    assert.equal(updated, testSrc.replaceAll("'Good morning", "'Have a good morning").replaceAll("'Good afternoon", "'Have a good afternoon").replaceAll("'Good evening", "'Have a good evening"));
+    assert.ok(updated.includes("assert.equal('Good', 'Good')"), 'another test is left alone');
+  });
+
+  test('with intent on record, no candidate restores a line the change removed', async () => {
+    const src = 'def describe(name, score):\n    return name + ": " + str(score) + "%)"\n';
+    const removed = '    return name + ": " + str(score) + ")"';
+    const diff = ['--- a/grades/letters.py', '+++ b/grades/letters.py', '@@ -2 +2 @@', `-${removed}`, '+    return name + ": " + str(score) + "%)"'].join('\n');
+    const root = await project({ 'grades/letters.py': src, 'tests/test_letters.py': 'from grades.letters import describe\n\n\ndef test_describe():\n    assert describe("Ann", 85) == "Ann: 85)"\n' });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('grades/letters.py', 'describe', 1, 2)],
+      evidence: evidence({
+        failingTests: [{ id: 'tests.test_letters::test_describe', name: 'test_describe', message: 'assert' }],
+        expectedActual: [{ testId: 'tests.test_letters::test_describe', expected: "'Ann: 85)'", actual: "'Ann: 85%)'" }],
+        frames: [{ file: 'tests/test_letters.py', line: 5, fn: 'test_describe' }],
+      }),
+      change: change({ title: 'Percent scores', description: 'describe now shows the score as a percentage.', diff, language: 'python', editedSpans: [{ file: 'grades/letters.py', startLine: 2, endLine: 2 }] }),
+      max: 500,
+    });
+    const sourceResults = candidates.filter((c) => c.file === 'grades/letters.py').map((c) => apply(src, c.edits[0]));
+    assert.ok(sourceResults.length > 0);
+    assert.ok(!sourceResults.some((r) => r.includes(removed)), 'the evidence-literal revert is not offered');
+    const stale = candidates.find((c) => c.template === 'stale-expectation');
+    assert.ok(stale, 'the stale expectation is offered');
   });
 });
 
