@@ -25,6 +25,9 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  // everything except Next's own assets and public files
-  matcher: ['/((?!_next/static|_next/image|favicon.ico|monaco/|.*\\.(?:svg|png|ico|css|js|map|woff2?)$).*)'],
+  // everything except Next's own assets, public files and the CI API. /api/v1/
+  // is token-authenticated by its handlers; running the proxy on it would make
+  // Next buffer a copy of every upload and cut bodies at its 10 MB proxy limit
+  // (experimental.proxyClientMaxBodySize) before the route can answer 413.
+  matcher: ['/((?!_next/static|_next/image|favicon.ico|monaco/|api/v1/|.*\\.(?:svg|png|ico|css|js|map|woff2?)$).*)'],
 };
