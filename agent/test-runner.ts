@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseJunitXml } from '../lib/junit/parse';
 import type { RepositorySettings } from '../lib/repositories/settings';
 import { buildSandboxEnv, runCommand, shellQuote } from './exec';
+import { globToRegExp } from './glob';
 import type { CommandResult, TestResult, TestRun } from './types';
 import type { Workspace } from './workspace';
 
@@ -66,20 +67,6 @@ export function matchesTarget(result: TestResult, target: string): boolean {
     return (result.classname === key || result.file === key) && (result.name === name || leafName(result.name) === name);
   }
   return result.name === target || leafName(result.name) === target || result.name.endsWith(` > ${target}`);
-}
-
-function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*' && glob[i + 1] === '*') {
-      re += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
-      i += glob[i + 2] === '/' ? 2 : 1;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += escapeRegExp(c);
-  }
-  return new RegExp(`^${re}$`);
 }
 
 /** Workspace-relative files matching the report setting (a path or a glob). */
