@@ -15,7 +15,7 @@ export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
     ...extra,
-  };
+  } as unknown as NodeJS.ProcessEnv;
 }
 
 export async function git(

@@ -26,14 +26,14 @@ export interface SuiteRun {
 const DROPPED_ENV = new Set<string>([...SECRET_ENV_NAMES, 'NODE_TEST_CONTEXT', 'NODE_OPTIONS', 'NODE_CHANNEL_FD']);
 
 function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+  const env: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!DROPPED_ENV.has(key)) env[key] = value;
   }
   env.PYTHONDONTWRITEBYTECODE = '1';
   env.FORCE_COLOR = '0';
   env.NO_COLOR = '1';
-  return env;
+  return env as NodeJS.ProcessEnv;
 }
 
 function runCommand({

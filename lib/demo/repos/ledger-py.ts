@@ -7,14 +7,15 @@ import { flowfixJson, type DemoRepoSettings } from './settings';
 
 const PYTEST = 'python3 -m pytest -q --junitxml=reports/junit.xml';
 
+// {files} narrows pytest to the failing tests' modules (the xunit1 report
+// names each test's file); with no targets it is empty and the whole suite runs.
 export const ledgerSettings: DemoRepoSettings = {
-  installCommand: null,
-  buildCommand: 'python3 -m compileall -q ledger',
-  testCommand: PYTEST,
-  targetTestCommand: `${PYTEST} {tests}`,
-  regressionCommand: PYTEST,
-  junitPath: 'reports/junit.xml',
-  timeoutSeconds: 120,
+  language: 'python',
+  build: 'python3 -m compileall -q ledger',
+  test: `${PYTEST} {files}`,
+  regression: PYTEST,
+  junitReport: 'reports/junit.xml',
+  timeLimits: { testSeconds: 120, regressionSeconds: 300 },
 };
 
 const id = (module: string, name: string) => `tests.${module}::${name}`;
@@ -342,7 +343,8 @@ export const ledgerPy: DemoRepoSpec = {
     message: 'ledger-py 0.9.0: accounts, fees, interest and statements',
     files: mainFiles,
   },
-  junitPath: ledgerSettings.junitPath,
+  junitPath: 'reports/junit.xml',
+  settings: ledgerSettings,
   testCommand: ['python3', ...PYTEST.split(' ').slice(1)],
   changes: [offByOne, wrongOperator, staleExpectation],
 };

@@ -1,19 +1,15 @@
-// The settings the demo writes into each repository's .flowfix.json and into
-// Repository.settings. Field names follow lib/repositories/settings.ts
-// (RepositorySettingsSchema); the seed validates against that schema.
+import type { z } from 'zod';
+import { FlowfixFileSchema } from '../../repositories/settings';
 
-export interface DemoRepoSettings {
-  installCommand: string | null;
-  buildCommand: string | null;
-  /** runs the whole suite and writes the JUnit report */
-  testCommand: string;
-  /** runs only the named tests; {tests} is replaced by the runner */
-  targetTestCommand: string;
-  regressionCommand: string;
-  junitPath: string;
-  timeoutSeconds: number;
-}
+// What the demo writes into each repository's .flowfix.json and into
+// Repository.settings: the raw, partial object (lib/repositories/settings.ts
+// merges raw values before applying defaults, so storing parsed defaults in
+// the admin column would hide the file's values).
+
+export type DemoRepoSettings = NonNullable<z.input<typeof FlowfixFileSchema>['settings']>;
 
 export function flowfixJson(settings: DemoRepoSettings): string {
-  return JSON.stringify(settings, null, 2) + '\n';
+  // validate at build time: a demo repository with an unreadable file would
+  // silently fall back to defaults
+  return JSON.stringify(FlowfixFileSchema.parse({ settings }), null, 2) + '\n';
 }

@@ -1,4 +1,5 @@
 import type { AuthorKind } from '../../generated/prisma/enums';
+import type { DemoRepoSettings } from './settings';
 
 // The demo's fixture repositories are data: a main tree and, per demo change,
 // the files that change makes. lib/demo/build-repos.ts turns them into real
@@ -43,6 +44,8 @@ export interface DemoRepoSpec {
   main: { author: DemoPerson; date: string; message: string; files: FileTree };
   /** where the test command writes its JUnit report, relative to the repository */
   junitPath: string;
+  /** .flowfix.json's settings, also stored as the Repository's settings */
+  settings: DemoRepoSettings;
   /** the command that runs the whole suite (CI and the demo reporter use it) */
   testCommand: string[];
   changes: DemoChangeSpec[];

@@ -51,7 +51,8 @@ describe('demo repositories', () => {
       assert.equal(await git(repo.dir, ['rev-parse', 'main']), repo.mainSha);
       assert.equal(await git(repo.dir, ['status', '--porcelain']), '', `${repo.spec.name} has a clean tree`);
       const settings = JSON.parse(await fs.readFile(path.join(repo.dir, '.flowfix.json'), 'utf8'));
-      assert.equal(settings.junitPath, repo.spec.junitPath);
+      assert.equal(settings.settings.junitReport, repo.spec.junitPath);
+      assert.deepEqual(settings.settings, repo.spec.settings);
     }
   });
 
@@ -86,14 +87,14 @@ describe('demo repositories', () => {
     assert.equal(await git(ledger.dir, ['rev-parse', ledger.changes[0].spec.branch]), ledger.changes[0].headSha);
   });
 
-  test('the bot change is authored by dependabot[bot] and the oversized change touches more than 20 files', async () => {
+  test('the bot change is authored by dependabot[bot] and the oversized change touches more than 50 files', async () => {
     const checkout = repos.find((r) => r.spec.name === 'checkout-ts')!;
     const bot = checkout.changes.find((c) => c.spec.kind === 'bot')!;
     assert.equal(await git(checkout.dir, ['log', '-1', '--format=%an', bot.headSha]), 'dependabot[bot]');
     assert.equal(bot.spec.authorKind, 'BOT');
     const oversized = checkout.changes.find((c) => c.spec.kind === 'oversized')!;
     const files = (await git(checkout.dir, ['diff', '--name-only', oversized.baseSha, oversized.headSha])).split('\n');
-    assert.ok(files.length > 20, `oversized change touches ${files.length} files`);
+    assert.ok(files.length > 50, `oversized change touches ${files.length} files`);
   });
 
   test('every test passes on main', async () => {
