@@ -8,6 +8,7 @@ export type Phase = 'setup' | 'red' | 'localise' | 'patch' | 'verify' | 'summary
 export type ExitReason =
   | 'fixed'
   | 'not_reproduced' // target tests passed on the head revision (flaky)
+  | 'not_caused_by_change' // target tests fail on the base revision too (when that filter is on)
   | 'setup_failed' // install/build failed before any edit
   | 'no_candidate' // the policy ran out of ideas / candidates
   | 'tool_call_limit'
