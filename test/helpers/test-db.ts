@@ -1,0 +1,164 @@
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { z } from 'zod';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../../lib/generated/prisma/client';
+import { openDb, setDbHandle, type DbHandle } from '../../lib/db';
+import { applyMigrations } from '../../lib/migrate';
+
+// A fresh, migrated database per call, installed as the process handle so
+// code under test that calls getDb() uses it. FLOWFIX_TEST_DB picks the
+// backend: pglite (default, in memory) or postgres (a new database on the
+// local server, dropped by drop()). These are test-only variables, so they are
+// read here rather than in lib/env.ts.
+
+export type TestDbKind = 'pglite' | 'postgres';
+export type TestDb = DbHandle & { drop(): Promise<void> };
+
+const TestEnvSchema = z.object({
+  FLOWFIX_TEST_DB: z.enum(['pglite', 'postgres']).default('pglite'),
+  // the server (and its maintenance database) where test databases are created
+  FLOWFIX_TEST_PG_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgresql://postgres@127.0.0.1:5432/postgres'),
+});
+
+function testEnv(): z.infer<typeof TestEnvSchema> {
+  const parsed = TestEnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    throw new Error(`Invalid test environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+/** The server URL tests create their databases on. */
+export function testServerUrl(): string {
+  return testEnv().FLOWFIX_TEST_PG_URL;
+}
+
+function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function onServer<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates an empty database flowfix_test_<random> and returns its URL and a dropper. */
+export async function createEmptyPostgresDatabase(): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const serverUrl = testServerUrl();
+  const name = `flowfix_test_${crypto.randomBytes(6).toString('hex')}`;
+  await onServer(serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
+  return {
+    url: withDatabase(serverUrl, name),
+    name,
+    // FORCE: a test that forgot to close its pool must not leak the database
+    drop: () => onServer(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+// The test database this helper last installed as the process handle.
+let installed: DbHandle | undefined;
+
+function install(testDb: DbHandle): void {
+  installed = testDb;
+  setDbHandle(testDb);
+}
+
+function uninstall(testDb: DbHandle): void {
+  // only if no later test database replaced it as the process handle
+  if (installed !== testDb) return;
+  installed = undefined;
+  setDbHandle(undefined);
+}
+
+// Starting PGlite costs ~1.5 s and migrating it more; loading a data dir
+// dumped from an already migrated instance takes ~0.7 s. So the first
+// database of a process is migrated for real and dumped, and later ones start
+// from that dump (it includes the _prisma_migrations rows).
+let migratedDump: Promise<File | Blob> | undefined;
+
+async function openMigratedPglite(): Promise<DbHandle> {
+  if (migratedDump) {
+    const loadDataDir = await migratedDump;
+    const pglite = new PGlite({ loadDataDir });
+    const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    return {
+      db,
+      target: { kind: 'pglite', location: 'memory' },
+      pglite,
+      close: async () => {
+        await db.$disconnect();
+        await pglite.close();
+      },
+    };
+  }
+  const handle = openDb({ kind: 'pglite', location: 'memory' });
+  try {
+    await applyMigrations({ handle });
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  migratedDump = (handle.pglite as PGlite).dumpDataDir('none');
+  await migratedDump;
+  return handle;
+}
+
+async function createPgliteTestDb(): Promise<TestDb> {
+  const handle = await openMigratedPglite();
+  let dropped = false;
+  const testDb: TestDb = {
+    ...handle,
+    drop: async () => {
+      if (dropped) return;
+      dropped = true;
+      uninstall(testDb);
+      await handle.close();
+    },
+  };
+  return testDb;
+}
+
+async function createPostgresTestDb(): Promise<TestDb> {
+  const database = await createEmptyPostgresDatabase();
+  const handle = openDb({ kind: 'postgres', location: database.url });
+  try {
+    await applyMigrations({ handle });
+  } catch (error) {
+    await handle.close();
+    await database.drop();
+    throw error;
+  }
+  let dropped = false;
+  const testDb: TestDb = {
+    ...handle,
+    drop: async () => {
+      if (dropped) return;
+      dropped = true;
+      uninstall(testDb);
+      await handle.close();
+      await database.drop();
+    },
+  };
+  return testDb;
+}
+
+/**
+ * A fresh database with every committed migration applied, also installed as
+ * the process handle (setDbHandle). Call drop() when done (e.g. in after()).
+ * `kind` overrides FLOWFIX_TEST_DB.
+ */
+export async function createTestDb({ kind }: { kind?: TestDbKind } = {}): Promise<TestDb> {
+  const chosen = kind ?? testEnv().FLOWFIX_TEST_DB;
+  const testDb = chosen === 'postgres' ? await createPostgresTestDb() : await createPgliteTestDb();
+  install(testDb);
+  return testDb;
+}
