@@ -5,8 +5,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NextRequest } from 'next/server';
 import { encode } from 'next-auth/jwt';
+import { SESSION_COOKIE, sessionCookie } from './http-helpers';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
-import { getAuthSecret, useSecureCookies } from '../../../lib/auth/secret';
 import { ALL_ROLES, type RoleName } from '../../../lib/auth/session';
 import type { Access } from '../../../lib/http/route';
 import { issueCiToken, revokeCiToken } from '../../../lib/tokens/service';
@@ -86,7 +86,6 @@ for (const file of routeFiles) {
   routes.push({ file, ...describeRoute(file), handlers });
 }
 
-const SESSION_COOKIE = useSecureCookies() ? '__Secure-next-auth.session-token' : 'next-auth.session-token';
 const CALL_TIMEOUT_MS = 20_000;
 
 async function call({
@@ -117,11 +116,6 @@ async function call({
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function sessionCookie(user: { id: string; email: string; name: string }): Promise<string> {
-  const jwt = await encode({ token: { sub: user.id, email: user.email, name: user.name }, secret: getAuthSecret() });
-  return `${SESSION_COOKIE}=${jwt}`;
 }
 
 interface Caller {
