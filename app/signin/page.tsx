@@ -5,7 +5,8 @@ import { isOidcEnabled } from '@/lib/auth/options';
 import { getEnv } from '@/lib/env';
 import { DEMO_USERS } from '@/lib/demo/users';
 import { safeCallbackUrl } from '@/components/signin/callback-url';
-import { SignInForm, signInErrorMessage, type DemoAccount } from '@/components/signin/signin-form';
+import { SignInForm, type DemoAccount } from '@/components/signin/signin-form';
+import { signInErrorMessage } from '@/components/signin/messages';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Sign in · flowfix' };

@@ -2,28 +2,13 @@
 
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
+import { signInErrorMessage } from './messages';
 
 export interface DemoAccount {
   email: string;
   name: string;
   password: string;
   roles: string[];
-}
-
-// next-auth reports OAuth problems as ?error=<code> on the sign-in page
-const OAUTH_ERRORS: Record<string, string> = {
-  AccessDenied: 'Your account is disabled or not allowed to sign in here.',
-  OAuthSignin: 'Could not start single sign-on. Try again.',
-  OAuthCallback: 'Single sign-on did not complete. Try again.',
-  OAuthAccountNotLinked: 'That email is already used by another sign-in method.',
-  Callback: 'Single sign-on did not complete. Try again.',
-  SessionRequired: 'Sign in to continue.',
-};
-
-export function signInErrorMessage(code: string | null | undefined): string | null {
-  if (!code) return null;
-  if (code === 'CredentialsSignin') return 'The email or password is not right, or the account is disabled.';
-  return OAUTH_ERRORS[code] ?? 'Sign-in failed. Try again.';
 }
 
 export function SignInForm({
