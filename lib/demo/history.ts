@@ -15,12 +15,12 @@ import { createRng, type Rng } from './prng';
 
 export const HISTORY_TITLE_PREFIX = '[history] ';
 
-/** statusReason of SKIPPED history changes: the pre-execution filter that skipped them */
+/** statusReason of SKIPPED history changes: the pre-execution filter that skipped them (the names agent/filters/pre.ts uses) */
 export const SKIP_REASONS = [
   'not_caused_by_change',
   'known_flaky',
   'bot_author',
-  'too_many_files',
+  'too_many_files_changed',
   'too_many_failing_tests',
   'stale_revision',
 ] as const;
@@ -343,7 +343,7 @@ class HistoryBuilder {
           ['not_caused_by_change', 35],
           ['known_flaky', 20],
           ['bot_author', 15],
-          ['too_many_files', 12],
+          ['too_many_files_changed', 12],
           ['too_many_failing_tests', 10],
           ['stale_revision', 8],
         ] as const)
@@ -362,7 +362,7 @@ class HistoryBuilder {
       const prefix = repo.kind === 'node' ? 'test::import smoke > case' : 'tests.test_import_smoke::test_case_';
       tests = Array.from({ length: rng.int(24, 40) }, (_, i) => `${prefix}${repo.kind === 'node' ? ' ' : ''}${i + 1}`);
     }
-    const filesChanged = skip === 'too_many_files' ? rng.int(55, 140) : rng.int(1, 9);
+    const filesChanged = skip === 'too_many_files_changed' ? rng.int(55, 140) : rng.int(1, 9);
 
     const changeId = rng.cuid();
     const revisionId = rng.cuid();
