@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateHistory, HISTORY_TITLE_PREFIX, SKIP_REASONS } from '@/lib/demo/history';
+
+const input = {
+  now: new Date('2026-11-30T12:00:00Z'),
+  repositories: [
+    { id: 'repo-ts', name: 'checkout-ts', kind: 'node' as const },
+    { id: 'repo-py', name: 'ledger-py', kind: 'python' as const },
+  ],
+  people: { reviewers: ['r1', 'r2'], graders: ['g1', 'g2', 'g3'], settler: 'g3' },
+};
+
+test('the same seed gives the same history; another seed a different one', () => {
+  assert.deepEqual(generateHistory(input), generateHistory(input));
+  assert.notDeepEqual(generateHistory({ ...input, seed: 7 }).changes, generateHistory(input).changes);
+});
+
+test('history is labelled, lies in the past and references only rows it creates', () => {
+  const rows = generateHistory(input);
+  const changeIds = new Set(rows.changes.map((c) => c.id));
+  const fixIds = new Set(rows.fixes.map((f) => f.id));
+  const runIds = new Set(rows.runs.map((r) => r.id));
+  assert.ok(rows.changes.every((c) => c.origin === 'DEMO_HISTORY' && c.title.startsWith(HISTORY_TITLE_PREFIX)));
+  assert.ok(rows.changes.every((c) => (c.lastFailureAt as Date) < input.now));
+  assert.ok(rows.changes.filter((c) => c.status === 'SKIPPED').every((c) => (SKIP_REASONS as readonly string[]).includes(c.statusReason!)));
+  assert.ok(rows.changes.filter((c) => c.statusReason === 'bot_author').every((c) => c.authorKind === 'BOT'));
+  assert.ok(rows.changes.filter((c) => c.statusReason === 'too_many_files_changed').every((c) => (c.filesChanged ?? 0) > 50));
+  assert.ok(rows.failures.every((f) => changeIds.has(f.changeId)));
+  assert.ok(rows.runs.every((r) => changeIds.has(r.changeId)));
+  assert.ok(rows.fixes.every((f) => runIds.has(f.runId)));
+  assert.ok([...rows.decisions, ...rows.grades, ...rows.consensus].every((d) => fixIds.has(d.fixId)));
+  assert.ok(rows.grades.every((g) => input.people.graders.includes(g.graderId)));
+  for (const change of rows.changes) {
+    const failures = rows.failures.filter((f) => f.changeId === change.id).length;
+    assert.equal(change.failingTestCount, failures);
+  }
+});
+
+test('failure-to-fix latency is near FlowAgent (p50 about 10 minutes)', () => {
+  const rows = generateHistory({ ...input, days: 120 });
+  const byChange = new Map(rows.changes.map((c) => [c.id, c]));
+  const minutes = rows.runs
+    .filter((r) => r.status === 'FIXED')
+    .map((r) => ((r.finishedAt as Date).getTime() - (byChange.get(r.changeId)!.lastFailureAt as Date).getTime()) / 60_000)
+    .sort((a, b) => a - b);
+  const p50 = minutes[Math.floor(minutes.length / 2)];
+  assert.ok(p50 > 7 && p50 < 14, `p50 ${p50}`);
+});
