@@ -182,6 +182,9 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(env.FLOWFIX_DATA_DIR);
   if (options.reset) resetDataDir(dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
+  // written once everything is in place; e2e/global-setup.ts waits for it
+  const readyMarker = path.join(dataDir, 'demo-ready.json');
+  fs.rmSync(readyMarker, { force: true });
 
   const authSecret =
     env.NEXTAUTH_SECRET ??
@@ -243,6 +246,7 @@ async function main(): Promise<void> {
     const outcomes = await reportDemoFailures({ repos, baseUrl, token, onProgress: (o) => out(describeOutcome(o)) });
     const refused = outcomes.filter((o) => o.status !== undefined && o.status >= 300);
     if (refused.length > 0) process.stderr.write(`demo: ${refused.length} report(s) were refused (see above)\n`);
+    fs.writeFileSync(readyMarker, JSON.stringify({ baseUrl, reported: outcomes.length, refused: refused.length }));
   } catch (error) {
     // the dashboard is still worth serving without the fresh reports
     process.stderr.write(`demo: reporting failed: ${error instanceof Error ? error.message : String(error)}\n`);
