@@ -1,6 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client';
@@ -39,6 +40,19 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
+/**
+ * PostgreSQL extensions the migrations use (pg_trgm: the triage list's
+ * substring search indexes). A server ships them; PGlite must load them into
+ * every instance that runs the migrations, shadow databases included.
+ */
+export const PGLITE_EXTENSIONS = { pg_trgm } as const;
+
+/** A PGlite instance with flowfix's extensions; `dataDir` undefined = in memory. */
+export function createPGlite(dataDir?: string, options: Omit<PGliteOptions, 'extensions'> = {}): PGlite {
+  // the options-object form: PGlite ignores a second argument when the first is undefined
+  return new PGlite({ ...options, dataDir, extensions: PGLITE_EXTENSIONS });
+}
+
 export function openDb(target: DbTarget): DbHandle {
   if (target.kind === 'postgres') {
     const adapter = new PrismaPg({ connectionString: target.location, max: 10 });
@@ -46,7 +60,7 @@ export function openDb(target: DbTarget): DbHandle {
     return { db, target, close: () => db.$disconnect() };
   }
   if (target.location !== 'memory') fs.mkdirSync(target.location, { recursive: true });
-  const pglite = new PGlite(target.location === 'memory' ? undefined : target.location);
+  const pglite = createPGlite(target.location === 'memory' ? undefined : target.location);
   const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {
     db,

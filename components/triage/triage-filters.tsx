@@ -143,14 +143,6 @@ export function TriageFilters({
             </button>
           </span>
         )}
-        {filters.history === 'only' && (
-          <span className="triage-active-filter">
-            demo history only
-            <button type="button" className="btn btn-small" aria-label="Show all origins" onClick={() => onChange({ ...filters, history: 'include' })}>
-              ×
-            </button>
-          </span>
-        )}
         {hasActiveFilters(filters) && (
           <button
             type="button"

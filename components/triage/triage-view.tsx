@@ -29,12 +29,26 @@ function useUrlFilters(): [ChangeListFilters, (next: ChangeListFilters, how?: { 
   return [filters, setFilters];
 }
 
-function TotalLine({ shown, total }: { shown: number; total: { count: number; capped: boolean } | null }) {
-  if (!total) return null;
-  const of = total.capped ? `${total.count}+` : String(total.count);
+// The total is bounded (1000+) and absent for text searches: see lib/changes/list-changes.ts.
+function TotalLine({
+  shown,
+  total,
+  more,
+}: {
+  shown: number;
+  total: { count: number; capped: boolean } | null;
+  more: boolean;
+}) {
+  let text: string;
+  if (total) {
+    const of = total.capped ? `${total.count}+` : String(total.count);
+    text = `Showing ${shown} of ${of} ${total.count === 1 && !total.capped ? 'change' : 'changes'}`;
+  } else {
+    text = `Showing ${shown}${more ? '' : ' (all)'} matching ${shown === 1 ? 'change' : 'changes'}${more ? ', more below' : ''}`;
+  }
   return (
     <p className="muted small triage-count" data-testid="triage-count" aria-live="polite">
-      Showing {shown} of {of} {total.count === 1 && !total.capped ? 'change' : 'changes'}
+      {text}
     </p>
   );
 }
@@ -89,7 +103,7 @@ export function TriageView({ repositories }: { repositories: RepositoryOption[] 
 
       {items.length > 0 && (
         <>
-          <TotalLine shown={items.length} total={total} />
+          <TotalLine shown={items.length} total={total} more={query.hasNextPage} />
           <TriageTable items={items} onAuthor={(author) => setFilters({ ...filters, author })} />
           <div className="triage-more">
             {query.hasNextPage ? (

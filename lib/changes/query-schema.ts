@@ -21,8 +21,8 @@ export type ChangeStatusName = (typeof CHANGE_STATUSES)[number];
 export const AUTHOR_KINDS = ['HUMAN', 'BOT'] as const;
 export type AuthorKindName = (typeof AUTHOR_KINDS)[number];
 
-/** Demo history (origin DEMO_HISTORY): shown, hidden, or shown alone. */
-export const HISTORY_MODES = ['include', 'exclude', 'only'] as const;
+/** Demo history (origin DEMO_HISTORY): shown or hidden. */
+export const HISTORY_MODES = ['include', 'exclude'] as const;
 export type HistoryMode = (typeof HISTORY_MODES)[number];
 
 export const DEFAULT_PAGE_SIZE = 50;
