@@ -11,12 +11,13 @@ import {
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
 import type {
+  DiagnoseMigrationHistoryOutput,
   MigrationList,
   SchemaEngine,
   SchemaFilter,
   SchemasContainer,
 } from '@prisma/schema-engine-wasm';
-import type { DbTarget } from './db';
+import { createPGlite, type DbTarget } from './db';
 
 // Prisma's schema engine (the part of the CLI behind `migrate` and `db push`)
 // compiled to WASM and driven through driver adapters, because the CLI's
@@ -173,7 +174,7 @@ function adapterFactory({ database }: { database: EngineDatabase }): {
     connect: () =>
       database.kind === 'postgres' ? connectPostgres({ url: database.url }) : connectPGlite({ pglite: database.pglite }),
     connectToShadowDb: async () => {
-      const shadow = new PGlite();
+      const shadow = createPGlite();
       shadows.add(shadow);
       return connectPGlite({ pglite: shadow, onDispose: () => closeShadow(shadow) });
     },
@@ -206,7 +207,7 @@ export async function openSchemaEngine({
   schema: SchemasContainer;
 }): Promise<OpenEngine> {
   const mod = await engineModule();
-  const scratch = database ? undefined : new PGlite();
+  const scratch = database ? undefined : createPGlite();
   const db: EngineDatabase = database ?? { kind: 'pglite', pglite: scratch as PGlite };
   const { factory, closeShadows } = adapterFactory({ database: db });
   const logs: string[] = [];
@@ -237,4 +238,78 @@ export async function withSchemaEngine<T>(
   } finally {
     await open.close();
   }
+}
+
+export interface SchemaDiff {
+  /** true when the two sides are the same schema */
+  empty: boolean;
+  /** the SQL that would turn the first side into the second */
+  script: string;
+}
+
+function toSchemaDiff(result: { exitCode: number; stdout: string | null }): SchemaDiff {
+  // exitCode: true makes the engine answer 2 for a non-empty diff, 0 otherwise
+  return { empty: result.exitCode === 0, script: result.stdout ?? '' };
+}
+
+/** What SQL would bring the live database to `schema` (empty = no drift). */
+export async function diffDatabaseToSchema({
+  database,
+  schema,
+}: {
+  database: EngineDatabase;
+  schema: SchemasContainer;
+}): Promise<SchemaDiff> {
+  const result = await withSchemaEngine({ database, schema }, (engine) =>
+    engine.diff({
+      from: { tag: 'schemaDatasource', files: schema.files, configDir: process.cwd() },
+      to: { tag: 'schemaDatamodel', ...schema },
+      script: true,
+      exitCode: true,
+      filters: NO_FILTER,
+    }),
+  );
+  return toSchemaDiff(result);
+}
+
+/**
+ * What SQL would bring the schema the migrations produce to `schema`
+ * (empty = nothing to migrate). The migrations are replayed into a
+ * throw-away in-memory shadow PGlite.
+ */
+export async function diffMigrationsToSchema({
+  migrationsList,
+  schema,
+}: {
+  migrationsList: MigrationList;
+  schema: SchemasContainer;
+}): Promise<SchemaDiff> {
+  const result = await withSchemaEngine({ schema }, (engine) =>
+    engine.diff({
+      from: { tag: 'migrations', ...migrationsList },
+      to: { tag: 'schemaDatamodel', ...schema },
+      script: true,
+      exitCode: true,
+      filters: NO_FILTER,
+    }),
+  );
+  return toSchemaDiff(result);
+}
+
+/**
+ * The engine's own reading of `_prisma_migrations` against the folder: what
+ * `prisma migrate status` would report on a machine with the native CLI.
+ */
+export async function diagnoseMigrationHistory({
+  database,
+  schema,
+  migrationsList,
+}: {
+  database: EngineDatabase;
+  schema: SchemasContainer;
+  migrationsList: MigrationList;
+}): Promise<DiagnoseMigrationHistoryOutput> {
+  return withSchemaEngine({ database, schema }, (engine) =>
+    engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: NO_FILTER }),
+  );
 }

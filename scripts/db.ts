@@ -18,11 +18,11 @@ import { openDb, resolveDbTarget, type DbHandle } from '../lib/db';
 import { applyMigrations, getMigrationStatus } from '../lib/migrate';
 import {
   MIGRATION_LOCK,
-  NO_FILTER,
+  diffDatabaseToSchema,
+  diffMigrationsToSchema,
   engineDatabaseFor,
   readMigrationList,
   readSchemaFile,
-  withSchemaEngine,
 } from '../lib/schema-engine';
 
 interface Paths {
@@ -96,16 +96,8 @@ async function commandCreate({ schemaPath, migrationsDir }: Paths, rawName: stri
   // (engine.createMigration would do the same, but on this engine build it
   // cannot get a shadow database once a migration exists; its script for the
   // first migration was byte-identical to this diff.)
-  const result = await withSchemaEngine({ schema }, (engine) =>
-    engine.diff({
-      from: { tag: 'migrations', ...migrationsList },
-      to: { tag: 'schemaDatamodel', ...schema },
-      script: true,
-      exitCode: true,
-      filters: NO_FILTER,
-    }),
-  );
-  if (result.exitCode === 0 || !result.stdout) {
+  const diff = await diffMigrationsToSchema({ migrationsList, schema });
+  if (diff.empty) {
     out('No changes: the migrations already produce the schema. Nothing written.');
     return 0;
   }
@@ -116,7 +108,7 @@ async function commandCreate({ schemaPath, migrationsDir }: Paths, rawName: stri
   });
   const file = path.join(migrationsDir, name, 'migration.sql');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, result.stdout);
+  fs.writeFileSync(file, diff.script);
   const lockPath = path.join(migrationsDir, 'migration_lock.toml');
   if (!fs.existsSync(lockPath)) fs.writeFileSync(lockPath, MIGRATION_LOCK);
   out(`Created ${path.relative(process.cwd(), file)}`);
@@ -140,35 +132,24 @@ async function commandStatus({ migrationsDir }: Paths): Promise<number> {
 async function commandCheckDrift({ schemaPath, migrationsDir }: Paths): Promise<number> {
   const schema = readSchemaFile({ schemaPath });
   const migrationsList = readMigrationList({ dir: migrationsDir });
-  const toSchema = { tag: 'schemaDatamodel' as const, ...schema };
   let drift = false;
 
-  const folderDiff = await withSchemaEngine({ schema }, (engine) =>
-    engine.diff({ from: { tag: 'migrations', ...migrationsList }, to: toSchema, script: true, exitCode: true, filters: NO_FILTER }),
-  );
-  if (folderDiff.exitCode === 0) out('Migrations folder → schema.prisma: no difference.');
+  const folderDiff = await diffMigrationsToSchema({ migrationsList, schema });
+  if (folderDiff.empty) out('Migrations folder → schema.prisma: no difference.');
   else {
     drift = true;
-    out('Migrations folder → schema.prisma: schema.prisma has changes with no migration. Run `npm run db:migrate:create -- <name>`:');
-    out(folderDiff.stdout ?? '');
+    out('Migrations folder → schema.prisma: the schema has changes no migration makes. Run `npm run db:migrate:create -- <name>`:');
+    out(folderDiff.script);
   }
 
   await withConfiguredDb(async (handle) => {
     const database = engineDatabaseFor({ target: handle.target, pglite: handle.pglite });
-    const dbDiff = await withSchemaEngine({ database, schema }, (engine) =>
-      engine.diff({
-        from: { tag: 'schemaDatasource', files: schema.files, configDir: process.cwd() },
-        to: toSchema,
-        script: true,
-        exitCode: true,
-        filters: NO_FILTER,
-      }),
-    );
-    if (dbDiff.exitCode === 0) out(`Database (${describeTarget(handle)}) → schema.prisma: no difference.`);
+    const dbDiff = await diffDatabaseToSchema({ database, schema });
+    if (dbDiff.empty) out(`Database (${describeTarget(handle)}) → schema.prisma: no difference.`);
     else {
       drift = true;
       out(`Database (${describeTarget(handle)}) → schema.prisma: the database differs (pending migrations, or changed by hand):`);
-      out(dbDiff.stdout ?? '');
+      out(dbDiff.script);
     }
   });
   return drift ? 1 : 0;

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { z } from 'zod';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../lib/generated/prisma/client';
-import { openDb, setDbHandle, type DbHandle } from '../../lib/db';
+import { createPGlite, openDb, setDbHandle, type DbHandle } from '../../lib/db';
 import { applyMigrations } from '../../lib/migrate';
 
 // A fresh, migrated database per call, installed as the process handle so
@@ -88,7 +88,7 @@ let migratedDump: Promise<File | Blob> | undefined;
 async function openMigratedPglite(): Promise<DbHandle> {
   if (migratedDump) {
     const loadDataDir = await migratedDump;
-    const pglite = new PGlite({ loadDataDir });
+    const pglite = createPGlite(undefined, { loadDataDir });
     const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
       db,
@@ -107,8 +107,15 @@ async function openMigratedPglite(): Promise<DbHandle> {
     await handle.close();
     throw error;
   }
-  migratedDump = (handle.pglite as PGlite).dumpDataDir('none');
-  await migratedDump;
+  const dump = (handle.pglite as PGlite).dumpDataDir('none');
+  migratedDump = dump;
+  try {
+    await dump;
+  } catch (error) {
+    migratedDump = undefined;
+    await handle.close();
+    throw error;
+  }
   return handle;
 }
 
