@@ -6,6 +6,7 @@
 //   npm run bench -- --only triage       one of them
 //   npm run bench -- --scale 100000      smaller data (each bench says what it scales)
 //   npm run bench -- --server postgresql://postgres@127.0.0.1:5432/postgres
+//   npm run bench -- --keep              keep the scratch database (to EXPLAIN queries)
 //
 // Add a benchmark: write bench/<name>.ts exporting a BenchModule and list it below.
 
@@ -24,12 +25,13 @@ const ArgsSchema = z.object({
   samples: z.coerce.number().int().min(1).max(100_000).default(200),
   warmup: z.coerce.number().int().min(0).max(10_000).default(20),
   scale: z.coerce.number().int().min(1_000).max(100_000_000).optional(),
+  keep: z.boolean().default(false),
   help: z.boolean().default(false),
 });
 
 function usage(): string {
   return [
-    'Usage: npm run bench -- [--only NAME] [--scale N] [--samples N] [--warmup N] [--server URL]',
+    'Usage: npm run bench -- [--only NAME] [--scale N] [--samples N] [--warmup N] [--server URL] [--keep]',
     '',
     'Benchmarks:',
     ...BENCHES.map((b) => `  ${b.name.padEnd(10)} ${b.description}`),
@@ -62,6 +64,7 @@ async function main(): Promise<number> {
       samples: { type: 'string' },
       warmup: { type: 'string' },
       scale: { type: 'string' },
+      keep: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -81,6 +84,15 @@ async function main(): Promise<number> {
     return 2;
   }
 
+  // Ctrl-C must not leave a million-row scratch database behind
+  const cleanups = new Set<() => Promise<void>>();
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.stderr.write(`\n${signal}: cleaning up\n`);
+    void Promise.allSettled([...cleanups].map((c) => c())).then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
   const started = performance.now();
   const results: BenchResult[] = [];
   for (const bench of selected) {
@@ -90,7 +102,12 @@ async function main(): Promise<number> {
         samples: args.samples,
         warmup: args.warmup,
         scale: args.scale,
+        keep: args.keep,
         log: (line) => process.stderr.write(`${line}\n`),
+        onInterrupt: (cleanup) => {
+          cleanups.add(cleanup);
+          return () => cleanups.delete(cleanup);
+        },
       }),
     );
   }

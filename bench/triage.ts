@@ -104,6 +104,9 @@ async function run(options: BenchOptions): Promise<BenchResult> {
   const { log } = options;
 
   await onServer(options.serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
+  const dropDatabase = () =>
+    onServer(options.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined);
+  const unregister = options.keep ? () => undefined : options.onInterrupt(dropDatabase);
   let handle: DbHandle | undefined;
   const client = new pg.Client({ connectionString: url });
   try {
@@ -146,6 +149,7 @@ async function run(options: BenchOptions): Promise<BenchResult> {
       await measure('text search, common title phrase "rate limiter"', page({ history: 'include', q: 'rate limiter' })),
       await measure('text search, author "hopper"', page({ history: 'include', q: 'hopper' })),
       await measure('text search, one id "PR-424242"', page({ history: 'include', q: 'PR-424242' })),
+      await measure('text search, no match "zzzz-no-such-change"', page({ history: 'include', q: 'zzzz-no-such-change' })),
       await measure('text search + status RUNNING (rare combination)', page({ history: 'include', q: 'cache', status: ['RUNNING'] })),
       await measure(`deep page (after ${deep.reached} pages)`, page(all, deep.cursor)),
       await measure(`deep page, status SKIPPED (after ${deepSkipped.reached} pages)`, page(skipped, deepSkipped.cursor)),
@@ -167,8 +171,12 @@ async function run(options: BenchOptions): Promise<BenchResult> {
   } finally {
     await handle?.close().catch(() => undefined);
     await client.end().catch(() => undefined);
-    await onServer(options.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-    log(`triage: dropped ${name}`);
+    unregister();
+    if (options.keep) log(`triage: kept ${url}`);
+    else {
+      await dropDatabase();
+      log(`triage: dropped ${name}`);
+    }
   }
 }
 

@@ -9,7 +9,14 @@ export interface BenchOptions {
   warmup: number;
   /** size knob; each bench documents what it scales (triage: number of changes) */
   scale?: number;
+  /** leave scratch databases in place for inspection (EXPLAIN) instead of dropping them */
+  keep: boolean;
   log: (line: string) => void;
+  /**
+   * Registers work that must run even if the run is interrupted (Ctrl-C):
+   * dropping a scratch database. Returns a function that unregisters it.
+   */
+  onInterrupt: (cleanup: () => Promise<void>) => () => void;
 }
 
 export interface BenchFigure {
