@@ -214,7 +214,7 @@ export const readLastLogTool = defineTool({
   }),
   async execute({ tail_lines, grep }, { ctx, fence, maxOutputChars }) {
     const log = ctx.workspace.lastLog();
-    if (!log) return { ok: true, text: 'No command has run yet: the log is empty.' };
+    if (!log) return { ok: true, text: 'The log is empty: no command has run yet, or the last one printed nothing.' };
     let lines = log.split('\n');
     if (grep !== undefined) lines = lines.filter((l) => l.includes(grep));
     const total = lines.length;

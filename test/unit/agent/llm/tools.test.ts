@@ -116,7 +116,7 @@ describe('tools as data', () => {
     const tests = await observe('run_tests', {});
     assert.equal(tests.ok, false);
     assert.match(tests.text, /Target tests FAILED/);
-    assert.match(tests.text, /FAILED test\/cart.test.js::total sums every line/);
+    assert.match(tests.text, /FAILED test::total sums every line: Expected values to be strictly equal/);
     const grep = await observe('read_last_log', { grep: 'not ok' });
     assert.match(grep.text, /not ok 1 - total sums every line/);
     assert.doesNotMatch(grep.text, /^ok /m);
