@@ -205,6 +205,8 @@ async function main(): Promise<void> {
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
+    // Next's telemetry would try to reach the internet on every start
+    NEXT_TELEMETRY_DISABLED: '1',
     FLOWFIX_DEMO: '1',
     FLOWFIX_DATA_DIR: dataDir,
     NEXTAUTH_SECRET: authSecret,

@@ -62,7 +62,7 @@ async function nodeSuite(name, files, env) {
 
 async function e2eSuite() {
   console.log('\n=== e2e (next build + Playwright in Chromium)');
-  const build = await run('npx', ['next', 'build'], { NODE_ENV: 'production' });
+  const build = await run('npx', ['next', 'build'], { NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' });
   if (build.code !== 0) {
     failedSuites.push('e2e (build)');
     totals.failed += 1;
