@@ -1,0 +1,47 @@
+// The repair bug corpus is data: small real projects (TypeScript tested with
+// `node --test`, Python with pytest) and, per bug, the change that introduces
+// it. bench/agent/corpus/build.ts turns one bug into a real git repository:
+// base commit = the project, correct and green; head commit = the change.
+
+export type BugKind =
+  | 'off-by-one'
+  | 'wrong-operator'
+  | 'wrong-arithmetic'
+  | 'wrong-logical'
+  | 'negated-condition'
+  | 'swapped-args'
+  | 'wrong-literal'
+  | 'wrong-return'
+  | 'stale-expectation'
+  | 'missing-logic';
+
+export interface CorpusProject {
+  name: string;
+  language: 'typescript' | 'python';
+  /** path → content of the base revision; every test passes on it */
+  files: Record<string, string>;
+}
+
+/** One edit of the change: exact replacements (each `find` occurs once), an append, or a whole file. */
+export interface FileChange {
+  file: string;
+  replace?: Array<[find: string, replace: string]>;
+  append?: string;
+  content?: string;
+}
+
+export interface CorpusBug {
+  id: string;
+  project: string;
+  kind: BugKind;
+  /** the change's title and description, as its author wrote them */
+  title: string;
+  description: string;
+  change: FileChange[];
+  /** ids (lib/junit/parse.ts junitTestId) of the tests that fail at head */
+  failingTests: string[];
+  /** where the fix belongs: the scaffold's localisation is scored against it */
+  truth: { file: string; symbol: string };
+  /** whether the offline templates can express the fix; missing logic cannot */
+  offlineFixable: boolean;
+}

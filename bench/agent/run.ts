@@ -1,0 +1,212 @@
+// `npm run bench:agent`: the whole repair pipeline with the offline policy
+// over the bug corpus (bench/agent/corpus). Prints the resolve rate, the
+// scaffold's top-1/top-3 localisation (file and function), time per phase,
+// regression runs the GREEN gate avoided, and orchestration overhead (a run's
+// wall time minus time in build/test commands and model calls; target: at
+// most 5% of the run or 1.5 s, whichever is larger).
+//
+//   npm run bench:agent -- [--filter SUBSTRING] [--max-candidates N] [--check] [--json PATH]
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createOfflinePolicy } from '../../agent/policies/offline';
+import { runRepair } from '../../agent/pipeline';
+import type { RepairResult } from '../../agent/pipeline';
+import type { AgentEvent, Phase, Suspect } from '../../agent/types';
+import { ModelSettingsSchema } from '../../lib/repositories/settings';
+import { checkBug } from './check-corpus';
+import { BUGS, buildBugRepo, projectOf, settingsFor } from './corpus/index';
+import type { CorpusBug } from './corpus/types';
+
+const PHASES: Phase[] = ['setup', 'red', 'localise', 'patch', 'verify', 'summary'];
+const OVERHEAD_SHARE = 0.05;
+const OVERHEAD_FLOOR_MS = 1500;
+
+export interface BugOutcome {
+  id: string;
+  language: string;
+  kind: string;
+  offlineFixable: boolean;
+  status: RepairResult['status'];
+  exitReason: string;
+  exitDetail?: string;
+  diff: string;
+  suspects: Array<Pick<Suspect, 'file' | 'symbol' | 'score'>>;
+  localisation: { fileTop1: boolean; fileTop3: boolean; fnTop1: boolean; fnTop3: boolean };
+  phaseMs: Partial<Record<Phase, number>>;
+  wallMs: number;
+  commandMs: number;
+  modelMs: number;
+  overheadMs: number;
+  overheadOk: boolean;
+  candidatesTried: number;
+  greenRejections: number;
+  regressionRuns: number;
+}
+
+function symbolMatches(suspect: Suspect, truth: CorpusBug['truth']): boolean {
+  return suspect.file === truth.file && (suspect.symbol === truth.symbol || suspect.symbol.endsWith(`.${truth.symbol}`) || suspect.symbol.endsWith(` > ${truth.symbol}`));
+}
+
+function localisation(suspects: Suspect[], truth: CorpusBug['truth']): BugOutcome['localisation'] {
+  return {
+    fileTop1: suspects[0]?.file === truth.file,
+    fileTop3: suspects.slice(0, 3).some((s) => s.file === truth.file),
+    fnTop1: !!suspects[0] && symbolMatches(suspects[0], truth),
+    fnTop3: suspects.slice(0, 3).some((s) => symbolMatches(s, truth)),
+  };
+}
+
+export async function runBug(bug: CorpusBug, opts: { maxCandidates: number; workDir?: string }): Promise<BugOutcome> {
+  const repo = await buildBugRepo({ bug, parentDir: opts.workDir });
+  const events: AgentEvent[] = [];
+  try {
+    const modelSettings = ModelSettingsSchema.parse({ policy: 'offline', offline: { maxCandidates: opts.maxCandidates } });
+    const result = await runRepair({
+      repoPath: repo.dir,
+      baseRev: repo.base,
+      headRev: repo.head,
+      targetTests: bug.failingTests,
+      settings: settingsFor(projectOf(bug)),
+      modelSettings,
+      policy: createOfflinePolicy({ maxCandidates: opts.maxCandidates }),
+      sink: { emit: async (e) => void events.push(e) },
+      change: { title: bug.title, description: bug.description, author: 'corpus' },
+      workDir: opts.workDir,
+    });
+    const candidates = events.filter((e) => e.type === 'candidate');
+    // Each candidate that compiled but failed its target tests is a full
+    // regression run the test-driven gate did not have to pay for.
+    const greenRejections = events.filter((e) => e.type === 'gate' && e.payload.gate === 'green' && e.payload.passed === false).length;
+    const { wallMs, commandMs, modelMs, overheadMs, regressionRuns } = result.timings;
+    return {
+      id: bug.id,
+      language: projectOf(bug).language,
+      kind: bug.kind,
+      offlineFixable: bug.offlineFixable,
+      status: result.status,
+      exitReason: result.exitReason,
+      ...(result.exitDetail ? { exitDetail: result.exitDetail } : {}),
+      diff: result.diff,
+      suspects: result.suspects.map((s) => ({ file: s.file, symbol: s.symbol, score: s.score })),
+      localisation: localisation(result.suspects, bug.truth),
+      phaseMs: result.phaseTimings,
+      wallMs,
+      commandMs,
+      modelMs,
+      overheadMs,
+      overheadOk: overheadMs <= Math.max(OVERHEAD_SHARE * wallMs, OVERHEAD_FLOOR_MS),
+      candidatesTried: candidates.length,
+      greenRejections,
+      regressionRuns,
+    };
+  } finally {
+    await rm(repo.dir, { recursive: true, force: true });
+  }
+}
+
+function pct(n: number, d: number): string {
+  return d === 0 ? '—' : `${((100 * n) / d).toFixed(1)}% (${n}/${d})`;
+}
+
+function quantile(values: number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
+}
+
+function fmtMs(ms: number): string {
+  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+export function report(outcomes: BugOutcome[]): string {
+  const lines: string[] = [];
+  const fixed = outcomes.filter((o) => o.status === 'fixed');
+  const fixable = outcomes.filter((o) => o.offlineFixable);
+  const unfixable = outcomes.filter((o) => !o.offlineFixable);
+  const nonStale = outcomes.filter((o) => o.kind !== 'stale-expectation');
+  lines.push(`flowfix agent bench: ${outcomes.length} bugs (${outcomes.filter((o) => o.language === 'typescript').length} TypeScript, ${outcomes.filter((o) => o.language === 'python').length} Python), offline policy`);
+  lines.push('');
+  lines.push(`resolve rate (all bugs)                ${pct(fixed.length, outcomes.length)}`);
+  lines.push(`resolve rate (template-expressible)    ${pct(fixable.filter((o) => o.status === 'fixed').length, fixable.length)}`);
+  lines.push(`fixes on bugs beyond the templates     ${pct(unfixable.filter((o) => o.status === 'fixed').length, unfixable.length)} (should be 0: a fix here overfits)`);
+  lines.push('');
+  lines.push('localisation (scaffold, top-K=3)        file        function');
+  const loc = (set: BugOutcome[], label: string) => {
+    const n = set.length;
+    lines.push(`  top-1 ${label.padEnd(32)} ${pct(set.filter((o) => o.localisation.fileTop1).length, n).padEnd(12)}${pct(set.filter((o) => o.localisation.fnTop1).length, n)}`);
+    lines.push(`  top-3 ${label.padEnd(32)} ${pct(set.filter((o) => o.localisation.fileTop3).length, n).padEnd(12)}${pct(set.filter((o) => o.localisation.fnTop3).length, n)}`);
+  };
+  loc(outcomes, 'all bugs');
+  loc(nonStale, 'fault in the code (not stale test)');
+  lines.push('');
+  lines.push('time per phase (mean / p50 / max over runs)');
+  for (const phase of PHASES) {
+    const values = outcomes.map((o) => o.phaseMs[phase] ?? 0);
+    const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+    lines.push(`  ${phase.padEnd(9)} ${fmtMs(mean).padStart(9)} ${fmtMs(quantile(values, 0.5)).padStart(9)} ${fmtMs(Math.max(0, ...values)).padStart(9)}`);
+  }
+  const walls = outcomes.map((o) => o.wallMs);
+  lines.push(`  ${'run'.padEnd(9)} ${fmtMs(walls.reduce((a, b) => a + b, 0) / Math.max(1, walls.length)).padStart(9)} ${fmtMs(quantile(walls, 0.5)).padStart(9)} ${fmtMs(Math.max(0, ...walls)).padStart(9)}`);
+  lines.push('');
+  const rejections = outcomes.reduce((n, o) => n + o.greenRejections, 0);
+  const regressionRuns = outcomes.reduce((n, o) => n + o.regressionRuns, 0);
+  lines.push(`candidates validated                   ${outcomes.reduce((n, o) => n + o.candidatesTried, 0)}`);
+  lines.push(`regression runs avoided by GREEN       ${rejections} (regression suites actually run: ${regressionRuns})`);
+  lines.push('');
+  const overheads = outcomes.map((o) => o.overheadMs);
+  const shares = outcomes.map((o) => (o.wallMs ? o.overheadMs / o.wallMs : 0));
+  lines.push(`orchestration overhead per run         mean ${fmtMs(overheads.reduce((a, b) => a + b, 0) / Math.max(1, overheads.length))}, p50 ${fmtMs(quantile(overheads, 0.5))}, p95 ${fmtMs(quantile(overheads, 0.95))}, max ${fmtMs(Math.max(0, ...overheads))}`);
+  lines.push(`  share of wall time                   p50 ${(100 * quantile(shares, 0.5)).toFixed(1)}%, p95 ${(100 * quantile(shares, 0.95)).toFixed(1)}%`);
+  lines.push(`  within target (≤ max(5%, 1.5 s))     ${pct(outcomes.filter((o) => o.overheadOk).length, outcomes.length)}`);
+  lines.push('');
+  lines.push('per bug');
+  for (const o of outcomes) {
+    const l = o.localisation;
+    const locText = `${l.fnTop1 ? 'fn@1' : l.fnTop3 ? 'fn@3' : l.fileTop3 ? 'file' : 'miss'}`;
+    const expectation = o.offlineFixable ? '' : ' (beyond templates)';
+    lines.push(`  ${o.status === 'fixed' ? 'FIXED ' : 'no fix'} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      filter: { type: 'string' },
+      'max-candidates': { type: 'string', default: '30' },
+      check: { type: 'boolean', default: false },
+      json: { type: 'string' },
+    },
+  });
+  const bugs = BUGS.filter((b) => !values.filter || b.id.includes(values.filter));
+  const maxCandidates = Number(values['max-candidates']);
+  if (values.check) {
+    let bad = 0;
+    for (const bug of bugs) {
+      const problems = await checkBug(bug);
+      if (problems.length) {
+        bad += 1;
+        process.stderr.write(`corpus: ${bug.id}: ${problems.join('; ')}\n`);
+      }
+    }
+    if (bad) {
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(`corpus: ${bugs.length} bugs behave as described\n`);
+  }
+  const outcomes: BugOutcome[] = [];
+  for (const bug of bugs) {
+    const outcome = await runBug(bug, { maxCandidates });
+    outcomes.push(outcome);
+    process.stderr.write(`${outcome.status === 'fixed' ? 'fixed ' : 'no fix'} ${bug.id} (${fmtMs(outcome.wallMs)})\n`);
+  }
+  process.stdout.write(`${report(outcomes)}\n`);
+  const out = values.json ?? path.join('bench', 'out', `agent-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  await mkdir(path.dirname(out), { recursive: true });
+  await writeFile(out, JSON.stringify({ when: new Date().toISOString(), maxCandidates, outcomes }, null, 2));
+  process.stdout.write(`\nraw results: ${out}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
