@@ -1,6 +1,9 @@
 import type { NextConfig } from 'next';
 
 const nextConfig: NextConfig = {
+  // Lets several builds coexist in one checkout (parallel work, benchmarks):
+  // NEXT_DIST_DIR=.next-other next build && NEXT_DIST_DIR=.next-other next start
+  distDir: process.env.NEXT_DIST_DIR ?? '.next',
   // PGlite ships WASM and data files it loads from its own folder at run time;
   // pg-boss and pg are Node-only. Bundling them breaks those paths.
   serverExternalPackages: [
