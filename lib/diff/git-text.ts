@@ -1,0 +1,101 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+// Git as a text tool for the diff viewer: read a file at a revision, and turn
+// edited texts back into a unified diff that `git apply` accepts (the
+// reviewer's "edit then accept"). Git itself writes the diff so its quirks
+// (quoting, "\ No newline", mode lines) are exactly what the apply side reads.
+
+const run = promisify(execFile);
+const MAX_BYTES = 8 * 1024 * 1024;
+
+// Only the variables git needs: no user config, no pager, no prompts.
+function gitEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C',
+  } as NodeJS.ProcessEnv;
+}
+
+const REV = /^[0-9a-f]{7,64}$/i;
+
+/** A repository-relative path that cannot escape or be read as an option. */
+export function isSafeRelativePath(p: string): boolean {
+  if (!p || p.startsWith('/') || p.startsWith('-') || p.includes('\0') || p.includes('\\')) return false;
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
+/**
+ * The text of `filePath` at `rev` in a local repository, or null when it
+ * cannot be read (not a local path, unknown revision, no such file, binary).
+ */
+export async function readFileAtRevision({
+  repoPath,
+  rev,
+  filePath,
+}: {
+  repoPath: string;
+  rev: string;
+  filePath: string;
+}): Promise<string | null> {
+  if (!REV.test(rev) || !isSafeRelativePath(filePath) || !path.isAbsolute(repoPath)) return null;
+  try {
+    const { stdout } = await run('git', ['-C', repoPath, 'show', `${rev}:${filePath}`], {
+      env: gitEnv(tmpdir()),
+      maxBuffer: MAX_BYTES,
+      encoding: 'buffer',
+    });
+    const buf = stdout as Buffer;
+    if (buf.includes(0)) return null;
+    return buf.toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+export interface TextFileChange {
+  path: string;
+  /** null: the file does not exist before */
+  original: string | null;
+  /** null: the file does not exist after */
+  modified: string | null;
+}
+
+/** A unified diff (a/ b/ paths, as `git diff` writes it) from whole texts before and after. */
+export async function unifiedDiffFromTexts({ files }: { files: TextFileChange[] }): Promise<string> {
+  for (const f of files) if (!isSafeRelativePath(f.path)) throw new Error(`unsafe path: ${f.path}`);
+  const dir = await mkdtemp(path.join(tmpdir(), 'flowfix-edit-'));
+  const git = (...args: string[]) =>
+    run('git', ['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', ...args], {
+      cwd: dir,
+      env: gitEnv(dir),
+      maxBuffer: MAX_BYTES,
+    });
+  const put = async (rel: string, text: string) => {
+    const abs = path.join(dir, rel);
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, text);
+  };
+  try {
+    await git('init', '-q');
+    for (const f of files) if (f.original !== null) await put(f.path, f.original);
+    await git('add', '--all');
+    for (const f of files) {
+      if (f.modified === null) await rm(path.join(dir, f.path), { force: true });
+      else await put(f.path, f.modified);
+    }
+    // new files must be in the index (intent-to-add) for `git diff` to show them
+    const added = files.filter((f) => f.original === null && f.modified !== null).map((f) => f.path);
+    if (added.length) await git('add', '-N', '--', ...added);
+    const { stdout } = await git('diff', '--no-color', '--no-ext-diff', '--');
+    return stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
