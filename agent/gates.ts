@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { z } from 'zod';
 import ts from 'typescript';
 import type { RepositorySettings } from '../lib/repositories/settings';
@@ -110,6 +111,17 @@ for path in sys.argv[1:]:
         errors.append({'file': path, 'line': None, 'message': str(e)})
 print(json.dumps(errors))
 `;
+
+let pythonPath: string | undefined;
+
+/** The interpreter behind `python3` on PATH, resolved once per process. */
+function pythonExecutable(env: Record<string, string>): string {
+  if (pythonPath) return pythonPath;
+  const probe = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { env: env as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 10_000 });
+  const found = probe.status === 0 ? probe.stdout.trim() : '';
+  pythonPath = found || 'python3';
+  return pythonPath;
+}
 
 /** Turns a failed build's output into diagnostics (tsc, python, gcc-style), else one summary. */
 export function parseBuildDiagnostics(output: string): Diagnostic[] {
@@ -254,12 +266,15 @@ export function createGates(input: GatesInput): Gates {
     }
     if (python.length) {
       // our own check, not the repository's command: it must not replace the log a policy reads
+      // compile() runs none of the code, so no network namespace is needed;
+      // -I -S and the real interpreter (not a pyenv shim) keep this ~10 ms
+      const env = buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir });
       const r = await runCommand({
-        command: `python3 -c ${shellQuote(PY_CHECK)} ${python.map(shellQuote).join(' ')}`,
+        command: `${shellQuote(pythonExecutable(env))} -I -S -c ${shellQuote(PY_CHECK)} ${python.map(shellQuote).join(' ')}`,
         cwd: workspace.root,
-        env: buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir }),
+        env,
         timeoutMs: 60_000,
-        network: false,
+        network: true,
         signal: input.signal,
       });
       try {

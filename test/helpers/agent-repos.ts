@@ -148,13 +148,15 @@ def average_price(items):
     return total(items) / len(items)
 `;
 
-export const PY_CART_HEAD = PY_CART_BASE.replace('if not items:', 'if items is None:');
+/** The change adds item_count() and, by mistake, turns `price * qty` into `price + qty`. */
+export const PY_CART_HEAD =
+  PY_CART_BASE.replace('price * qty', 'price + qty') + '\n\ndef item_count(items):\n    return sum(qty for _, qty in items)\n';
 
 export const PY_CART_TEST = `from shop.cart import total, average_price
 
 
 def test_total():
-    assert total([(2, 3), (1, 1)]) == 7
+    assert total([(5, 3), (1, 2)]) == 17
 
 
 def test_average_empty():
@@ -175,7 +177,7 @@ export function pySettings(overrides: Partial<RepositorySettings> = {}): Reposit
   });
 }
 
-/** A Python project whose head commit makes average_price([]) divide by zero. */
+/** A Python project whose head commit breaks total() (and average_price() through it). */
 export function createPyRepo(): TestRepo {
   const repo = makeRepo('flowfix-pyrepo-');
   repo.write('.gitignore', 'junit.xml\n__pycache__/\n');
@@ -185,6 +187,6 @@ export function createPyRepo(): TestRepo {
   repo.write('tests/test_cart.py', PY_CART_TEST);
   const base = repo.commit('base');
   repo.write('shop/cart.py', PY_CART_HEAD);
-  const head = repo.commit('change: only guard None');
+  const head = repo.commit('change: item_count, and a slip in total');
   return { ...repo, base, head, settings: pySettings() };
 }

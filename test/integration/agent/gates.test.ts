@@ -161,7 +161,7 @@ describe('gates on a Python repository', () => {
     gates = createGates({
       workspace: ws,
       settings: repo.settings,
-      targets: [{ id: 'tests.test_cart::test_average_empty' }],
+      targets: [{ id: 'tests.test_cart::test_total' }],
       sink: new ArraySink(),
     });
   });
@@ -181,15 +181,15 @@ describe('gates on a Python repository', () => {
   });
 
   test('a Python syntax error is caught by the compile gate with its line', async () => {
-    const verdict = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'if items is None:', newText: 'if not items' });
+    const verdict = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'price + qty', newText: 'price * (qty' });
     assert.equal(verdict.passed, false);
     assert.equal(verdict.diagnostics?.[0].kind, 'syntax');
-    assert.equal(verdict.diagnostics?.[0].line, 6);
-    assert.match(await ws.readFile('shop/cart.py'), /if items is None:/);
+    assert.equal(verdict.diagnostics?.[0].line, 2);
+    assert.match(await ws.readFile('shop/cart.py'), /price \+ qty/);
   });
 
   test('a good Python fix passes compile and GREEN, and leaves no __pycache__ in the diff', async () => {
-    const verdict = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'if items is None:', newText: 'if not items:' });
+    const verdict = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'price + qty', newText: 'price * qty' });
     assert.equal(verdict.passed, true);
     assert.equal((await gates.green()).verdict.passed, true);
     assert.deepEqual(await ws.changedFiles(), ['shop/cart.py']);
@@ -202,7 +202,7 @@ describe('gates on a Python repository', () => {
       assert.equal(red.verdict.passed, false);
       assert.equal((await gates.green()).verdict.passed, false);
     } finally {
-      gates.setTargets([{ id: 'tests.test_cart::test_average_empty' }]);
+      gates.setTargets([{ id: 'tests.test_cart::test_total' }]);
     }
   });
 });
