@@ -267,6 +267,21 @@ function refuseUnsafeHistory(status: MigrationStatus): void {
   }
 }
 
+const TRANSACTION_CONTROL_LINE = /^[ \t]*(BEGIN|COMMIT)[ \t]*;[ \t]*$/gim;
+
+/**
+ * The script to run inside the runner's transaction. Prisma wraps some steps
+ * (enum changes) in their own `BEGIN;` … `COMMIT;` lines; inside our
+ * transaction that COMMIT would end it early and make the rest of the
+ * migration non-atomic, so those lines are dropped. Not when the script has
+ * dollar-quoted bodies, where such a line might belong to a procedure: it
+ * then runs as written (Prisma's own behaviour).
+ */
+export function scriptForTransaction(sql: string): string {
+  if (/\$[A-Za-z_0-9]*\$/.test(sql)) return sql;
+  return sql.replace(TRANSACTION_CONTROL_LINE, '');
+}
+
 async function applyOne({ session, migration }: { session: Session; migration: MigrationFile }): Promise<void> {
   try {
     await session.transaction(async (tx) => {
@@ -276,7 +291,7 @@ async function applyOne({ session, migration }: { session: Session; migration: M
          VALUES ($1, $2, $3, now(), 0)`,
         [id, migration.checksum, migration.name],
       );
-      await tx.exec(migration.sql);
+      await tx.exec(scriptForTransaction(migration.sql));
       // clock_timestamp(): now() is frozen at the start of the transaction
       await tx.query(
         `UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`,

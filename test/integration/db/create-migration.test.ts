@@ -24,22 +24,26 @@ async function createMigration({ name, schema, migrations }: { name: string; sch
   return stdout;
 }
 
-test('db:migrate:create writes the next migration for a schema change, and nothing when there is none', async () => {
+test('db:migrate:create writes the next migration for each schema change, and nothing when there is none', async () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'flowfix-create-'));
   const schema = path.join(tmp, 'schema.prisma');
   const migrations = path.join(tmp, 'migrations');
   try {
     fs.cpSync(DEFAULT_MIGRATIONS_DIR, migrations, { recursive: true });
-    fs.writeFileSync(
-      schema,
-      `${fs.readFileSync(path.resolve('prisma', 'schema.prisma'), 'utf8')}
+    const original = fs.readFileSync(path.resolve('prisma', 'schema.prisma'), 'utf8');
+    const widget = (kinds: string) => `${original}
+enum WidgetKind {
+${kinds}
+}
+
 model Widget {
-  id   String @id
+  id   String     @id
   name String
+  kind WidgetKind @default(SMALL)
   @@index([name])
 }
-`,
-    );
+`;
+    fs.writeFileSync(schema, widget('  SMALL\n  LARGE'));
     const before = readMigrations({ dir: migrations }).map((m) => m.name);
 
     const stdout = await createMigration({ name: 'Add widget!', schema, migrations });
@@ -52,6 +56,7 @@ model Widget {
     assert.match(created.name, /^\d{14}_add_widget$/);
     assert.ok(created.name > (before.at(-1) ?? ''), 'the new migration sorts last');
     assert.match(stdout, new RegExp(`Created .*${created.name}/migration\\.sql`));
+    assert.match(created.sql, /CREATE TYPE "WidgetKind" AS ENUM \('SMALL', 'LARGE'\)/);
     assert.match(created.sql, /CREATE TABLE "Widget"/);
     assert.match(created.sql, /CREATE INDEX "Widget_name_idx"/);
     assert.doesNotMatch(created.sql, /CREATE TABLE "User"/, 'only the change, not the whole schema');
@@ -59,6 +64,14 @@ model Widget {
     const again = await createMigration({ name: 'again', schema, migrations });
     assert.match(again, /No changes/);
     assert.equal(readMigrations({ dir: migrations }).length, after.length);
+
+    // dropping an enum value: Prisma writes that step inside its own BEGIN/COMMIT
+    fs.writeFileSync(schema, widget('  SMALL'));
+    await createMigration({ name: 'drop large widgets', schema, migrations });
+    const dropped = readMigrations({ dir: migrations }).at(-1) ?? assert.fail('no migration created');
+    assert.match(dropped.name, /^\d{14}_drop_large_widgets$/);
+    assert.ok(dropped.name > created.name);
+    assert.match(dropped.sql, /^BEGIN;$[\s\S]*CREATE TYPE "WidgetKind_new" AS ENUM \('SMALL'\)[\s\S]*^COMMIT;$/m);
 
     // the folder now migrates a fresh database to exactly the edited schema
     const handle = openDb({ kind: 'pglite', location: 'memory' });

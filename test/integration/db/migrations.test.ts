@@ -172,7 +172,9 @@ for (const [kind, openEmpty] of [
         fs.mkdirSync(path.join(dir, name));
         fs.writeFileSync(
           path.join(dir, name, 'migration.sql'),
-          'CREATE TABLE "HalfDone" ("id" TEXT PRIMARY KEY);\nALTER TABLE "NoSuchTable" ADD COLUMN "x" TEXT;\n',
+          // BEGIN/COMMIT as Prisma writes them around enum changes: they must not
+          // end the runner's transaction before the failing statement
+          'BEGIN;\nCREATE TABLE "HalfDone" ("id" TEXT PRIMARY KEY);\nCOMMIT;\n\nALTER TABLE "NoSuchTable" ADD COLUMN "x" TEXT;\n',
         );
         await assert.rejects(applyMigrations({ handle: empty.handle, dir }), (error: Error) => {
           assert.ok(error.message.includes(name), error.message);
