@@ -64,8 +64,30 @@ async function dropSecondaryStructures(client: pg.Client): Promise<Deferred> {
   return { indexes: idx.rows.map((r) => r.definition), foreignKeys: fks.rows };
 }
 
-async function restoreSecondaryStructures(client: pg.Client, deferred: Deferred): Promise<void> {
-  for (const definition of deferred.indexes) await client.query(definition);
+// index builds are single-threaded (GIN always is): one connection per core
+const INDEX_BUILDERS = Math.max(1, Math.min(4, os.cpus().length));
+
+async function restoreSecondaryStructures({
+  client,
+  url,
+  deferred,
+}: {
+  client: pg.Client;
+  url: string;
+  deferred: Deferred;
+}): Promise<void> {
+  const queue = [...deferred.indexes];
+  const builder = async () => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query("SET maintenance_work_mem = '256MB'");
+      for (let next = queue.shift(); next; next = queue.shift()) await c.query(next);
+    } finally {
+      await c.end();
+    }
+  };
+  await Promise.all(Array.from({ length: INDEX_BUILDERS }, builder));
   for (const fk of deferred.foreignKeys) {
     await client.query(`ALTER TABLE ${fk.table} ADD CONSTRAINT "${fk.name}" ${fk.definition}`);
   }
@@ -122,7 +144,7 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     const counts = await seedTriageData({ client, changes });
     const seededAt = performance.now();
     log(`triage: seeded in ${((seededAt - seedStart) / 1000).toFixed(1)} s; building ${deferred.indexes.length} indexes, ${deferred.foreignKeys.length} foreign keys`);
-    await restoreSecondaryStructures(client, deferred);
+    await restoreSecondaryStructures({ client, url, deferred });
     await client.query('VACUUM ANALYZE "Repository", "Change", "ChangeRevision", "Failure"');
     const readyAt = performance.now();
     log(`triage: indexes + analyze in ${((readyAt - seededAt) / 1000).toFixed(1)} s`);

@@ -15,6 +15,12 @@ export function SearchBox({ value, onCommit }: { value: string; onCommit: (q: st
   const [seen, setSeen] = useState(value);
   const committed = useRef(value);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // the debounced commit runs after later renders: it must see the latest
+  // filters (another filter changed meanwhile), not the ones of the keystroke
+  const latest = useRef({ value, onCommit });
+  useEffect(() => {
+    latest.current = { value, onCommit };
+  });
 
   if (value !== seen) {
     setSeen(value);
@@ -27,7 +33,7 @@ export function SearchBox({ value, onCommit }: { value: string; onCommit: (q: st
     clearTimeout(timer.current);
     const q = next.trim();
     committed.current = q;
-    if (q !== value) onCommit(q);
+    if (q !== latest.current.value) latest.current.onCommit(q);
   }
 
   return (
