@@ -8,7 +8,7 @@ import { isTestPath } from '../../scaffold/model';
 import type { Site, SiteLanguage } from './sites';
 import { lineStarts, pySites, siteLanguage, tsSites } from './sites';
 import type { Deliberateness } from './stale';
-import { assertionWindows, combineMutations, diffSides, judgeDeliberate, staleMutations } from './stale';
+import { assertionWindows, combineMutations, diffSides, expectedActualOf, judgeDeliberate, staleMutations } from './stale';
 import type { Mutation, TemplateName } from './templates';
 import { mutationsForSites } from './templates';
 
@@ -182,7 +182,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       continue;
     }
     const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine });
-    const mutations = mutationsForSites({ sites, source, lang, evidence: evidence.expectedActual });
+    const mutations = mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence) });
     if (mutations.length === 0) skipped.push(`${suspect.symbol}: no site a template applies to`);
     for (const m of mutations) add(suspect.file, source, suspect.symbol, m, (suspect.score / top) * m.prior);
   }

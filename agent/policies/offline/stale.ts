@@ -2,7 +2,7 @@
 // test still asserts the old one. The fix is the test's expected value, and
 // only when the evidence says the change meant it — otherwise updating a test
 // to whatever the code now does would hide every real bug.
-import type { ChangeContext, Evidence } from '../../types';
+import type { ChangeContext, Evidence, ExpectedActual } from '../../types';
 import { isTestPath } from '../../scaffold/model';
 import { indexPyFiles } from '../../scaffold/python';
 import { indexTsFile } from '../../scaffold/typescript';
@@ -21,8 +21,25 @@ export interface Deliberateness {
   now?: string;
 }
 
-// Phrases a change description uses when it changes behaviour on purpose.
-const STATED = /\b((is|are) now|now (returns?|rounds?|uses?|is|are|gives?|formats?|greets?|shows?|prints?|sorts?|starts?|counts?|includes?|excludes?|treats?|defaults?|reads?|says)|instead of|no longer|by design|intentional(ly)?|deliberate(ly)?|breaking change|behaviou?r change|changes? (the )?(default|format|rule|rate|behaviou?r|wording|greeting|message|rounding|order|limit|threshold|separator|prefix|suffix))\b/i;
+// How change descriptions speak about behaviour. A denial wins over everything
+// ("no behaviour change intended" is the author saying the tests are right);
+// an explicit statement of intent is as good as the diff showing it; phrasing
+// that only implies a new behaviour puts the test update after the code edits.
+const DENIED = /\b(no (intended |functional )?behaviou?r(al)? changes?|no changes? (in|to) behaviou?r|(behaviou?r|semantics|output) (is |are )?unchanged|unchanged (behaviou?r|semantics)|not (meant|intended) to change|pure refactor(ing)?|no-op refactor)\b/i;
+const EXPLICIT = /\b(deliberate(ly)?|intentional(ly)?|intended (behaviou?r )?change|by design|on purpose|breaking change|behaviou?r change)\b/i;
+const IMPLIED = /\b((is|are) now|now (returns?|rounds?|uses?|is|are|gives?|formats?|greets?|shows?|prints?|sorts?|starts?|counts?|includes?|excludes?|treats?|defaults?|reads?|says)|instead of|no longer|changes? (the )?(default|format|rule|rate|behaviou?r|wording|greeting|message|rounding|order|limit|threshold|separator|prefix|suffix))\b/i;
+
+/** node:assert and jest give expected/actual; a pytest message the evidence missed still has `assert a == b`. */
+export function expectedActualOf(evidence: Evidence): ExpectedActual[] {
+  if (evidence.expectedActual.length) return evidence.expectedActual;
+  const out: ExpectedActual[] = [];
+  for (const t of evidence.failingTests) {
+    // pytest convention: the computed value on the left, the expectation on the right
+    const m = /(?:^|\n|: )assert (.+?) == (.+?)\s*(?:\n|$)/.exec(t.message);
+    if (m) out.push({ testId: t.id, actual: m[1].trim(), expected: m[2].trim(), operator: '==' });
+  }
+  return out;
+}
 
 export function diffSides(diff: string): { removed: string; added: string } {
   const removed: string[] = [];
@@ -39,8 +56,11 @@ export function diffSides(diff: string): { removed: string; added: string } {
 }
 
 export function judgeDeliberate({ change, evidence }: { change: ChangeContext; evidence: Evidence }): Deliberateness {
+  const text = `${change.title}\n${change.description}`;
+  const denied = DENIED.exec(text);
+  if (denied) return { level: 'none', why: `the change description says "${denied[0]}": the tests are the reference` };
   const { removed, added } = diffSides(change.diff);
-  for (const ea of evidence.expectedActual) {
+  for (const ea of expectedActualOf(evidence)) {
     const e = evidenceValue(ea.expected);
     const a = evidenceValue(ea.actual);
     if (e.kind !== 'string' || a.kind !== 'string') continue;
@@ -50,8 +70,10 @@ export function judgeDeliberate({ change, evidence }: { change: ChangeContext; e
       return { level: 'strong', why: `the change replaced "${mid.a}" with "${mid.b}" and the test still expects "${mid.a}"`, old: mid.a, now: mid.b };
     }
   }
-  const stated = STATED.exec(`${change.title}\n${change.description}`);
-  if (stated) return { level: 'stated', why: `the change description says "${stated[0]}"` };
+  const explicit = EXPLICIT.exec(text);
+  if (explicit) return { level: 'strong', why: `the change description says "${explicit[0]}"` };
+  const implied = IMPLIED.exec(text);
+  if (implied) return { level: 'stated', why: `the change description says "${implied[0]}"` };
   return { level: 'none', why: 'nothing says the change meant to change this behaviour' };
 }
 
@@ -116,7 +138,7 @@ function literalValue(site: Site, source: string): { kind: 'string' | 'number'; 
 export function staleMutations({ sites, source, lang, evidence, deliberate }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: Evidence; deliberate: Deliberateness }): Mutation[] {
   const out: Mutation[] = [];
   const taken = new Set<number>();
-  for (const ea of evidence.expectedActual) {
+  for (const ea of expectedActualOf(evidence)) {
     const e = evidenceValue(ea.expected);
     const a = evidenceValue(ea.actual);
     if (e.kind === 'other' || a.kind === 'other' || e.value === a.value) continue;

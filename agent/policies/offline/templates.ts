@@ -89,7 +89,10 @@ function unquote(literal: string): { quote: string; body: string; bodyStart: num
 
 /** Strips the quotes that node:assert and pytest put around string values. */
 export function evidenceValue(raw: string): { kind: 'string' | 'number' | 'other'; value: string } {
-  const v = raw.trim();
+  let v = raw.trim();
+  // Value objects print as their constructor: Decimal('25.00'), BigInt(3), Money("1.50")
+  const wrapped = /^[A-Z][\w.]*\((.*)\)$/.exec(v);
+  if (wrapped && !wrapped[1].includes(',')) v = wrapped[1].trim();
   const q = /^(['"`])([\s\S]*)\1$/.exec(v);
   if (q) return { kind: 'string', value: q[2].replace(/\\(['"`\\])/g, '$1').replace(/\\n/g, '\n') };
   if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(v)) return { kind: 'number', value: v };
