@@ -314,7 +314,10 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
       editedSpans: spansOfDiff(changeDiff),
       language: settings.language,
     };
-    await log(`workspace at ${ws.headRev.slice(0, 12)} (base ${baseCommit.slice(0, 12)}); the change edits ${change.editedSpans.length} span(s)`);
+    await log(
+      `workspace${input.keepWorkspace ? ` ${ws.root}` : ''} at ${ws.headRev.slice(0, 12)} (base ${baseCommit.slice(0, 12)}); the change edits ${change.editedSpans.length} span(s)`,
+      { headRev: ws.headRev, baseRev: baseCommit },
+    );
 
     if (settings.install) {
       const installed = await runWorkspaceCommand({

@@ -1,0 +1,73 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { repairCommand } from '@/agent/cli/repair';
+import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
+
+function capture(cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), cwd }, out, err };
+}
+
+const repos: TestRepo[] = [];
+after(() => repos.forEach((r) => r.cleanup()));
+
+describe('flowfix repair', () => {
+  test('--help prints the usage', async () => {
+    const c = capture(process.cwd());
+    assert.equal(await repairCommand(['--help'], c.io), 0);
+    assert.match(c.out.join(''), /Usage: flowfix repair --base REV/);
+  });
+
+  test('a missing --base or a bad --policy is a usage error', async () => {
+    const c = capture(process.cwd());
+    assert.equal(await repairCommand(['--head', 'HEAD'], c.io), 2);
+    assert.match(c.err.join(''), /--base is required/);
+    assert.equal(await repairCommand(['--base', 'HEAD~1', '--policy', 'magic'], c.io), 2);
+    assert.equal(await repairCommand(['--bogus'], c.io), 2);
+  });
+
+  test('repairs a local repository and prints trajectory, suspects, verdicts and diff', async () => {
+    const repo = createTsRepo();
+    repos.push(repo);
+    // the repository's own settings, read from the base revision
+    repo.git('checkout', '-q', repo.base);
+    writeFileSync(path.join(repo.dir, '.flowfix.json'), JSON.stringify({ settings: { test: repo.settings.test, build: repo.settings.build } }));
+    repo.git('add', '.flowfix.json');
+    repo.git('commit', '-q', '-m', 'flowfix settings');
+    const base = repo.git('rev-parse', 'HEAD');
+    repo.git('cherry-pick', repo.head);
+    const c = capture(repo.dir);
+    const code = await repairCommand(
+      ['--base', base, '--head', 'HEAD', '--test', 'total multiplies price by quantity', '--no-regression', '--no-base-check'],
+      c.io,
+    );
+    const text = c.out.join('');
+    assert.equal(code, 0, text + c.err.join(''));
+    assert.match(text, /── RED started/);
+    assert.match(text, /gate red\s+PASS/);
+    assert.match(text, /Suspects\n  1\. src\/cart\.ts:\d+-\d+ total/);
+    assert.match(text, /Gate verdicts\n/);
+    assert.match(text, /final\s+PASS/);
+    assert.match(text, /^\+    sum \+= item\.price \* item\.qty;$/m);
+    assert.match(text, /Result: fixed \(fixed\)/);
+  });
+
+  test('--json prints the result as JSON; no reproduction exits 1', async () => {
+    const repo = createTsRepo();
+    repos.push(repo);
+    const c = capture(repo.dir);
+    const code = await repairCommand(
+      [
+        '--base', repo.base, '--test', 'empty cart totals zero', '--json', '--no-base-check',
+        '--test-command', repo.settings.test, '--build-command', repo.settings.build!,
+      ],
+      c.io,
+    );
+    assert.equal(code, 1);
+    const result = JSON.parse(c.out.join(''));
+    assert.equal(result.exitReason, 'not_reproduced');
+  });
+});
