@@ -1,0 +1,173 @@
+import { writeAudit } from '../audit';
+import { getDb } from '../db';
+import { AppError } from '../errors';
+import { ChangeStatus, DecisionKind, FixStatus, Role } from '../generated/prisma/enums';
+import type { Prisma } from '../generated/prisma/client';
+import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
+
+// A reviewer's decisions on a fix, except applying it (apply.ts): previews and
+// rejections. Each decision is a Decision row and an audit entry written in
+// one transaction; a rejection also closes the fix and the change.
+
+export interface Decider {
+  id: string;
+  name: string;
+  email: string;
+}
+
+const DECIDER_ROLES: readonly Role[] = [Role.REVIEWER, Role.ADMIN];
+
+/** The user, if they may decide on fixes (reviewer or admin, not disabled); else 403. */
+export async function requireDecider(userId: string): Promise<Decider> {
+  const user = await getDb().user.findUnique({ where: { id: userId }, select: { id: true, name: true, email: true, roles: true, disabledAt: true } });
+  if (!user || user.disabledAt) throw new AppError('unauthenticated', 'Sign in to continue');
+  if (!user.roles.some((r) => DECIDER_ROLES.includes(r))) {
+    throw new AppError('forbidden', 'Only reviewers and admins decide on fixes');
+  }
+  return { id: user.id, name: user.name, email: user.email };
+}
+
+/** "14:02 UTC" — the time people read in a conflict message. */
+export function clockTime(at: Date): string {
+  return `${at.toISOString().slice(11, 16)} UTC`;
+}
+
+type Tx = Prisma.TransactionClient;
+
+/**
+ * Why a fix can no longer be decided on, naming whoever decided it: the 409 a
+ * reviewer gets when someone else was first ("Ana accepted this fix at 14:02 UTC").
+ */
+export async function fixUnavailableError({ fixId, tx }: { fixId: string; tx?: Tx }): Promise<AppError> {
+  const fix = await (tx ?? getDb()).fix.findUnique({
+    where: { id: fixId },
+    select: {
+      status: true,
+      dropReason: true,
+      appliedAt: true,
+      appliedCommit: true,
+      appliedBy: { select: { id: true, name: true } },
+      applyClaimedAt: true,
+      applyClaimedBy: { select: { id: true, name: true } },
+      decisions: {
+        where: { kind: { in: [DecisionKind.REJECT, DecisionKind.ACCEPT, DecisionKind.EDIT_ACCEPT] } },
+        orderBy: { createdAt: 'desc' },
+        take: 1,
+        select: { kind: true, createdAt: true, reason: true, user: { select: { id: true, name: true } } },
+      },
+    },
+  });
+  if (!fix) return new AppError('not_found', 'Fix not found');
+  const last = fix.decisions[0];
+  switch (fix.status) {
+    case FixStatus.APPLIED: {
+      const by = fix.appliedBy ?? last?.user ?? null;
+      const at = fix.appliedAt ?? last?.createdAt ?? null;
+      const commit = fix.appliedCommit ? ` as ${fix.appliedCommit.slice(0, 12)}` : '';
+      return new AppError('conflict', `${by?.name ?? 'Someone'} accepted this fix${at ? ` at ${clockTime(at)}` : ''}${commit}`, {
+        details: { status: fix.status, by, at, commit: fix.appliedCommit },
+      });
+    }
+    case FixStatus.APPLYING: {
+      const by = fix.applyClaimedBy;
+      const at = fix.applyClaimedAt;
+      return new AppError('conflict', `${by?.name ?? 'Someone'} accepted this fix${at ? ` at ${clockTime(at)}` : ''}; it is being applied`, {
+        details: { status: fix.status, by, at },
+      });
+    }
+    case FixStatus.REJECTED:
+      return new AppError('conflict', `${last?.user.name ?? 'Someone'} rejected this fix${last ? ` at ${clockTime(last.createdAt)}` : ''}`, {
+        details: { status: fix.status, by: last?.user ?? null, at: last?.createdAt ?? null, reason: last?.reason ?? null },
+      });
+    case FixStatus.STALE:
+      return new AppError('conflict', 'This fix is stale: the change moved on since flowfix ran, so it can no longer be applied', {
+        details: { status: fix.status },
+      });
+    case FixStatus.DROPPED:
+      return new AppError('conflict', `This fix was dropped by a filter (${fix.dropReason ?? 'no reason recorded'}) and cannot be decided on`, {
+        details: { status: fix.status },
+      });
+    default:
+      return new AppError('conflict', 'This fix changed while you were deciding; reload and try again', { details: { status: fix.status } });
+  }
+}
+
+/** Records that a person looked at a fix's diff. Any status: a look at an applied fix is still a look. */
+export async function recordPreview({
+  fixId,
+  userId,
+  surface,
+}: {
+  fixId: string;
+  userId: string;
+  surface: SurfaceName;
+}): Promise<{ decisionId: string }> {
+  const where = SurfaceSchema.parse(surface);
+  return getDb().$transaction(async (tx) => {
+    const fix = await tx.fix.findUnique({ where: { id: fixId }, select: { id: true, changeId: true } });
+    if (!fix) throw new AppError('not_found', 'Fix not found');
+    const decision = await tx.decision.create({
+      data: { fixId, userId, kind: DecisionKind.PREVIEW, surface: where },
+      select: { id: true },
+    });
+    await writeAudit(
+      { actorId: userId, actorKind: 'user', action: 'fix.preview', targetType: 'fix', targetId: fixId, data: { surface: where, changeId: fix.changeId } },
+      tx,
+    );
+    return { decisionId: decision.id };
+  });
+}
+
+/**
+ * Rejects a READY fix with a reason. The READY → REJECTED update is
+ * conditional, so of a reject and an accept racing, exactly one wins and the
+ * other is told who.
+ */
+export async function rejectFix({
+  fixId,
+  userId,
+  reason,
+  text,
+  surface = 'DASHBOARD',
+}: {
+  fixId: string;
+  userId: string;
+  reason: string;
+  text?: string;
+  surface?: SurfaceName;
+}): Promise<{ decisionId: string }> {
+  const body = RejectFixBodySchema.parse({ reason, text: text || undefined, surface });
+  await requireDecider(userId);
+  return getDb().$transaction(async (tx) => {
+    const { count } = await tx.fix.updateMany({ where: { id: fixId, status: FixStatus.READY }, data: { status: FixStatus.REJECTED } });
+    if (count === 0) throw await fixUnavailableError({ fixId, tx });
+    const fix = await tx.fix.findUniqueOrThrow({ where: { id: fixId }, select: { changeId: true, runId: true } });
+    const decision = await tx.decision.create({
+      data: {
+        fixId,
+        userId,
+        kind: DecisionKind.REJECT,
+        surface: body.surface ?? 'DASHBOARD',
+        reason: body.reason,
+        reasonText: body.text ?? null,
+      },
+      select: { id: true },
+    });
+    await tx.change.update({
+      where: { id: fix.changeId },
+      data: { status: ChangeStatus.REJECTED, statusReason: `fix rejected: ${body.reason.toLowerCase()}` },
+    });
+    await writeAudit(
+      {
+        actorId: userId,
+        actorKind: 'user',
+        action: 'fix.reject',
+        targetType: 'fix',
+        targetId: fixId,
+        data: { reason: body.reason, text: body.text ?? null, surface: body.surface ?? 'DASHBOARD', changeId: fix.changeId, runId: fix.runId },
+      },
+      tx,
+    );
+    return { decisionId: decision.id };
+  });
+}
