@@ -1,6 +1,6 @@
 'use client';
 
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { usePathname, useSearchParams } from 'next/navigation';
 import { useMemo } from 'react';
 import {
   filtersFromSearchParams,
@@ -12,10 +12,11 @@ import { TriageTable } from './triage-table';
 import { ChangesRequestError, useChanges } from './use-changes';
 
 // The URL is the one source of truth for the filters: a copied link shows the
-// same list, and back/forward walk through filter changes.
+// same list, and back/forward walk through filter changes. The native history
+// API updates it without a server round trip (Next's router syncs
+// useSearchParams with it); only the rows are fetched again.
 function useUrlFilters(): [ChangeListFilters, (next: ChangeListFilters, how?: { replace?: boolean }) => void] {
   const params = useSearchParams();
-  const router = useRouter();
   const pathname = usePathname();
   const key = params.toString();
   // keyed by the query string's text: a new URLSearchParams object per render must not re-parse
@@ -23,8 +24,8 @@ function useUrlFilters(): [ChangeListFilters, (next: ChangeListFilters, how?: { 
   const setFilters = (next: ChangeListFilters, how?: { replace?: boolean }) => {
     const qs = toChangeListSearchParams(next).toString();
     const href = qs ? `${pathname}?${qs}` : pathname;
-    if (how?.replace) router.replace(href, { scroll: false });
-    else router.push(href, { scroll: false });
+    if (how?.replace) window.history.replaceState(null, '', href);
+    else window.history.pushState(null, '', href);
   };
   return [filters, setFilters];
 }
