@@ -47,12 +47,14 @@ export function renderTestCommand(template: string, targets: Array<{ id: string;
   const names = targets.map((t) => leafName(t.name ?? t.id.split('::').slice(1).join('::') ?? t.id));
   const files = [...new Set(targets.map((t) => t.file).filter((f): f is string => !!f))];
   const pattern = names.length ? names.map((n) => `^${escapeRegExp(n)}$`).join('|') : '';
-  return template
-    .replaceAll('{ids}', targets.map((t) => shellQuote(t.id)).join(' '))
-    .replaceAll('{names}', names.map(shellQuote).join(' '))
-    .replaceAll('{files}', files.map(shellQuote).join(' '))
-    .replaceAll('{namePattern}', pattern ? shellQuote(pattern) : "''")
-    .trim();
+  const values: Record<string, string> = {
+    ids: targets.map((t) => shellQuote(t.id)).join(' '),
+    names: names.map(shellQuote).join(' '),
+    files: files.map(shellQuote).join(' '),
+    namePattern: pattern ? shellQuote(pattern) : "''",
+  };
+  // a replacer function: replacement strings would read `$'` in a pattern as a special sequence
+  return template.replace(/\{(ids|names|files|namePattern)\}/g, (_, key: string) => values[key]).trim();
 }
 
 /**
