@@ -1,0 +1,202 @@
+import { getEnv } from '../../lib/env';
+import { ModelSettingsSchema, readFlowfixFileAtRevision, resolveEffectiveSettings } from '../../lib/repositories/settings';
+import { heartbeat } from '../../lib/runs/lease';
+import { LeaseLostError } from '../../lib/runs/events';
+import type { FinishRunResult } from '../../lib/runs/schemas';
+import { checkRunStale, finishRun, getRunWorkContext, localRepoPath, releaseRun, type RunWorkContext } from '../../lib/runs/service';
+import { llmClientOptionsFromSettings } from '../llm/client';
+import { createLlmPolicy } from '../llm/policy';
+import { runRepair, type RepairResult, type RunRepairInput } from '../pipeline';
+import { createOfflinePolicy } from '../policies/offline';
+import type { Policy } from '../types';
+import { DbEventSink } from './db-sink';
+import { createRevalidatePolicy } from './revalidate-policy';
+
+// One claimed run, from the Run row to finishRun. The worker loop
+// (worker.ts) owns the claiming; this owns the run while it is held:
+// heartbeat, cancel → abort, events → database, result → finishRun.
+
+export type AbortCause = 'cancel' | 'lease_lost' | 'shutdown' | 'sink_failed';
+
+export type RunOutcome =
+  | { kind: 'finished'; status: string; fixId: string | null }
+  /** handed back to the queue (shutdown): the caller re-enqueues it */
+  | { kind: 'released' }
+  /** no longer ours: another worker has it, or it ended without us */
+  | { kind: 'lost' };
+
+export interface ExecuteRunOptions {
+  runId: string;
+  workerId: string;
+  leaseMs: number;
+  heartbeatMs: number;
+  /** aborted by the worker when it must hand its runs back (SIGTERM after the grace period) */
+  shutdown: AbortSignal;
+  workDir?: string;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+class ConfigError extends Error {}
+
+function policyFor({ run, modelSettings }: { run: RunWorkContext; modelSettings: ReturnType<typeof ModelSettingsSchema.parse> }): Policy | Policy[] {
+  if (run.trigger === 'REVALIDATE') return createRevalidatePolicy({ diff: run.inputDiff ?? '' });
+  const offline = () => createOfflinePolicy({ maxCandidates: modelSettings.offline.maxCandidates });
+  const llm = () => {
+    const options = llmClientOptionsFromSettings({ settings: { ...modelSettings, model: run.model ?? modelSettings.model }, env: getEnv() });
+    if (!options) throw new ConfigError('no model is configured for this repository (model settings or FLOWFIX_MODEL_BASE_URL/FLOWFIX_MODEL)');
+    return createLlmPolicy({ client: options });
+  };
+  if (run.policy === 'llm') return llm();
+  if (run.policy === 'tiered') return [offline(), llm()];
+  return offline();
+}
+
+/** The pipeline's input for a run, from its Run, Change, revision and Repository rows. */
+export async function buildRepairInput({
+  run,
+  sink,
+  signal,
+  workDir,
+}: {
+  run: RunWorkContext;
+  sink: RunRepairInput['sink'];
+  signal: AbortSignal;
+  workDir?: string;
+}): Promise<RunRepairInput> {
+  const repo = run.change.repository;
+  const repoPath = localRepoPath(repo.gitUrl);
+  const flowfixFileText = repoPath ? await readFlowfixFileAtRevision({ repoPath, rev: run.revision.baseRev }) : null;
+  const effective = resolveEffectiveSettings({ adminSettings: repo.settings, adminFilterPolicy: repo.filterPolicy, flowfixFileText });
+  const modelSettings = ModelSettingsSchema.parse(repo.modelSettings ?? {});
+  const failing = run.revision.failures.map((f) => f.testId);
+  const flaky = new Set(repo.flakyTests.map((t) => t.testId));
+  const nonFlaky = failing.filter((t) => !flaky.has(t));
+  const targetTests = effective.filterPolicy.pre.knownFlaky && nonFlaky.length > 0 ? nonFlaky : failing;
+  return {
+    ...(repoPath ? { repoPath } : { gitUrl: repo.gitUrl }),
+    baseRev: run.revision.baseRev,
+    headRev: run.revision.headRev,
+    targetTests,
+    settings: effective.settings,
+    filterPolicy: effective.filterPolicy,
+    modelSettings,
+    policy: policyFor({ run, modelSettings }),
+    sink,
+    signal,
+    change: { title: run.change.title, description: run.change.description, author: run.change.author },
+    checkStale: () => checkRunStale({ runId: run.id }),
+    // an edited fix is judged on the target tests and the suite; whether the
+    // failure came from the change was settled by the original run
+    ...(run.trigger === 'REVALIDATE' ? { checkBase: false } : {}),
+    ...(workDir ? { workDir } : {}),
+  };
+}
+
+function toFinishResult(result: RepairResult, finalPayload: Record<string, unknown> | undefined): FinishRunResult {
+  return {
+    status: result.status,
+    exitReason: result.exitReason,
+    ...(result.exitDetail ? { exitDetail: result.exitDetail } : {}),
+    diff: result.diff,
+    files: result.files,
+    summaryHtml: result.summaryHtml,
+    evidence: {
+      ...result.evidence,
+      suspects: result.suspects,
+      timings: result.timings,
+      ...(result.policy ? { policy: result.policy } : {}),
+      ...(result.summarySource ? { summarySource: result.summarySource } : {}),
+      ...(result.dropped ? { dropFindings: result.dropped.findings } : {}),
+    } as Record<string, unknown>,
+    phaseTimings: result.phaseTimings as Record<string, number>,
+    usage: result.usage,
+    ...(result.dropped ? { dropped: { reason: result.dropped.reason, detail: result.dropped.detail } } : {}),
+    ...(finalPayload ? { finalPayload } : {}),
+  };
+}
+
+function failureResult(exitReason: string, detail: string): FinishRunResult {
+  return { status: 'failed', exitReason, exitDetail: detail.slice(0, 4000) };
+}
+
+/** Runs one claimed run to its end (or hands it back). Never throws for the run's own failures. */
+export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
+  const { runId, workerId } = opts;
+  const controller = new AbortController();
+  let cause: AbortCause | undefined;
+  const abort = (why: AbortCause) => {
+    if (cause) return;
+    cause = why;
+    opts.log?.({ event: 'abort', runId, cause: why });
+    controller.abort(new Error(why));
+  };
+  const onShutdown = () => abort('shutdown');
+  if (opts.shutdown.aborted) onShutdown();
+  opts.shutdown.addEventListener('abort', onShutdown, { once: true });
+
+  // The heartbeat keeps the lease and carries cancel requests (polling the
+  // Run row works across machines; the period bounds the cancel latency).
+  let beating = false;
+  const beat = async () => {
+    if (beating || cause === 'lease_lost') return;
+    beating = true;
+    try {
+      const hb = await heartbeat({ runId, workerId, leaseMs: opts.leaseMs });
+      if (!hb.owned) abort('lease_lost');
+      else if (hb.cancelRequested) abort('cancel');
+    } catch (err) {
+      // a missed beat is survivable until the lease runs out; the next one retries
+      opts.log?.({ event: 'heartbeat_error', runId, error: (err as Error).message });
+    } finally {
+      beating = false;
+    }
+  };
+  const timer = setInterval(() => void beat(), opts.heartbeatMs);
+  await beat();
+
+  const sink = new DbEventSink({
+    runId,
+    workerId,
+    onFailure: (err, leaseLost) => {
+      opts.log?.({ event: 'sink_failed', runId, leaseLost, error: (err as Error).message });
+      abort(leaseLost ? 'lease_lost' : 'sink_failed');
+    },
+  });
+
+  let result: FinishRunResult;
+  try {
+    const run = await getRunWorkContext({ runId });
+    let input: RunRepairInput | undefined;
+    try {
+      input = await buildRepairInput({ run, sink, signal: controller.signal, ...(opts.workDir ? { workDir: opts.workDir } : {}) });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      result = failureResult('model_error', err.message);
+    }
+    if (input) {
+      const repaired = await runRepair(input);
+      result = toFinishResult(repaired, sink.finalPayload);
+    }
+  } catch (err) {
+    result = failureResult('internal_error', `flowfix failed while running the repair: ${(err as Error).message}`);
+    opts.log?.({ event: 'run_error', runId, error: (err as Error).stack ?? String(err) });
+  } finally {
+    clearInterval(timer);
+    opts.shutdown.removeEventListener('abort', onShutdown);
+  }
+  await sink.flush();
+
+  if (cause === 'lease_lost') return { kind: 'lost' };
+  if (cause === 'shutdown') {
+    const released = await releaseRun({ runId, workerId, reason: 'worker_shutdown' });
+    return released ? { kind: 'released' } : { kind: 'lost' };
+  }
+  if (cause === 'sink_failed') result = failureResult('internal_error', 'the trajectory could not be saved');
+  try {
+    const done = await finishRun({ runId, workerId, result: result! });
+    return { kind: 'finished', status: done.status, fixId: done.fixId };
+  } catch (err) {
+    if (err instanceof LeaseLostError) return { kind: 'lost' };
+    throw err;
+  }
+}

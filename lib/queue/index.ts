@@ -1,0 +1,142 @@
+import { EventEmitter } from 'node:events';
+import PgBoss from 'pg-boss';
+import { getDbHandle, type DbHandle } from '../db';
+import { RunJobSchema } from '../runs/schemas';
+
+// The run queue: pg-boss over the same PostgreSQL (server mode) or the same
+// PGlite instance (embedded mode, through pg-boss's `db.executeSql` option).
+//
+// pg-boss only dispatches. The Run row is the truth about who works on what:
+// a worker that fetches a job claims the run atomically (lib/runs/lease.ts)
+// and completes the job at once, whatever the claim said; from then on the
+// run's lease and heartbeat, not the job, track the work. So a job delivered
+// twice, or a job for a finished run, costs one failed claim and nothing else,
+// and pg-boss's job expiry never has to match a 30-minute repair.
+
+export const RUN_QUEUE = 'flowfix-runs';
+
+export interface QueuedJob {
+  jobId: string;
+  runId: string;
+}
+
+export interface RunQueue {
+  /** at most one waiting job per run ('short' policy + singletonKey): re-sends are harmless */
+  enqueue(runId: string): Promise<void>;
+  fetch(max: number): Promise<QueuedJob[]>;
+  complete(jobIds: string[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+type ExecuteSql = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
+
+/** pg-boss on PGlite: parameterised statements through query(), scripts (no parameters, maybe several statements) through exec(). */
+function pgliteExecutor(handle: DbHandle): ExecuteSql {
+  const pglite = handle.pglite;
+  if (!pglite) throw new Error('embedded queue needs the PGlite instance');
+  return async (text, values) => {
+    if (values && values.length > 0) return pglite.query(text, values as unknown[]);
+    const results = await pglite.exec(text);
+    return results.at(-1) ?? { rows: [] };
+  };
+}
+
+async function startQueue(handle: DbHandle): Promise<RunQueue> {
+  const options: PgBoss.ConstructorOptions = {
+    // cron schedules are not used; maintenance (archiving done jobs) is
+    schedule: false,
+    supervise: true,
+    application_name: 'flowfix-queue',
+  };
+  const boss =
+    handle.target.kind === 'postgres'
+      ? new PgBoss({ ...options, connectionString: handle.target.location, max: 3 })
+      : new PgBoss({ ...options, db: { executeSql: pgliteExecutor(handle) } });
+  // pg-boss reports background errors as events; an unhandled 'error' event would crash the process
+  boss.on('error', (err) => queueErrors.emit('error', err));
+  await boss.start();
+  await boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, policy: 'short' }).catch(async (err: unknown) => {
+    // two processes creating the queue at once: the loser finds it there
+    if (!(await boss.getQueue(RUN_QUEUE))) throw err;
+  });
+
+  return {
+    async enqueue(runId) {
+      const data = RunJobSchema.parse({ runId });
+      await boss.send(RUN_QUEUE, data, { singletonKey: runId, retryLimit: 0 });
+      wakeups.emit('queued', runId);
+    },
+    async fetch(max) {
+      if (max <= 0) return [];
+      const jobs = await boss.fetch<{ runId: string }>(RUN_QUEUE, { batchSize: max });
+      const out: QueuedJob[] = [];
+      const invalid: string[] = [];
+      for (const job of jobs ?? []) {
+        const parsed = RunJobSchema.safeParse(job.data);
+        if (parsed.success) out.push({ jobId: job.id, runId: parsed.data.runId });
+        else invalid.push(job.id);
+      }
+      if (invalid.length > 0) await boss.fail(RUN_QUEUE, invalid);
+      return out;
+    },
+    async complete(jobIds) {
+      if (jobIds.length > 0) await boss.complete(RUN_QUEUE, jobIds);
+    },
+    async stop() {
+      await boss.stop({ graceful: false, wait: true, close: true });
+    },
+  };
+}
+
+// ───── the process-wide queue ─────
+
+interface QueueSlot {
+  handle: DbHandle;
+  queue: Promise<RunQueue>;
+}
+
+// On globalThis: Next bundles routes separately and instrumentation.ts loads
+// the worker through yet another bundle; all must share one pg-boss.
+const globalForQueue = globalThis as unknown as {
+  __flowfixQueue?: QueueSlot;
+  __flowfixQueueWakeups?: EventEmitter;
+  __flowfixQueueErrors?: EventEmitter;
+};
+
+const wakeups = (globalForQueue.__flowfixQueueWakeups ??= new EventEmitter().setMaxListeners(0));
+const queueErrors = (globalForQueue.__flowfixQueueErrors ??= new EventEmitter().setMaxListeners(0));
+if (queueErrors.listenerCount('error') === 0) {
+  // default: keep the process alive; workers attach their own logger
+  queueErrors.on('error', () => undefined);
+}
+
+/** The queue of the process's database (started on first use). */
+export function getRunQueue({ handle = getDbHandle() }: { handle?: DbHandle } = {}): Promise<RunQueue> {
+  const slot = globalForQueue.__flowfixQueue;
+  if (slot && slot.handle === handle) return slot.queue;
+  if (slot) void slot.queue.then((q) => q.stop()).catch(() => undefined);
+  const queue = startQueue(handle);
+  globalForQueue.__flowfixQueue = { handle, queue };
+  queue.catch(() => {
+    if (globalForQueue.__flowfixQueue?.queue === queue) globalForQueue.__flowfixQueue = undefined;
+  });
+  return queue;
+}
+
+/** Stops the process-wide queue (shutdown, tests). */
+export async function stopRunQueue(): Promise<void> {
+  const slot = globalForQueue.__flowfixQueue;
+  globalForQueue.__flowfixQueue = undefined;
+  if (slot) await (await slot.queue).stop();
+}
+
+/** In-process wake-up when this process enqueues a run (embedded mode: no polling delay). */
+export function onRunQueued(listener: (runId: string) => void): () => void {
+  wakeups.on('queued', listener);
+  return () => wakeups.off('queued', listener);
+}
+
+export function onQueueError(listener: (err: unknown) => void): () => void {
+  queueErrors.on('error', listener);
+  return () => queueErrors.off('error', listener);
+}

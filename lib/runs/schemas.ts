@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+// Boundaries of the run lifecycle: what a route may ask for, what travels
+// through the queue, what a worker reports. lib/ never imports agent/, so the
+// worker's RepairResult is described here as the subset the database keeps.
+
+export const RunPolicySchema = z.enum(['offline', 'llm', 'tiered']);
+export type RunPolicy = z.infer<typeof RunPolicySchema>;
+
+export const RunTriggerSchema = z.enum(['AUTO', 'MANUAL', 'REVALIDATE']);
+
+/** The queue's payload: only the id; the Run row is the truth. */
+export const RunJobSchema = z.object({ runId: z.string().min(1).max(200) });
+export type RunJob = z.infer<typeof RunJobSchema>;
+
+export const RequestRunInputSchema = z
+  .object({
+    changeId: z.string().min(1),
+    revisionId: z.string().min(1).optional(),
+    trigger: RunTriggerSchema,
+    policy: RunPolicySchema,
+    model: z.string().min(1).max(200).optional(),
+    requestedById: z.string().min(1).optional(),
+    sourceFixId: z.string().min(1).optional(),
+    inputDiff: z.string().max(4 * 1024 * 1024).optional(),
+  })
+  .refine((v) => v.trigger !== 'REVALIDATE' || (v.sourceFixId && v.inputDiff !== undefined), {
+    message: 'a REVALIDATE run needs sourceFixId and inputDiff',
+    path: ['sourceFixId'],
+  });
+export type RequestRunInput = z.input<typeof RequestRunInputSchema>;
+
+/** POST /api/changes/[id]/runs */
+export const StartRunBodySchema = z
+  .object({
+    policy: RunPolicySchema.optional(),
+  })
+  .strict();
+
+/**
+ * One stored event. RunEvent has no phase column: the agent's `phase` is
+ * merged into the payload (`payload.phase`) when the event carries one.
+ * Types: phase | thought | tool_call | observation | gate | suspects |
+ * evidence | candidate | usage | log | status | final.
+ */
+export const RunEventInputSchema = z.object({
+  type: z.string().min(1).max(40),
+  phase: z.string().min(1).max(40).optional(),
+  payload: z.record(z.string(), z.unknown()),
+});
+export type RunEventInput = z.infer<typeof RunEventInputSchema>;
+
+const UsageSchema = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  costUsd: z.number().min(0),
+  toolCalls: z.number().int().min(0),
+});
+
+/** What a worker reports when a run ends (a projection of agent/pipeline.ts RepairResult). */
+export const FinishRunResultSchema = z.object({
+  status: z.enum(['fixed', 'no_fix', 'failed', 'cancelled']),
+  exitReason: z.string().min(1).max(200),
+  exitDetail: z.string().max(20_000).optional(),
+  diff: z.string().default(''),
+  files: z.array(z.string()).default([]),
+  summaryHtml: z.string().default(''),
+  evidence: z.record(z.string(), z.unknown()).default({}),
+  phaseTimings: z.record(z.string(), z.number()).default({}),
+  usage: UsageSchema.default({ promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 }),
+  dropped: z.object({ reason: z.string().min(1), detail: z.string() }).optional(),
+  /** the pipeline's own final event payload, folded into the stored final event */
+  finalPayload: z.record(z.string(), z.unknown()).optional(),
+});
+export type FinishRunResult = z.input<typeof FinishRunResultSchema>;

@@ -1,0 +1,391 @@
+import type { Prisma } from '../generated/prisma/client';
+import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { writeAudit } from '../audit';
+import { getDb } from '../db';
+import { getEnv } from '../env';
+import { AppError, isUniqueViolation } from '../errors';
+import { runPreFilters } from '../filters/pre';
+import { sanitizeHtml } from '../html/sanitize';
+import { getRunQueue } from '../queue';
+import {
+  ModelSettingsSchema,
+  readFlowfixFileAtRevision,
+  resolveEffectiveSettings,
+  type ModelSettings,
+} from '../repositories/settings';
+import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
+import { closeRunTx, isTerminal, lockRunTx, setChangeStatusForRunTx } from './lease';
+import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput, type RunPolicy } from './schemas';
+
+// The run lifecycle's data functions (DESIGN.md "Runs never live inside an
+// HTTP request"): a route or ingestion records the intent here and the queue
+// carries it to a worker (agent/worker), which claims it (lease.ts), streams
+// its events (events.ts) and ends it with finishRun.
+
+export { LeaseLostError } from './events';
+export { claimRun, heartbeat, releaseRun, reapRuns } from './lease';
+
+// ───── policies an admin allows ─────
+
+/** Is a hosted model configured for this repository (its settings, else the server's)? */
+export function modelConfigured(settings: Pick<ModelSettings, 'baseUrl' | 'model'>): boolean {
+  const env = getEnv();
+  return Boolean((settings.baseUrl ?? env.FLOWFIX_MODEL_BASE_URL) && (settings.model ?? env.FLOWFIX_MODEL));
+}
+
+/**
+ * Policies a run of this repository may use: never costlier than the admin's
+ * choice (offline < tiered < llm), and nothing that needs a model when none
+ * is configured.
+ */
+export function allowedPolicies(settings: ModelSettings): RunPolicy[] {
+  if (!modelConfigured(settings)) return ['offline'];
+  if (settings.policy === 'llm') return ['offline', 'tiered', 'llm'];
+  if (settings.policy === 'tiered') return ['offline', 'tiered'];
+  return ['offline'];
+}
+
+/** The policy of an automatic run: the admin's, or offline when no model is configured. */
+export function defaultPolicy(settings: ModelSettings): RunPolicy {
+  return allowedPolicies(settings).includes(settings.policy) ? settings.policy : 'offline';
+}
+
+// ───── request ─────
+
+export interface RequestRunResult {
+  runId: string;
+  /** true: an active run of this revision existed and the caller joined it */
+  joined: boolean;
+}
+
+/**
+ * Records the intent to repair a revision and queues it. One active run per
+ * revision (Run.activeKey is unique while QUEUED/RUNNING): a second trigger,
+ * even a simultaneous one on another machine, gets the active run's id back.
+ * REVALIDATE runs (an edited fix) have their own key per fix.
+ */
+export async function requestRun(input: RequestRunInput): Promise<RequestRunResult> {
+  const params = RequestRunInputSchema.parse(input);
+  const db = getDb();
+  const change = await db.change.findUnique({ where: { id: params.changeId }, select: { id: true, headRev: true } });
+  if (!change) throw new AppError('not_found', 'Change not found');
+  const revision = params.revisionId
+    ? await db.changeRevision.findUnique({ where: { id: params.revisionId } })
+    : await db.changeRevision.findUnique({ where: { changeId_headRev: { changeId: change.id, headRev: change.headRev } } });
+  if (!revision || revision.changeId !== change.id) throw new AppError('not_found', 'Revision not found');
+  if (params.trigger !== 'REVALIDATE' && (revision.supersededAt || revision.headRev !== change.headRev)) {
+    throw new AppError('conflict', 'A newer revision of this change exists; repair that one');
+  }
+  const activeKey = params.trigger === 'REVALIDATE' ? `${revision.id}:revalidate:${params.sourceFixId}` : revision.id;
+
+  // A unique violation means another trigger won the race; its run may also
+  // finish between our insert and our read, hence the few rounds.
+  for (let round = 0; round < 4; round++) {
+    const existing = await db.run.findUnique({ where: { activeKey }, select: { id: true } });
+    if (existing) return { runId: existing.id, joined: true };
+    let created: { id: string; seq: number } | undefined;
+    try {
+      created = await db.$transaction(async (tx) => {
+        const run = await tx.run.create({
+          data: {
+            changeId: change.id,
+            revisionId: revision.id,
+            trigger: params.trigger,
+            policy: params.policy,
+            model: params.model ?? null,
+            activeKey,
+            requestedById: params.requestedById ?? null,
+            sourceFixId: params.sourceFixId ?? null,
+            inputDiff: params.inputDiff ?? null,
+          },
+          select: { id: true, changeId: true, revisionId: true, trigger: true },
+        });
+        await setChangeStatusForRunTx({ tx, run, status: ChangeStatus.QUEUED, statusReason: null });
+        const seq = await insertRunEventsTx({
+          tx,
+          runId: run.id,
+          events: [{ type: 'status', payload: { status: 'queued', trigger: params.trigger, policy: params.policy } }],
+        });
+        if (params.requestedById) {
+          await writeAudit(
+            { actorId: params.requestedById, actorKind: 'user', action: 'run.request', targetType: 'run', targetId: run.id, data: { changeId: change.id, policy: params.policy, trigger: params.trigger } },
+            tx,
+          );
+        }
+        return { id: run.id, seq };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) continue;
+      throw err;
+    }
+    await notifySaved({ runId: created.id, seq: created.seq });
+    await enqueueRun({ runId: created.id });
+    return { runId: created.id, joined: false };
+  }
+  throw new AppError('conflict', 'Could not start or join a run; try again');
+}
+
+/**
+ * Sends a run to the queue. A failure here leaves the run QUEUED in the
+ * database, where the workers' sweep (listWaitingRuns) finds it, so it is
+ * not the caller's error.
+ */
+export async function enqueueRun({ runId }: { runId: string }): Promise<boolean> {
+  try {
+    await (await getRunQueue()).enqueue(runId);
+    return true;
+  } catch (err) {
+    console.error(`flowfix: could not enqueue run ${runId}; the worker sweep will pick it up`, err);
+    return false;
+  }
+}
+
+// ───── cancel ─────
+
+export interface CancelRunResult {
+  runId: string;
+  status: RunStatus;
+  /** the run had already ended: nothing to cancel */
+  alreadyFinished: boolean;
+}
+
+/**
+ * Asks a run to stop. A QUEUED run ends CANCELLED at once; a RUNNING run gets
+ * cancelRequestedAt, which its worker sees on its next heartbeat (~1 s) and
+ * turns into an abort: the command in flight is killed with its process group.
+ */
+export async function cancelRun({ runId, userId }: { runId: string; userId?: string | null }): Promise<CancelRunResult> {
+  let notice: number | undefined;
+  const result = await getDb().$transaction(async (tx): Promise<CancelRunResult> => {
+    const run = await lockRunTx({ tx, runId });
+    if (!run) throw new AppError('not_found', 'Run not found');
+    if (isTerminal(run.status)) return { runId, status: run.status, alreadyFinished: true };
+    const now = new Date();
+    await tx.run.update({
+      where: { id: runId },
+      data: { cancelRequestedAt: run.cancelRequestedAt ?? now, cancelRequestedById: userId ?? null },
+    });
+    if (userId) {
+      await writeAudit({ actorId: userId, actorKind: 'user', action: 'run.cancel', targetType: 'run', targetId: runId, data: { status: run.status } }, tx);
+    }
+    if (run.status === RunStatus.QUEUED) {
+      notice = await closeRunTx({
+        tx,
+        run,
+        status: RunStatus.CANCELLED,
+        exitReason: 'cancelled',
+        exitDetail: 'cancelled before a worker started it',
+        changeStatus: { status: ChangeStatus.NO_FIX, reason: 'cancelled' },
+      });
+      return { runId, status: RunStatus.CANCELLED, alreadyFinished: false };
+    }
+    notice = await insertRunEventsTx({ tx, runId, events: [{ type: 'status', payload: { status: 'cancel_requested' } }] });
+    return { runId, status: run.status, alreadyFinished: false };
+  });
+  if (notice !== undefined) await notifySaved({ runId, seq: notice });
+  return result;
+}
+
+// ───── finish ─────
+
+const RUN_STATUS_OF: Record<FinishRunResult['status'], RunStatus> = {
+  fixed: RunStatus.FIXED,
+  no_fix: RunStatus.NO_FIX,
+  failed: RunStatus.FAILED,
+  cancelled: RunStatus.CANCELLED,
+};
+
+export interface FinishRunOutcome {
+  status: RunStatus;
+  fixId: string | null;
+  fixStatus: FixStatus | null;
+}
+
+/**
+ * Ends a run with its worker's result, in one transaction and only while the
+ * worker still owns it: terminal status and counters, the fix (at most one:
+ * Fix.runId is unique and the run leaves RUNNING here, under its row lock),
+ * the change's status and the final event.
+ */
+export async function finishRun({ runId, workerId, result }: { runId: string; workerId: string; result: FinishRunResult }): Promise<FinishRunOutcome> {
+  const r = FinishRunResultSchema.parse(result);
+  let seq = -1;
+  const outcome = await getDb().$transaction(
+    async (tx): Promise<FinishRunOutcome> => {
+      const run = await lockRunTx({ tx, runId });
+      if (!run || run.status !== RunStatus.RUNNING || run.leaseOwner !== workerId) throw new LeaseLostError(runId);
+      const status = RUN_STATUS_OF[r.status];
+      const revision = await tx.changeRevision.findUniqueOrThrow({ where: { id: run.revisionId }, select: { supersededAt: true } });
+
+      let fix: { id: string; status: FixStatus } | null = null;
+      const yieldsFix = r.diff.trim() !== '' && (r.status === 'fixed' || r.dropped !== undefined);
+      if (yieldsFix) {
+        const fixStatus = r.dropped ? FixStatus.DROPPED : revision.supersededAt ? FixStatus.STALE : FixStatus.READY;
+        fix = await tx.fix.create({
+          data: {
+            runId,
+            changeId: run.changeId,
+            revisionId: run.revisionId,
+            diff: r.diff,
+            files: r.files,
+            summaryHtml: sanitizeHtml(r.summaryHtml),
+            evidence: r.evidence as Prisma.InputJsonValue,
+            status: fixStatus,
+            dropReason: r.dropped?.reason ?? null,
+          },
+          select: { id: true, status: true },
+        });
+      }
+
+      const changeStatus =
+        fix?.status === FixStatus.READY
+          ? { status: ChangeStatus.FIX_READY, reason: null }
+          : r.dropped
+            ? { status: ChangeStatus.NO_FIX, reason: `dropped:${r.dropped.reason}` }
+            : { status: ChangeStatus.NO_FIX, reason: r.exitReason };
+      seq = await closeRunTx({
+        tx,
+        run,
+        status,
+        exitReason: r.exitReason,
+        exitDetail: r.exitDetail ?? r.dropped?.detail ?? null,
+        data: {
+          phaseTimings: r.phaseTimings as Prisma.InputJsonValue,
+          toolCalls: r.usage.toolCalls,
+          promptTokens: r.usage.promptTokens,
+          completionTokens: r.usage.completionTokens,
+          costUsd: r.usage.costUsd,
+        },
+        changeStatus,
+        finalPayload: { ...(r.finalPayload ?? {}), fixId: fix?.id ?? null, fixStatus: fix?.status ?? null },
+      });
+      return { status, fixId: fix?.id ?? null, fixStatus: fix?.status ?? null };
+    },
+    { timeout: 30_000 },
+  );
+  await notifySaved({ runId, seq });
+  return outcome;
+}
+
+// ───── what a worker needs ─────
+
+/** Everything a worker reads to build a repair input for a run. */
+export async function getRunWorkContext({ runId }: { runId: string }) {
+  const run = await getDb().run.findUnique({
+    where: { id: runId },
+    include: {
+      change: { include: { repository: { include: { flakyTests: { select: { testId: true } } } } } },
+      revision: { include: { failures: { select: { testId: true, testName: true, file: true }, orderBy: { testId: 'asc' } } } },
+    },
+  });
+  if (!run) throw new AppError('not_found', `Run ${runId} not found`);
+  return run;
+}
+export type RunWorkContext = Awaited<ReturnType<typeof getRunWorkContext>>;
+
+/** Has the change moved on since this run's revision (FlowAgent's stale fixes)? */
+export async function checkRunStale({ runId }: { runId: string }): Promise<{ stale: boolean; detail?: string }> {
+  const run = await getDb().run.findUnique({
+    where: { id: runId },
+    select: { revision: { select: { headRev: true, supersededAt: true } }, change: { select: { headRev: true } } },
+  });
+  if (!run) return { stale: true, detail: 'the run no longer exists' };
+  if (run.revision.supersededAt || run.change.headRev !== run.revision.headRev) {
+    return { stale: true, detail: `the change moved on to ${run.change.headRev.slice(0, 12)}` };
+  }
+  return { stale: false };
+}
+
+// ───── after ingestion ─────
+
+/** A local path the server can clone from (not a URL). */
+export function localRepoPath(gitUrl: string): string | undefined {
+  if (gitUrl.startsWith('file://')) return gitUrl.slice('file://'.length);
+  return gitUrl.startsWith('/') ? gitUrl : undefined;
+}
+
+/**
+ * After a new revision of a change is stored (and committed): ends the runs
+ * of older revisions that were still waiting, then runs the pre-execution
+ * filters and either marks the change SKIPPED with the filter's name or
+ * queues an AUTO run with the repository's policy. Running runs of older
+ * revisions were asked to cancel by ingestion; their workers see it on their
+ * next heartbeat.
+ */
+export async function triageNewRevision({ changeId, revisionId }: { changeId: string; revisionId: string }): Promise<
+  { skipped: true; reason: string } | { skipped: false; runId: string; joined: boolean }
+> {
+  const db = getDb();
+  await cancelWaitingStaleRuns({ changeId, currentRevisionId: revisionId });
+  const change = await db.change.findUniqueOrThrow({
+    where: { id: changeId },
+    include: { repository: { include: { flakyTests: { select: { testId: true } } } } },
+  });
+  const revision = await db.changeRevision.findUniqueOrThrow({
+    where: { id: revisionId },
+    include: { failures: { select: { testId: true } } },
+  });
+  const repo = change.repository;
+  const localPath = localRepoPath(repo.gitUrl);
+  const flowfixFileText = localPath ? await readFlowfixFileAtRevision({ repoPath: localPath, rev: revision.baseRev }) : null;
+  const effective = resolveEffectiveSettings({ adminSettings: repo.settings, adminFilterPolicy: repo.filterPolicy, flowfixFileText });
+  const decision = runPreFilters({
+    policy: effective.filterPolicy,
+    change: {
+      author: change.author,
+      authorEmail: change.authorEmail,
+      authorKind: change.authorKind,
+      filesChanged: change.filesChanged,
+      language: effective.settings.language ?? repo.language,
+      headRev: revision.headRev,
+      latestHeadRev: change.headRev,
+    },
+    failingTests: revision.failures.map((f) => f.testId),
+    knownFlaky: repo.flakyTests.map((t) => t.testId),
+  });
+  if (decision.skip) {
+    // only the current revision speaks for the change
+    await db.change.updateMany({ where: { id: changeId, headRev: revision.headRev }, data: { status: ChangeStatus.SKIPPED, statusReason: decision.reason } });
+    return { skipped: true, reason: decision.reason };
+  }
+  const modelSettings = ModelSettingsSchema.parse(repo.modelSettings ?? {});
+  const policy = defaultPolicy(modelSettings);
+  const requested = await requestRun({
+    changeId,
+    revisionId,
+    trigger: 'AUTO',
+    policy,
+    ...(policy !== 'offline' && modelSettings.model ? { model: modelSettings.model } : {}),
+  });
+  return { skipped: false, ...requested };
+}
+
+/** QUEUED runs of older revisions whose cancel ingestion requested: end them now rather than when a worker reaches them. */
+export async function cancelWaitingStaleRuns({ changeId, currentRevisionId }: { changeId: string; currentRevisionId: string }): Promise<string[]> {
+  const db = getDb();
+  const waiting = await db.run.findMany({
+    where: { changeId, revisionId: { not: currentRevisionId }, status: RunStatus.QUEUED, cancelRequestedAt: { not: null } },
+    select: { id: true },
+  });
+  const cancelled: string[] = [];
+  for (const { id } of waiting) {
+    let seq: number | undefined;
+    await db.$transaction(async (tx) => {
+      const run = await lockRunTx({ tx, runId: id });
+      if (!run || run.status !== RunStatus.QUEUED) return;
+      seq = await closeRunTx({
+        tx,
+        run,
+        status: RunStatus.CANCELLED,
+        exitReason: 'cancelled',
+        exitDetail: 'a newer revision of the change arrived',
+        changeStatus: { status: ChangeStatus.NO_FIX, reason: 'cancelled' },
+      });
+    });
+    if (seq !== undefined) {
+      await notifySaved({ runId: id, seq });
+      cancelled.push(id);
+    }
+  }
+  return cancelled;
+}
