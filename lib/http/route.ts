@@ -2,6 +2,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { AppError, toHttpError } from '../errors';
 import { getSessionUser, hasAnyRole, type RoleName, type SessionUser } from '../auth/session';
 import { authenticateToken, type TokenPrincipal } from '../auth/tokens';
+import { authenticatePersonalToken, isPersonalTokenHeader } from '../auth/personal-tokens';
 
 // The one route wrapper: resolves who is calling, checks the role, runs the
 // handler, translates errors. Per-route rules stay in the handler.
@@ -11,7 +12,9 @@ import { authenticateToken, type TokenPrincipal } from '../auth/tokens';
 // 401 and the wrong roles 403.
 
 export type Access =
-  | { auth: 'session'; roles: readonly RoleName[] | 'any' }
+  // allowPersonalToken: a personal API token (Bearer ffp_…, lib/auth/personal-tokens.ts)
+  // may stand in for the session cookie, acting as its user with the user's roles
+  | { auth: 'session'; roles: readonly RoleName[] | 'any'; allowPersonalToken?: boolean }
   | { auth: 'token' }
   | { auth: 'public' };
 
@@ -19,7 +22,7 @@ interface BaseContext<P> {
   req: NextRequest;
   params: P;
 }
-export type SessionContext<P> = BaseContext<P> & { user: SessionUser };
+export type SessionContext<P> = BaseContext<P> & { user: SessionUser; via: 'cookie' | 'personal_token' };
 export type TokenContext<P> = BaseContext<P> & { token: TokenPrincipal };
 export type PublicContext<P> = BaseContext<P>;
 
@@ -40,14 +43,19 @@ export function withRoute<A extends Access, P = Record<string, string>>(
   const wrapped = async (req: NextRequest, routeCtx?: { params?: Promise<unknown> }): Promise<Response> => {
     try {
       const params = ((await routeCtx?.params) ?? {}) as P;
-      let ctx: BaseContext<P> & Partial<{ user: SessionUser; token: TokenPrincipal }>;
+      let ctx: BaseContext<P> & Partial<{ user: SessionUser; via: 'cookie' | 'personal_token'; token: TokenPrincipal }>;
       if (access.auth === 'session') {
-        const user = await getSessionUser(req);
+        let user = await getSessionUser(req);
+        let via: 'cookie' | 'personal_token' = 'cookie';
+        if (!user && access.allowPersonalToken && isPersonalTokenHeader(req.headers.get('authorization'))) {
+          user = await authenticatePersonalToken(req.headers.get('authorization'));
+          via = 'personal_token';
+        }
         if (!user) throw new AppError('unauthenticated', 'Sign in to continue');
         if (access.roles !== 'any' && !hasAnyRole(user, access.roles)) {
           throw new AppError('forbidden', `Requires one of the roles: ${access.roles.join(', ').toLowerCase()}`);
         }
-        ctx = { req, params, user };
+        ctx = { req, params, user, via };
       } else if (access.auth === 'token') {
         ctx = { req, params, token: await authenticateToken(req.headers.get('authorization')) };
       } else {

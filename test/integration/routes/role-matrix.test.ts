@@ -10,6 +10,7 @@ import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { ALL_ROLES, type RoleName } from '../../../lib/auth/session';
 import type { Access } from '../../../lib/http/route';
 import { issueCiToken, revokeCiToken } from '../../../lib/tokens/service';
+import { issuePersonalToken, revokePersonalToken } from '../../../lib/auth/personal-tokens';
 
 // Every route handler × every role and anonymous. The route files are found at
 // test time, so a route someone adds tomorrow is covered without editing this
@@ -122,6 +123,8 @@ interface Caller {
   label: string;
   roles: RoleName[];
   cookie: string;
+  /** a personal API token acting as this caller (Bearer ffp_…) */
+  personalToken: string;
 }
 
 function allows(access: Extract<Access, { auth: 'session' }>, roles: readonly RoleName[]): boolean {
@@ -139,6 +142,7 @@ describe('every route handler × every role', () => {
   let adminCookie = '';
   let ciToken = '';
   let revokedToken = '';
+  let revokedPersonalToken = '';
 
   before(async () => {
     db = await createTestDb();
@@ -150,13 +154,18 @@ describe('every route handler × every role', () => {
     for (const p of people) {
       const slug = p.label.replace(/\s+/g, '-');
       const user = await db.db.user.create({ data: { email: `${slug}@matrix.test`, name: p.label, roles: p.roles } });
-      callers.push({ ...p, cookie: await sessionCookie(user) });
+      const { token: personalToken } = await issuePersonalToken({ userId: user.id, input: { name: 'matrix' } });
+      callers.push({ ...p, cookie: await sessionCookie(user), personalToken });
     }
     adminCookie = callers.find((c) => c.label === 'admin')!.cookie;
     ciToken = (await issueCiToken({ actorId: null, input: { name: 'matrix', allRepositories: true } })).token;
     const revoked = await issueCiToken({ actorId: null, input: { name: 'matrix revoked', allRepositories: true } });
     await revokeCiToken({ actorId: null, id: revoked.record.id });
     revokedToken = revoked.token;
+    const admin = await db.db.user.findFirstOrThrow({ where: { email: 'every-role@matrix.test' } });
+    const revokedPersonal = await issuePersonalToken({ userId: admin.id, input: { name: 'matrix revoked' } });
+    await revokePersonalToken({ userId: admin.id, id: revokedPersonal.record.id });
+    revokedPersonalToken = revokedPersonal.token;
   });
   after(() => db.drop());
 
@@ -204,6 +213,10 @@ describe('every route handler × every role', () => {
           test('a made-up CI token → 401', async () => {
             assert.equal(await call({ route, method, headers: { authorization: `Bearer ffx_${'A'.repeat(43)}` } }), 401);
           });
+          test('a personal token (a person, not CI) → 401', async () => {
+            const caller = callers.find((c) => c.label === 'every role')!;
+            assert.equal(await call({ route, method, headers: { authorization: `Bearer ${caller.personalToken}` } }), 401);
+          });
           test('a valid CI token → let in', async () => {
             assertAllowed(await call({ route, method, headers: { authorization: `Bearer ${ciToken}` } }), 'CI token');
           });
@@ -213,6 +226,27 @@ describe('every route handler × every role', () => {
         test('a CI token instead of a session → 401', async () => {
           assert.equal(await call({ route, method, headers: { authorization: `Bearer ${ciToken}` } }), 401);
         });
+
+        const sessionAccess = handler.access as Extract<Access, { auth: 'session' }> | undefined;
+        if (!sessionAccess?.allowPersonalToken) {
+          test('a personal token → 401 (this route takes the session cookie only)', async () => {
+            const caller = callers.find((c) => c.label === 'every role')!;
+            assert.equal(await call({ route, method, headers: { authorization: `Bearer ${caller.personalToken}` } }), 401);
+          });
+        } else {
+          test('a revoked or made-up personal token → 401', async () => {
+            assert.equal(await call({ route, method, headers: { authorization: `Bearer ${revokedPersonalToken}` } }), 401);
+            assert.equal(await call({ route, method, headers: { authorization: `Bearer ffp_${'A'.repeat(43)}` } }), 401);
+          });
+          for (const label of ['no role', ...ALL_ROLES.map((r) => r.toLowerCase()), 'every role']) {
+            test(`with the personal token of ${label}`, async () => {
+              const caller = callers.find((c) => c.label === label)!;
+              const status = await call({ route, method, headers: { authorization: `Bearer ${caller.personalToken}` } });
+              if (allows(sessionAccess, caller.roles)) assertAllowed(status, `${label} (personal token)`);
+              else assert.equal(status, 403, `${label} (personal token) must be refused`);
+            });
+          }
+        }
 
         for (const label of ['no role', ...ALL_ROLES.map((r) => r.toLowerCase()), 'every role']) {
           test(`as ${label}`, async () => {

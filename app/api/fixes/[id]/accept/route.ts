@@ -1,0 +1,19 @@
+import { readJson, withRoute } from '@/lib/http/route';
+import { acceptFix, recordLocalApply } from '@/lib/fixes/apply';
+import { AcceptBodySchema } from '@/lib/fixes/schemas';
+
+export const dynamic = 'force-dynamic';
+
+// POST /api/fixes/:id/accept — apply the fix as a commit on the change's
+// branch (mode "branch"), or record that the reviewer applied it in their own
+// checkout (mode "local", `flowfix fix apply`). 409 names whoever decided first,
+// or says the branch moved and the fix is now stale.
+export const POST = withRoute<{ auth: 'session'; roles: ['REVIEWER', 'ADMIN']; allowPersonalToken: true }, { id: string }>(
+  { auth: 'session', roles: ['REVIEWER', 'ADMIN'], allowPersonalToken: true },
+  async ({ req, params, user, via }) => {
+    const body = await readJson(req, AcceptBodySchema);
+    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    if (body.mode === 'local') return recordLocalApply({ fixId: params.id, userId: user.id, surface });
+    return acceptFix({ fixId: params.id, userId: user.id, surface });
+  },
+);

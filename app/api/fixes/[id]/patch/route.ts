@@ -1,0 +1,20 @@
+import { withRoute } from '@/lib/http/route';
+import { getFixPatch } from '@/lib/fixes/patch';
+
+export const dynamic = 'force-dynamic';
+
+// GET /api/fixes/:id/patch — the fix's diff as a file for `git apply` ("Download patch")
+export const GET = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true }, { id: string }>(
+  { auth: 'session', roles: 'any', allowPersonalToken: true },
+  async ({ params }) => {
+    const { diff, filename } = await getFixPatch({ fixId: params.id });
+    return new Response(diff, {
+      headers: {
+        'Content-Type': 'text/x-diff; charset=utf-8',
+        'Content-Disposition': `attachment; filename="${filename}"`,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      },
+    });
+  },
+);

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { writeAudit } from '../audit';
+import { getDb } from '../db';
+import { AppError } from '../errors';
+import { hashToken } from './tokens';
+import type { SessionUser } from './session';
+
+// Personal API tokens: "ffp_" + 32 random bytes (base64url). A token acts as
+// its user, with the user's roles as they are at each request (a role removed
+// or a user disabled takes effect at once), and only on the session routes
+// that opt in (withRoute's allowPersonalToken). The distinct prefix keeps CI
+// tokens (ffx_, lib/auth/tokens.ts) and personal tokens from ever standing in
+// for each other. Only the sha256 is stored; the token is shown once.
+
+export const PERSONAL_TOKEN_PREFIX = 'ffp_';
+
+export const IssuePersonalTokenSchema = z
+  .object({
+    name: z.string().trim().min(1, 'Name the token after where you use it').max(100),
+    expiresAt: z.coerce
+      .date()
+      .refine((d) => d.getTime() > Date.now(), 'The expiry must be in the future')
+      .optional(),
+  })
+  .strict();
+export type IssuePersonalTokenInput = z.input<typeof IssuePersonalTokenSchema>;
+
+export interface PersonalTokenView {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const VIEW = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true } as const;
+
+/** Is this Authorization header a personal token (whether or not it is valid)? */
+export function isPersonalTokenHeader(authorization: string | null): boolean {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  return Boolean(match && match[1].startsWith(PERSONAL_TOKEN_PREFIX));
+}
+
+export async function issuePersonalToken({
+  userId,
+  input,
+}: {
+  userId: string;
+  input: IssuePersonalTokenInput;
+}): Promise<{ token: string; record: PersonalTokenView }> {
+  const data = IssuePersonalTokenSchema.parse(input);
+  const token = PERSONAL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  const prefix = token.slice(0, PERSONAL_TOKEN_PREFIX.length + 6);
+  const record = await getDb().$transaction(async (tx) => {
+    const created = await tx.personalToken.create({
+      data: { userId, name: data.name, prefix, tokenHash: hashToken(token), expiresAt: data.expiresAt ?? null },
+      select: VIEW,
+    });
+    await writeAudit(
+      { actorId: userId, actorKind: 'user', action: 'personal_token.issue', targetType: 'personal_token', targetId: created.id, data: { name: created.name, prefix } },
+      tx,
+    );
+    return created;
+  });
+  return { token, record };
+}
+
+export async function listPersonalTokens({ userId }: { userId: string }): Promise<PersonalTokenView[]> {
+  return getDb().personalToken.findMany({ where: { userId }, select: VIEW, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+}
+
+/** Revokes one of the user's own tokens; someone else's is "not found". Idempotent. */
+export async function revokePersonalToken({ userId, id }: { userId: string; id: string }): Promise<PersonalTokenView> {
+  return getDb().$transaction(async (tx) => {
+    const { count } = await tx.personalToken.updateMany({ where: { id, userId, revokedAt: null }, data: { revokedAt: new Date() } });
+    const row = await tx.personalToken.findFirst({ where: { id, userId }, select: VIEW });
+    if (!row) throw new AppError('not_found', 'No such token');
+    if (count === 1) {
+      await writeAudit(
+        { actorId: userId, actorKind: 'user', action: 'personal_token.revoke', targetType: 'personal_token', targetId: id, data: { name: row.name, prefix: row.prefix } },
+        tx,
+      );
+    }
+    return row;
+  });
+}
+
+/** "Authorization: Bearer ffp_…" → the user it acts as, re-read from the database; else 401. */
+export async function authenticatePersonalToken(authorization: string | null): Promise<SessionUser> {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  if (!match || !match[1].startsWith(PERSONAL_TOKEN_PREFIX)) {
+    throw new AppError('unauthenticated', 'Sign in, or send a personal token: Authorization: Bearer ffp_…');
+  }
+  const db = getDb();
+  const row = await db.personalToken.findUnique({
+    where: { tokenHash: hashToken(match[1]) },
+    select: { id: true, revokedAt: true, expiresAt: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true } } },
+  });
+  if (!row) throw new AppError('unauthenticated', 'Unknown personal token');
+  if (row.revokedAt) throw new AppError('unauthenticated', 'This personal token has been revoked');
+  if (row.expiresAt && row.expiresAt.getTime() < Date.now()) throw new AppError('unauthenticated', 'This personal token has expired');
+  if (row.user.disabledAt) throw new AppError('unauthenticated', 'This account is disabled');
+  // informational only: must not fail the request
+  await db.personalToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+  return { id: row.user.id, email: row.user.email, name: row.user.name, roles: row.user.roles };
+}
