@@ -6,6 +6,7 @@ import { SignOutButton } from './sign-out-button';
 export function AppHeader({ user }: { user: SessionUser }) {
   const links = [
     { href: '/changes', label: 'Changes' },
+    { href: '/review', label: 'Review' },
     ...(user.roles.includes('ADMIN') ? [{ href: '/admin', label: 'Admin' }] : []),
   ];
   return (

@@ -1,0 +1,39 @@
+import { Suspense } from 'react';
+import { notFound } from 'next/navigation';
+import { requirePageUser } from '@/lib/auth/page';
+import { hasAnyRole } from '@/lib/auth/session';
+import { getChangeDetail } from '@/lib/changes/detail';
+import { AppError } from '@/lib/errors';
+import { ChangeView } from '@/components/change/change-view';
+import '@/components/change/change.css';
+
+export const dynamic = 'force-dynamic';
+
+async function loadDetail(id: string) {
+  try {
+    return await getChangeDetail({ id });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') notFound();
+    throw err;
+  }
+}
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const detail = await getChangeDetail({ id }).catch(() => null);
+  return { title: detail ? `${detail.change.externalId} · ${detail.change.title} · flowfix` : 'Change · flowfix' };
+}
+
+// The change page: root cause first, then the diff, the failures, the runs, the log.
+export default async function ChangePage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const user = await requirePageUser();
+  const detail = await loadDetail(id);
+  return (
+    <main className="page">
+      <Suspense fallback={<div className="card muted">Loading…</div>}>
+        <ChangeView changeId={id} initialData={detail} canDecide={hasAnyRole(user, ['REVIEWER', 'ADMIN'])} />
+      </Suspense>
+    </main>
+  );
+}

@@ -1,0 +1,51 @@
+// fetch for the change page and the review queue: JSON in and out, and the
+// server's own error message (409 "Ada applied it first", stale branch…)
+// surfaced as the error, since that is what a reviewer needs to read.
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export async function requestJson<T>(
+  url: string,
+  { method = 'GET', body, signal }: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      signal,
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError('The server could not be reached', 0, null);
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!res.ok) {
+    const error = (json as { error?: { message?: string; code?: string; details?: unknown } } | null)?.error;
+    const fallback = res.status === 404 ? 'Not found' : `Request failed (${res.status})`;
+    throw new ApiError(error?.message ?? fallback, res.status, error?.code ?? null, error?.details);
+  }
+  return json as T;
+}
+
+/** A 4xx will not get better by asking again. */
+export function retryUnlessClientError(count: number, error: Error): boolean {
+  return !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 1;
+}

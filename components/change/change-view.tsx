@@ -1,0 +1,209 @@
+'use client';
+
+import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useRef, useState } from 'react';
+import { FixDiff } from '@/components/diff/fix-diff';
+import { ChangeHeader } from './change-header';
+import { CiLog } from './ci-log';
+import { FailureEvidence } from './failure-evidence';
+import { FixCard } from './fix-card';
+import { RunAgentButton } from './run-agent-button';
+import { RunHistory } from './run-history';
+import { useChangeDetail, type ChangeDetail } from './use-change-detail';
+import { useEditAcceptFix, useRecordPreview } from './use-fix-decisions';
+import { formatDateTime } from './format';
+
+// The change page. The URL carries which fix and which file are open
+// (/changes/<id>?fix=<fixId>&file=<path>) so a link opens exactly that view.
+
+function useUrlState() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const set = (next: { fix?: string | null; file?: string | null }) => {
+    const qs = new URLSearchParams(params.toString());
+    for (const [k, v] of Object.entries(next)) {
+      if (v === null || v === undefined) qs.delete(k);
+      else qs.set(k, v);
+    }
+    const s = qs.toString();
+    router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+  };
+  return { fix: params.get('fix'), file: params.get('file'), set };
+}
+
+function EditBar({
+  fixId,
+  edits,
+  onCancel,
+  onDone,
+}: {
+  fixId: string;
+  edits: Record<string, string>;
+  onCancel: () => void;
+  onDone: () => void;
+}) {
+  const editAccept = useEditAcceptFix();
+  const count = Object.keys(edits).length;
+  const runId = editAccept.data?.runId ?? null;
+  return (
+    <div className="card edit-bar" data-testid="edit-bar">
+      <div className="row">
+        <strong>Editing the fix.</strong>
+        <span className="muted">
+          Change the right-hand side, then submit: the edited fix is compiled and tested again before it is applied.
+        </span>
+      </div>
+      <div className="row">
+        <button
+          type="button"
+          className="btn btn-primary"
+          data-testid="edit-submit"
+          disabled={count === 0 || editAccept.isPending || editAccept.isSuccess}
+          onClick={() =>
+            editAccept.mutate(
+              { fixId, files: Object.entries(edits).map(([path, modified]) => ({ path, modified })) },
+              { onSuccess: (r) => { if (!r?.runId) onDone(); } },
+            )
+          }
+        >
+          {editAccept.isPending ? 'Submitting…' : `Submit edited fix${count ? ` (${count} ${count === 1 ? 'file' : 'files'})` : ''}`}
+        </button>
+        <button type="button" className="btn" onClick={onCancel} disabled={editAccept.isPending}>
+          {editAccept.isSuccess ? 'Close' : 'Cancel editing'}
+        </button>
+      </div>
+      {editAccept.isError && (
+        <div className="alert alert-error" role="alert" data-testid="fix-decision-error">
+          {editAccept.error.message}
+        </div>
+      )}
+      {editAccept.isSuccess && (
+        <div className="alert alert-ok" role="status" data-testid="edit-accepted">
+          Edited fix submitted.{' '}
+          {runId && (
+            <Link href={`/runs/${encodeURIComponent(runId)}`} data-testid="edit-run-link">
+              Follow its validation
+            </Link>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function ChangeView({
+  changeId,
+  initialData,
+  canDecide,
+}: {
+  changeId: string;
+  initialData: ChangeDetail;
+  canDecide: boolean;
+}) {
+  const query = useChangeDetail(changeId, initialData);
+  const detail = query.data ?? initialData;
+  const url = useUrlState();
+  const fix = detail.fixes.find((f) => f.id === url.fix) ?? detail.fixes[0] ?? null;
+  // a deep link to a file opens the diff
+  const [diffOpen, setDiffOpen] = useState(Boolean(url.file));
+  const [editing, setEditing] = useState(false);
+  const [edits, setEdits] = useState<Record<string, string>>({});
+
+  // one preview per fix per page view, when the diff is actually shown
+  const preview = useRecordPreview();
+  const previewed = useRef(new Set<string>());
+  const fixId = fix?.id ?? null;
+  useEffect(() => {
+    if (!diffOpen || !fixId || !canDecide || previewed.current.has(fixId)) return;
+    previewed.current.add(fixId);
+    preview.mutate(fixId);
+  }, [diffOpen, fixId, canDecide, preview]);
+
+  const active = detail.runs.some((r) => r.status === 'QUEUED' || r.status === 'RUNNING');
+  const stopEditing = () => {
+    setEditing(false);
+    setEdits({});
+  };
+
+  return (
+    <div className="stack change-page" data-testid="change-page">
+      <ChangeHeader
+        detail={detail}
+        actions={canDecide ? <RunAgentButton changeId={changeId} disabled={active} /> : null}
+      />
+      {query.isError && (
+        <div className="alert alert-error" role="alert">
+          Could not refresh this change: {query.error.message}
+        </div>
+      )}
+
+      {fix ? (
+        <>
+          <FixCard
+            fix={fix}
+            canDecide={canDecide}
+            diffOpen={diffOpen}
+            editing={editing}
+            onToggleDiff={() => setDiffOpen((v) => !v)}
+            onEdit={() => {
+              setDiffOpen(true);
+              setEditing(true);
+            }}
+          />
+          {preview.isError && (
+            <div className="muted small" data-testid="preview-error">
+              The preview was not recorded: {preview.error.message}
+            </div>
+          )}
+          {editing && <EditBar fixId={fix.id} edits={edits} onCancel={stopEditing} onDone={stopEditing} />}
+          {diffOpen && (
+            <section className="card diff-card" aria-label="Diff">
+              <FixDiff
+                fixId={fix.id}
+                file={url.file}
+                onFileChange={(path) => url.set({ fix: fix.id, file: path })}
+                editing={editing}
+                edits={edits}
+                onEdit={(path, text) => setEdits((e) => ({ ...e, [path]: text }))}
+              />
+            </section>
+          )}
+          {detail.fixes.length > 1 && (
+            <nav className="card other-fixes" aria-label="Other fixes" data-testid="other-fixes">
+              <h2 className="card-title">All fixes of this change</h2>
+              <ul>
+                {detail.fixes.map((f) => (
+                  <li key={f.id}>
+                    {f.id === fix.id ? (
+                      <strong>{formatDateTime(f.createdAt)}</strong>
+                    ) : (
+                      <Link href={`?fix=${encodeURIComponent(f.id)}`} replace scroll={false}>
+                        {formatDateTime(f.createdAt)}
+                      </Link>
+                    )}{' '}
+                    <span className="muted small">
+                      rev {f.revisionNumber} · {f.status.toLowerCase()}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
+        </>
+      ) : (
+        <section className="card muted" data-testid="no-fix">
+          No fix for this change yet.
+          {active ? ' A run is in progress.' : ''}
+        </section>
+      )}
+
+      <div className="grid-2 change-columns">
+        <FailureEvidence failures={detail.failures} />
+        <RunHistory runs={detail.runs} />
+      </div>
+      {detail.revision && <CiLog log={detail.revision.ciLog} truncatedBytes={detail.revision.logTruncatedBytes} />}
+    </div>
+  );
+}

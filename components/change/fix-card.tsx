@@ -1,0 +1,61 @@
+'use client';
+
+import Link from 'next/link';
+import type { FixView } from '@/lib/fixes/queries';
+import { FixSummary } from './fix-summary';
+import { FixEvidence } from './fix-evidence';
+import { FixStatus } from './fix-status';
+import { FixDecisions } from './fix-decisions';
+import { PatchActions } from './patch-actions';
+import { formatDateTime } from './format';
+
+// Root cause first (FlowAgent: reviewers read it before the diff), then how
+// the fix was validated, then the decision.
+export function FixCard({
+  fix,
+  canDecide,
+  diffOpen,
+  editing,
+  onToggleDiff,
+  onEdit,
+}: {
+  fix: FixView;
+  canDecide: boolean;
+  diffOpen: boolean;
+  editing: boolean;
+  onToggleDiff: () => void;
+  onEdit: () => void;
+}) {
+  return (
+    <section className="card fix-card" aria-labelledby="fix-title" data-testid="fix-card" data-fix-id={fix.id}>
+      <div className="fix-card-head">
+        <h2 className="card-title" id="fix-title">
+          Proposed fix
+        </h2>
+        <span className="muted small">
+          {formatDateTime(fix.createdAt)} · <Link href={`/runs/${encodeURIComponent(fix.runId)}`}>run</Link>
+          {fix.isHistory && (
+            <>
+              {' '}
+              <span className="badge badge-history">history</span>
+            </>
+          )}
+        </span>
+      </div>
+      <h3 className="fix-section-title">Root cause</h3>
+      <FixSummary html={fix.summaryHtml} />
+      <h3 className="fix-section-title">Validation</h3>
+      <FixEvidence fix={fix} />
+      <div className="fix-card-foot">
+        <FixStatus fix={fix} />
+        <div className="row">
+          <button type="button" className="btn" data-testid="fix-toggle-diff" aria-expanded={diffOpen} onClick={onToggleDiff}>
+            {diffOpen ? 'Hide diff' : 'Preview diff'}
+          </button>
+          <PatchActions fixId={fix.id} />
+        </div>
+        {fix.status === 'READY' && <FixDecisions fixId={fix.id} canDecide={canDecide} editing={editing} onEdit={onEdit} />}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+import type { FixView } from '@/lib/fixes/queries';
+import { formatCost, formatDuration, formatTokens } from './format';
+
+const GATE_LABEL: Record<string, { name: string; expect: string }> = {
+  red: { name: 'RED', expect: 'target tests fail without the fix' },
+  green: { name: 'GREEN', expect: 'target tests pass with the fix' },
+  regression: { name: 'Regression', expect: 'the full suite passes' },
+  final: { name: 'Final rerun', expect: 'a clean checkout with only this diff passes' },
+};
+
+// RED is a success when the tests *failed*: the bug was reproduced.
+function verdictWord(gate: string, passed: boolean): string {
+  if (gate === 'red') return passed ? 'failed as expected' : 'did not fail';
+  return passed ? 'passed' : 'failed';
+}
+
+export function FixEvidence({ fix }: { fix: FixView }) {
+  const { gates } = fix.evidence;
+  return (
+    <div className="fix-evidence" data-testid="fix-evidence">
+      {gates.length === 0 ? (
+        <p className="muted small">No validation evidence was recorded.</p>
+      ) : (
+        <ol className="gate-chain" aria-label="Validation">
+          {gates.map((g) => (
+            <li
+              key={g.gate}
+              className={`gate ${g.passed ? 'gate-ok' : 'gate-bad'}`}
+              data-testid="fix-gate"
+              data-gate={g.gate}
+              data-passed={g.passed}
+              title={g.detail ?? GATE_LABEL[g.gate]?.expect}
+            >
+              <span className="gate-name">{GATE_LABEL[g.gate]?.name ?? g.gate}</span>
+              <span className="gate-verdict">{verdictWord(g.gate, g.passed)}</span>
+              <span className="gate-time">
+                {formatDuration(g.durationMs)}
+                {g.testCount !== null ? ` · ${g.testCount} tests` : ''}
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+      <dl className="fix-figures">
+        <div>
+          <dt>Tool calls</dt>
+          <dd data-testid="fix-tool-calls">{fix.run.toolCalls}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd title={`${fix.run.promptTokens} prompt + ${fix.run.completionTokens} completion`}>
+            {formatTokens(fix.run.promptTokens + fix.run.completionTokens)}
+          </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatCost(fix.run.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Run time</dt>
+          <dd>{formatDuration(fix.run.durationMs)}</dd>
+        </div>
+        <div>
+          <dt>Policy</dt>
+          <dd>
+            {fix.run.policy}
+            {fix.run.model ? ` · ${fix.run.model}` : ''}
+          </dd>
+        </div>
+        <div>
+          <dt>Diff</dt>
+          <dd>
+            {fix.diffStat.files} {fix.diffStat.files === 1 ? 'file' : 'files'} <span className="diff-add">+{fix.diffStat.added}</span>{' '}
+            <span className="diff-del">−{fix.diffStat.removed}</span>
+          </dd>
+        </div>
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { requestJson } from './api';
+
+// The decision endpoints belong to the review-apply module (app/api/fixes/[id]/*);
+// these hooks only call them and refresh what the page shows afterwards.
+
+export const REJECT_REASONS = [
+  { value: 'WRONG_FIX', label: 'Wrong fix' },
+  { value: 'NOT_HOW_I_WOULD', label: 'Correct, but not how I would do it' },
+  { value: 'TESTS_TAMPERED', label: 'Tests tampered with' },
+  { value: 'TOO_LATE', label: 'Too late' },
+  { value: 'IRRELEVANT', label: 'Irrelevant' },
+  { value: 'OTHER', label: 'Other' },
+] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number]['value'];
+
+const fixUrl = (fixId: string, action: string) => `/api/fixes/${encodeURIComponent(fixId)}/${action}`;
+
+function useRefreshAfterDecision() {
+  const client = useQueryClient();
+  return () => {
+    void client.invalidateQueries({ queryKey: ['change'] });
+    void client.invalidateQueries({ queryKey: ['review-queue'] });
+  };
+}
+
+/** Records that the reviewer opened the diff (surface: dashboard). */
+export function useRecordPreview() {
+  return useMutation({
+    mutationFn: (fixId: string) => requestJson<unknown>(fixUrl(fixId, 'preview'), { method: 'POST', body: { surface: 'DASHBOARD' } }),
+  });
+}
+
+export interface AcceptResult {
+  commit?: string;
+  appliedCommit?: string;
+  fix?: { appliedCommit?: string | null };
+}
+
+export function commitOf(result: unknown): string | null {
+  const r = (result ?? {}) as AcceptResult;
+  return r.commit ?? r.appliedCommit ?? r.fix?.appliedCommit ?? null;
+}
+
+export function useAcceptFix() {
+  const refresh = useRefreshAfterDecision();
+  return useMutation({
+    mutationFn: (fixId: string) => requestJson<AcceptResult>(fixUrl(fixId, 'accept'), { method: 'POST', body: {} }),
+    onSettled: refresh,
+  });
+}
+
+export function useRejectFix() {
+  const refresh = useRefreshAfterDecision();
+  return useMutation({
+    mutationFn: ({ fixId, reason, text }: { fixId: string; reason: RejectReason; text?: string }) =>
+      requestJson<unknown>(fixUrl(fixId, 'reject'), { method: 'POST', body: { reason, ...(text ? { text } : {}) } }),
+    onSettled: refresh,
+  });
+}
+
+/**
+ * Edit then accept: the edited modified sides go to /edit-accept, where the
+ * server turns them into a diff against the same originals the viewer showed
+ * and re-validates it (a REVALIDATE run) before applying; it answers with the
+ * run to follow.
+ */
+export function useEditAcceptFix() {
+  const refresh = useRefreshAfterDecision();
+  return useMutation({
+    mutationFn: ({ fixId, files }: { fixId: string; files: Array<{ path: string; modified: string }> }) =>
+      requestJson<{ runId?: string; joined?: boolean }>(fixUrl(fixId, 'edit-accept'), { method: 'POST', body: { files } }),
+    onSettled: refresh,
+  });
+}
+
+/** POST /api/changes/:id/runs (the runs module's route): start a repair run now. */
+export function useRunAgent() {
+  return useMutation({
+    mutationFn: (changeId: string) =>
+      requestJson<{ runId?: string; id?: string; run?: { id?: string } }>(`/api/changes/${encodeURIComponent(changeId)}/runs`, {
+        method: 'POST',
+        body: {},
+      }),
+  });
+}
+
+export function runIdOf(result: { runId?: string; id?: string; run?: { id?: string } }): string | null {
+  return result.runId ?? result.run?.id ?? result.id ?? null;
+}

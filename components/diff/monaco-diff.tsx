@@ -1,0 +1,72 @@
+'use client';
+
+import { DiffEditor, type DiffOnMount } from '@monaco-editor/react';
+import { useEffect, useRef } from 'react';
+import { monacoLanguage } from './monaco-setup';
+
+// The Monaco diff editor for one file. Loaded only in the browser (through
+// next/dynamic with ssr: false in fix-diff.tsx): Monaco touches `window` and
+// `self` as soon as it is imported.
+
+export interface MonacoDiffProps {
+  path: string;
+  language: string;
+  original: string;
+  modified: string;
+  sideBySide: boolean;
+  /** the modified side can be edited ("edit then accept") */
+  editable: boolean;
+  onModifiedChange?: (text: string) => void;
+  height?: number;
+}
+
+export default function MonacoDiff({
+  path,
+  language,
+  original,
+  modified,
+  sideBySide,
+  editable,
+  onModifiedChange,
+  height = 480,
+}: MonacoDiffProps) {
+  const onChangeRef = useRef(onModifiedChange);
+  useEffect(() => {
+    onChangeRef.current = onModifiedChange;
+  }, [onModifiedChange]);
+
+  const handleMount: DiffOnMount = (editor) => {
+    const modifiedEditor = editor.getModifiedEditor();
+    modifiedEditor.onDidChangeModelContent(() => onChangeRef.current?.(modifiedEditor.getValue()));
+  };
+
+  return (
+    <div className="diff-editor-frame" data-testid="diff-editor" data-path={path} style={{ height }}>
+      <DiffEditor
+        height="100%"
+        language={monacoLanguage(language)}
+        original={original}
+        modified={modified}
+        originalModelPath={`inmemory://original/${path}`}
+        modifiedModelPath={`inmemory://modified/${path}`}
+        onMount={handleMount}
+        loading={<div className="muted small diff-loading">Loading the diff editor…</div>}
+        options={{
+          readOnly: !editable,
+          originalEditable: false,
+          renderSideBySide: sideBySide,
+          useInlineViewWhenSpaceIsLimited: false,
+          hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3, revealLineCount: 20 },
+          automaticLayout: true,
+          minimap: { enabled: false },
+          scrollBeyondLastLine: false,
+          renderOverviewRuler: false,
+          fontSize: 12.5,
+          lineNumbersMinChars: 3,
+          wordWrap: 'off',
+          diffAlgorithm: 'advanced',
+        }}
+      />
+    </div>
+  );
+}

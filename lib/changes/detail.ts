@@ -1,0 +1,200 @@
+import { getDb } from '../db';
+import { AppError } from '../errors';
+import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/queries';
+// A pure function over text (no I/O, no state): the same reading of assertion
+// messages the agent uses, so the page and the agent never disagree.
+import { parseExpectedActual } from '../../agent/evidence';
+
+// Everything the change page shows, in one read: the change, its latest
+// revision's failures and log, the runs, and the fixes. Text from CI (test
+// names, messages, logs) is returned as plain strings; the page renders it as
+// text, never as HTML.
+
+export interface FailureView {
+  id: string;
+  testId: string;
+  testName: string;
+  suite: string | null;
+  file: string | null;
+  line: number | null;
+  kind: string;
+  message: string;
+  logExcerpt: string;
+  durationMs: number | null;
+  ciUrl: string | null;
+  expectedActual: { expected: string; actual: string; operator: string | null } | null;
+}
+
+export interface RunView {
+  id: string;
+  status: string;
+  trigger: string;
+  policy: string;
+  model: string | null;
+  exitReason: string | null;
+  exitDetail: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  durationMs: number | null;
+  toolCalls: number;
+  tokens: number;
+  costUsd: number;
+  revisionNumber: number;
+  requestedBy: string | null;
+  fixId: string | null;
+}
+
+export interface ChangeDetail {
+  change: {
+    id: string;
+    title: string;
+    description: string;
+    externalId: string;
+    author: string;
+    authorEmail: string | null;
+    authorKind: 'HUMAN' | 'BOT';
+    branch: string;
+    url: string | null;
+    status: string;
+    statusReason: string | null;
+    revisionNumber: number;
+    baseRev: string;
+    headRev: string;
+    failingTestCount: number;
+    lastFailureAt: string;
+    isHistory: boolean;
+    repository: { id: string; name: string };
+  };
+  revision: {
+    id: string;
+    number: number;
+    headRev: string;
+    ciUrl: string | null;
+    ciLog: string;
+    logTruncatedBytes: number;
+    createdAt: string;
+  } | null;
+  failures: FailureView[];
+  runs: RunView[];
+  /** newest first */
+  fixes: FixView[];
+}
+
+const MAX_RUNS = 50;
+const MAX_FIXES = 20;
+
+export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDetail> {
+  const db = getDb();
+  const change = await db.change.findUnique({
+    where: { id },
+    include: { repository: { select: { id: true, name: true } } },
+  });
+  if (!change) throw new AppError('not_found', 'No such change');
+
+  const [revision, runs, fixes] = await Promise.all([
+    db.changeRevision.findFirst({
+      where: { changeId: id },
+      orderBy: { number: 'desc' },
+      include: { failures: { orderBy: [{ kind: 'asc' }, { testId: 'asc' }] } },
+    }),
+    db.run.findMany({
+      where: { changeId: id },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: MAX_RUNS,
+      include: {
+        revision: { select: { number: true } },
+        requestedBy: { select: { name: true } },
+        fix: { select: { id: true } },
+      },
+    }),
+    db.fix.findMany({
+      where: { changeId: id },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: MAX_FIXES,
+      include: FIX_VIEW_INCLUDE,
+    }),
+  ]);
+
+  // The failures of the revision the latest report is about; an "all passed"
+  // newer revision (a stale fix's change) still shows the failures it replaced.
+  const failureRevision =
+    revision && revision.failures.length === 0
+      ? await db.changeRevision.findFirst({
+          where: { changeId: id, failures: { some: {} } },
+          orderBy: { number: 'desc' },
+          include: { failures: { orderBy: [{ kind: 'asc' }, { testId: 'asc' }] } },
+        })
+      : revision;
+
+  return {
+    change: {
+      id: change.id,
+      title: change.title,
+      description: change.description,
+      externalId: change.externalId,
+      author: change.author,
+      authorEmail: change.authorEmail,
+      authorKind: change.authorKind,
+      branch: change.branch,
+      url: change.url,
+      status: change.status,
+      statusReason: change.statusReason,
+      revisionNumber: change.revisionNumber,
+      baseRev: change.baseRev,
+      headRev: change.headRev,
+      failingTestCount: change.failingTestCount,
+      lastFailureAt: change.lastFailureAt.toISOString(),
+      isHistory: change.origin === 'DEMO_HISTORY',
+      repository: change.repository,
+    },
+    revision: revision
+      ? {
+          id: revision.id,
+          number: revision.number,
+          headRev: revision.headRev,
+          ciUrl: revision.ciUrl,
+          ciLog: revision.ciLog,
+          logTruncatedBytes: revision.logTruncatedBytes,
+          createdAt: revision.createdAt.toISOString(),
+        }
+      : null,
+    failures: (failureRevision?.failures ?? []).map((f) => {
+      const ea = parseExpectedActual(f.testId, `${f.message}\n${f.logExcerpt}`);
+      return {
+        id: f.id,
+        testId: f.testId,
+        testName: f.testName,
+        suite: f.suite,
+        file: f.file,
+        line: f.line,
+        kind: f.kind,
+        message: f.message,
+        logExcerpt: f.logExcerpt,
+        durationMs: f.durationMs,
+        ciUrl: f.ciUrl,
+        expectedActual: ea ? { expected: ea.expected, actual: ea.actual, operator: ea.operator ?? null } : null,
+      };
+    }),
+    runs: runs.map((r) => ({
+      id: r.id,
+      status: r.status,
+      trigger: r.trigger,
+      policy: r.policy,
+      model: r.model,
+      exitReason: r.exitReason,
+      exitDetail: r.exitDetail,
+      createdAt: r.createdAt.toISOString(),
+      startedAt: r.startedAt?.toISOString() ?? null,
+      finishedAt: r.finishedAt?.toISOString() ?? null,
+      durationMs: r.startedAt && r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null,
+      toolCalls: r.toolCalls,
+      tokens: r.promptTokens + r.completionTokens,
+      costUsd: r.costUsd,
+      revisionNumber: r.revision.number,
+      requestedBy: r.requestedBy?.name ?? null,
+      fixId: r.fix?.id ?? null,
+    })),
+    fixes: fixes.map(toFixView),
+  };
+}
