@@ -9,6 +9,7 @@ import { createLlmPolicy } from '../llm/policy';
 import { runRepair, type RepairResult, type RunRepairInput } from '../pipeline';
 import { createOfflinePolicy } from '../policies/offline';
 import type { Policy } from '../types';
+import { completeRevalidation } from '../../lib/fixes/edit-accept';
 import { DbEventSink } from './db-sink';
 import { createRevalidatePolicy } from './revalidate-policy';
 
@@ -192,8 +193,20 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
     return released ? { kind: 'released' } : { kind: 'lost' };
   }
   if (cause === 'sink_failed') result = failureResult('internal_error', 'the trajectory could not be saved');
+  // A cancel that lands mid-command can surface from the pipeline as the
+  // command's failure (e.g. "no JUnit report" from a killed test run): the
+  // run was cancelled, whatever the last step made of it. A fix that was
+  // complete before the cancel arrived stands.
+  if (cause === 'cancel' && result!.status !== 'fixed' && result!.status !== 'cancelled') {
+    result = { ...result!, status: 'cancelled', exitReason: 'cancelled', exitDetail: `cancelled (${result!.exitReason}: ${result!.exitDetail ?? ''})`.slice(0, 4000) };
+  }
   try {
     const done = await finishRun({ runId, workerId, result: result! });
+    // edit-then-accept (lib/fixes/edit-accept.ts): a passing re-validation applies the
+    // reviewer's edited fix, a failing one leaves the fix ready; a no-op for other runs
+    await completeRevalidation({ runId }).catch((err: unknown) => {
+      opts.log?.({ event: 'revalidation_apply_error', runId, error: (err as Error).stack ?? String(err) });
+    });
     return { kind: 'finished', status: done.status, fixId: done.fixId };
   } catch (err) {
     if (err instanceof LeaseLostError) return { kind: 'lost' };
