@@ -128,8 +128,8 @@ export function importDistances(graph: CodeGraph, sources: string[], maxDepth = 
 
 /**
  * Call distance by name from the given spans: 1 for what they call, 2 for what
- * those call, and so on. A name defined in many files is followed only into
- * files the callers can reach by imports, when any of them qualify.
+ * those call, and so on. A name defined in several files is followed only into
+ * files the callers can reach by imports.
  */
 export function callDistances(
   graph: CodeGraph,
@@ -146,7 +146,9 @@ export function callDistances(
       for (const name of graph.callsFrom.get(key) ?? []) {
         const defs = graph.byName.get(name) ?? [];
         const inReach = defs.filter((s) => reachable.has(s.file));
-        for (const span of inReach.length ? inReach : defs) {
+        // Out of import reach, only a name defined exactly once is followed:
+        // `get` or `push` would otherwise lead anywhere.
+        for (const span of inReach.length ? inReach : defs.length === 1 ? defs : []) {
           const k = spanKey(span);
           if (seen.has(k)) continue;
           seen.add(k);
