@@ -257,7 +257,7 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
           costUsd: r.usage.costUsd,
         },
         changeStatus,
-        finalPayload: { ...(r.finalPayload ?? {}), fixId: fix?.id ?? null, fixStatus: fix?.status ?? null },
+        finalPayload: { ...(r.finalPayload ?? {}), status: r.status, fixId: fix?.id ?? null, fixStatus: fix?.status ?? null },
       });
       return { status, fixId: fix?.id ?? null, fixStatus: fix?.status ?? null };
     },
@@ -388,4 +388,31 @@ export async function cancelWaitingStaleRuns({ changeId, currentRevisionId }: { 
     }
   }
   return cancelled;
+}
+
+// ───── by hand ─────
+
+/**
+ * "Run agent" on a change's page: the current revision, with the policy the
+ * reviewer picked if the repository's model settings allow it (else the
+ * repository's own). A run already active on the revision is joined.
+ */
+export async function startManualRun({ changeId, userId, policy }: { changeId: string; userId: string; policy?: RunPolicy }): Promise<RequestRunResult & { policy: RunPolicy }> {
+  const change = await getDb().change.findUnique({ where: { id: changeId }, select: { repository: { select: { modelSettings: true, archivedAt: true } } } });
+  if (!change) throw new AppError('not_found', 'Change not found');
+  if (change.repository.archivedAt) throw new AppError('conflict', 'The repository is archived');
+  const settings = ModelSettingsSchema.parse(change.repository.modelSettings ?? {});
+  const allowed = allowedPolicies(settings);
+  const chosen = policy ?? defaultPolicy(settings);
+  if (!allowed.includes(chosen)) {
+    throw new AppError('forbidden', `Policy "${chosen}" is not allowed for this repository (allowed: ${allowed.join(', ')})`, { details: { allowed } });
+  }
+  const requested = await requestRun({
+    changeId,
+    trigger: 'MANUAL',
+    policy: chosen,
+    requestedById: userId,
+    ...(chosen !== 'offline' && settings.model ? { model: settings.model } : {}),
+  });
+  return { ...requested, policy: chosen };
 }

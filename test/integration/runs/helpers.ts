@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@/lib/generated/prisma/client';
+import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
 import type { RepositorySettings } from '@/lib/repositories/settings';
 import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
 
@@ -34,7 +34,7 @@ export async function seedWorld({
       language: 'typescript',
       // no build command (tsc): it adds seconds per gate and these tests are about runs, not builds
       settings: { ...repo.settings, build: undefined, ...(settings ? settings(repo) : {}) },
-      modelSettings,
+      modelSettings: modelSettings as Prisma.InputJsonValue,
     },
   });
   const change = await db.change.create({
