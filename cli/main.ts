@@ -1,4 +1,5 @@
 import { CliError, defaultIo, UsageError, type CliIo } from './io';
+import { FIX_USAGE, fixCommand } from './fix';
 import { REPORT_USAGE, reportCommand } from './report';
 
 // `flowfix <command>`: dispatches to the subcommands. Each command answers
@@ -12,7 +13,7 @@ Usage: flowfix <command> [options]
 Commands:
   report   report the failing tests of the current git checkout (as a CI step would)
   repair   run the repair agent on a local checkout
-  fix      show or apply a fix (coming soon)
+  fix      show a fix, or apply it to your checkout (flowfix fix show|apply ID)
 
 Run "flowfix <command> --help" for a command's options.
 `;
@@ -43,15 +44,6 @@ async function runRepair(argv: string[], io: CliIo): Promise<number> {
   return (await repairCommand(argv)) ?? 0;
 }
 
-function runFix(argv: string[], io: CliIo): number {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.stdout('Usage: flowfix fix show|apply <fix-id>\n\nNot available yet: review fixes in the dashboard for now.\n');
-    return 0;
-  }
-  io.stderr('flowfix fix is not available yet: review fixes in the dashboard for now.\n');
-  return 1;
-}
-
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -67,13 +59,13 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       case 'repair':
         return await runRepair(rest, io);
       case 'fix':
-        return runFix(rest, io);
+        return await fixCommand(rest, io);
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`flowfix: ${err.message}\n\n${command === 'report' ? REPORT_USAGE : MAIN_USAGE}`);
+      io.stderr(`flowfix: ${err.message}\n\n${command === 'report' ? REPORT_USAGE : command === 'fix' ? FIX_USAGE : MAIN_USAGE}`);
       return 2;
     }
     if (err instanceof CliError) {

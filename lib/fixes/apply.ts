@@ -5,6 +5,7 @@ import { Prisma } from '../generated/prisma/client';
 import { ChangeStatus, DecisionKind, FixStatus } from '../generated/prisma/enums';
 import { ApplyFixError, applyFixCommit, findFixCommit, fixCommitMessage, type ApplyFixCommitResult } from '../git/apply-fix';
 import { fixUnavailableError, requireDecider, type Decider } from './decisions';
+import { summaryToText } from './text';
 import { ApplyClaimSchema, SurfaceSchema, type ApplyClaim, type SurfaceName } from './schemas';
 
 // Accepting a fix = writing it as a commit on the change's branch.
@@ -56,20 +57,6 @@ async function loadApplyContext(fixId: string): Promise<ApplyContext> {
   return fix;
 }
 
-function plainText(html: string): string {
-  return html
-    .replace(/<\/(p|li|pre)>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\n\s*\n+/g, '\n')
-    .trim();
-}
-
 function wrap(text: string, width = 72): string {
   return text
     .split('\n')
@@ -92,7 +79,7 @@ function commitMessageFor(fix: ApplyContext, claim: ApplyClaim): string {
   const edited = claim.kind === 'EDIT_ACCEPT' ? ' (edited by the reviewer)' : '';
   return fixCommitMessage({
     subject: `Fix failing tests of ${fix.change.externalId}: ${fix.change.title}`,
-    body: wrap(`${plainText(fix.summaryHtml)}${edited ? `\n\nApplied as edited by the reviewer.` : ''}`),
+    body: wrap(`${summaryToText(fix.summaryHtml)}${edited ? `\n\nApplied as edited by the reviewer.` : ''}`),
     fixId: fix.id,
     runId: fix.runId,
   });

@@ -1,12 +1,15 @@
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { htmlToText, readFixEvidence, type FixEvidenceView } from './queries';
+import { readFixEvidence, type FixEvidenceView } from './queries';
+import { summaryToText } from './text';
 
 // A fix as a reviewer takes it away: the patch file ("Download patch", `git
 // apply`) and the text view `flowfix fix show` prints.
 
 export interface FixPatch {
   diff: string;
+  /** READY, APPLIED, ... so a client can refuse before it applies anything */
+  status: string;
   /** e.g. flowfix-PR-12-ck3x9.patch: safe in a Content-Disposition header */
   filename: string;
 }
@@ -16,9 +19,9 @@ function safeFilePart(text: string): string {
 }
 
 export async function getFixPatch({ fixId }: { fixId: string }): Promise<FixPatch> {
-  const fix = await getDb().fix.findUnique({ where: { id: fixId }, select: { id: true, diff: true, change: { select: { externalId: true } } } });
+  const fix = await getDb().fix.findUnique({ where: { id: fixId }, select: { id: true, diff: true, status: true, change: { select: { externalId: true } } } });
   if (!fix) throw new AppError('not_found', 'Fix not found');
-  return { diff: fix.diff.endsWith('\n') ? fix.diff : `${fix.diff}\n`, filename: `flowfix-${safeFilePart(fix.change.externalId)}-${safeFilePart(fix.id)}.patch` };
+  return { status: fix.status, diff: fix.diff.endsWith('\n') ? fix.diff : `${fix.diff}\n`, filename: `flowfix-${safeFilePart(fix.change.externalId)}-${safeFilePart(fix.id)}.patch` };
 }
 
 export interface FixForReview {
@@ -63,7 +66,7 @@ export async function getFixForReview({ fixId }: { fixId: string }): Promise<Fix
       headRev: fix.revision.headRev,
       repository: fix.change.repository.name,
     },
-    summary: htmlToText(fix.summaryHtml),
+    summary: summaryToText(fix.summaryHtml),
     evidence: readFixEvidence(fix.evidence),
     files: fix.files,
     diff: fix.diff,

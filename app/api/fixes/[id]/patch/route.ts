@@ -7,13 +7,14 @@ export const dynamic = 'force-dynamic';
 export const GET = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true }, { id: string }>(
   { auth: 'session', roles: 'any', allowPersonalToken: true },
   async ({ params }) => {
-    const { diff, filename } = await getFixPatch({ fixId: params.id });
+    const { diff, filename, status } = await getFixPatch({ fixId: params.id });
     return new Response(diff, {
       headers: {
         'Content-Type': 'text/x-diff; charset=utf-8',
         'Content-Disposition': `attachment; filename="${filename}"`,
         'Cache-Control': 'no-store',
         'X-Content-Type-Options': 'nosniff',
+        'X-Flowfix-Fix-Status': status,
       },
     });
   },
