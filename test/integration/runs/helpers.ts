@@ -90,3 +90,26 @@ export async function checkedEvents(db: PrismaClient, runId: string) {
   }
   return events;
 }
+
+// ───── real worker processes ─────
+
+export type WorkerProcess = import('node:child_process').ChildProcess & { readonly log: string };
+
+/** `agent/worker/main.ts` (what `npm run worker` starts) against `databaseUrl`, stdout+stderr kept in `.log`. */
+export async function spawnWorkerProcess({ databaseUrl, args = [] }: { databaseUrl: string; args?: string[] }): Promise<WorkerProcess> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'agent/worker/main.ts', ...args], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (c: Buffer) => (log += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (log += c.toString()));
+  return Object.defineProperty(child, 'log', { get: () => log }) as WorkerProcess;
+}
+
+export function processExited(child: import('node:child_process').ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}

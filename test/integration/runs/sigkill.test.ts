@@ -1,11 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { requestRun } from '@/lib/runs/service';
 import { stopRunQueue } from '@/lib/queue';
-import { checkedEvents, seedWorld, TERMINAL, waitFor, type RunWorld } from './helpers';
+import { checkedEvents, processExited, seedWorld, spawnWorkerProcess, TERMINAL, waitFor, type RunWorld, type WorkerProcess } from './helpers';
 
 // Real worker processes (`agent/worker/main.ts`, as `npm run worker` starts
 // them) against a real PostgreSQL database. One is killed with SIGKILL in the
@@ -15,12 +13,11 @@ import { checkedEvents, seedWorld, TERMINAL, waitFor, type RunWorld } from './he
 // duplicate or missing seq and the run has at most one fix. Always on
 // PostgreSQL: PGlite cannot be shared by several processes.
 
-const ROOT = process.cwd();
 const LEASE_MS = 2000;
 
 let db: TestDb;
 let url: string;
-const workers: ChildProcess[] = [];
+const workers: WorkerProcess[] = [];
 const worlds: RunWorld[] = [];
 
 before(async () => {
@@ -34,29 +31,16 @@ after(async () => {
   worlds.forEach((w) => w.repo.cleanup());
 });
 
-function spawnWorker(): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'agent/worker/main.ts'), '--concurrency', '1', '--lease-ms', String(LEASE_MS), '--heartbeat-ms', '250', '--poll-ms', '100', '--grace-ms', '0'],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', DATABASE_URL: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let log = '';
-  child.stdout?.on('data', (c: Buffer) => (log += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (log += c.toString()));
-  Object.defineProperty(child, 'log', { get: () => log });
-  workers.push(child);
-  return child;
-}
-const logOf = (c: ChildProcess) => (c as ChildProcess & { log: string }).log;
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
+const spawnWorker = () =>
+  spawnWorkerProcess({
+    databaseUrl: url,
+    args: ['--concurrency', '1', '--lease-ms', String(LEASE_MS), '--heartbeat-ms', '250', '--poll-ms', '100', '--grace-ms', '0'],
+  }).then((w) => {
+    workers.push(w);
+    return w;
+  });
+const logOf = (c: WorkerProcess) => c.log;
+const exited = processExited;
 
 /** A slow test command (each run of the tests takes over a second) so the kill lands mid-run. */
 const slowTests = (repo: RunWorld['repo']) => ({ test: `sleep 1 && ${repo.settings.test}` });
@@ -67,7 +51,7 @@ async function killMidRun({ maxAttempts }: { maxAttempts?: number }) {
   const { runId } = await requestRun({ changeId: w.changeId, trigger: 'MANUAL', policy: 'offline' });
   if (maxAttempts) await db.db.run.update({ where: { id: runId }, data: { maxAttempts } });
 
-  const first = spawnWorker();
+  const first = await spawnWorker();
   // mid-run: RED has started (the workspace exists, a test command is running)
   await waitFor(
     async () => (await db.db.runEvent.findFirst({ where: { runId, type: 'phase', payload: { path: ['phase'], equals: 'red' } } })) ?? undefined,
@@ -79,7 +63,7 @@ async function killMidRun({ maxAttempts }: { maxAttempts?: number }) {
   await exited(first);
   assert.equal(first.signalCode, 'SIGKILL');
 
-  const second = spawnWorker();
+  const second = await spawnWorker();
   const run = await waitFor(
     async () => {
       const r = await db.db.run.findUniqueOrThrow({ where: { id: runId } });
