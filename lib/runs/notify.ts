@@ -242,3 +242,8 @@ class PgListener {
 export async function dropRunEventsConnection(): Promise<void> {
   await hub().listener?.dropConnection();
 }
+
+/** How many viewers of a run this process is waking (tests: a closed stream unsubscribes). */
+export function runEventSubscriberCount(runId: string): number {
+  return hub().emitter.listenerCount(runId);
+}
