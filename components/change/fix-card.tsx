@@ -54,7 +54,14 @@ export function FixCard({
           </button>
           <PatchActions fixId={fix.id} />
         </div>
-        {fix.status === 'READY' && <FixDecisions fixId={fix.id} canDecide={canDecide} editing={editing} onEdit={onEdit} />}
+        <FixDecisions
+          key={fix.id}
+          fixId={fix.id}
+          open={fix.status === 'READY'}
+          canDecide={canDecide}
+          editing={editing}
+          onEdit={onEdit}
+        />
       </div>
     </section>
   );

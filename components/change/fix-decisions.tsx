@@ -75,13 +75,19 @@ export function RejectForm({
   );
 }
 
+// Stays mounted when the fix leaves READY, so what the server said about the
+// decision (the commit, or "the branch moved…") stays on screen after the
+// page refreshes the fix's new status.
 export function FixDecisions({
   fixId,
+  open,
   canDecide,
   editing,
   onEdit,
 }: {
   fixId: string;
+  /** the fix is waiting for a decision (READY) */
+  open: boolean;
   canDecide: boolean;
   editing: boolean;
   onEdit: () => void;
@@ -89,6 +95,7 @@ export function FixDecisions({
   const accept = useAcceptFix();
   const [rejecting, setRejecting] = useState(false);
   if (!canDecide) {
+    if (!open) return null;
     return (
       <p className="muted small" data-testid="fix-decisions-readonly">
         Reviewers decide on fixes; your roles can read them.
@@ -98,30 +105,32 @@ export function FixDecisions({
   const commit = accept.isSuccess ? commitOf(accept.data) : null;
   return (
     <div className="fix-decisions" data-testid="fix-decisions">
-      <div className="row">
-        <button
-          type="button"
-          className="btn btn-primary"
-          data-testid="fix-accept"
-          disabled={accept.isPending || editing}
-          onClick={() => accept.mutate(fixId)}
-        >
-          {accept.isPending ? 'Applying…' : 'Accept'}
-        </button>
-        <button type="button" className="btn" data-testid="fix-edit" disabled={accept.isPending || editing} onClick={onEdit}>
-          Edit then accept
-        </button>
-        <button
-          type="button"
-          className="btn btn-danger"
-          data-testid="fix-reject"
-          disabled={accept.isPending || editing}
-          onClick={() => setRejecting((v) => !v)}
-          aria-expanded={rejecting}
-        >
-          Reject…
-        </button>
-      </div>
+      {open && (
+        <div className="row">
+          <button
+            type="button"
+            className="btn btn-primary"
+            data-testid="fix-accept"
+            disabled={accept.isPending || editing}
+            onClick={() => accept.mutate(fixId)}
+          >
+            {accept.isPending ? 'Applying…' : 'Accept'}
+          </button>
+          <button type="button" className="btn" data-testid="fix-edit" disabled={accept.isPending || editing} onClick={onEdit}>
+            Edit then accept
+          </button>
+          <button
+            type="button"
+            className="btn btn-danger"
+            data-testid="fix-reject"
+            disabled={accept.isPending || editing}
+            onClick={() => setRejecting((v) => !v)}
+            aria-expanded={rejecting}
+          >
+            Reject…
+          </button>
+        </div>
+      )}
       {accept.isError && (
         <div className="alert alert-error" role="alert" data-testid="fix-decision-error">
           {accept.error.message}
@@ -132,7 +141,7 @@ export function FixDecisions({
           Applied{commit ? <> as commit <span className="mono">{commit.slice(0, 12)}</span></> : ''}.
         </div>
       )}
-      {rejecting && <RejectForm fixId={fixId} onCancel={() => setRejecting(false)} onDone={() => setRejecting(false)} autoFocus />}
+      {open && rejecting && <RejectForm fixId={fixId} onCancel={() => setRejecting(false)} onDone={() => setRejecting(false)} autoFocus />}
     </div>
   );
 }

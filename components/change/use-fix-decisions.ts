@@ -28,8 +28,10 @@ function useRefreshAfterDecision() {
 
 /** Records that the reviewer opened the diff (surface: dashboard). */
 export function useRecordPreview() {
+  const client = useQueryClient();
   return useMutation({
     mutationFn: (fixId: string) => requestJson<unknown>(fixUrl(fixId, 'preview'), { method: 'POST', body: { surface: 'DASHBOARD' } }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['change'] }),
   });
 }
 

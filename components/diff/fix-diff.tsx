@@ -130,7 +130,9 @@ export function FixDiff({
             )}
           </div>
           {editing && !canEditCurrent && (
-            <div className="alert alert-info small">This file cannot be edited here; other files can.</div>
+            <div className="alert alert-info small" data-testid="diff-not-editable">
+              This file cannot be edited here: its text at the fix’s revision is not available.
+            </div>
           )}
           {current.binary ? (
             <div className="card muted">Binary file: no text diff.</div>

@@ -28,8 +28,11 @@ export default function MonacoDiff({
   sideBySide,
   editable,
   onModifiedChange,
-  height = 480,
+  height,
 }: MonacoDiffProps) {
+  // tall enough for the longer side, within reason: short fixes get a short editor
+  const lines = Math.max(original.split('\n').length, modified.split('\n').length);
+  const frameHeight = height ?? Math.min(640, Math.max(140, lines * 19 + 24));
   const onChangeRef = useRef(onModifiedChange);
   useEffect(() => {
     onChangeRef.current = onModifiedChange;
@@ -41,7 +44,7 @@ export default function MonacoDiff({
   };
 
   return (
-    <div className="diff-editor-frame" data-testid="diff-editor" data-path={path} style={{ height }}>
+    <div className="diff-editor-frame" data-testid="diff-editor" data-path={path} style={{ height: frameHeight }}>
       <DiffEditor
         height="100%"
         language={monacoLanguage(language)}

@@ -38,7 +38,6 @@ function QueueRow({
   canDecide,
   rejecting,
   onCloseReject,
-  outcome,
 }: {
   item: ReviewQueueItem;
   selected: boolean;
@@ -46,7 +45,6 @@ function QueueRow({
   canDecide: boolean;
   rejecting: boolean;
   onCloseReject: () => void;
-  outcome: { kind: 'ok' | 'error'; text: string } | null;
 }) {
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
@@ -95,11 +93,6 @@ function QueueRow({
           </span>
         )}
       </div>
-      {outcome && (
-        <div className={`alert ${outcome.kind === 'ok' ? 'alert-ok' : 'alert-error'} small`} role={outcome.kind === 'ok' ? 'status' : 'alert'} data-testid="queue-outcome">
-          {outcome.text}
-        </div>
-      )}
       {canDecide && rejecting && <RejectForm fixId={item.fixId} onCancel={onCloseReject} onDone={onCloseReject} autoFocus />}
     </li>
   );
@@ -112,7 +105,8 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
   const items = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [rejectingId, setRejectingId] = useState<string | null>(null);
-  const [outcomes, setOutcomes] = useState<Record<string, { kind: 'ok' | 'error'; text: string }>>({});
+  // decided fixes leave the list, so what happened to them is said above it
+  const [outcome, setOutcome] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   // the selection follows the fix, not the position: decided fixes leave the list
   const index = Math.max(0, items.findIndex((i) => i.fixId === selectedId));
   const selected = items[index] ?? null;
@@ -124,13 +118,14 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
     else if (action === 'open') router.push(fixHref(selected));
     else if (action === 'reject' && canDecide) setRejectingId(selected.fixId);
     else if (action === 'accept' && canDecide && !accept.isPending) {
-      const fixId = selected.fixId;
+      const { fixId, title } = selected;
+      setOutcome({ kind: 'ok', text: `Applying “${title}”…` });
       accept.mutate(fixId, {
         onSuccess: (r) => {
           const commit = commitOf(r);
-          setOutcomes((o) => ({ ...o, [fixId]: { kind: 'ok', text: `Applied${commit ? ` as ${commit.slice(0, 12)}` : ''}` } }));
+          setOutcome({ kind: 'ok', text: `Applied “${title}”${commit ? ` as ${commit.slice(0, 12)}` : ''}.` });
         },
-        onError: (err) => setOutcomes((o) => ({ ...o, [fixId]: { kind: 'error', text: err.message } })),
+        onError: (err) => setOutcome({ kind: 'error', text: `“${title}”: ${err.message}` }),
       });
     }
   };
@@ -139,6 +134,15 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
   return (
     <div className="review-queue" data-testid="review-queue">
       <ShortcutLegend />
+      {outcome && (
+        <div
+          className={`alert ${outcome.kind === 'ok' ? 'alert-ok' : 'alert-error'} queue-outcome`}
+          role={outcome.kind === 'ok' ? 'status' : 'alert'}
+          data-testid="queue-outcome"
+        >
+          {outcome.text}
+        </div>
+      )}
       {!canDecide && <p className="muted small">You can read the queue; reviewers and admins decide.</p>}
       {query.isPending && <div className="card muted">Loading the queue…</div>}
       {query.isError && (
@@ -162,7 +166,6 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
               canDecide={canDecide}
               rejecting={rejectingId === item.fixId}
               onCloseReject={() => setRejectingId(null)}
-              outcome={outcomes[item.fixId] ?? null}
             />
           ))}
         </ul>
