@@ -15,9 +15,10 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ms } from './stats';
 import { triageBench } from './triage';
+import { runsThroughputBench } from './runs-throughput';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),
@@ -94,6 +95,7 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
 
   const started = performance.now();
+  const loadBefore = os.loadavg()[0]!;
   const results: BenchResult[] = [];
   for (const bench of selected) {
     results.push(
@@ -112,8 +114,10 @@ async function main(): Promise<number> {
     );
   }
   const minutes = ((performance.now() - started) / 60_000).toFixed(1);
+  // other work on the machine shows up in the figures: say how busy it was
+  const load = `load average ${loadBefore.toFixed(1)} → ${os.loadavg()[0]!.toFixed(1)}`;
   process.stdout.write(
-    `\n### Benchmarks (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, Node ${process.version}, ${minutes} min)\n\n` +
+    `\n### Benchmarks (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${load}, Node ${process.version}, ${minutes} min)\n\n` +
       results.map(tableOf).join('\n\n') +
       '\n',
   );
