@@ -11,5 +11,8 @@ export type DemoRepoSettings = NonNullable<z.input<typeof FlowfixFileSchema>['se
 export function flowfixJson(settings: DemoRepoSettings): string {
   // validate at build time: a demo repository with an unreadable file would
   // silently fall back to defaults
-  return JSON.stringify(FlowfixFileSchema.parse({ settings }), null, 2) + '\n';
+  // silently fall back to defaults; write what an author would write, not
+  // the parsed object with every default filled in
+  FlowfixFileSchema.parse({ settings });
+  return JSON.stringify({ settings }, null, 2) + '\n';
 }
