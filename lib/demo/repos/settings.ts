@@ -9,10 +9,9 @@ import { FlowfixFileSchema } from '../../repositories/settings';
 export type DemoRepoSettings = NonNullable<z.input<typeof FlowfixFileSchema>['settings']>;
 
 export function flowfixJson(settings: DemoRepoSettings): string {
-  // validate at build time: a demo repository with an unreadable file would
-  // silently fall back to defaults
-  // silently fall back to defaults; write what an author would write, not
-  // the parsed object with every default filled in
+  // validate at build time (a demo repository with an unreadable file would
+  // silently fall back to defaults), but write what an author would write,
+  // not the parsed object with every default filled in
   FlowfixFileSchema.parse({ settings });
   return JSON.stringify({ settings }, null, 2) + '\n';
 }
