@@ -1,0 +1,420 @@
+'use client';
+
+import { memo, useState, type ReactNode } from 'react';
+import type { PublicRunEvent } from '@/lib/runs/public-event';
+import { formatCost, formatDuration, formatTokens, PHASE_TEXT, prettyJson } from './format';
+
+// One step of the trajectory. Every type the pipeline writes has its own
+// rendering; unknown types fall back to their JSON. Text from the repository
+// (logs, test output, file contents) is only ever rendered as text.
+
+type Payload = Record<string, unknown>;
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+const arr = <T,>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+
+const COLLAPSE_LINES = 12;
+const COLLAPSE_CHARS = 1_500;
+
+/** Long output collapsed to its first lines, expandable; opened while a search is active. */
+export function CollapsibleText({ text, open: forceOpen = false, className = '' }: { text: string; open?: boolean; className?: string }) {
+  const [open, setOpen] = useState(false);
+  const lines = text.split('\n');
+  const long = lines.length > COLLAPSE_LINES || text.length > COLLAPSE_CHARS;
+  if (!long) return <pre className={`run-pre ${className}`}>{text}</pre>;
+  const expanded = open || forceOpen;
+  const shown = expanded ? text : lines.slice(0, COLLAPSE_LINES).join('\n').slice(0, COLLAPSE_CHARS);
+  return (
+    <div>
+      <pre className={`run-pre ${className}`} data-collapsed={expanded ? 'false' : 'true'}>
+        {shown}
+        {!expanded && '\n…'}
+      </pre>
+      <button type="button" className="run-link-button small" onClick={() => setOpen(!open)} data-testid="run-event-toggle">
+        {expanded ? 'Show less' : `Show all (${lines.length} lines, ${text.length.toLocaleString('en-US')} characters)`}
+      </button>
+    </div>
+  );
+}
+
+function Verdict({ passed }: { passed: boolean }) {
+  return <span className={`run-verdict ${passed ? 'run-verdict-pass' : 'run-verdict-fail'}`}>{passed ? 'PASS' : 'FAIL'}</span>;
+}
+
+interface DiagnosticView {
+  kind?: string;
+  file?: string;
+  line?: number;
+  message?: string;
+}
+
+function Diagnostics({ items }: { items: DiagnosticView[] }) {
+  if (items.length === 0) return null;
+  return (
+    <ul className="run-diagnostics">
+      {items.slice(0, 20).map((d, i) => (
+        <li key={i}>
+          <span className="run-diag-kind">{str(d.kind)}</span>
+          {d.file && (
+            <span className="mono">
+              {' '}
+              {d.file}
+              {d.line ? `:${d.line}` : ''}
+            </span>
+          )}
+          <CollapsibleText text={str(d.message)} className="run-pre-inline" />
+        </li>
+      ))}
+      {items.length > 20 && <li className="muted small">… {items.length - 20} more</li>}
+    </ul>
+  );
+}
+
+interface TestView {
+  id?: string;
+  status?: string;
+  message?: string;
+}
+
+function TestList({ tests }: { tests: TestView[] }) {
+  if (tests.length === 0) return null;
+  return (
+    <ul className="run-tests">
+      {tests.slice(0, 30).map((t, i) => (
+        <li key={`${t.id}-${i}`}>
+          <span className={`run-test-status run-test-${str(t.status)}`}>{str(t.status)}</span> <span className="mono">{str(t.id)}</span>
+          {t.message && <div className="muted small run-test-message">{str(t.message).slice(0, 400)}</div>}
+        </li>
+      ))}
+      {tests.length > 30 && <li className="muted small">… {tests.length - 30} more</li>}
+    </ul>
+  );
+}
+
+function GateEvent({ p }: { p: Payload }) {
+  const passed = p.passed === true;
+  return (
+    <div className={`run-gate ${passed ? 'run-gate-pass' : 'run-gate-fail'}`}>
+      <div className="row">
+        <Verdict passed={passed} />
+        <strong className="run-gate-name">{str(p.gate).toUpperCase()} gate</strong>
+        {typeof p.durationMs === 'number' && <span className="muted small">{formatDuration(p.durationMs)}</span>}
+      </div>
+      {p.detail !== undefined && <div className="run-gate-detail">{str(p.detail)}</div>}
+      <Diagnostics items={arr<DiagnosticView>(p.diagnostics)} />
+      <TestList tests={arr<TestView>(p.tests)} />
+    </div>
+  );
+}
+
+interface SuspectView {
+  file?: string;
+  symbol?: string;
+  kind?: string;
+  startLine?: number;
+  endLine?: number;
+  score?: number;
+  reasons?: string[];
+}
+
+function SuspectsEvent({ p }: { p: Payload }) {
+  const suspects = arr<SuspectView>(p.suspects);
+  if (suspects.length === 0) return <div className="muted">No suspects: nothing in the evidence points into the code.</div>;
+  return (
+    <ol className="run-suspects" data-testid="run-suspects">
+      {suspects.map((s, i) => (
+        <li key={i} className="run-suspect">
+          <div className="row">
+            <span className="mono run-suspect-where">
+              {str(s.file)}:{s.startLine}
+              {s.endLine && s.endLine !== s.startLine ? `–${s.endLine}` : ''}
+            </span>
+            <span className="mono">{str(s.symbol)}</span>
+            {s.kind && <span className="badge">{s.kind}</span>}
+            {typeof s.score === 'number' && <span className="muted small">score {s.score.toFixed(2)}</span>}
+          </div>
+          <ul className="run-reasons">
+            {arr<string>(s.reasons).map((r, j) => (
+              <li key={j}>{str(r)}</li>
+            ))}
+          </ul>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+interface FailingTestView {
+  id?: string;
+  name?: string;
+  file?: string;
+  message?: string;
+}
+
+interface ExpectedActualView {
+  testId?: string;
+  expected?: string;
+  actual?: string;
+  operator?: string;
+}
+
+function EvidenceEvent({ p, open }: { p: Payload; open: boolean }) {
+  const failing = arr<FailingTestView>(p.failingTests);
+  const pairs = arr<ExpectedActualView>(p.expectedActual);
+  return (
+    <div className="stack run-evidence">
+      <div>{str(p.summary)}</div>
+      {failing.length > 0 && (
+        <ul className="run-tests">
+          {failing.slice(0, 20).map((t, i) => (
+            <li key={i}>
+              <span className="mono">{str(t.name || t.id)}</span>
+              {t.message && <CollapsibleText text={str(t.message)} open={open} className="run-pre-inline" />}
+            </li>
+          ))}
+        </ul>
+      )}
+      {pairs.length > 0 && (
+        <table className="run-expected">
+          <thead>
+            <tr>
+              <th>test</th>
+              <th>expected</th>
+              <th>actual</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pairs.slice(0, 10).map((pair, i) => (
+              <tr key={i}>
+                <td className="mono small">{str(pair.testId)}</td>
+                <td className="mono run-expected-value">{str(pair.expected)}</td>
+                <td className="mono run-actual-value">{str(pair.actual)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+const CANDIDATE_OUTCOME: Record<string, { label: string; pass: boolean }> = {
+  green: { label: 'target tests pass', pass: true },
+  compile_failed: { label: 'rejected by the compile gate', pass: false },
+  tests_failed: { label: 'target tests still fail', pass: false },
+};
+
+function CandidateEvent({ p }: { p: Payload }) {
+  const outcome = CANDIDATE_OUTCOME[str(p.outcome)];
+  return (
+    <div className="stack">
+      <div className="row">
+        {outcome && <Verdict passed={outcome.pass} />}
+        <strong>
+          Candidate {str(p.rank)}
+          {p.template ? ` · ${str(p.template)}` : ''}
+        </strong>
+        <span className="mono">
+          {str(p.file)}
+          {p.line ? `:${str(p.line)}` : ''}
+        </span>
+        {p.symbol ? <span className="mono muted">{str(p.symbol)}</span> : null}
+      </div>
+      {p.description ? <div>{str(p.description)}</div> : null}
+      {outcome && <div className={`small ${outcome.pass ? 'run-text-pass' : 'run-text-fail'}`}>{outcome.label}</div>}
+      {p.detail ? <div className="small">{str(p.detail)}</div> : null}
+      <Diagnostics items={arr<DiagnosticView>(p.diagnostics)} />
+      {arr<string>(p.failing).length > 0 && <div className="small mono run-text-fail">still failing: {arr<string>(p.failing).join(', ')}</div>}
+    </div>
+  );
+}
+
+function ToolCallEvent({ p }: { p: Payload }) {
+  const args = p.arguments ?? p.args;
+  return (
+    <div className="stack">
+      <div className="row">
+        <span className="run-tool-name mono">{str(p.name ?? p.tool)}</span>
+        {typeof p.index === 'number' && <span className="muted small">call {p.index + 1}</span>}
+      </div>
+      {args !== undefined && <CollapsibleText text={prettyJson(args)} className="run-args" />}
+    </div>
+  );
+}
+
+function ObservationEvent({ p, open }: { p: Payload; open: boolean }) {
+  const verdict = p.verdict && typeof p.verdict === 'object' ? (p.verdict as Payload) : null;
+  return (
+    <div className="stack">
+      <div className="row">
+        {p.name ? <span className="mono muted">{str(p.name)}</span> : null}
+        {p.ok === false && <span className="run-verdict run-verdict-fail">{p.malformed ? 'MALFORMED' : 'ERROR'}</span>}
+        {typeof p.durationMs === 'number' && <span className="muted small">{formatDuration(p.durationMs)}</span>}
+        {verdict && (
+          <>
+            <Verdict passed={verdict.passed === true} />
+            <span className="small">{str(verdict.gate)} gate</span>
+          </>
+        )}
+      </div>
+      <CollapsibleText text={str(p.text ?? p.observation)} open={open} />
+      {verdict && <Diagnostics items={arr<DiagnosticView>(verdict.diagnostics)} />}
+    </div>
+  );
+}
+
+function UsageEvent({ p }: { p: Payload }) {
+  const prompt = Number(p.promptTokens ?? 0);
+  const completion = Number(p.completionTokens ?? 0);
+  return (
+    <div className="row small">
+      {p.model ? <span className="mono">{str(p.model)}</span> : null}
+      <span>
+        {formatTokens(prompt)} prompt + {formatTokens(completion)} completion tokens
+      </span>
+      {typeof p.costUsd === 'number' && <span>{formatCost(p.costUsd)}</span>}
+      {typeof p.durationMs === 'number' && <span className="muted">{formatDuration(p.durationMs)}</span>}
+    </div>
+  );
+}
+
+const STATUS_EVENT_TEXT: Record<string, string> = {
+  queued: 'Queued',
+  running: 'A worker started the run',
+  cancel_requested: 'Cancel requested',
+  requeued: 'Handed back to the queue',
+};
+
+function StatusEvent({ p }: { p: Payload }) {
+  const status = str(p.status);
+  const bits: string[] = [];
+  if (p.trigger) bits.push(str(p.trigger).toLowerCase());
+  if (p.policy) bits.push(`${str(p.policy)} policy`);
+  if (typeof p.attempt === 'number') bits.push(`attempt ${p.attempt}${typeof p.maxAttempts === 'number' ? ` of ${p.maxAttempts}` : ''}`);
+  if (p.takeover) bits.push('taken over from a lost worker');
+  if (p.reason) bits.push(str(p.reason));
+  return (
+    <div>
+      {STATUS_EVENT_TEXT[status] ?? status}
+      {bits.length > 0 && <span className="muted"> · {bits.join(' · ')}</span>}
+    </div>
+  );
+}
+
+function FinalEvent({ p }: { p: Payload }) {
+  const status = str(p.runStatus ?? p.status);
+  const good = /^(fixed|FIXED)$/.test(status);
+  return (
+    <div className={`run-final ${good ? 'run-final-good' : 'run-final-bad'}`}>
+      <strong>{status.replace('_', ' ').toLowerCase()}</strong>
+      {p.exitReason ? <span className="mono"> · {str(p.exitReason)}</span> : null}
+      {p.detail ? <div className="small">{str(p.detail)}</div> : null}
+      {arr<string>(p.files).length > 0 && <div className="small mono">files: {arr<string>(p.files).join(', ')}</div>}
+    </div>
+  );
+}
+
+function LogEvent({ p, open }: { p: Payload; open: boolean }) {
+  const text = str(p.text ?? p.message);
+  const extra = Object.entries(p).filter(([k]) => !['text', 'message', 'phase'].includes(k));
+  return (
+    <div className="run-log">
+      <CollapsibleText text={text} open={open} className="run-pre-plain" />
+      {extra.length > 0 && (
+        <div className="muted small mono run-log-extra">
+          {extra.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join('  ').slice(0, 400)}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function PhaseEvent({ p }: { p: Payload }) {
+  const name = PHASE_TEXT[str(p.phase)] ?? str(p.phase);
+  return (
+    <div className="run-phase-line">
+      {p.status === 'finished' ? (
+        <>
+          {name} finished{typeof p.durationMs === 'number' ? ` in ${formatDuration(p.durationMs)}` : ''}
+        </>
+      ) : (
+        <>{name} started</>
+      )}
+    </div>
+  );
+}
+
+const LABEL: Record<string, string> = {
+  phase: 'phase',
+  thought: 'thought',
+  tool_call: 'tool call',
+  observation: 'observation',
+  gate: 'gate',
+  suspects: 'suspects',
+  evidence: 'evidence',
+  candidate: 'candidate',
+  usage: 'model usage',
+  log: 'log',
+  status: 'status',
+  final: 'result',
+};
+
+function body(event: PublicRunEvent, open: boolean): ReactNode {
+  const p = event.payload;
+  switch (event.type) {
+    case 'phase':
+      return <PhaseEvent p={p} />;
+    case 'thought':
+      return <CollapsibleText text={str(p.text)} open={open} className="run-thought" />;
+    case 'tool_call':
+      return <ToolCallEvent p={p} />;
+    case 'observation':
+      return <ObservationEvent p={p} open={open} />;
+    case 'gate':
+      return <GateEvent p={p} />;
+    case 'suspects':
+      return <SuspectsEvent p={p} />;
+    case 'evidence':
+      return <EvidenceEvent p={p} open={open} />;
+    case 'candidate':
+      return <CandidateEvent p={p} />;
+    case 'usage':
+      return <UsageEvent p={p} />;
+    case 'status':
+      return <StatusEvent p={p} />;
+    case 'final':
+      return <FinalEvent p={p} />;
+    case 'log':
+      return <LogEvent p={p} open={open} />;
+    default:
+      return <CollapsibleText text={prettyJson(p)} open={open} />;
+  }
+}
+
+function verdictOf(event: PublicRunEvent): 'pass' | 'fail' | undefined {
+  if (event.type === 'gate') return event.payload.passed === true ? 'pass' : 'fail';
+  if (event.type === 'candidate') return event.payload.outcome === 'green' ? 'pass' : 'fail';
+  return undefined;
+}
+
+/** One row of the trajectory. Memoised: a new event must not re-render the ones before it. */
+export const EventItem = memo(function EventItem({ event, searching }: { event: PublicRunEvent; searching: boolean }) {
+  const verdict = verdictOf(event);
+  return (
+    <li
+      className={`run-event run-event-${event.type}${verdict ? ` run-event-${verdict}` : ''}`}
+      data-testid="run-event"
+      data-type={event.type}
+      data-seq={event.seq}
+      {...(verdict ? { 'data-verdict': verdict } : {})}
+    >
+      <div className="run-event-meta">
+        <span className="run-event-type">{LABEL[event.type] ?? event.type}</span>
+        <time className="muted small" dateTime={event.at} title={event.at} suppressHydrationWarning>
+          {new Date(event.at).toLocaleTimeString('en-GB')}
+        </time>
+      </div>
+      <div className="run-event-body">{body(event, searching)}</div>
+    </li>
+  );
+});

@@ -1,0 +1,42 @@
+'use client';
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { RunSummary } from '@/lib/runs/queries';
+
+export type { RunSummary };
+
+async function requestJson<T>(url: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(url, { cache: 'no-store', ...init, headers: { accept: 'application/json', ...init?.headers } });
+  const text = await res.text();
+  const body: unknown = text ? JSON.parse(text) : null;
+  if (!res.ok) {
+    const message = (body as { error?: { message?: string } } | null)?.error?.message;
+    throw new Error(message ?? `Request failed (${res.status})`);
+  }
+  return body as T;
+}
+
+export const runQueryKey = (runId: string) => ['run', runId] as const;
+
+/**
+ * The run row (status, counters, fix). The page renders it on the server;
+ * while the run is active it is refreshed now and then for the counters, and
+ * the page invalidates it when the stream says something changed.
+ */
+export function useRun({ runId, initial, active }: { runId: string; initial: RunSummary; active: boolean }) {
+  return useQuery({
+    queryKey: runQueryKey(runId),
+    queryFn: ({ signal }) => requestJson<{ run: RunSummary }>(`/api/runs/${encodeURIComponent(runId)}`, { signal }).then((r) => r.run),
+    initialData: initial,
+    refetchInterval: active ? 10_000 : false,
+  });
+}
+
+/** POST /api/runs/:id/cancel — the worker turns the flag into an abort. */
+export function useCancelRun(runId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => requestJson<unknown>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' }),
+    onSettled: () => client.invalidateQueries({ queryKey: runQueryKey(runId) }),
+  });
+}
