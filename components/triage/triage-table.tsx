@@ -4,8 +4,16 @@ import Link from 'next/link';
 import type { ChangeListItem } from './use-changes';
 import { formatAge, formatExactTime } from './format-age';
 import { STATUS_LABELS } from './status-labels';
+import { ActiveRunBadge } from '@/components/run/active-run-badge';
 
 function StatusCell({ item }: { item: ChangeListItem }) {
+  if (item.activeRun) {
+    return (
+      <td className="triage-status-cell">
+        <ActiveRunBadge run={item.activeRun} />
+      </td>
+    );
+  }
   return (
     <td className="triage-status-cell">
       <span className={`badge badge-${item.status.toLowerCase()}`} title={item.statusReason ?? undefined}>
@@ -87,7 +95,13 @@ export function TriageTable({ items, onAuthor }: { items: ChangeListItem[]; onAu
         </thead>
         <tbody>
           {items.map((item) => (
-            <tr key={item.id} data-testid="triage-row" data-status={item.status} data-change-id={item.id}>
+            <tr
+              key={item.id}
+              data-testid="triage-row"
+              data-status={item.status}
+              data-change-id={item.id}
+              data-repository={item.repository.name}
+            >
               <StatusCell item={item} />
               <ChangeCell item={item} />
               <td>{item.repository.name}</td>
