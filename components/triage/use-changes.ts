@@ -41,6 +41,9 @@ export function useChanges(filters: ChangeListFilters) {
     queryFn: ({ pageParam, signal }) => fetchChangesPage({ filters, cursor: pageParam, signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // running changes show a time-left estimate: keep it (and their status) fresh
+    refetchInterval: (query) =>
+      query.state.data?.pages.some((p) => p.items.some((i) => Boolean(i.activeRun))) ? 10_000 : false,
     // a 4xx will not get better by asking again
     retry: (count, error) => !(error instanceof ChangesRequestError && error.status < 500) && count < 1,
   });

@@ -1,5 +1,6 @@
 import { getDb, type Db } from '../db';
 import type { Prisma } from '../generated/prisma/client';
+import { getActiveRunsForChanges, type ActiveRunInfo } from '../runs/queries';
 import { decodeCursor, encodeCursor } from './cursor';
 import {
   DEFAULT_PAGE_SIZE,
@@ -40,6 +41,8 @@ export interface ChangeListItem {
   ageMs: number;
   failingTestCount: number;
   revisionNumber: number;
+  /** the queued or running repair run, with its phase and time-left estimate */
+  activeRun: ActiveRunInfo | null;
 }
 
 export interface ChangeListPage {
@@ -149,7 +152,16 @@ function toItem({ row, now }: { row: SelectedChange; now: Date }): ChangeListIte
     ageMs: Math.max(0, now.getTime() - row.lastFailureAt.getTime()),
     failingTestCount: row.failingTestCount,
     revisionNumber: row.revisionNumber,
+    activeRun: null,
   };
+}
+
+/** The active runs of this page's queued/running rows only: a second small query, never a join over every change. */
+async function withActiveRuns({ items, db, now }: { items: ChangeListItem[]; db: Db; now: Date }): Promise<ChangeListItem[]> {
+  const waiting = items.filter((i) => i.status === 'QUEUED' || i.status === 'RUNNING').map((i) => i.id);
+  if (waiting.length === 0) return items;
+  const runs = await getActiveRunsForChanges({ changeIds: waiting, db, now: now.getTime() });
+  return items.map((i) => (runs.has(i.id) ? { ...i, activeRun: runs.get(i.id)! } : i));
 }
 
 const EMPTY_PAGE: ChangeListPage = { items: [], nextCursor: null, total: null };
@@ -190,7 +202,7 @@ export async function listChanges({
   const pageRows = rows.slice(0, take);
   const last = pageRows.at(-1);
   return {
-    items: pageRows.map((row) => toItem({ row, now })),
+    items: await withActiveRuns({ items: pageRows.map((row) => toItem({ row, now })), db, now }),
     nextCursor: rows.length > take && last ? encodeCursor({ lastFailureAt: last.lastFailureAt, id: last.id }) : null,
     total:
       counted === null ? null : { count: Math.min(counted, TOTAL_COUNT_CAP), capped: counted > TOTAL_COUNT_CAP },

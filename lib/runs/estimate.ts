@@ -163,7 +163,8 @@ export async function loadPhaseMedians({
   const hit = cache.get(key);
   if (hit && now - hit.at < CACHE_MS) return hit.value;
   const rows = await db.run.findMany({
-    where: { status: { in: [...FINISHED_FOR_ESTIMATE] }, finishedAt: { not: null }, change: { repositoryId } },
+    // generated demo history (FlowAgent-shaped, minutes long) says nothing about how long this server takes
+    where: { status: { in: [...FINISHED_FOR_ESTIMATE] }, finishedAt: { not: null }, change: { repositoryId, origin: { not: 'DEMO_HISTORY' } } },
     orderBy: { finishedAt: 'desc' },
     take: limit,
     select: { phaseTimings: true },

@@ -106,6 +106,7 @@ describe('listChanges', () => {
       ageMs: HOUR,
       failingTestCount: 2,
       revisionNumber: 3,
+      activeRun: null,
     });
     const [skipped] = (await list({ q: 'lodash' })).items;
     assert.equal(skipped?.statusReason, 'bot author');
