@@ -38,6 +38,8 @@ export interface BugOutcome {
   commandMs: number;
   modelMs: number;
   overheadMs: number;
+  /** where the overhead went: compile-gate checks (minus build commands), localisation, the rest (git, reports, policy) */
+  overheadParts: { compileChecksMs: number; localiseMs: number; otherMs: number };
   overheadOk: boolean;
   candidatesTried: number;
   greenRejections: number;
@@ -79,6 +81,10 @@ export async function runBug(bug: CorpusBug, opts: { maxCandidates: number; work
     // regression run the test-driven gate did not have to pay for.
     const greenRejections = events.filter((e) => e.type === 'gate' && e.payload.gate === 'green' && e.payload.passed === false).length;
     const { wallMs, commandMs, modelMs, overheadMs, regressionRuns } = result.timings;
+    // The corpus has no build command, so a compile verdict's time is all
+    // flowfix's own: applying the edit and the syntax check.
+    const compileChecksMs = events.filter((e) => e.type === 'gate' && e.payload.gate === 'compile').reduce((n, e) => n + Number(e.payload.durationMs ?? 0), 0);
+    const localiseMs = result.phaseTimings.localise ?? 0;
     return {
       id: bug.id,
       language: projectOf(bug).language,
@@ -95,6 +101,7 @@ export async function runBug(bug: CorpusBug, opts: { maxCandidates: number; work
       commandMs,
       modelMs,
       overheadMs,
+      overheadParts: { compileChecksMs, localiseMs, otherMs: Math.max(0, overheadMs - compileChecksMs - localiseMs) },
       overheadOk: overheadMs <= Math.max(OVERHEAD_SHARE * wallMs, OVERHEAD_FLOOR_MS),
       candidatesTried: candidates.length,
       greenRejections,
@@ -159,6 +166,10 @@ export function report(outcomes: BugOutcome[]): string {
   lines.push(`orchestration overhead per run         mean ${fmtMs(overheads.reduce((a, b) => a + b, 0) / Math.max(1, overheads.length))}, p50 ${fmtMs(quantile(overheads, 0.5))}, p95 ${fmtMs(quantile(overheads, 0.95))}, max ${fmtMs(Math.max(0, ...overheads))}`);
   lines.push(`  share of wall time                   p50 ${(100 * quantile(shares, 0.5)).toFixed(1)}%, p95 ${(100 * quantile(shares, 0.95)).toFixed(1)}%`);
   lines.push(`  within target (≤ max(5%, 1.5 s))     ${pct(outcomes.filter((o) => o.overheadOk).length, outcomes.length)}`);
+  const part = (k: keyof BugOutcome['overheadParts']) => fmtMs(outcomes.reduce((n, o) => n + o.overheadParts[k], 0) / Math.max(1, outcomes.length));
+  lines.push(`  mean split                           compile-gate checks ${part('compileChecksMs')}, localise ${part('localiseMs')}, other (git checkouts/resets, reports, policy) ${part('otherMs')}`);
+  const perCandidate = outcomes.reduce((n, o) => n + o.overheadMs, 0) / Math.max(1, outcomes.reduce((n, o) => n + o.candidatesTried + 1, 0));
+  lines.push(`  per validated candidate              ${fmtMs(perCandidate)}`);
   lines.push('');
   lines.push('per bug');
   for (const o of outcomes) {

@@ -46,8 +46,28 @@ export interface Generated {
 /** A change's edited lines make a candidate there this much more likely to be the fix. */
 const EDITED_LINE_FACTOR = 1.5;
 
-export async function sitesFor({ root, file, text, lang, start, end }: { root: string; file: string; text: string; lang: SiteLanguage; start: number; end: number }): Promise<Site[]> {
-  return lang === 'ts' ? tsSites({ file, text, start, end }) : pySites({ root, file, text, start, end });
+function siteStart(site: Site): number {
+  if (site.kind === 'call-args') return site.args[0]?.start ?? 0;
+  if (site.kind === 'comparison' || site.kind === 'operands') return site.left.start;
+  return site.range.start;
+}
+
+// Python sites come from a python3 process: one per file per run, not one per
+// suspect (each spawn costs tens of milliseconds, more on a busy machine).
+const pyFileSites = new WeakMap<object, Map<string, Promise<Site[]>>>();
+
+export async function sitesFor({ root, file, text, lang, start, end, cache }: { root: string; file: string; text: string; lang: SiteLanguage; start: number; end: number; cache?: object }): Promise<Site[]> {
+  if (lang === 'ts') return tsSites({ file, text, start, end });
+  if (!cache) return pySites({ root, file, text, start, end });
+  let perFile = pyFileSites.get(cache);
+  if (!perFile) pyFileSites.set(cache, (perFile = new Map()));
+  let all = perFile.get(file);
+  if (!all) perFile.set(file, (all = pySites({ root, file, text, start: 1, end: Number.MAX_SAFE_INTEGER })));
+  const starts = lineStarts(text);
+  return (await all).filter((site) => {
+    const line = lineAt(starts, siteStart(site));
+    return line >= start && line <= end;
+  });
 }
 
 function lineAt(starts: number[], offset: number): number {
@@ -144,7 +164,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     const perFile: Array<{ file: string; source: string; mutations: Mutation[] }> = [];
     for (const w of await assertionWindows({ root, evidence, change, readFile: read })) {
       const source = await read(w.file);
-      const sites = await sitesFor({ root, file: w.file, text: source, lang: w.lang, start: w.start, end: w.end });
+      const sites = await sitesFor({ root, file: w.file, text: source, lang: w.lang, start: w.start, end: w.end, cache: texts });
       const mutations = staleMutations({ sites, source, lang: w.lang, evidence, deliberate });
       const entry = perFile.find((p) => p.file === w.file);
       if (entry) entry.mutations.push(...mutations.filter((m) => !entry.mutations.some((e) => e.range.start === m.range.start)));
@@ -181,7 +201,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       skipped.push(`${suspect.file}: unreadable`);
       continue;
     }
-    const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine });
+    const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine, cache: texts });
     const mutations = mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence) });
     if (mutations.length === 0) skipped.push(`${suspect.symbol}: no site a template applies to`);
     for (const m of mutations) add(suspect.file, source, suspect.symbol, m, (suspect.score / top) * m.prior);

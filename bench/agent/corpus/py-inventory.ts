@@ -228,6 +228,7 @@ export const pyInventoryBugs: CorpusBug[] = [
         file: 'inventory/pricing.py',
         replace: [['    if qty >= 10:\n        return round(base * 0.9, 2)', '    if qty >= 50:\n        return round(base * 0.85, 2)\n    if qty >= 11:\n        return round(base * 0.9, 2)']],
       },
+      { file: 'tests/test_pricing.py', replace: [['    assert unit_price(10, 99) == 9.0\n', '    assert unit_price(10, 49) == 9.0\n    assert unit_price(10, 99) == 8.5\n']] },
     ],
     failingTests: [pricing('test_order_total_adds_tax'), pricing('test_unit_price_tiers')],
     truth: { file: 'inventory/pricing.py', symbol: 'unit_price' },
