@@ -1,7 +1,7 @@
 'use client';
 
 import dynamic from 'next/dynamic';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { useFixFiles, type FixFile } from './use-fix-files';
 
 // The fix's diff, file by file, in Monaco's diff editor. Monaco is reached
@@ -68,10 +68,6 @@ export function FixDiff({
 }) {
   const files = useFixFiles(fixId, true);
   const [sideBySide, setSideBySide] = useState(true);
-  // Monaco owns the text while a file is open: it gets the starting text once
-  // per mount, never on every keystroke (that would reset the cursor).
-  const editsRef = useRef(edits);
-  editsRef.current = edits;
 
   if (files.isPending) return <div className="card muted small" data-testid="diff-loading">Loading the fix’s files…</div>;
   if (files.isError) {
@@ -85,7 +81,8 @@ export function FixDiff({
   if (list.length === 0) return <div className="card muted">This fix changes no files.</div>;
   const current = list.find((f) => f.path === file) ?? list[0];
   const edited = new Set(Object.keys(edits));
-  const startText = editsRef.current[current.path] ?? current.modified;
+  // read once per mount by MonacoDiff: coming back to an edited file shows the edit
+  const startText = edits[current.path] ?? current.modified;
   const canEditCurrent = editing && current.complete && !current.binary && current.status !== 'deleted';
 
   return (

@@ -1,7 +1,7 @@
 'use client';
 
 import { DiffEditor, type DiffOnMount } from '@monaco-editor/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { monacoLanguage } from './monaco-setup';
 
 // The Monaco diff editor for one file. Loaded only in the browser (through
@@ -30,8 +30,12 @@ export default function MonacoDiff({
   onModifiedChange,
   height,
 }: MonacoDiffProps) {
+  // Monaco owns the text once mounted: a new `modified` prop (the parent keeps
+  // the reviewer's edits) must not be pushed back into the model mid-typing,
+  // which would drop keystrokes. The parent remounts (key) for another file.
+  const [texts] = useState(() => ({ original, modified }));
   // tall enough for the longer side, within reason: short fixes get a short editor
-  const lines = Math.max(original.split('\n').length, modified.split('\n').length);
+  const lines = Math.max(texts.original.split('\n').length, texts.modified.split('\n').length);
   const frameHeight = height ?? Math.min(640, Math.max(140, lines * 19 + 24));
   const onChangeRef = useRef(onModifiedChange);
   useEffect(() => {
@@ -48,8 +52,8 @@ export default function MonacoDiff({
       <DiffEditor
         height="100%"
         language={monacoLanguage(language)}
-        original={original}
-        modified={modified}
+        original={texts.original}
+        modified={texts.modified}
         originalModelPath={`inmemory://original/${path}`}
         modifiedModelPath={`inmemory://modified/${path}`}
         onMount={handleMount}
