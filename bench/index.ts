@@ -15,10 +15,11 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ms } from './stats';
 import { triageBench } from './triage';
+import { liveLatencyBench } from './live-latency';
 import { runsThroughputBench } from './runs-throughput';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),

@@ -103,7 +103,8 @@ function newestMtime(target: string): number {
 }
 
 function buildIsCurrent(): boolean {
-  const buildId = path.join(ROOT, '.next', 'BUILD_ID');
+  // the folder next.config.ts builds into (NEXT_DIST_DIR lets builds sit side by side)
+  const buildId = path.join(ROOT, process.env.NEXT_DIST_DIR ?? '.next', 'BUILD_ID');
   if (!fs.existsSync(buildId)) return false;
   const built = fs.statSync(buildId).mtimeMs;
   return BUILD_INPUTS.every((input) => newestMtime(path.join(ROOT, input)) <= built);

@@ -91,13 +91,23 @@ function TestList({ tests }: { tests: TestView[] }) {
   );
 }
 
+/**
+ * The base check is informational: "passed" means the target tests fail on
+ * the base revision too (the change did not cause the failure), which is not
+ * good news, and "failed" (they pass on the base) is the normal case.
+ */
+function BaseVerdict({ failsOnBase }: { failsOnBase: boolean }) {
+  return <span className="run-verdict run-verdict-info">{failsOnBase ? 'FAILS ON BASE TOO' : 'PASSES ON BASE'}</span>;
+}
+
 function GateEvent({ p }: { p: Payload }) {
   const passed = p.passed === true;
+  const base = p.gate === 'base';
   return (
-    <div className={`run-gate ${passed ? 'run-gate-pass' : 'run-gate-fail'}`}>
+    <div className={`run-gate ${base ? '' : passed ? 'run-gate-pass' : 'run-gate-fail'}`}>
       <div className="row">
-        <Verdict passed={passed} />
-        <strong className="run-gate-name">{str(p.gate).toUpperCase()} gate</strong>
+        {base ? <BaseVerdict failsOnBase={passed} /> : <Verdict passed={passed} />}
+        <strong className="run-gate-name">{base ? 'BASE check' : `${str(p.gate).toUpperCase()} gate`}</strong>
         {typeof p.durationMs === 'number' && <span className="muted small">{formatDuration(p.durationMs)}</span>}
       </div>
       {p.detail !== undefined && <div className="run-gate-detail">{str(p.detail)}</div>}
@@ -392,7 +402,7 @@ function body(event: PublicRunEvent, open: boolean): ReactNode {
 }
 
 function verdictOf(event: PublicRunEvent): 'pass' | 'fail' | undefined {
-  if (event.type === 'gate') return event.payload.passed === true ? 'pass' : 'fail';
+  if (event.type === 'gate') return event.payload.gate === 'base' ? undefined : event.payload.passed === true ? 'pass' : 'fail';
   if (event.type === 'candidate') return event.payload.outcome === 'green' ? 'pass' : 'fail';
   return undefined;
 }

@@ -108,6 +108,14 @@ function Gates({ events }: { events: PublicRunEvent[] }) {
           .filter((g) => latest.has(g))
           .map((g) => {
             const passed = latest.get(g)!.payload.passed === true;
+            if (g === 'base') {
+              // informational: do the target tests fail on the base revision too?
+              return (
+                <li key={g} className="run-text-info" data-testid="run-gate-base" data-passed={passed} title="Do the target tests fail on the base revision too?">
+                  {passed ? '⚠ fails on base too' : '· passes on base'}
+                </li>
+              );
+            }
             return (
               <li key={g} className={passed ? 'run-text-pass' : 'run-text-fail'} data-testid={`run-gate-${g}`} data-passed={passed}>
                 {passed ? '✔' : '✘'} {g.toUpperCase()}
