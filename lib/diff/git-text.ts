@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { readInheritedEnv } from '../env';
 
 // Git as a text tool for the diff viewer: read a file at a revision, and turn
 // edited texts back into a unified diff that `git apply` accepts (the
@@ -15,12 +16,12 @@ const MAX_BYTES = 8 * 1024 * 1024;
 // Only the variables git needs: no user config, no pager, no prompts.
 function gitEnv(home: string): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: readInheritedEnv(['PATH']).PATH ?? '/usr/bin:/bin',
     HOME: home,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_TERMINAL_PROMPT: '0',
     LC_ALL: 'C',
-  } as NodeJS.ProcessEnv;
+  } as unknown as NodeJS.ProcessEnv;
 }
 
 const REV = /^[0-9a-f]{7,64}$/i;
