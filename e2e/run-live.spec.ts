@@ -2,7 +2,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { signInAs } from './helpers';
 
 // A reviewer starts the agent on a demo change the offline policy can fix
-// (ledger-py MR-57 "Simplify statement page count") and watches the
+// (ledger-py MR-61 "Raise the overdraft fee to 35.00 for the 2027 price list", a
+// stale expectation; not used by the review specs, which apply fixes) and watches the
 // trajectory arrive over SSE until the fix appears. The worker runs inside
 // the demo server; other demo changes may be queued ahead, hence the long
 // timeouts. A reload then replays exactly the same steps.
@@ -23,9 +24,9 @@ async function seqsOnPage(page: Page): Promise<number[]> {
 }
 
 test('a reviewer presses "Run agent" and watches the run live until the fix appears', async ({ page }) => {
-  test.setTimeout(10 * 60_000);
+  test.setTimeout(15 * 60_000);
   await signInAs(page, 'reviewer');
-  const changeId = await demoChangeId(page, 'MR-57');
+  const changeId = await demoChangeId(page, 'MR-61');
   await page.goto(`/changes/${changeId}`);
 
   const runAgent = page.getByTestId('run-agent');
@@ -48,7 +49,7 @@ test('a reviewer presses "Run agent" and watches the run live until the fix appe
   const initialMax = Math.max(-1, ...(await seqsOnPage(page)));
 
   // steps saved after the page loaded arrive over the stream, in order
-  await expect(page.locator(`[data-testid="run-event"][data-seq="${initialMax + 1}"]`)).toBeVisible({ timeout: 5 * 60_000 });
+  await expect(page.locator(`[data-testid="run-event"][data-seq="${initialMax + 1}"]`)).toBeVisible({ timeout: 9 * 60_000 });
   await expect(page.locator('[data-testid="run-phase-setup"]')).not.toHaveAttribute('data-state', 'pending', { timeout: 5 * 60_000 });
   await expect(page.locator('[data-testid="run-event"][data-type="suspects"]')).toBeVisible({ timeout: 5 * 60_000 });
 

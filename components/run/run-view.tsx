@@ -235,7 +235,7 @@ export function RunView({
         </div>
         {cancel.isError && <div className="alert alert-error">{cancel.error.message}</div>}
         {finished && exitReason && (
-          <div className={`alert ${status === 'FIXED' ? 'alert-ok' : 'alert-info'} run-exit`} data-testid="run-exit">
+          <div className={`alert ${status === 'FIXED' ? 'alert-ok' : 'alert-info'} run-page-exit`} data-testid="run-exit">
             <strong>{exitReason.replace(/_/g, ' ')}</strong>
             {exitDetail ? `: ${exitDetail}` : ''}
           </div>
