@@ -27,7 +27,7 @@ import { DEMO_USERS } from '../lib/demo/users';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // what `next build` compiles: when any of it is newer than .next/BUILD_ID, rebuild
-const BUILD_INPUTS = ['app', 'components', 'lib', 'agent', 'public', 'proxy.ts', 'next.config.ts', 'package.json', 'tsconfig.json'];
+const BUILD_INPUTS = ['app', 'components', 'lib', 'agent', 'public', 'proxy.ts', 'instrumentation.ts', 'next.config.ts', 'package.json', 'tsconfig.json'];
 const HEALTH_TIMEOUT_MS = 180_000;
 
 function out(line = ''): void {
