@@ -165,7 +165,7 @@ export function parseExpectedActual(testId: string, text: string): ExpectedActua
     return { testId, expected: clip(m[1]), actual: clip(m[2]), operator: 'assertEquals' };
   }
   // pytest: "assert 4 == 3" (the test's own left-hand side is the actual value)
-  if ((m = /^(?:E\s+)?assert (.+?) (==|!=|<=|>=|<|>|is not|is|not in|in) (.+)$/m.exec(text))) {
+  if ((m = /^(?:E\s+)?(?:AssertionError:\s*)?assert (.+?) (==|!=|<=|>=|<|>|is not|is|not in|in) (.+)$/m.exec(text))) {
     return { testId, actual: clip(m[1]), expected: clip(m[3]), operator: m[2] };
   }
   // Go: "Total([1 2]) = 4, want 3" / "got 4, want 3"

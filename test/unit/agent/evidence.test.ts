@@ -119,4 +119,12 @@ describe('parseExpectedActual', () => {
   test('pytest comparison operators other than ==', () => {
     assert.deepEqual(parseExpectedActual('t', 'E       assert 5 <= 3'), { testId: 't', actual: '5', expected: '3', operator: '<=' });
   });
+  test("pytest's JUnit message, which starts with the exception name", () => {
+    assert.deepEqual(parseExpectedActual('t', 'AssertionError: assert 4 == 3\n +  where 4 = pages(7, 2)'), {
+      testId: 't',
+      actual: '4',
+      expected: '3',
+      operator: '==',
+    });
+  });
 });
