@@ -84,9 +84,15 @@ async function e2eSuite() {
 const pgUrl = process.env.FLOWFIX_TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 if (!only || only === 'unit') await nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
 if (!only || only === 'integration') {
+  // A file that asks for "the" test database (createTestDb() with no kind)
+  // runs once per backend; a file that picks its backends itself, or needs no
+  // database, runs once.
   const files = findTests('test/integration', ['.test.ts']);
-  await nodeSuite('integration · PGlite', files, { FLOWFIX_TEST_DB: 'pglite' });
-  await nodeSuite('integration · PostgreSQL', files, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_POSTGRES_URL: pgUrl });
+  const perBackend = files.filter((f) => /createTestDb\(\s*\)/.test(readFileSync(path.join(root, f), 'utf8')));
+  const once = files.filter((f) => !perBackend.includes(f));
+  await nodeSuite('integration · own backends', once, {});
+  await nodeSuite('integration · PGlite', perBackend, { FLOWFIX_TEST_DB: 'pglite' });
+  await nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_POSTGRES_URL: pgUrl });
 }
 if (!only || only === 'e2e') await e2eSuite();
 
