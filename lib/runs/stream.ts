@@ -39,20 +39,29 @@ export function processSecretValues(): string[] {
 
 // Many viewers of one run wake at the same moment and ask the same question;
 // identical reads in flight share one query (50 viewers → 1 query per notice).
-const inFlight = new WeakMap<Db, Map<string, Promise<unknown>>>();
+// A caller may only join a read that started after `notBefore`: a viewer that
+// saw the run finished must not take events from a query older than that look.
+interface InFlight {
+  startedAt: number;
+  promise: Promise<unknown>;
+}
+const inFlight = new WeakMap<Db, Map<string, InFlight>>();
 
-function coalesce<T>(db: Db, key: string, read: () => Promise<T>): Promise<T> {
+function coalesce<T>(db: Db, key: string, read: () => Promise<T>, notBefore = -Infinity): Promise<T> {
   let forDb = inFlight.get(db);
   if (!forDb) {
     forDb = new Map();
     inFlight.set(db, forDb);
   }
   const existing = forDb.get(key);
-  if (existing) return existing as Promise<T>;
+  if (existing && existing.startedAt >= notBefore) return existing.promise as Promise<T>;
   const map = forDb;
-  const promise = read().finally(() => map.delete(key));
-  map.set(key, promise);
-  return promise;
+  const entry: InFlight = { startedAt: performance.now(), promise: Promise.resolve() };
+  entry.promise = read().finally(() => {
+    if (map.get(key) === entry) map.delete(key);
+  });
+  map.set(key, entry);
+  return entry.promise as Promise<T>;
 }
 
 export const DEFAULT_BATCH = 500;
@@ -63,19 +72,26 @@ export async function readRunEventsAfter({
   afterSeq,
   limit = DEFAULT_BATCH,
   db = getDbHandle().db,
+  notBefore,
 }: {
   runId: string;
   afterSeq: number;
   limit?: number;
   db?: Db;
+  /** performance.now() before which a shared in-flight read is too old to join */
+  notBefore?: number;
 }): Promise<PublicRunEvent[]> {
-  const rows = await coalesce(db, `events:${runId}:${afterSeq}:${limit}`, () =>
-    db.runEvent.findMany({
-      where: { runId, seq: { gt: afterSeq } },
-      orderBy: { seq: 'asc' },
-      take: limit,
-      select: { seq: true, type: true, payload: true, createdAt: true },
-    }),
+  const rows = await coalesce(
+    db,
+    `events:${runId}:${afterSeq}:${limit}`,
+    () =>
+      db.runEvent.findMany({
+        where: { runId, seq: { gt: afterSeq } },
+        orderBy: { seq: 'asc' },
+        take: limit,
+        select: { seq: true, type: true, payload: true, createdAt: true },
+      }),
+    notBefore,
   );
   const secretValues = processSecretValues();
   return rows.map((row) => toPublicEvent(row, { secretValues }));
@@ -223,9 +239,10 @@ export function createRunEventStream({
     // State first, then events: if the run was already finished when we
     // looked, every event it will ever have was committed before, so the
     // read below sees them all and `end` can follow safely.
+    const lookedAt = performance.now();
     const state = await readRunStreamState({ runId, db: handle.db });
     for (;;) {
-      const events = await readRunEventsAfter({ runId, afterSeq: last, limit: batch, db: handle.db });
+      const events = await readRunEventsAfter({ runId, afterSeq: last, limit: batch, db: handle.db, notBefore: lookedAt });
       for (const event of events) {
         if (closed) return state;
         // never resend or skip: only the next seq moves the cursor forward
