@@ -5,7 +5,8 @@ import { defineConfig } from '@playwright/test';
 // first in scripts/test.mjs), served by the real demo start-up on a fresh
 // embedded database in .data-e2e/.
 const PORT = Number(process.env.FLOWFIX_E2E_PORT ?? 3100);
-export const E2E_DATA_DIR = '.data-e2e';
+// FLOWFIX_E2E_DATA_DIR lets a second suite run beside this one (own port, own folder)
+export const E2E_DATA_DIR = process.env.FLOWFIX_E2E_DATA_DIR ?? '.data-e2e';
 
 export default defineConfig({
   testDir: './e2e',
@@ -46,6 +47,10 @@ export default defineConfig({
     env: {
       FLOWFIX_DATA_DIR: E2E_DATA_DIR,
       NEXTAUTH_URL: `http://127.0.0.1:${PORT}`,
+      // the demo's own failures queue runs at start-up; two workers keep the
+      // specs that wait for a fix from queueing behind all of them
+      FLOWFIX_WORKER_CONCURRENCY: '2',
+      NEXT_TELEMETRY_DISABLED: '1',
     },
   },
 });

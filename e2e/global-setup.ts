@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { E2E_DATA_DIR } from '../playwright.config';
 
 // The web server answers /api/health as soon as `next start` is up, but the
 // demo start-up still reports its failures through the ingestion API after
 // that. Wait for the marker it writes when everything is in place.
 export default async function globalSetup(): Promise<void> {
-  const marker = path.resolve(process.env.FLOWFIX_DATA_DIR ?? '.data-e2e', 'demo-ready.json');
+  const marker = path.resolve(E2E_DATA_DIR, 'demo-ready.json');
   const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     if (existsSync(marker)) {

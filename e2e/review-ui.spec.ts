@@ -3,13 +3,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page, type Request } from '@playwright/test';
 import { signInAs } from './helpers';
+import { E2E_DATA_DIR } from '../playwright.config';
 
 // The reviewer's reading side: the review queue and its shortcuts, the change
 // page with the root cause first, Monaco's diff served from our own origin,
 // the preview it records, and hostile text (test names, logs) shown as text.
 
 const HOSTILE = '<img src=x onerror=alert(1)><script>alert(2)</script>';
-const DATA_DIR = process.env.FLOWFIX_DATA_DIR ?? '.data-e2e';
+const DATA_DIR = E2E_DATA_DIR;
 
 /** Every request the page makes, to prove nothing leaves the app's origin (no CDN). */
 function recordRequests(page: Page): string[] {
