@@ -2,6 +2,8 @@
 // renamed, binary) and which lines. The post filters judge fixes by their
 // diff, and the pipeline derives the change's edited spans from it.
 
+import { parsePatch } from '../lib/diff/apply';
+
 export interface DiffLine {
   type: '+' | '-' | ' ';
   text: string;
@@ -27,88 +29,34 @@ export interface DiffFile {
   hunks: DiffHunk[];
 }
 
-function unquote(p: string): string {
-  if (!p.startsWith('"')) return p;
-  try {
-    return JSON.parse(p) as string;
-  } catch {
-    return p.slice(1, -1);
-  }
-}
-
-function stripPrefix(p: string): string | null {
-  const raw = unquote(p.replace(/\t.*$/, ''));
-  if (raw === '/dev/null') return null;
-  return raw.replace(/^[ab]\//, '');
-}
-
+/**
+ * Reads a unified diff with line numbers on both sides. The reading itself is
+ * lib/diff/apply.ts's (one parser for the agent and the diff viewer); this
+ * adds the old/new line number of every line, which the filters and the
+ * edited-span computation need.
+ */
 export function parseUnifiedDiff(diff: string): DiffFile[] {
-  const files: DiffFile[] = [];
-  let file: DiffFile | null = null;
-  let hunk: DiffHunk | null = null;
-  let oldNo = 0;
-  let newNo = 0;
-  const lines = diff.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    let m: RegExpExecArray | null;
-    if ((m = /^diff --git (\S+|"[^"]+") (\S+|"[^"]+")$/.exec(line))) {
-      file = { oldPath: stripPrefix(m[1]), newPath: stripPrefix(m[2]), status: 'modified', binary: false, hunks: [] };
-      files.push(file);
-      hunk = null;
-      continue;
-    }
-    if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ') && (!hunk || oldNo >= hunk.oldStart + hunk.oldLines)) {
-      const oldPath = stripPrefix(line.slice(4));
-      const newPath = stripPrefix(lines[i + 1].slice(4));
-      if (!file || file.hunks.length > 0) {
-        file = { oldPath, newPath, status: 'modified', binary: false, hunks: [] };
-        files.push(file);
-      } else {
-        file.oldPath = oldPath;
-        file.newPath = newPath;
-      }
-      if (oldPath === null) file.status = 'added';
-      if (newPath === null) file.status = 'deleted';
-      hunk = null;
-      i++;
-      continue;
-    }
-    if (!file) continue;
-    if (/^new file mode/.test(line)) {
-      file.status = 'added';
-      file.oldPath = null;
-    } else if (/^deleted file mode/.test(line)) {
-      file.status = 'deleted';
-      file.newPath = null;
-    } else if ((m = /^rename from (.+)$/.exec(line))) {
-      file.status = 'renamed';
-      file.oldPath = unquote(m[1]);
-    } else if ((m = /^rename to (.+)$/.exec(line))) {
-      file.status = 'renamed';
-      file.newPath = unquote(m[1]);
-    } else if (/^GIT binary patch$|^Binary files .* differ$/.test(line)) {
-      file.binary = true;
-    } else if ((m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line))) {
-      hunk = {
-        oldStart: Number(m[1]),
-        oldLines: m[2] === undefined ? 1 : Number(m[2]),
-        newStart: Number(m[3]),
-        newLines: m[4] === undefined ? 1 : Number(m[4]),
-        lines: [],
+  return parsePatch(diff).map((patch) => ({
+    oldPath: patch.oldPath,
+    newPath: patch.newPath,
+    status: patch.status,
+    binary: patch.binary,
+    hunks: patch.hunks.map((hunk) => {
+      let oldNo = hunk.oldStart;
+      let newNo = hunk.newStart;
+      return {
+        oldStart: hunk.oldStart,
+        oldLines: hunk.oldLines,
+        newStart: hunk.newStart,
+        newLines: hunk.newLines,
+        lines: hunk.lines.map((line): DiffLine => {
+          if (line.type === '+') return { type: '+', text: line.text, newLine: newNo++ };
+          if (line.type === '-') return { type: '-', text: line.text, oldLine: oldNo++ };
+          return { type: ' ', text: line.text, oldLine: oldNo++, newLine: newNo++ };
+        }),
       };
-      oldNo = hunk.oldStart;
-      newNo = hunk.newStart;
-      file.hunks.push(hunk);
-    } else if (hunk && (line.startsWith('+') || line.startsWith('-') || line.startsWith(' '))) {
-      const type = line[0] as DiffLine['type'];
-      const text = line.slice(1);
-      if (type === '+') hunk.lines.push({ type, text, newLine: newNo++ });
-      else if (type === '-') hunk.lines.push({ type, text, oldLine: oldNo++ });
-      else hunk.lines.push({ type, text, oldLine: oldNo++, newLine: newNo++ });
-    }
-  }
-  return files;
+    }),
+  }));
 }
 
 /** The path a file has after the diff (or before, for a deletion). */

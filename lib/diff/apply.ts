@@ -4,8 +4,7 @@
 // available (a remote repository, demo history with made-up revisions) it
 // rebuilds what the hunks themselves show, padded so line numbers still match.
 //
-// agent/diff.ts reads diffs for the filters but drops the "\ No newline at end
-// of file" markers, which an exact apply needs; hence this small reader.
+// parsePatch is flowfix's one unified-diff reader: agent/diff.ts builds on it.
 
 export interface PatchLine {
   type: ' ' | '+' | '-';
