@@ -53,6 +53,17 @@ export interface FixEvidenceView {
   targets: string[];
 }
 
+/**
+ * How many tests a gate ran. The regression gate lists only its failing tests
+ * (the suite can be thousands), so its count comes from the "X of Y tests
+ * pass" detail; target gates list every target.
+ */
+function testCountOf(g: { detail?: string | null; tests?: unknown[] }): number | null {
+  const m = /(\d+) of (\d+) tests? pass/.exec(g.detail ?? '');
+  if (m) return Number(m[2]);
+  return g.tests ? g.tests.length : null;
+}
+
 export function readFixEvidence(raw: unknown): FixEvidenceView {
   const parsed = EvidenceSchema.safeParse(raw ?? {});
   if (!parsed.success) return { gates: [], targets: [] };
@@ -66,7 +77,7 @@ export function readFixEvidence(raw: unknown): FixEvidenceView {
       passed: g.passed,
       durationMs: g.durationMs,
       detail: g.detail ? g.detail.slice(0, 2000) : null,
-      testCount: g.tests ? g.tests.length : null,
+      testCount: testCountOf(g),
     });
   }
   return { gates, targets: e.targets ?? e.tests ?? [] };
