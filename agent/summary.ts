@@ -82,7 +82,10 @@ export function summaryFromEvidence({ evidence, diff, suspects = [] }: Pick<Summ
   if (failing.length > 0) {
     const first = failing[0]!;
     const others = failing.length > 1 ? ` and ${failing.length - 1} other test${failing.length > 2 ? 's' : ''}` : '';
-    sentences.push(`The test ${code(first.name || first.id)}${others} failed${first.message ? ` with ${code(first.message, 200)}` : ''}.`);
+    // the first line says what failed; pytest's "+ where …" explanations and
+    // stack traces below it belong in the evidence panel, not the summary
+    const headline = first.message?.split('\n').find((l) => l.trim() !== '')?.trim();
+    sentences.push(`The test ${code(first.name || first.id)}${others} failed${headline ? ` with ${code(headline, 200)}` : ''}.`);
   }
   const ea = evidence.expectedActual[0];
   if (ea) sentences.push(`It expected ${code(ea.expected)} but got ${code(ea.actual)}.`);

@@ -49,6 +49,16 @@ describe('summary from the evidence (no model)', () => {
     assert.ok(sentenceCount(html) <= 5, html);
   });
 
+  test("quotes only the failure's first line, not pytest's explanation below it", () => {
+    const pytest: Evidence = {
+      ...evidence,
+      failingTests: [{ id: 't', name: 'test_fee', message: "AssertionError: assert Decimal('35.00') == Decimal('25.00')\n +  where Decimal('35.00') = fee()" }],
+    };
+    const html = summaryFromEvidence({ evidence: pytest, diff, suspects });
+    assert.match(html, /assert Decimal\('35.00'\) == Decimal\('25.00'\)/);
+    assert.doesNotMatch(html, /where/);
+  });
+
   test('repository text in the evidence is escaped, never markup', () => {
     const hostile: Evidence = { ...evidence, failingTests: [{ id: 't', name: '<img src=x onerror=alert(1)>', message: '<script>alert(2)</script>' }] };
     const html = summaryFromEvidence({ evidence: hostile, diff, suspects });
