@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { getRunQueue, onRunQueued, type RunQueue } from '../../lib/queue';
+import { reconcileStuckApplies } from '../../lib/fixes/apply';
 import { claimRun, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS, listWaitingRuns, reapRuns } from '../../lib/runs/lease';
 import { executeRun, type RunOutcome } from './execute';
 
@@ -86,6 +87,10 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
     for (const runId of reaped.requeued) await queue.enqueue(runId);
     if (reaped.requeued.length + reaped.failed.length + reaped.cancelled.length > 0) log({ event: 'reaped', ...reaped });
     for (const runId of await listWaitingRuns({ olderThanMs: resendAfterMs })) await queue.enqueue(runId);
+    // an accept that crashed between the git push and the database write:
+    // record it if the branch has the commit, else hand the fix back (lib/fixes/apply.ts)
+    const applies = await reconcileStuckApplies();
+    if (Object.keys(applies).length > 0) log({ event: 'reconciled_applies', applies });
   };
 
   const loop = async () => {
