@@ -96,7 +96,7 @@ test.describe('review and apply on real demo repositories', () => {
     const message = git('checkout-ts', 'log', '-1', '--format=%B', tip);
     expect(message).toContain('Fixed-by: flowfix');
     expect(message).toContain(`Flowfix-Fix: ${fix.id}`);
-    expect(git('checkout-ts', 'show', `${tip}:src/windows.js`)).toContain('t <= Date.parse(window.end)');
+    expect(git('checkout-ts', 'show', `${tip}:src/windows.ts`)).toContain('t <= Date.parse(window.end)');
     // the page shows the commit's short id
     const shown = (await page.getByTestId('fix-applied-commit').textContent())?.trim() ?? '';
     expect(shown.length).toBeGreaterThanOrEqual(7);

@@ -69,12 +69,12 @@ const NODE_FIXES: FixTemplate[] = [
   {
     title: 'Compare promo windows on timestamps',
     tests: ['test::promo windows > includes the last day of the window'],
-    file: 'src/windows.js',
-    diff: `diff --git a/src/windows.js b/src/windows.js
---- a/src/windows.js
-+++ b/src/windows.js
-@@ -10,5 +10,5 @@
- export function isWithinWindow(day, window) {
+    file: 'src/windows.ts',
+    diff: `diff --git a/src/windows.ts b/src/windows.ts
+--- a/src/windows.ts
++++ b/src/windows.ts
+@@ -9,4 +9,4 @@
+ export function isWithinWindow(day: string, window: DateWindow): boolean {
    const t = Date.parse(day);
 -  return t >= Date.parse(window.start) && t < Date.parse(window.end);
 +  return t >= Date.parse(window.start) && t <= Date.parse(window.end);
@@ -86,13 +86,13 @@ const NODE_FIXES: FixTemplate[] = [
   {
     title: 'Name the discount eligibility rules',
     tests: ['test::welcome discount > applies to members', 'test::welcome discount > applies to a first order'],
-    file: 'src/discounts.js',
-    diff: `diff --git a/src/discounts.js b/src/discounts.js
---- a/src/discounts.js
-+++ b/src/discounts.js
-@@ -21,5 +21,5 @@
-  */
- export function welcomeDiscountApplies(customer) {
+    file: 'src/discounts.ts',
+    diff: `diff --git a/src/discounts.ts b/src/discounts.ts
+--- a/src/discounts.ts
++++ b/src/discounts.ts
+@@ -26,4 +26,4 @@
+ /** Members and first-time buyers get the welcome discount. */
+ export function welcomeDiscountApplies(customer: Customer): boolean {
 -  return isMember(customer) && isFirstOrder(customer);
 +  return isMember(customer) || isFirstOrder(customer);
  }
@@ -103,11 +103,11 @@ const NODE_FIXES: FixTemplate[] = [
   {
     title: 'Reserve stock for the whole basket at once',
     tests: ['test::inventory > reserves units without changing the input'],
-    file: 'src/inventory.js',
-    diff: `diff --git a/src/inventory.js b/src/inventory.js
---- a/src/inventory.js
-+++ b/src/inventory.js
-@@ -13,5 +13,5 @@
+    file: 'src/inventory.ts',
+    diff: `diff --git a/src/inventory.ts b/src/inventory.ts
+--- a/src/inventory.ts
++++ b/src/inventory.ts
+@@ -6,4 +6,4 @@
    const onHand = stock[sku] ?? 0;
    if (!Number.isInteger(quantity) || quantity <= 0) throw new RangeError('quantity must be a positive integer');
 -  if (quantity >= onHand) throw new Error('only ' + onHand + ' of ' + sku + ' left');
@@ -120,11 +120,11 @@ const NODE_FIXES: FixTemplate[] = [
   {
     title: 'Apply tax before discounts for B2B carts',
     tests: ['test::cart totals > adds tax after the discount'],
-    file: 'src/cart.js',
-    diff: `diff --git a/src/cart.js b/src/cart.js
---- a/src/cart.js
-+++ b/src/cart.js
-@@ -28,7 +28,7 @@
+    file: 'src/cart.ts',
+    diff: `diff --git a/src/cart.ts b/src/cart.ts
+--- a/src/cart.ts
++++ b/src/cart.ts
+@@ -37,6 +37,6 @@
    const sub = subtotal(items);
    const discount = roundCents((sub * discountPercent) / 100);
    const taxable = sub - discount;
@@ -139,11 +139,11 @@ const NODE_FIXES: FixTemplate[] = [
   {
     title: "Round half cents to even (banker's rounding)",
     tests: ['test::money > rounds half a cent up'],
-    file: 'test/money.test.js',
-    diff: `diff --git a/test/money.test.js b/test/money.test.js
---- a/test/money.test.js
-+++ b/test/money.test.js
-@@ -4,6 +4,6 @@
+    file: 'test/money.test.ts',
+    diff: `diff --git a/test/money.test.ts b/test/money.test.ts
+--- a/test/money.test.ts
++++ b/test/money.test.ts
+@@ -5,4 +5,4 @@
  describe('money', () => {
 -  test('rounds half a cent up', () => {
 -    assert.equal(roundCents(12.5), 13);

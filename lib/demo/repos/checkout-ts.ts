@@ -1,28 +1,61 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DemoChangeSpec, DemoRepoSpec, FileTree } from './types';
 import { flowfixJson, type DemoRepoSettings } from './settings';
 
-// checkout-ts: a small JavaScript (ESM + JSDoc) checkout library tested with
-// `node --test`. Every test passes on main; each demo change breaks some of
-// them for a different reason.
+// checkout-ts: a small TypeScript checkout library tested with `node --test`.
+// Every test passes on main; each demo change breaks some of them for a
+// different reason.
+//
+// Node 20 cannot run TypeScript by itself, so the commands load flowfix's own
+// tsx (and type-check with flowfix's own TypeScript and @types/node): the demo
+// repository needs no install and no network. tsx emits source maps, so stack
+// frames in failures point at the .ts files and their real lines. The paths
+// are absolute, which ties the built repository to this flowfix checkout; the
+// build stays deterministic for a given checkout.
 //
 // node's JUnit reporter writes classname="test" and nests describe() blocks as
 // <testsuite>; lib/junit/parse.ts turns that into "test::<describe> > <test>"
 // (test/integration/demo checks these ids against real runs).
 
-const NODE_TEST = 'node --test --test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination=reports/junit.xml';
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+const fromFlowfix = (specifier: string) => fileURLToPath(import.meta.resolve(specifier));
+const TSX_LOADER = fromFlowfix('tsx');
+const TSC = fromFlowfix('typescript/bin/tsc');
+const TYPE_ROOTS = path.dirname(path.dirname(fromFlowfix('@types/node/package.json')));
+
+// node 20's --test does not expand globs itself: /bin/sh does (flowfix runs
+// commands through it, and testCommand below goes through it too).
+const NODE_TEST =
+  `node --import ${shellWord(TSX_LOADER)} --test --test-reporter=spec --test-reporter-destination=stdout ` +
+  '--test-reporter=junit --test-reporter-destination=reports/junit.xml test/*.test.ts';
+// A type check only (noEmit): about a second, and it is what the compile gate's
+// build step runs. The broken changes are logic bugs; they all type-check.
+const TYPE_CHECK = `node ${shellWord(TSC)} --noEmit -p . --typeRoots ${shellWord(TYPE_ROOTS)}`;
 
 // The suite takes about a second, so the target-test command simply runs all
 // of it (results are filtered to the targets from the JUnit report); node 20's
 // --test-name-pattern does not match "suite > test" paths anyway.
 export const checkoutSettings: DemoRepoSettings = {
-  language: 'javascript',
+  language: 'typescript',
+  build: TYPE_CHECK,
   test: NODE_TEST,
   regression: NODE_TEST,
   junitReport: 'reports/junit.xml',
-  timeLimits: { testSeconds: 120, regressionSeconds: 300 },
+  timeLimits: { testSeconds: 120, regressionSeconds: 300, buildSeconds: 120 },
 };
 
 const id = (suite: string, name: string) => `test::${suite} > ${name}`;
+
+/** `text` with `find` replaced; throws unless `find` occurs exactly once (a silent no-op would ship an unbroken change). */
+function edit(text: string, find: string, replace: string): string {
+  const count = text.split(find).length - 1;
+  if (count !== 1) throw new Error(`checkout-ts fixture: ${JSON.stringify(find.slice(0, 60))} occurs ${count} times`);
+  return text.replace(find, () => replace);
+}
 
 const alice = { name: 'Alice Moreau', email: 'alice.moreau@example.com' };
 const bram = { name: 'Bram Visser', email: 'bram.visser@example.com' };
@@ -32,42 +65,35 @@ const dependabot = { name: 'dependabot[bot]', email: '49699333+dependabot[bot]@u
 
 // ───────────────────────── main ─────────────────────────
 
-const moneyJs = `// Amounts are integer cents everywhere; only rounding sees fractions.
+const moneyTs = `// Amounts are integer cents everywhere; only rounding sees fractions.
 
-const SYMBOLS = { USD: '$', EUR: '€', GBP: '£' };
+export type Currency = 'USD' | 'EUR' | 'GBP';
+
+const SYMBOLS: Record<Currency, string> = { USD: '$', EUR: '€', GBP: '£' };
 
 /**
  * Rounds a fractional number of cents to whole cents, halves away from zero.
- * @param {number} cents
- * @returns {number}
  */
-export function roundCents(cents) {
+export function roundCents(cents: number): number {
   return Math.sign(cents) * Math.round(Math.abs(cents));
 }
 
 /**
  * Formats cents as a price, e.g. 123450 → "$1,234.50".
- * @param {number} cents
- * @param {keyof typeof SYMBOLS} [currency]
- * @returns {string}
  */
-export function formatPrice(cents, currency = 'USD') {
+export function formatPrice(cents: number, currency: Currency = 'USD'): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
   const whole = String(Math.floor(abs / 100)).replace(/\\B(?=(\\d{3})+(?!\\d))/g, ',');
   const fraction = String(abs % 100).padStart(2, '0');
-  return sign + (SYMBOLS[currency] ?? currency + ' ') + whole + '.' + fraction;
+  return sign + SYMBOLS[currency] + whole + '.' + fraction;
 }
 `;
 
-const taxJs = `import { rateFor } from '../vendor/tax-rates/index.js';
+const taxTs = `import { rateFor } from '../vendor/tax-rates/index.js';
 
-/**
- * The sales-tax rate of a region as a fraction (0.2 for 20%).
- * @param {string} region
- * @returns {number}
- */
-export function taxRateFor(region) {
+/** The sales-tax rate of a region as a fraction (0.2 for 20%). */
+export function taxRateFor(region: string): number {
   return rateFor(region);
 }
 `;
@@ -75,7 +101,7 @@ export function taxRateFor(region) {
 const taxRatesV2 = `// tax-rates 2.3.0 (vendored): regional sales-tax rates as fractions.
 export const version = '2.3.0';
 
-const RATES = {
+const RATES: Record<string, number> = {
   'US-CA': 0.0725,
   'US-NY': 0.04,
   'US-OR': 0,
@@ -84,11 +110,7 @@ const RATES = {
   'FR': 0.2,
 };
 
-/**
- * @param {string} region
- * @returns {number}
- */
-export function rateFor(region) {
+export function rateFor(region: string): number {
   if (!(region in RATES)) throw new RangeError('unknown tax region: ' + region);
   return RATES[region];
 }
@@ -98,7 +120,7 @@ const taxRatesV3 = `// tax-rates 3.0.0 (vendored): regional sales-tax rates.
 // BREAKING: rates are now percentages (20 for 20%) to match the EU VAT feed.
 export const version = '3.0.0';
 
-const RATES = {
+const RATES: Record<string, number> = {
   'US-CA': 7.25,
   'US-NY': 4,
   'US-OR': 0,
@@ -109,43 +131,48 @@ const RATES = {
   'NL': 21,
 };
 
-/**
- * @param {string} region
- * @returns {number}
- */
-export function rateFor(region) {
+export function rateFor(region: string): number {
   if (!(region in RATES)) throw new RangeError('unknown tax region: ' + region);
   return RATES[region];
 }
 `;
 
-const cartJs = `import { roundCents } from './money.js';
+const cartTs = `import { roundCents } from './money.js';
 import { taxRateFor } from './tax.js';
 
-/**
- * @typedef {{ sku: string, unitPriceCents: number, quantity: number }} CartItem
- */
+export interface CartItem {
+  sku: string;
+  unitPriceCents: number;
+  quantity: number;
+}
 
-/** @param {CartItem} item */
-export function lineTotal(item) {
+export interface Cart {
+  items: CartItem[];
+  region: string;
+  discountPercent?: number;
+}
+
+export interface CartTotal {
+  subtotal: number;
+  discount: number;
+  tax: number;
+  total: number;
+}
+
+export function lineTotal(item: CartItem): number {
   return item.unitPriceCents * item.quantity;
 }
 
-/** @param {CartItem[]} items */
-export function subtotal(items) {
+export function subtotal(items: CartItem[]): number {
   return items.reduce((sum, item) => sum + lineTotal(item), 0);
 }
 
-/** @param {CartItem[]} items */
-export function itemCount(items) {
+export function itemCount(items: CartItem[]): number {
   return items.reduce((count, item) => count + item.quantity, 0);
 }
 
-/**
- * Discount first, then tax on what is left.
- * @param {{ items: CartItem[], region: string, discountPercent?: number }} cart
- */
-export function cartTotal({ items, region, discountPercent = 0 }) {
+/** Discount first, then tax on what is left. */
+export function cartTotal({ items, region, discountPercent = 0 }: Cart): CartTotal {
   const sub = subtotal(items);
   const discount = roundCents((sub * discountPercent) / 100);
   const taxable = sub - discount;
@@ -154,66 +181,62 @@ export function cartTotal({ items, region, discountPercent = 0 }) {
 }
 `;
 
-const discountsJs = `// Highest tier first: the first tier an order reaches wins.
-export const BULK_TIERS = [
+const discountsTs = `export interface Customer {
+  isMember: boolean;
+  orderCount: number;
+}
+
+export interface BulkTier {
+  minQuantity: number;
+  percent: number;
+}
+
+// Highest tier first: the first tier an order reaches wins.
+export const BULK_TIERS: readonly BulkTier[] = [
   { minQuantity: 50, percent: 15 },
   { minQuantity: 10, percent: 10 },
 ];
 
 export const WELCOME_PERCENT = 5;
 
-/** @param {number} quantity */
-export function bulkDiscountPercent(quantity) {
+export function bulkDiscountPercent(quantity: number): number {
   for (const tier of BULK_TIERS) {
     if (quantity >= tier.minQuantity) return tier.percent;
   }
   return 0;
 }
 
-/**
- * Members and first-time buyers get the welcome discount.
- * @param {{ isMember: boolean, orderCount: number }} customer
- */
-export function welcomeDiscountApplies(customer) {
+/** Members and first-time buyers get the welcome discount. */
+export function welcomeDiscountApplies(customer: Customer): boolean {
   return customer.isMember || customer.orderCount === 0;
 }
 
-/**
- * Discounts do not stack: the best one applies.
- * @param {{ customer: { isMember: boolean, orderCount: number }, quantity: number }} order
- */
-export function bestDiscountPercent({ customer, quantity }) {
+/** Discounts do not stack: the best one applies. */
+export function bestDiscountPercent({ customer, quantity }: { customer: Customer; quantity: number }): number {
   const welcome = welcomeDiscountApplies(customer) ? WELCOME_PERCENT : 0;
   return Math.max(bulkDiscountPercent(quantity), welcome);
 }
 `;
 
-const windowsJs = `const DAY_MS = 24 * 60 * 60 * 1000;
+const windowsTs = `const DAY_MS = 24 * 60 * 60 * 1000;
 
-/**
- * @typedef {{ start: string, end: string }} DateWindow  ISO dates, both days included
- */
+/** ISO dates (YYYY-MM-DD), both days included. */
+export interface DateWindow {
+  start: string;
+  end: string;
+}
 
-/**
- * @param {string} day  ISO date (YYYY-MM-DD)
- * @param {DateWindow} window
- */
-export function isWithinWindow(day, window) {
+export function isWithinWindow(day: string, window: DateWindow): boolean {
   return day >= window.start && day <= window.end;
 }
 
-/** @param {DateWindow} window */
-export function daysInWindow(window) {
+export function daysInWindow(window: DateWindow): number {
   return Math.round((Date.parse(window.end) - Date.parse(window.start)) / DAY_MS) + 1;
 }
 
-/**
- * The next \`count\` delivery days from \`start\`, skipping Sundays.
- * @param {string} start  ISO date
- * @param {number} count
- */
-export function deliveryDays(start, count) {
-  const days = [];
+/** The next \`count\` delivery days from \`start\` (an ISO date), skipping Sundays. */
+export function deliveryDays(start: string, count: number): string[] {
+  const days: string[] = [];
   for (let t = Date.parse(start); days.length < count; t += DAY_MS) {
     const date = new Date(t);
     if (date.getUTCDay() !== 0) days.push(date.toISOString().slice(0, 10));
@@ -222,45 +245,29 @@ export function deliveryDays(start, count) {
 }
 `;
 
-const inventoryJs = `/**
- * @typedef {Record<string, number>} Stock  sku → units on hand
- */
+const inventoryTs = `/** sku → units on hand */
+export type Stock = Record<string, number>;
 
-/**
- * Returns the stock after reserving \`quantity\` units of \`sku\`; the input is not changed.
- * @param {Stock} stock
- * @param {string} sku
- * @param {number} quantity
- * @returns {Stock}
- */
-export function reserve(stock, sku, quantity) {
+/** Returns the stock after reserving \`quantity\` units of \`sku\`; the input is not changed. */
+export function reserve(stock: Stock, sku: string, quantity: number): Stock {
   const onHand = stock[sku] ?? 0;
   if (!Number.isInteger(quantity) || quantity <= 0) throw new RangeError('quantity must be a positive integer');
   if (quantity > onHand) throw new Error('only ' + onHand + ' of ' + sku + ' left');
   return { ...stock, [sku]: onHand - quantity };
 }
 
-/**
- * SKUs at or below the threshold, sorted.
- * @param {Stock} stock
- * @param {number} [threshold]
- */
-export function lowStock(stock, threshold = 5) {
+/** SKUs at or below the threshold, sorted. */
+export function lowStock(stock: Stock, threshold = 5): string[] {
   return Object.keys(stock)
     .filter((sku) => stock[sku] <= threshold)
     .sort();
 }
 `;
 
-const shippingJs = `/**
- * Splits an order into parcels of at most \`maxPerParcel\` units, fullest first.
- * @param {number} quantity
- * @param {number} maxPerParcel
- * @returns {number[]}
- */
-export function splitIntoParcels(quantity, maxPerParcel) {
+const shippingTs = `/** Splits an order into parcels of at most \`maxPerParcel\` units, fullest first. */
+export function splitIntoParcels(quantity: number, maxPerParcel: number): number[] {
   if (maxPerParcel <= 0) throw new RangeError('maxPerParcel must be positive');
-  const parcels = [];
+  const parcels: number[] = [];
   for (let left = quantity; left > 0; left -= maxPerParcel) {
     parcels.push(Math.min(left, maxPerParcel));
   }
@@ -457,37 +464,62 @@ const packageJson =
       private: true,
       type: 'module',
       description: 'Cart pricing, discounts, tax, inventory and delivery windows for the web shop.',
-      scripts: { test: NODE_TEST },
+      scripts: { test: NODE_TEST, typecheck: TYPE_CHECK },
       dependencies: {},
     },
     null,
     2,
   ) + '\n';
 
+const tsconfigJson =
+  JSON.stringify(
+    {
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2022'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      include: ['src', 'test', 'vendor'],
+    },
+    null,
+    2,
+  ) + '\n';
+
+const TAX_RATES_PACKAGE = (version: string) =>
+  `{\n  "name": "tax-rates",\n  "version": "${version}",\n  "type": "module"\n}\n`;
+
 const mainFiles: FileTree = {
   'package.json': packageJson,
+  'tsconfig.json': tsconfigJson,
   '.flowfix.json': flowfixJson(checkoutSettings),
   '.gitignore': 'node_modules/\nreports/*\n!reports/.gitkeep\n',
   'reports/.gitkeep': '',
   'README.md':
     '# checkout-ts\n\nCart pricing, discounts, tax, inventory and delivery windows.\n\n' +
-    'Plain JavaScript modules (ESM) with JSDoc types; no dependencies.\n\n```sh\nnpm test   # node --test, JUnit report in reports/junit.xml\n```\n',
-  'src/money.js': moneyJs,
-  'src/tax.js': taxJs,
-  'src/cart.js': cartJs,
-  'src/discounts.js': discountsJs,
-  'src/windows.js': windowsJs,
-  'src/inventory.js': inventoryJs,
-  'src/shipping.js': shippingJs,
-  'vendor/tax-rates/index.js': taxRatesV2,
-  'vendor/tax-rates/package.json': '{\n  "name": "tax-rates",\n  "version": "2.3.0",\n  "type": "module"\n}\n',
-  'test/money.test.js': moneyTest,
-  'test/cart.test.js': cartTest,
-  'test/tax.test.js': taxTest,
-  'test/discounts.test.js': discountsTest,
-  'test/windows.test.js': windowsTest,
-  'test/inventory.test.js': inventoryTest,
-  'test/shipping.test.js': shippingTest,
+    'TypeScript modules (ESM, strict); no runtime dependencies. The tests run on `node --test` with the tsx loader, ' +
+    'and `npm run typecheck` runs `tsc --noEmit`.\n\n' +
+    '```sh\nnpm test            # node --test, JUnit report in reports/junit.xml\nnpm run typecheck   # tsc --noEmit -p .\n```\n',
+  'src/money.ts': moneyTs,
+  'src/tax.ts': taxTs,
+  'src/cart.ts': cartTs,
+  'src/discounts.ts': discountsTs,
+  'src/windows.ts': windowsTs,
+  'src/inventory.ts': inventoryTs,
+  'src/shipping.ts': shippingTs,
+  'vendor/tax-rates/index.ts': taxRatesV2,
+  'vendor/tax-rates/package.json': TAX_RATES_PACKAGE('2.3.0'),
+  'test/money.test.ts': moneyTest,
+  'test/cart.test.ts': cartTest,
+  'test/tax.test.ts': taxTest,
+  'test/discounts.test.ts': discountsTest,
+  'test/windows.test.ts': windowsTest,
+  'test/inventory.test.ts': inventoryTest,
+  'test/shipping.test.ts': shippingTest,
 };
 
 // ───────────────────────── changes ─────────────────────────
@@ -505,9 +537,10 @@ const offByOne: DemoChangeSpec = {
   authorKind: 'HUMAN',
   date: '2026-11-23T09:14:00Z',
   files: {
-    'src/windows.js': windowsJs.replace(
-      'export function isWithinWindow(day, window) {\n  return day >= window.start && day <= window.end;\n}',
-      'export function isWithinWindow(day, window) {\n  const t = Date.parse(day);\n' +
+    'src/windows.ts': edit(
+      windowsTs,
+      'export function isWithinWindow(day: string, window: DateWindow): boolean {\n  return day >= window.start && day <= window.end;\n}',
+      'export function isWithinWindow(day: string, window: DateWindow): boolean {\n  const t = Date.parse(day);\n' +
         '  return t >= Date.parse(window.start) && t < Date.parse(window.end);\n}',
     ),
   },
@@ -526,21 +559,20 @@ const wrongOperator: DemoChangeSpec = {
   authorKind: 'HUMAN',
   date: '2026-11-24T14:02:00Z',
   files: {
-    'src/discounts.js': discountsJs.replace(
-      `export function welcomeDiscountApplies(customer) {
+    'src/discounts.ts': edit(
+      discountsTs,
+      `export function welcomeDiscountApplies(customer: Customer): boolean {
   return customer.isMember || customer.orderCount === 0;
 }`,
-      `export function welcomeDiscountApplies(customer) {
+      `export function welcomeDiscountApplies(customer: Customer): boolean {
   return isMember(customer) && isFirstOrder(customer);
 }
 
-/** @param {{ isMember: boolean }} customer */
-export function isMember(customer) {
+export function isMember(customer: Pick<Customer, 'isMember'>): boolean {
   return customer.isMember === true;
 }
 
-/** @param {{ orderCount: number }} customer */
-export function isFirstOrder(customer) {
+export function isFirstOrder(customer: Pick<Customer, 'orderCount'>): boolean {
   return customer.orderCount === 0;
 }`,
     ),
@@ -561,22 +593,19 @@ const staleExpectation: DemoChangeSpec = {
   authorKind: 'HUMAN',
   date: '2026-11-25T10:47:00Z',
   files: {
-    'src/money.js': moneyJs.replace(
+    'src/money.ts': edit(
+      moneyTs,
       `/**
  * Rounds a fractional number of cents to whole cents, halves away from zero.
- * @param {number} cents
- * @returns {number}
  */
-export function roundCents(cents) {
+export function roundCents(cents: number): number {
   return Math.sign(cents) * Math.round(Math.abs(cents));
 }`,
       `/**
  * Rounds a fractional number of cents to whole cents, halves to the even
  * neighbour (banker's rounding) so totals agree with the ledger (FIN-88).
- * @param {number} cents
- * @returns {number}
  */
-export function roundCents(cents) {
+export function roundCents(cents: number): number {
   const floor = Math.floor(cents);
   const fraction = cents - floor;
   if (fraction > 0.5) return floor + 1;
@@ -588,7 +617,8 @@ export function roundCents(cents) {
   failingTests: [id('money', 'rounds half a cent up'), id('money', 'rounds negative halves away from zero')],
 };
 
-const flakyShippingTest = shippingTest.replace(
+const flakyShippingTest = edit(
+  shippingTest,
   `  test('ships nothing for an empty order', () => {`,
   `  test('splits a random order into two equal parcels', () => {
     const quantity = 2 + Math.floor(Math.random() * 40);
@@ -611,7 +641,7 @@ const flaky: DemoChangeSpec = {
   author: dana,
   authorKind: 'HUMAN',
   date: '2026-11-26T16:20:00Z',
-  files: { 'test/shipping.test.js': flakyShippingTest },
+  files: { 'test/shipping.test.ts': flakyShippingTest },
   failingTests: [id('parcels', 'splits a random order into two equal parcels')],
   flaky: true,
 };
@@ -630,8 +660,8 @@ const bot: DemoChangeSpec = {
   authorKind: 'BOT',
   date: '2026-11-27T06:03:00Z',
   files: {
-    'vendor/tax-rates/index.js': taxRatesV3,
-    'vendor/tax-rates/package.json': '{\n  "name": "tax-rates",\n  "version": "3.0.0",\n  "type": "module"\n}\n',
+    'vendor/tax-rates/index.ts': taxRatesV3,
+    'vendor/tax-rates/package.json': TAX_RATES_PACKAGE('3.0.0'),
   },
   failingTests: [id('tax', 'looks up the regional rate'), id('cart totals', 'adds tax after the discount')],
 };
@@ -664,22 +694,22 @@ function localeFile([code, symbol, group, decimal]: [string, string, string, str
 function localeIndex(): string {
   const names = LOCALES.map(([code]) => code.replace('-', '_'));
   const imports = LOCALES.map(([code], i) => `import ${names[i]} from './${code}.js';`).join('\n');
-  return `${imports}\n\n/** Locale code → price format. */\nexport const LOCALES = {\n${LOCALES.map(
+  return `${imports}\n\nexport interface PriceFormat {\n  code: string;\n  symbol: string;\n  group: string;\n  decimal: string;\n}\n\n/** Locale code → price format. */\nexport const LOCALES: Record<string, PriceFormat | undefined> = {\n${LOCALES.map(
     ([code], i) => `  '${code}': ${names[i]},`,
   ).join('\n')}\n};\n`;
 }
 
-const oversizedMoneyJs = moneyJs
-  .replace(`const SYMBOLS = { USD: '$', EUR: '€', GBP: '£' };\n`, `import { LOCALES } from './locales/index.js';\n`)
-  .replace(
-    /\/\*\*\n \* Formats cents as a price[\s\S]*$/,
-    `/**
+const oversizedMoneyTs = edit(
+  edit(
+    moneyTs,
+    `export type Currency = 'USD' | 'EUR' | 'GBP';\n\nconst SYMBOLS: Record<Currency, string> = { USD: '$', EUR: '€', GBP: '£' };\n`,
+    `import { LOCALES } from './locales/index.js';\n`,
+  ),
+  moneyTs.slice(moneyTs.indexOf('/**\n * Formats cents as a price')),
+  `/**
  * Formats cents as a price in a locale, e.g. 123450 → "$1,234.50" (en-US).
- * @param {number} cents
- * @param {string} [locale]
- * @returns {string}
  */
-export function formatPrice(cents, locale = 'en-US') {
+export function formatPrice(cents: number, locale = 'en-US'): string {
   const format = LOCALES[locale];
   if (!format) throw new RangeError('unknown locale: ' + locale);
   const sign = cents < 0 ? '-' : '';
@@ -689,17 +719,18 @@ export function formatPrice(cents, locale = 'en-US') {
   return sign + format.symbol + whole + format.decimal + fraction;
 }
 `,
-  );
+);
 
 const oversizedFiles: FileTree = {
-  'src/money.js': oversizedMoneyJs,
-  'src/locales/index.js': localeIndex(),
-  'test/money.test.js': moneyTest.replace(
+  'src/money.ts': oversizedMoneyTs,
+  'src/locales/index.ts': localeIndex(),
+  'test/money.test.ts': edit(
+    moneyTest,
     `    assert.equal(formatPrice(-250, 'EUR'), '-€2.50');`,
     `    assert.equal(formatPrice(-250, 'de-DE'), '-€2,50');`,
   ),
 };
-for (const locale of LOCALES) oversizedFiles[`src/locales/${locale[0]}.js`] = localeFile(locale);
+for (const locale of LOCALES) oversizedFiles[`src/locales/${locale[0]}.ts`] = localeFile(locale);
 
 const oversized: DemoChangeSpec = {
   kind: 'oversized',
@@ -718,8 +749,8 @@ const oversized: DemoChangeSpec = {
 
 export const checkoutTs: DemoRepoSpec = {
   name: 'checkout-ts',
-  language: 'javascript',
-  description: 'Web shop checkout: cart pricing, discounts, tax, inventory, delivery windows (node --test).',
+  language: 'typescript',
+  description: 'Web shop checkout in TypeScript: cart pricing, discounts, tax, inventory, delivery windows (node --test).',
   main: {
     author: alice,
     date: '2026-11-16T08:30:00Z',
@@ -728,6 +759,7 @@ export const checkoutTs: DemoRepoSpec = {
   },
   junitPath: 'reports/junit.xml',
   settings: checkoutSettings,
-  testCommand: ['node', ...NODE_TEST.split(' ').slice(1)],
+  // through /bin/sh like flowfix's own runs: it expands test/*.test.ts
+  testCommand: ['/bin/sh', '-c', NODE_TEST],
   changes: [offByOne, wrongOperator, staleExpectation, flaky, bot, oversized],
 };

@@ -116,6 +116,29 @@ describe('demo repositories', () => {
     }
   });
 
+  test('checkout-ts is TypeScript: main and every change type-check with its build command', async () => {
+    const checkout = repos.find((r) => r.spec.name === 'checkout-ts')!;
+    assert.equal(checkout.spec.language, 'typescript');
+    const build = checkout.spec.settings.build;
+    assert.ok(build, 'checkout-ts has a build (type-check) command');
+    for (const rev of [checkout.mainSha, ...checkout.changes.map((c) => c.headSha)]) {
+      const run = await runSuiteAt({ repoDir: checkout.dir, rev, testCommand: ['/bin/sh', '-c', build], junitPath: checkout.spec.junitPath });
+      assert.equal(run.exitCode, 0, `tsc at ${rev}:\n${run.log}`);
+    }
+  });
+
+  test("checkout-ts failures point at the .ts test file and the failing assertion's line", async () => {
+    const checkout = repos.find((r) => r.spec.name === 'checkout-ts')!;
+    const offByOne = checkout.changes.find((c) => c.spec.kind === 'off_by_one')!;
+    const source = checkout.spec.main.files['test/windows.test.ts'];
+    assert.ok(source, 'the windows test is a .ts file');
+    const line = source.split('\n').findIndex((l) => l.includes("isWithinWindow('2026-03-31', spring)")) + 1;
+    const run = await runSuite(checkout, offByOne.headSha);
+    const failure = parseJunitXml(run.junitXml).results.find((r) => r.status === 'failed');
+    assert.ok(failure, run.log);
+    assert.match(JSON.stringify(failure), new RegExp(`test/windows\\.test\\.ts:${line}:\\d+`));
+  });
+
   test('the flaky change fails on some runs and passes on others', async () => {
     const checkout = repos.find((r) => r.spec.name === 'checkout-ts')!;
     const flaky = checkout.changes.find((c) => c.spec.flaky)!;

@@ -101,7 +101,7 @@ describe("offline policy on the demo's failing changes", () => {
     const p = await prepare({ repoDir: d.dir, base: d.base, head: d.head, targets: d.spec.failingTests, settings: d.settings, title: d.spec.title, description: d.spec.description });
     const outcome = await createOfflinePolicy().run(p.ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
-    assertDiff(await p.diff(), ['src/windows.js'], ['+  return t >= Date.parse(window.start) && t <= Date.parse(window.end);']);
+    assertDiff(await p.diff(), ['src/windows.ts'], ['+  return t >= Date.parse(window.start) && t <= Date.parse(window.end);']);
     const tried = p.events.filter((e) => e.type === 'candidate');
     assert.equal(tried.at(-1)?.payload.outcome, 'green');
     assert.ok(p.events.some((e) => e.type === 'thought'));
@@ -112,7 +112,7 @@ describe("offline policy on the demo's failing changes", () => {
     const p = await prepare({ repoDir: d.dir, base: d.base, head: d.head, targets: d.spec.failingTests, settings: d.settings, title: d.spec.title, description: d.spec.description });
     const outcome = await createOfflinePolicy().run(p.ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
-    assertDiff(await p.diff(), ['src/discounts.js'], ['+  return isMember(customer) || isFirstOrder(customer);']);
+    assertDiff(await p.diff(), ['src/discounts.ts'], ['+  return isMember(customer) || isFirstOrder(customer);']);
   });
 
   test("checkout-ts stale expectation: the tests follow the deliberate banker's rounding", async () => {
