@@ -1,11 +1,10 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { openDb, setDbHandle, type DbHandle } from '../lib/db';
 import { applyMigrations } from '../lib/migrate';
+import { createScratchDatabase } from '../lib/scratch-database';
 import { stopRunQueue } from '../lib/queue';
 import { RepositorySettingsSchema } from '../lib/repositories/settings';
 import { requestRun } from '../lib/runs/service';
@@ -71,16 +70,6 @@ function buildTinyRepo(): { dir: string; base: string; head: string } {
   return { dir, base, head: git('rev-parse', 'HEAD') };
 }
 
-async function onServer<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Changes with one failing revision each; returns their ids (runs are requested once the workers are up). */
 async function seedChanges({ handle, repo, runs }: { handle: DbHandle; repo: ReturnType<typeof buildTinyRepo>; runs: number }): Promise<string[]> {
   const db = handle.db;
@@ -132,13 +121,10 @@ interface Drain {
 }
 
 async function drainWith({ workers, runs, opts, repo }: { workers: number; runs: number; opts: BenchOptions; repo: ReturnType<typeof buildTinyRepo> }): Promise<Drain> {
-  const name = `flowfix_bench_runs_${crypto.randomBytes(4).toString('hex')}`;
-  await onServer(opts.serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
-  const url = new URL(opts.serverUrl);
-  url.pathname = `/${name}`;
-  const dbUrl = url.toString();
+  const scratch = await createScratchDatabase({ serverUrl: opts.serverUrl, prefix: 'flowfix_bench_runs' });
+  const { name, url: dbUrl } = scratch;
   const drop = async () => {
-    if (!opts.keep) await onServer(opts.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    if (!opts.keep) await scratch.drop();
   };
   const unregister = opts.onInterrupt(drop);
   const handle = openDb({ kind: 'postgres', location: dbUrl });

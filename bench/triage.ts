@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { openDb, type DbHandle } from '../lib/db';
 import { applyMigrations } from '../lib/migrate';
+import { createScratchDatabase } from '../lib/scratch-database';
 import { listChanges } from '../lib/changes/list-changes';
 import { DEFAULT_PAGE_SIZE, type ChangeListFilters } from '../lib/changes/query-schema';
 import { seedTriageData, SEED_REPOSITORY_NAMES } from './triage-seed';
@@ -17,22 +17,6 @@ import type { BenchFigure, BenchModule, BenchOptions, BenchResult } from './type
 const TARGET_P95_MS = 100;
 const DEEP_PAGES = 200;
 const SEEDED_TABLES = ['Change', 'ChangeRevision', 'Failure'];
-
-function withDatabase(serverUrl: string, database: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function onServer<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 interface Deferred {
   indexes: string[];
@@ -121,13 +105,9 @@ async function serverDescription(client: pg.Client): Promise<string> {
 
 async function run(options: BenchOptions): Promise<BenchResult> {
   const changes = options.scale ?? 1_000_000;
-  const name = `flowfix_bench_${crypto.randomBytes(5).toString('hex')}`;
-  const url = withDatabase(options.serverUrl, name);
   const { log } = options;
 
-  await onServer(options.serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
-  const dropDatabase = () =>
-    onServer(options.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined);
+  const { url, name, drop: dropDatabase } = await createScratchDatabase({ serverUrl: options.serverUrl, prefix: 'flowfix_bench' });
   const unregister = options.keep ? () => undefined : options.onInterrupt(dropDatabase);
   let handle: DbHandle | undefined;
   const client = new pg.Client({ connectionString: url });

@@ -1,11 +1,10 @@
-import crypto from 'node:crypto';
-import pg from 'pg';
 import { z } from 'zod';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../lib/generated/prisma/client';
 import { createPGlite, openDb, setDbHandle, type DbHandle } from '../../lib/db';
 import { applyMigrations } from '../../lib/migrate';
+import { createScratchDatabase, type ScratchDatabase } from '../../lib/scratch-database';
 
 // A fresh, migrated database per call, installed as the process handle so
 // code under test that calls getDb() uses it. FLOWFIX_TEST_DB picks the
@@ -35,33 +34,9 @@ export function testServerUrl(): string {
   return testEnv().FLOWFIX_TEST_PG_URL;
 }
 
-function withDatabase(serverUrl: string, database: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function onServer<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Creates an empty database flowfix_test_<random> and returns its URL and a dropper. */
-export async function createEmptyPostgresDatabase(): Promise<{ url: string; name: string; drop(): Promise<void> }> {
-  const serverUrl = testServerUrl();
-  const name = `flowfix_test_${crypto.randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
-  return {
-    url: withDatabase(serverUrl, name),
-    name,
-    // FORCE: a test that forgot to close its pool must not leak the database
-    drop: () => onServer(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
-  };
+export function createEmptyPostgresDatabase(): Promise<ScratchDatabase> {
+  return createScratchDatabase({ serverUrl: testServerUrl(), prefix: 'flowfix_test' });
 }
 
 // The test database this helper last installed as the process handle.
