@@ -1,38 +1,7 @@
-// fetch for the admin panels: JSON in and out, and the server's error message
-// (lib/errors.ts body) surfaced as the thrown Error so forms can show it.
+import { ApiError, requestJson } from '../api-client';
 
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
-
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly issues: FieldIssue[] = [],
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
-
-export async function apiFetch<T>(url: string, init?: { method?: string; body?: unknown }): Promise<T> {
-  const res = await fetch(url, {
-    method: init?.method ?? 'GET',
-    headers: init?.body === undefined ? undefined : { 'content-type': 'application/json' },
-    body: init?.body === undefined ? undefined : JSON.stringify(init.body),
-    cache: 'no-store',
-  });
-  const text = await res.text();
-  const data: unknown = text ? JSON.parse(text) : null;
-  if (!res.ok) {
-    const error = (data as { error?: { message?: string; details?: unknown } } | null)?.error;
-    const issues = Array.isArray(error?.details) ? (error.details as FieldIssue[]) : [];
-    throw new ApiError(error?.message ?? `Request failed (${res.status})`, res.status, issues);
-  }
-  return data as T;
-}
+// The admin panels call the API through the shared client (components/api-client.ts).
+export const apiFetch = requestJson;
 
 /** One line per issue, for an alert under a form. */
 export function describeError(err: unknown): string {

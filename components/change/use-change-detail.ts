@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import type { ChangeDetail } from '@/lib/changes/detail';
-import { requestJson, retryUnlessClientError } from './api';
+import { requestJson, retryUnlessClientError } from '../api-client';
 
 export type { ChangeDetail };
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { requestJson } from './api';
+import { requestJson } from '../api-client';
 
 // The decision endpoints belong to the review-apply module (app/api/fixes/[id]/*);
 // these hooks only call them and refresh what the page shows afterwards.

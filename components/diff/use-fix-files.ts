@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import type { FixFile } from '@/lib/fixes/queries';
-import { requestJson, retryUnlessClientError } from '../change/api';
+import { requestJson, retryUnlessClientError } from '../api-client';
 
 export type { FixFile };
 

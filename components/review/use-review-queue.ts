@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ReviewQueuePage } from '@/lib/fixes/queries';
-import { requestJson, retryUnlessClientError } from '../change/api';
+import { requestJson, retryUnlessClientError } from '../api-client';
 
 /** Fixes waiting for review, newest first, page by page. */
 export function useReviewQueue() {

@@ -2,19 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { RunSummary } from '@/lib/runs/queries';
+import { requestJson } from '../api-client';
 
 export type { RunSummary };
-
-async function requestJson<T>(url: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(url, { cache: 'no-store', ...init, headers: { accept: 'application/json', ...init?.headers } });
-  const text = await res.text();
-  const body: unknown = text ? JSON.parse(text) : null;
-  if (!res.ok) {
-    const message = (body as { error?: { message?: string } } | null)?.error?.message;
-    throw new Error(message ?? `Request failed (${res.status})`);
-  }
-  return body as T;
-}
 
 export const runQueryKey = (runId: string) => ['run', runId] as const;
 

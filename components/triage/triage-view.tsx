@@ -9,7 +9,8 @@ import {
 } from '@/lib/changes/query-schema';
 import { TriageFilters, hasActiveFilters, type RepositoryOption } from './triage-filters';
 import { TriageTable } from './triage-table';
-import { ChangesRequestError, useChanges } from './use-changes';
+import { useChanges } from './use-changes';
+import { ApiError } from '../api-client';
 
 // The URL is the one source of truth for the filters: a copied link shows the
 // same list, and back/forward walk through filter changes. The native history
@@ -74,7 +75,7 @@ export function TriageView({ repositories }: { repositories: RepositoryOption[] 
         <div className="alert alert-error triage-error" data-testid="triage-error" role="alert">
           <span>
             Could not load changes: {query.error.message}
-            {query.error instanceof ChangesRequestError && query.error.status === 401 && (
+            {query.error instanceof ApiError && query.error.status === 401 && (
               <>
                 {' '}
                 <a href="/signin">Sign in again</a>

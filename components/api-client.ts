@@ -1,6 +1,12 @@
-// fetch for the change page and the review queue: JSON in and out, and the
-// server's own error message (409 "Ada applied it first", stale branch…)
-// surfaced as the error, since that is what a reviewer needs to read.
+// The browser's one way to call flowfix's API: JSON in and out, and the
+// server's own error message (lib/errors.ts body: 409 "Ada applied it first",
+// a field that failed validation…) surfaced as the error, since that is what
+// the person needs to read.
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
 
 export class ApiError extends Error {
   constructor(
@@ -11,6 +17,11 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+
+  /** per-field problems of a 422 (zod issues as lib/errors.ts reports them) */
+  get issues(): FieldIssue[] {
+    return Array.isArray(this.details) ? (this.details as FieldIssue[]) : [];
   }
 }
 
@@ -23,6 +34,7 @@ export async function requestJson<T>(
     res = await fetch(url, {
       method,
       signal,
+      cache: 'no-store',
       headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
