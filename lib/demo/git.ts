@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { readInheritedEnv } from '../env';
 
 const execFileAsync = promisify(execFile);
 
@@ -8,8 +9,7 @@ const execFileAsync = promisify(execFile);
 // author/committer always given explicitly, so commit ids are reproducible.
 export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+    ...readInheritedEnv(['PATH', 'HOME']),
     LANG: 'C',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
