@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Evidence, ExpectedActual, StackFrame, TestResult, TestRun } from './types';
+import { clip, parseExpectedActual } from '../lib/junit/expected-actual';
 
 // Turns failing test results and logs into evidence the scaffold and the
 // policies can act on: which tests fail, with what message, the expected and
@@ -124,56 +125,8 @@ function basenameIndex(files: string[]): Map<string, string[]> {
   return index;
 }
 
-// ───── expected / actual ─────
-
-function clip(s: string, max = 500): string {
-  const t = s.trim();
-  return t.length > max ? `${t.slice(0, max)}…` : t;
-}
-
-/** Expected and actual values from the assertion styles flowfix knows. */
-export function parseExpectedActual(testId: string, text: string): ExpectedActual | null {
-  let m: RegExpExecArray | null;
-  // node:assert's AssertionError properties, printed by the node --test reporters
-  const actual = /^\s*actual: (.+?),?\s*$/m.exec(text);
-  const expected = /^\s*expected: (.+?),?\s*$/m.exec(text);
-  if (actual && expected) {
-    const op = /^\s*operator: '(\w+)'/m.exec(text);
-    return { testId, actual: clip(actual[1]), expected: clip(expected[1]), ...(op ? { operator: op[1] } : {}) };
-  }
-  // node:assert's message "4 !== 3"
-  if ((m = /^\s*(.+?) (!==|!=|===|==) (.+?)\s*$/m.exec(text)) && /Expected values to be/.test(text)) {
-    return { testId, actual: clip(m[1]), expected: clip(m[3]), operator: 'strictEqual' };
-  }
-  // jest: "Expected: 3\nReceived: 4"
-  if ((m = /^\s*Expected(?: value)?: (.+)\n\s*Received(?: value)?: (.+)$/m.exec(text))) {
-    const matcher = /expect\(received\)\.(\w+)\(/.exec(text);
-    return { testId, expected: clip(m[1]), actual: clip(m[2]), ...(matcher ? { operator: matcher[1] } : {}) };
-  }
-  // jest deep diff ("- Expected  - 1 / + Received  + 1") and vitest ("- Expected / + Received")
-  if (/^\s*- Expected/m.test(text) && /^\s*\+ Received/m.test(text)) {
-    const minus = [...text.matchAll(/^-\s{1,3}(?!Expected)(.*)$/gm)].map((x) => x[1]);
-    const plus = [...text.matchAll(/^\+\s{1,3}(?!Received)(.*)$/gm)].map((x) => x[1]);
-    if (minus.length && plus.length) return { testId, expected: clip(minus.join('\n')), actual: clip(plus.join('\n')) };
-  }
-  // chai / vitest: "expected 4 to be 3", "expected 4 to deeply equal 3"
-  if ((m = /expected (.+?) to (?:be|equal|deeply equal|strictly equal) (.+?)(?: \/\/.*)?$/m.exec(text))) {
-    return { testId, actual: clip(m[1]), expected: clip(m[2]), operator: 'toBe' };
-  }
-  // JUnit 4/5, AssertJ: "expected: <3> but was: <4>"
-  if ((m = /expected:\s*<(.*?)>\s*but was:\s*<(.*?)>/s.exec(text))) {
-    return { testId, expected: clip(m[1]), actual: clip(m[2]), operator: 'assertEquals' };
-  }
-  // pytest: "assert 4 == 3" (the test's own left-hand side is the actual value)
-  if ((m = /^(?:E\s+)?(?:AssertionError:\s*)?assert (.+?) (==|!=|<=|>=|<|>|is not|is|not in|in) (.+)$/m.exec(text))) {
-    return { testId, actual: clip(m[1]), expected: clip(m[3]), operator: m[2] };
-  }
-  // Go: "Total([1 2]) = 4, want 3" / "got 4, want 3"
-  if ((m = /(?:= |got:? )(.+?),? want:? (.+)$/m.exec(text))) {
-    return { testId, actual: clip(m[1]), expected: clip(m[2]) };
-  }
-  return null;
-}
+// expected/actual parsing lives in lib (the change page reads it too)
+export { parseExpectedActual };
 
 // ───── symbols ─────
 
