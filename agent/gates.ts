@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import ts from 'typescript';
 import type { RepositorySettings } from '../lib/repositories/settings';
-import { buildSandboxEnv, runCommand, shellQuote } from './exec';
 import { git } from './git';
+import { checkPythonSyntax } from './python/client';
 import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand } from './test-runner';
 import type {
   CommandResult,
@@ -97,32 +97,6 @@ export function syntaxCheckJson(file: string, text: string): Diagnostic[] {
   }
 }
 
-// compile() parses without running anything and writes no .pyc (py_compile would).
-const PY_CHECK = `
-import json, sys
-errors = []
-for path in sys.argv[1:]:
-    try:
-        with open(path, 'rb') as fh:
-            compile(fh.read(), path, 'exec', dont_inherit=True)
-    except SyntaxError as e:
-        errors.append({'file': path, 'line': e.lineno, 'message': f'{type(e).__name__}: {e.msg}'})
-    except ValueError as e:
-        errors.append({'file': path, 'line': None, 'message': str(e)})
-print(json.dumps(errors))
-`;
-
-let pythonPath: string | undefined;
-
-/** The interpreter behind `python3` on PATH, resolved once per process. */
-function pythonExecutable(env: Record<string, string>): string {
-  if (pythonPath) return pythonPath;
-  const probe = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { env: env as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 10_000 });
-  const found = probe.status === 0 ? probe.stdout.trim() : '';
-  pythonPath = found || 'python3';
-  return pythonPath;
-}
-
 /** Turns a failed build's output into diagnostics (tsc, python, gcc-style), else one summary. */
 export function parseBuildDiagnostics(output: string): Diagnostic[] {
   const diags: Diagnostic[] = [];
@@ -193,6 +167,8 @@ export function createGates(input: GatesInput): Gates {
 
   /** Tree of the workspace as it is now (new files included): the rollback point. */
   async function snapshot(): Promise<string> {
+    const pristine = await workspace.pristineTree();
+    if (pristine) return pristine;
     await git(workspace.root, ['add', '--all', '--', '.']);
     return (await git(workspace.root, ['write-tree'])).stdout.trim();
   }
@@ -249,6 +225,7 @@ export function createGates(input: GatesInput): Gates {
           const stderr = (err as { stderr?: string }).stderr ?? (err as Error).message;
           return { diagnostics: applyDiagnostics(stderr) };
         }
+        workspace.markChanged();
         await git(workspace.root, [...args, '-'], { input: patch });
         return { files: paths.filter((p, i, all) => all.indexOf(p) === i) };
       }
@@ -265,23 +242,14 @@ export function createGates(input: GatesInput): Gates {
       else if (file.endsWith('.py')) python.push(file);
     }
     if (python.length) {
-      // our own check, not the repository's command: it must not replace the log a policy reads
-      // compile() runs none of the code, so no network namespace is needed;
-      // -I -S and the real interpreter (not a pyenv shim) keep this ~10 ms
-      const env = buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir });
-      const r = await runCommand({
-        command: `${shellQuote(pythonExecutable(env))} -I -S -c ${shellQuote(PY_CHECK)} ${python.map(shellQuote).join(' ')}`,
-        cwd: workspace.root,
-        env,
-        timeoutMs: 60_000,
-        network: true,
-        signal: input.signal,
-      });
+      // Python's own compile() in the pooled helper: nothing is run, and the
+      // repository's commands are not involved (a policy's last log stays theirs)
       try {
-        const found = JSON.parse(r.output.trim().split('\n').at(-1) ?? '[]') as Array<{ file: string; line: number | null; message: string }>;
-        for (const e of found) diags.push({ kind: 'syntax', file: e.file, ...(e.line ? { line: e.line } : {}), message: e.message });
-      } catch {
-        diags.push({ kind: 'syntax', message: `python syntax check could not run: ${r.output.slice(-500)}` });
+        const sources = await Promise.all(python.map(async (file) => ({ file, bytes: await readFile(await workspace.resolve(file)) })));
+        for (const e of await checkPythonSyntax(sources, { signal: input.signal })) diags.push({ kind: 'syntax', ...e });
+      } catch (err) {
+        if (input.signal?.aborted) throw err;
+        diags.push({ kind: 'syntax', message: `the Python syntax check could not run: ${(err as Error).message}` });
       }
     }
     return diags;

@@ -419,18 +419,20 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
     // A candidate that turns GREEN but breaks the regression suite is
     // remembered and refused by GREEN from then on, and the policy gets
     // another turn: it moves on to its next candidate instead of re-proposing
-    // the same diff. Bounded by maxVerifyAttempts.
+    // the same diff. Bounded by maxVerifyAttempts. The diff is taken only when
+    // GREEN passes: most candidates fail GREEN, and a diff costs two git
+    // processes per candidate.
     const rejected = new Map<string, string>();
     const policyGates: PolicyGates = {
       ...gates,
       green: async () => {
-        if (rejected.size === 0) return gates.green();
-        const current = await gates.diff();
-        const reason = rejected.get(current);
-        if (reason === undefined) return gates.green();
-        const verdict: GateVerdict = { gate: 'green', passed: false, durationMs: 0, detail: `this exact fix was rejected earlier: ${reason}` };
+        const green = await gates.green();
+        if (rejected.size === 0 || !green.verdict.passed) return green;
+        const reason = rejected.get(await gates.diff());
+        if (reason === undefined) return green;
+        const verdict: GateVerdict = { ...green.verdict, passed: false, detail: `this exact fix was rejected earlier: ${reason}` };
         await sink.emit({ type: 'gate', phase: 'patch', payload: { ...verdict } });
-        return { verdict, run: { command: { command: '', exitCode: null, signal: null, timedOut: false, durationMs: 0, output: '', truncatedBytes: 0 }, results: [] } };
+        return { verdict, run: green.run };
       },
     };
     const deadlineFor = (policy: Policy) => {
@@ -500,7 +502,10 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
     // The final rerun starts from a clean checkout of the head with only the
     // fix's diff applied: no leftover state from the policy's attempts counts.
     await ws.reset();
-    if (diff) await git(ws.root, ['apply', '--whitespace=nowarn', '--binary', '-'], { input: diff });
+    if (diff) {
+      ws.markChanged();
+      await git(ws.root, ['apply', '--whitespace=nowarn', '--binary', '-'], { input: diff });
+    }
     const final = await gates.final();
     evidence.final = final.verdict;
     if (!final.verdict.passed) throw new Abort('final_rerun_failed', 'the target tests fail on a clean rerun with the fix applied');

@@ -26,6 +26,7 @@ export async function runWorkspaceCommand(input: CommandContext & {
   network: boolean;
 }): Promise<CommandResult> {
   const { workspace, settings } = input;
+  workspace.markChanged();
   const result = await runCommand({
     command: input.command,
     cwd: workspace.root,

@@ -57,6 +57,9 @@ export interface CreateWorkspaceInput {
 
 export class Workspace implements WorkspaceView {
   private log = '';
+  /** true from a reset() until anything may have changed the files: an edit, a command, a checkout */
+  private pristine = false;
+  private headTreeId: string | undefined;
 
   private constructor(
     readonly runDir: string,
@@ -206,6 +209,7 @@ export class Workspace implements WorkspaceView {
     if (content.includes('\0')) throw new BinaryFileError(rel);
     const existing = await this.readBytesIfFile(abs);
     if (existing && looksBinary(existing)) throw new BinaryFileError(rel);
+    this.markChanged();
     await mkdir(path.dirname(abs), { recursive: true });
     await writeFile(abs, content);
   }
@@ -214,6 +218,7 @@ export class Workspace implements WorkspaceView {
     const abs = await this.resolve(rel);
     const info = await lstat(abs);
     if (!info.isFile() && !info.isSymbolicLink()) throw new WorkspacePathError(`not a file: ${rel}`, rel);
+    this.markChanged();
     await unlink(abs);
   }
 
@@ -262,13 +267,35 @@ export class Workspace implements WorkspaceView {
 
   /** Back to the head revision: every edit undone, new (non-ignored) files removed. */
   async reset(): Promise<void> {
+    this.markChanged();
     await git(this.root, ['reset', '--quiet', '--hard', this.headRev]);
     await git(this.root, ['clean', '-fdq']);
+    this.pristine = true;
+  }
+
+  /**
+   * Something may have changed the files outside this class's own methods (a
+   * command, `git apply`): the workspace is no longer known to equal the head.
+   */
+  markChanged(): void {
+    this.pristine = false;
+  }
+
+  /**
+   * The head revision's tree while the files are known to be exactly the
+   * head's (since reset(), nothing written and no command run), else null.
+   * Saves the compile gate a snapshot (two git processes) per candidate.
+   */
+  async pristineTree(): Promise<string | null> {
+    if (!this.pristine) return null;
+    this.headTreeId ??= (await git(this.root, ['rev-parse', '--verify', '--end-of-options', `${this.headRev}^{tree}`])).stdout.trim();
+    return this.pristine ? this.headTreeId : null;
   }
 
   /** Checks out another revision (the base, to see if a failure predates the change). */
   async checkoutRevision(rev: string): Promise<void> {
     const commit = (await git(this.root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
+    this.markChanged();
     await git(this.root, ['checkout', '--quiet', '--force', '--detach', commit]);
     await git(this.root, ['clean', '-fdq']);
   }

@@ -1,14 +1,9 @@
-// Python spans through Python's own `ast` (py_index.py), run with execFile:
-// no shell, no network, one process for the whole workspace.
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// Python spans and mutation sites through Python's own `ast` and `tokenize`,
+// asked of the agent's pooled Python helper (agent/python/helper.py).
 import { z } from 'zod';
+import { pythonRequest } from '../python/client';
 import type { FileIndex } from './model';
 import { isTestPath } from './model';
-
-const SCRIPT = fileURLToPath(new URL('./py_index.py', import.meta.url));
-const TIMEOUT_MS = 60_000;
-const MAX_OUTPUT = 256 * 1024 * 1024;
 
 const PySpanSchema = z.object({
   symbol: z.string(),
@@ -39,32 +34,12 @@ export const PySiteSchema = PosSchema.extend({
 });
 export type PySite = z.infer<typeof PySiteSchema>;
 
-/** Runs py_index.py with a JSON request on stdin; the interpreter is `python3` unless told. */
-export function runPyIndex(request: unknown, opts: { python?: string; signal?: AbortSignal } = {}): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      opts.python ?? 'python3',
-      ['-I', SCRIPT], // -I: ignore PYTHON* env and the user site, never import from the workspace
-      { timeout: TIMEOUT_MS, maxBuffer: MAX_OUTPUT, signal: opts.signal, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`py_index failed: ${error.message}${stderr ? `\n${stderr.slice(0, 2000)}` : ''}`, { cause: error }));
-        try {
-          resolve(JSON.parse(stdout));
-        } catch (cause) {
-          reject(new Error('py_index printed invalid JSON', { cause }));
-        }
-      },
-    );
-    child.stdin?.end(JSON.stringify(request));
-  });
-}
-
 export async function indexPyFiles({ root, files, signal }: { root: string; files: string[]; signal?: AbortSignal }): Promise<{
   indexes: FileIndex[];
   errors: Record<string, string>;
 }> {
   if (files.length === 0) return { indexes: [], errors: {} };
-  const parsed = PyIndexSchema.parse(await runPyIndex({ mode: 'index', root, files }, { signal }));
+  const parsed = PyIndexSchema.parse(await pythonRequest({ mode: 'index', root, files }, { signal }));
   const indexes: FileIndex[] = Object.entries(parsed.files).map(([file, f]) => {
     const isTestFile = isTestPath(file);
     return {
@@ -81,6 +56,6 @@ export async function indexPyFiles({ root, files, signal }: { root: string; file
 
 /** Mutation sites (tokens and AST nodes) of one Python file within a line range. */
 export async function pythonSites({ root, file, start, end }: { root: string; file: string; start: number; end: number }): Promise<PySite[]> {
-  const parsed = z.object({ sites: z.array(PySiteSchema) }).parse(await runPyIndex({ mode: 'sites', root, file, start, end }));
+  const parsed = z.object({ sites: z.array(PySiteSchema) }).parse(await pythonRequest({ mode: 'sites', root, file, start, end }));
   return parsed.sites;
 }

@@ -188,6 +188,21 @@ describe('gates on a Python repository', () => {
     assert.match(await ws.readFile('shop/cart.py'), /price \+ qty/);
   });
 
+  test('a failed edit rolls back to the state before it, not to the head: earlier edits stay', async () => {
+    const first = await gates.applyEdit({ kind: 'create', file: 'shop/notes.py', content: 'NOTE = 1\n' });
+    assert.equal(first.passed, true);
+    const second = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'price + qty', newText: 'price + (qty' });
+    assert.equal(second.passed, false);
+    assert.match(await ws.readFile('shop/cart.py'), /price \+ qty\b/);
+    assert.equal(await ws.readFile('shop/notes.py'), 'NOTE = 1\n');
+    // straight after a reset, the rollback point is the head itself
+    await gates.reset();
+    const third = await gates.applyEdit({ kind: 'create', file: 'shop/broken.py', content: 'def (\n' });
+    assert.equal(third.passed, false);
+    assert.equal(await ws.exists('shop/broken.py'), false);
+    assert.deepEqual(await ws.changedFiles(), []);
+  });
+
   test('a good Python fix passes compile and GREEN, and leaves no __pycache__ in the diff', async () => {
     const verdict = await gates.applyEdit({ kind: 'replace', file: 'shop/cart.py', oldText: 'price + qty', newText: 'price * qty' });
     assert.equal(verdict.passed, true);

@@ -159,6 +159,26 @@ describe('runRepair on a TypeScript repository', () => {
     assert.equal(result.evidence.regression?.passed, false);
   });
 
+  test('a fix the regression suite rejected is refused by GREEN when proposed again; a different fix is then accepted', async () => {
+    const breakDiscount: Edit = { kind: 'replace', file: 'src/cart.ts', oldText: 'amount - (amount * percent) / 100', newText: 'amount - percent' };
+    // the same plan every turn: the second turn's GREEN must say why it is refused
+    const again = new ArraySink();
+    const refused = await runRepair(input(tsRepo(), { sink: again, policy: scriptedPolicy([FIX, breakDiscount]), checkBase: false }));
+    assert.equal(refused.exitReason, 'regression_failed');
+    assert.equal(refused.timings.regressionRuns, 1, 'the re-proposed fix never reaches the regression suite again');
+    const greens = again.events.filter((e) => e.type === 'gate' && e.payload.gate === 'green').map((e) => [e.payload.passed, e.payload.detail]);
+    assert.equal(greens.at(-1)?.[0], false);
+    assert.match(String(greens.at(-1)?.[1]), /this exact fix was rejected earlier: the fix breaks .*discount takes a percentage off/);
+
+    // a policy that learns: its second turn proposes only the fix
+    let turn = 0;
+    const learning: Policy = { name: 'offline', run: (ctx) => scriptedPolicy(turn++ === 0 ? [FIX, breakDiscount] : [FIX]).run(ctx) };
+    const fixed = await runRepair(input(tsRepo(), { policy: learning, checkBase: false }));
+    assert.equal(fixed.exitReason, 'fixed');
+    assert.equal(fixed.timings.regressionRuns, 2);
+    assert.doesNotMatch(fixed.diff, /amount - percent/);
+  });
+
   test('a policy that gives up ends the run with its reason; GREEN avoided the regression run', async () => {
     const repo = tsRepo();
     const wrong: Edit = { ...FIX, newText: 'item.price - item.qty' } as Edit;

@@ -93,6 +93,33 @@ describe('Workspace', () => {
     assert.equal(existsSync(path.join(ws.root, 'src/new.ts')), false);
   });
 
+  test('pristineTree is the head tree only from a reset until an edit, a command or a checkout', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const headTree = execFileSync('git', ['rev-parse', `${ws.headRev}^{tree}`], { cwd: ws.root, encoding: 'utf8' }).trim();
+    const { runWorkspaceCommand } = await import('@/agent/test-runner');
+    const fresh = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
+    assert.equal(await fresh.pristineTree(), null, 'a new checkout is not assumed pristine');
+    await fresh.dispose();
+    await ws.reset();
+    assert.equal(await ws.pristineTree(), headTree);
+    await ws.writeFile('src/new.ts', 'export {};\n');
+    assert.equal(await ws.pristineTree(), null);
+    await ws.reset();
+    await ws.deleteFile('README.md');
+    assert.equal(await ws.pristineTree(), null);
+    await ws.reset();
+    await runWorkspaceCommand({ workspace: ws, settings: repo.settings, command: 'true', timeoutSeconds: 10, network: true });
+    assert.equal(await ws.pristineTree(), null, 'a command may have written anything');
+    await ws.reset();
+    await ws.checkoutRevision(repo.base);
+    assert.equal(await ws.pristineTree(), null);
+    await ws.checkoutRevision(ws.headRev);
+    await ws.reset();
+    ws.markChanged();
+    assert.equal(await ws.pristineTree(), null);
+    await ws.reset();
+  });
+
   test('the source repository is never touched', () => {
     assert.match(readFileSync(path.join(repo.dir, 'src/cart.ts'), 'utf8'), /item\.price \+ item\.qty/);
   });

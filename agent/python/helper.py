@@ -1,19 +1,28 @@
-"""Index Python files with Python's own `ast` and `tokenize` modules.
+"""flowfix's Python helper: parse and index Python with Python's own `ast`,
+`tokenize` and `compile`, never running any of the code it reads.
 
-Invoked by agent/scaffold/python.ts with execFile (no shell, no network).
-Reads a JSON request on stdin and prints one JSON document on stdout.
+One long-lived process per busy agent (agent/python/client.ts keeps a small
+pool), started with `python3 -I -S` so nothing from the workspace or the
+environment is imported. It reads one JSON request per line on stdin and
+answers each with one JSON line on stdout: {"ok": result} or {"error": text}.
 
   {"mode": "index", "root": "/abs", "files": ["pkg/mod.py", ...]}
     -> {"files": {"pkg/mod.py": {"spans": [...], "imports": [...], "calls": [...]}},
         "errors": {"bad.py": "SyntaxError: ..."}}
   {"mode": "sites", "root": "/abs", "file": "pkg/mod.py", "start": 10, "end": 20}
     -> {"sites": [...]}  positions are (1-based line, 0-based character column)
+  {"mode": "compile", "sources": [{"file": "pkg/mod.py", "base64": "..."}]}
+    -> {"errors": [{"file": "pkg/mod.py", "line": 3, "message": "SyntaxError: ..."}]}
 
 Columns are converted from the UTF-8 byte offsets `ast` reports to character
-offsets, because the TypeScript side slices JavaScript strings.
+offsets, because the TypeScript side slices JavaScript strings. `compile`
+takes the file's bytes (base64) rather than a path, so it honours a coding
+declaration and reads nothing from disk; like py_compile it builds the code
+object (some errors only show there) but writes no .pyc.
 """
 
 import ast
+import base64
 import io
 import json
 import os
@@ -165,16 +174,42 @@ def sites(root, rel, start, end):
     return {"sites": found}
 
 
+def compile_sources(sources):
+    errors = []
+    for item in sources:
+        rel = item["file"]
+        try:
+            compile(base64.b64decode(item["base64"]), rel, "exec", dont_inherit=True)
+        except SyntaxError as exc:  # IndentationError and TabError included
+            errors.append({"file": rel, "line": exc.lineno, "message": "%s: %s" % (type(exc).__name__, exc.msg)})
+        except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+            # source with NUL bytes, nesting too deep for the compiler
+            errors.append({"file": rel, "line": None, "message": "%s: %s" % (type(exc).__name__, exc)})
+    return {"errors": errors}
+
+
+def handle(request):
+    mode = request.get("mode")
+    if mode == "index":
+        return index_files(request["root"], request["files"])
+    if mode == "sites":
+        return sites(request["root"], request["file"], int(request["start"]), int(request["end"]))
+    if mode == "compile":
+        return compile_sources(request["sources"])
+    raise ValueError("unknown mode: %r" % (mode,))
+
+
 def main():
-    request = json.load(sys.stdin)
-    root = request["root"]
-    if request["mode"] == "index":
-        result = index_files(root, request["files"])
-    elif request["mode"] == "sites":
-        result = sites(root, request["file"], int(request["start"]), int(request["end"]))
-    else:
-        raise SystemExit("unknown mode")
-    json.dump(result, sys.stdout)
+    out = sys.stdout
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            reply = {"ok": handle(json.loads(line))}
+        except Exception as exc:  # one bad request must not end the helper
+            reply = {"error": "%s: %s" % (type(exc).__name__, exc)}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
 
 
 if __name__ == "__main__":
