@@ -127,7 +127,7 @@ export function lineStarts(text: string): number[] {
 
 const PY_LITERAL_RETURN = /^(-?\d[\d_.eE+-]*|True|False|None|'[^']*'|"[^"]*")$/;
 
-/** Sites of a Python file within lines start..end, from py_index.py's tokenize + ast pass. */
+/** Sites of a Python file within lines start..end, from the Python helper's tokenize + ast pass (agent/python/helper.py). */
 export async function pySites({ root, file, text, start, end }: { root: string; file: string; text: string; start: number; end: number }): Promise<Site[]> {
   const raw = await pythonSites({ root, file, start, end });
   const starts = lineStarts(text);
