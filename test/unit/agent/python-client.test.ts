@@ -145,4 +145,21 @@ describe('the pooled Python helper', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout.trim()), { errors: 1, helpers: 1 });
   });
+
+  test('a helper does not outlive a worker killed with SIGKILL', async () => {
+    const { spawn } = await import('node:child_process');
+    const root = path.resolve(import.meta.dirname, '../../..');
+    const script = `
+      const { checkPythonSyntax, pythonHelperPids } = await import('./agent/python/client.ts');
+      await checkPythonSyntax([{ file: 'a.py', bytes: Buffer.from('a = 1\\n') }]);
+      console.log(pythonHelperPids()[0]);
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = await new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+    assert.ok(alive(pid));
+    child.kill('SIGKILL');
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(alive(pid), false, 'the helper exits when its stdin closes');
+  });
 });
