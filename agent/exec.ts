@@ -181,7 +181,8 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
 
-    const child = spawn(file, args, {
+    // turbopackIgnore: the file is a system tool (sh, unshare, bwrap), not a project file to trace
+    const child = spawn(/*turbopackIgnore: true*/ file, args, {
       cwd: opts.cwd,
       env: opts.env as NodeJS.ProcessEnv,
       detached: true,
