@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { readInheritedEnv, SECRET_ENV_NAMES } from '../lib/env';
 import type { CommandResult } from './types';
 
@@ -169,6 +170,45 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+// The groups above are killed by this process; if it is killed itself
+// (SIGKILL, OOM) no timer of ours will ever fire. One watchdog per process
+// holds the list of live groups on its stdin; when that pipe closes — we
+// exited, however we died — it kills every group still on the list. It is a
+// POSIX shell loop: no polling, no dependency, its own process group.
+const WATCHDOG = `
+live=" "
+while read -r op id; do
+  case "$op" in
+    add) live="$live$id " ;;
+    del) case "$live" in *" $id "*) live="\${live%%" $id "*} \${live#*" $id "}" ;; esac ;;
+  esac
+done
+for id in $live; do kill -s KILL -- "-$id" 2>/dev/null; done
+`;
+
+let watchdog: ChildProcessByStdio<Writable, null, null> | null = null;
+
+function watch(op: 'add' | 'del', pgid: number | undefined): void {
+  if (pgid === undefined) return;
+  if (!watchdog) {
+    const dog = spawn('/bin/sh', ['-c', WATCHDOG], {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
+    });
+    dog.on('error', () => {});
+    dog.on('exit', () => {
+      if (watchdog === dog) watchdog = null;
+    });
+    dog.stdin.on('error', () => {});
+    // the watchdog must never keep this process alive
+    dog.unref();
+    (dog.stdin as unknown as { unref?: () => void }).unref?.();
+    watchdog = dog;
+  }
+  watchdog.stdin?.write(`${op} ${pgid}\n`);
+}
+
 /** Runs one command in its own process group; never throws for the command's own failure. */
 export function runCommand(opts: ExecOptions): Promise<CommandResult> {
   const started = performance.now();
@@ -189,6 +229,7 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const pid = child.pid;
+    watch('add', pid);
 
     const terminate = () => {
       killGroup(pid, 'SIGTERM');
@@ -217,6 +258,7 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
       opts.signal?.removeEventListener('abort', onAbort);
       // Leftovers (servers, watchers) die with the command.
       killGroup(pid, 'SIGKILL');
+      watch('del', pid);
       let text = output.text();
       if (spawnError) text += `\n[flowfix] could not start the command: ${spawnError.message}`;
       if (timedOut) text += `\n[flowfix] killed after ${opts.timeoutMs} ms (time limit)`;

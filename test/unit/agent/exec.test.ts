@@ -90,6 +90,37 @@ describe('runCommand', () => {
     assert.equal(isAlive(bg), false);
   });
 
+  test('a worker killed with SIGKILL takes its running commands, and their children, with it', async () => {
+    const { spawn } = await import('node:child_process');
+    const pidFile = path.join(dir, 'orphan.pid');
+    const root = path.resolve(import.meta.dirname, '../../..');
+    // a "worker": runs a hanging command (with a child of its own) under a long time limit
+    const worker = `
+      const { runCommand, buildSandboxEnv } = await import('./agent/exec.ts');
+      const env = buildSandboxEnv({ home: ${JSON.stringify(dir)}, tmpDir: ${JSON.stringify(dir)} });
+      runCommand({ command: 'sleep 1000 & echo $! > ${pidFile}; echo started; sleep 1000', cwd: ${JSON.stringify(dir)}, env, timeoutMs: 3_600_000, network: true });
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', worker], { cwd: root, stdio: 'ignore' });
+    let pids: number[] = [];
+    for (let i = 0; i < 200 && pids.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      try {
+        const bg = Number(readFileSync(pidFile, 'utf8'));
+        // the command's shell is the background sleep's parent
+        const shell = Number(readFileSync(`/proc/${bg}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+        if (bg > 0 && shell > 0) pids = [bg, shell];
+      } catch {
+        // not written yet
+      }
+    }
+    assert.equal(pids.length, 2, 'the command started');
+    assert.ok(pids.every(isAlive));
+    child.kill('SIGKILL');
+    for (let i = 0; i < 100 && pids.some(isAlive); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(pids.filter(isAlive), [], 'the command outlived its worker');
+  });
+
   test('an abort signal kills the command', async () => {
     const controller = new AbortController();
     const started = Date.now();
