@@ -36,6 +36,8 @@ class Helper {
   private stderr = '';
   private waiting: { resolve: (line: string) => void; reject: (err: Error) => void } | null = null;
   private exitReason: string | null = null;
+  /** ended by its own exit (or a signal from outside), not by kill() */
+  diedOnItsOwn = false;
   idleTimer: NodeJS.Timeout | undefined;
 
   constructor(python: string) {
@@ -51,7 +53,10 @@ class Helper {
     // a helper that dies between requests is simply not reused
     this.child.stdin.on('error', () => {});
     this.child.on('error', (err) => this.fail(`could not start ${python}: ${err.message}`));
-    this.child.on('exit', (code, signal) => this.fail(`the Python helper exited (${signal ?? `code ${code}`})${this.stderr ? `: ${this.stderr.trim()}` : ''}`));
+    this.child.on('exit', (code, signal) => {
+      if (this.exitReason === null) this.diedOnItsOwn = true;
+      this.fail(`the Python helper exited (${signal ?? `code ${code}`})${this.stderr ? `: ${this.stderr.trim()}` : ''}`);
+    });
   }
 
   get alive(): boolean {
@@ -132,12 +137,12 @@ export function setPythonInterpreter(python: string): void {
   closePythonHelpers();
 }
 
-function acquire(): Helper {
+function acquire(): { helper: Helper; reused: boolean } {
   for (let h = idle.pop(); h; h = idle.pop()) {
     clearTimeout(h.idleTimer);
-    if (h.alive) return h;
+    if (h.alive) return { helper: h, reused: true };
   }
-  return new Helper(interpreter);
+  return { helper: new Helper(interpreter), reused: false };
 }
 
 function release(helper: Helper): void {
@@ -159,23 +164,32 @@ function release(helper: Helper): void {
 
 /** Sends one request to a helper and returns its result; throws PythonHelperError with the helper's own message. */
 export async function pythonRequest(request: Record<string, unknown>, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<unknown> {
-  opts.signal?.throwIfAborted();
-  const helper = acquire();
-  busy.add(helper);
-  helper.hold(true);
-  try {
-    const line = await helper.request(JSON.stringify(request), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
-    let reply: { ok?: unknown; error?: string };
+  const line = JSON.stringify(request);
+  for (let attempt = 1; ; attempt++) {
+    opts.signal?.throwIfAborted();
+    const { helper, reused } = acquire();
+    busy.add(helper);
+    helper.hold(true);
+    let reply: string;
     try {
-      reply = JSON.parse(line) as { ok?: unknown; error?: string };
+      reply = await helper.request(line, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.signal);
+    } catch (err) {
+      // an idle helper that died unnoticed (killed, OOM) is not the request's
+      // fault: one more try on a fresh helper
+      if (reused && helper.diedOnItsOwn && attempt === 1) continue;
+      throw err;
+    } finally {
+      release(helper);
+    }
+    let parsed: { ok?: unknown; error?: string };
+    try {
+      parsed = JSON.parse(reply) as { ok?: unknown; error?: string };
     } catch {
       helper.kill('it printed something that is not JSON');
-      throw new PythonHelperError(`the Python helper printed something that is not JSON: ${line.slice(0, 200)}`);
+      throw new PythonHelperError(`the Python helper printed something that is not JSON: ${reply.slice(0, 200)}`);
     }
-    if (typeof reply.error === 'string') throw new PythonHelperError(reply.error);
-    return reply.ok;
-  } finally {
-    release(helper);
+    if (typeof parsed.error === 'string') throw new PythonHelperError(parsed.error);
+    return parsed.ok;
   }
 }
 
