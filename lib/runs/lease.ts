@@ -130,6 +130,30 @@ export async function closeRunTx(input: CloseRunInput): Promise<number> {
   });
 }
 
+/** Ends a run that was cancelled while no worker was running it. */
+export function closeCancelledTx({ tx, run, detail }: { tx: Tx; run: LockedRun; detail: string }): Promise<number> {
+  return closeRunTx({
+    tx,
+    run,
+    status: RunStatus.CANCELLED,
+    exitReason: 'cancelled',
+    exitDetail: detail,
+    changeStatus: { status: ChangeStatus.NO_FIX, reason: 'cancelled' },
+  });
+}
+
+/** Ends a run whose workers kept dying: every attempt is used up. */
+export function closeOutOfAttemptsTx({ tx, run }: { tx: Tx; run: LockedRun }): Promise<number> {
+  return closeRunTx({
+    tx,
+    run,
+    status: RunStatus.FAILED,
+    exitReason: 'worker_lost',
+    exitDetail: `the worker stopped responding ${run.attempt} time(s); no attempts left`,
+    changeStatus: { status: ChangeStatus.NO_FIX, reason: 'worker_lost' },
+  });
+}
+
 export type ClaimResult =
   | { claimed: true; runId: string; attempt: number; workerId: string }
   | { claimed: false; runId: string; reason: 'not_found' | 'finished' | 'held' | 'cancelled' | 'worker_lost' };
@@ -148,26 +172,12 @@ export async function claimRun({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: 
     if (isTerminal(run.status)) return { claimed: false, runId, reason: 'finished' };
     if (run.status === RunStatus.RUNNING && !run.leaseExpired) return { claimed: false, runId, reason: 'held' };
     if (run.cancelRequestedAt) {
-      const seq = await closeRunTx({
-        tx,
-        run,
-        status: RunStatus.CANCELLED,
-        exitReason: 'cancelled',
-        exitDetail: 'cancelled before a worker started it',
-        changeStatus: { status: ChangeStatus.NO_FIX, reason: 'cancelled' },
-      });
+      const seq = await closeCancelledTx({ tx, run, detail: 'cancelled before a worker started it' });
       notice = { seq };
       return { claimed: false, runId, reason: 'cancelled' };
     }
     if (run.attempt >= run.maxAttempts) {
-      const seq = await closeRunTx({
-        tx,
-        run,
-        status: RunStatus.FAILED,
-        exitReason: 'worker_lost',
-        exitDetail: `the worker stopped responding ${run.attempt} time(s); no attempts left`,
-        changeStatus: { status: ChangeStatus.NO_FIX, reason: 'worker_lost' },
-      });
+      const seq = await closeOutOfAttemptsTx({ tx, run });
       notice = { seq };
       return { claimed: false, runId, reason: 'worker_lost' };
     }
@@ -254,25 +264,12 @@ export async function reapRuns({ limit = 100 }: { limit?: number } = {}): Promis
       if (!run) continue;
       const events: RunEventInput[] = [];
       if (run.cancelRequestedAt) {
-        const seq = await closeRunTx({
-          tx,
-          run,
-          status: RunStatus.CANCELLED,
-          exitReason: 'cancelled',
-          exitDetail: run.status === RunStatus.QUEUED ? 'cancelled before a worker started it' : 'cancelled; its worker stopped responding',
-          changeStatus: { status: ChangeStatus.NO_FIX, reason: 'cancelled' },
-        });
+        const detail = run.status === RunStatus.QUEUED ? 'cancelled before a worker started it' : 'cancelled; its worker stopped responding';
+        const seq = await closeCancelledTx({ tx, run, detail });
         notices.push({ runId: id, seq });
         out.cancelled.push(id);
       } else if (run.attempt >= run.maxAttempts) {
-        const seq = await closeRunTx({
-          tx,
-          run,
-          status: RunStatus.FAILED,
-          exitReason: 'worker_lost',
-          exitDetail: `the worker stopped responding ${run.attempt} time(s); no attempts left`,
-          changeStatus: { status: ChangeStatus.NO_FIX, reason: 'worker_lost' },
-        });
+        const seq = await closeOutOfAttemptsTx({ tx, run });
         notices.push({ runId: id, seq });
         out.failed.push(id);
       } else {

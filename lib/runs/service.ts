@@ -14,7 +14,7 @@ import {
   type ModelSettings,
 } from '../repositories/settings';
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
-import { closeRunTx, isTerminal, lockRunTx, setChangeStatusForRunTx } from './lease';
+import { closeCancelledTx, closeRunTx, isTerminal, lockRunTx, setChangeStatusForRunTx } from './lease';
 import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput, type RunPolicy } from './schemas';
 
 // The run lifecycle's data functions (DESIGN.md "Runs never live inside an
@@ -169,14 +169,7 @@ export async function cancelRun({ runId, userId }: { runId: string; userId?: str
       await writeAudit({ actorId: userId, actorKind: 'user', action: 'run.cancel', targetType: 'run', targetId: runId, data: { status: run.status } }, tx);
     }
     if (run.status === RunStatus.QUEUED) {
-      notice = await closeRunTx({
-        tx,
-        run,
-        status: RunStatus.CANCELLED,
-        exitReason: 'cancelled',
-        exitDetail: 'cancelled before a worker started it',
-        changeStatus: { status: ChangeStatus.NO_FIX, reason: 'cancelled' },
-      });
+      notice = await closeCancelledTx({ tx, run, detail: 'cancelled before a worker started it' });
       return { runId, status: RunStatus.CANCELLED, alreadyFinished: false };
     }
     notice = await insertRunEventsTx({ tx, runId, events: [{ type: 'status', payload: { status: 'cancel_requested' } }] });
@@ -373,14 +366,7 @@ export async function cancelWaitingStaleRuns({ changeId, currentRevisionId }: { 
     await db.$transaction(async (tx) => {
       const run = await lockRunTx({ tx, runId: id });
       if (!run || run.status !== RunStatus.QUEUED) return;
-      seq = await closeRunTx({
-        tx,
-        run,
-        status: RunStatus.CANCELLED,
-        exitReason: 'cancelled',
-        exitDetail: 'a newer revision of the change arrived',
-        changeStatus: { status: ChangeStatus.NO_FIX, reason: 'cancelled' },
-      });
+      seq = await closeCancelledTx({ tx, run, detail: 'a newer revision of the change arrived' });
     });
     if (seq !== undefined) {
       await notifySaved({ runId: id, seq });
