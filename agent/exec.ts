@@ -142,23 +142,32 @@ class CappedOutput {
   }
 }
 
-function sandboxArgv(command: string, network: boolean): { file: string; args: string[] } {
+// Every command waits at a gate: it reads one line on stdin before it runs,
+// and this process writes that line only after the watchdog (below) has the
+// command's group on its list. A worker killed in between closes the pipe,
+// the read fails, and the command never runs unwatched. Then stdin is
+// /dev/null again, as a test expects. `exec` keeps the process-group
+// leader's pid throughout.
+const GATE = 'IFS= read -r _ || exit 125; exec </dev/null;';
+
+/** The argv that runs `command` behind the gate, in a network namespace when `network` is off. */
+export function sandboxArgv(command: string, network: boolean): { file: string; args: string[] } {
   const isolation = network ? null : detectNetworkIsolation();
   if (isolation === 'unshare') {
     // A fresh namespace has its loopback down; bring it up so tests that talk
-    // to localhost still work. `exec` keeps the process-group leader's pid.
+    // to localhost still work.
     return {
       file: 'unshare',
-      args: ['-n', '--', '/bin/sh', '-c', 'ip link set lo up 2>/dev/null; exec /bin/sh -c "$1"', 'flowfix-sandbox', command],
+      args: ['-n', '--', '/bin/sh', '-c', `${GATE} ip link set lo up 2>/dev/null; exec /bin/sh -c "$1"`, 'flowfix-sandbox', command],
     };
   }
   if (isolation === 'bwrap') {
     return {
       file: 'bwrap',
-      args: ['--unshare-net', '--dev-bind', '/', '/', '--die-with-parent', '/bin/sh', '-c', command],
+      args: ['--unshare-net', '--dev-bind', '/', '/', '--die-with-parent', '/bin/sh', '-c', `${GATE} exec /bin/sh -c "$1"`, 'flowfix-sandbox', command],
     };
   }
-  return { file: '/bin/sh', args: ['-c', command] };
+  return { file: '/bin/sh', args: ['-c', `${GATE} exec /bin/sh -c "$1"`, 'flowfix-sandbox', command] };
 }
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -226,10 +235,13 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
       cwd: opts.cwd,
       env: opts.env as NodeJS.ProcessEnv,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     const pid = child.pid;
     watch('add', pid);
+    // open the gate (see GATE); a command that could not start has no reader
+    child.stdin?.on('error', () => {});
+    child.stdin?.end('\n');
 
     const terminate = () => {
       killGroup(pid, 'SIGTERM');

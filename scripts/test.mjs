@@ -14,6 +14,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv[2];
 const totals = { passed: 0, failed: 0 };
 const failedSuites = [];
+// each failing suite's "✖ failing tests:" section, repeated at the very end
+// so that the last lines of a long run say what failed and why
+const failureReports = [];
 
 function findTests(dir, suffixes) {
   const abs = path.join(root, dir);
@@ -56,6 +59,8 @@ async function nodeSuite(name, files, env) {
   totals.failed += fail;
   if (code !== 0 || fail > 0) {
     failedSuites.push(name);
+    const at = output.lastIndexOf('✖ failing tests:');
+    if (at >= 0) failureReports.push(`--- ${name}\n${shortenStacks(output.slice(at))}`);
     if (fail === 0) totals.failed += 1; // the runner itself failed
   }
 }
@@ -96,6 +101,16 @@ if (!only || only === 'integration') {
 }
 if (!only || only === 'e2e') await e2eSuite();
 
+/** Drops runner-internal stack frames; the failing assertion and our own frames stay. */
+function shortenStacks(text) {
+  return text
+    .split('\n')
+    .filter((line) => !/^\s+at .*(node:internal|node:async_hooks|node_modules)/.test(line))
+    .join('\n')
+    .trim();
+}
+
+for (const report of failureReports) console.log(`\n${report}`);
 console.log(`\n${failedSuites.length ? `failed suites: ${failedSuites.join(', ')}` : 'all suites green'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed`);
 process.exit(failedSuites.length || totals.failed ? 1 : 0);

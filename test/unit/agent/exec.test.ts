@@ -1,9 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, networkInterfaces } from 'node:os';
 import path from 'node:path';
-import { runCommand, buildSandboxEnv, detectNetworkIsolation, shellQuote } from '@/agent/exec';
+import { runCommand, buildSandboxEnv, detectNetworkIsolation, sandboxArgv, shellQuote } from '@/agent/exec';
 
 let dir: string;
 let env: Record<string, string>;
@@ -88,6 +88,32 @@ describe('runCommand', () => {
     const bg = Number(readFileSync(pidFile, 'utf8'));
     for (let i = 0; i < 50 && isAlive(bg); i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(isAlive(bg), false);
+  });
+
+  test('a command waits at its gate: if its worker dies before opening it, the command never runs', async () => {
+    const { spawn } = await import('node:child_process');
+    for (const network of [true, false]) {
+      const marker = path.join(dir, `ran-${network}`);
+      const { file, args } = sandboxArgv(`echo ran > ${marker}; echo stdin=$(cat | wc -c)`, network);
+      const run = (gate: string | null) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const child = spawn(file, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'ignore'] });
+          let out = '';
+          child.stdout.on('data', (d) => (out += d));
+          child.on('close', (code) => resolve({ code, out }));
+          // the worker "dies" before writing the gate line: its end of the pipe closes
+          if (gate === null) child.stdin.end();
+          else child.stdin.end(gate);
+        });
+      const shut = await run(null);
+      assert.equal(shut.code, 125, `network=${network}`);
+      assert.equal(existsSync(marker), false, `network=${network}: the command ran without its gate`);
+      // opened: it runs, and whatever followed the gate line never reaches it
+      const open = await run('\nsecret input after the gate\n');
+      assert.equal(open.code, 0);
+      assert.equal(readFileSync(marker, 'utf8'), 'ran\n');
+      assert.match(open.out, /stdin=0/);
+    }
   });
 
   test('a worker killed with SIGKILL takes its running commands, and their children, with it', async () => {
