@@ -196,26 +196,37 @@ for id in $live; do kill -s KILL -- "-$id" 2>/dev/null; done
 `;
 
 let watchdog: ChildProcessByStdio<Writable, null, null> | null = null;
+/** The groups of this process's commands that are still running. */
+const watched = new Set<number>();
+
+function startWatchdog(): void {
+  const dog = spawn('/bin/sh', ['-c', WATCHDOG], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
+  });
+  dog.on('error', () => {});
+  dog.on('exit', () => {
+    if (watchdog !== dog) return;
+    watchdog = null;
+    // Killed from outside: a new one takes over the whole list at once, so
+    // no running command is left unwatched until the next one starts.
+    if (watched.size > 0) startWatchdog();
+  });
+  dog.stdin.on('error', () => {});
+  // the watchdog must never keep this process alive
+  dog.unref();
+  (dog.stdin as unknown as { unref?: () => void }).unref?.();
+  watchdog = dog;
+  if (watched.size > 0) dog.stdin.write([...watched].map((id) => `add ${id}\n`).join(''));
+}
 
 function watch(op: 'add' | 'del', pgid: number | undefined): void {
   if (pgid === undefined) return;
-  if (!watchdog) {
-    const dog = spawn('/bin/sh', ['-c', WATCHDOG], {
-      detached: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-      env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv,
-    });
-    dog.on('error', () => {});
-    dog.on('exit', () => {
-      if (watchdog === dog) watchdog = null;
-    });
-    dog.stdin.on('error', () => {});
-    // the watchdog must never keep this process alive
-    dog.unref();
-    (dog.stdin as unknown as { unref?: () => void }).unref?.();
-    watchdog = dog;
-  }
-  watchdog.stdin?.write(`${op} ${pgid}\n`);
+  if (op === 'add') watched.add(pgid);
+  else watched.delete(pgid);
+  if (!watchdog) startWatchdog();
+  else watchdog.stdin.write(`${op} ${pgid}\n`);
 }
 
 /** Runs one command in its own process group; never throws for the command's own failure. */

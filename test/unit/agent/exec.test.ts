@@ -1,6 +1,6 @@
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before, after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { runCommand, buildSandboxEnv, detectNetworkIsolation, sandboxArgv, shellQuote } from '@/agent/exec';
@@ -97,7 +97,7 @@ describe('runCommand', () => {
       const { file, args } = sandboxArgv(`echo ran > ${marker}; echo stdin=$(cat | wc -c)`, network);
       const run = (gate: string | null) =>
         new Promise<{ code: number | null; out: string }>((resolve) => {
-          const child = spawn(file, args, { cwd: dir, env, stdio: ['pipe', 'pipe', 'ignore'] });
+          const child = spawn(file, args, { cwd: dir, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
           let out = '';
           child.stdout.on('data', (d) => (out += d));
           child.on('close', (code) => resolve({ code, out }));
@@ -116,11 +116,14 @@ describe('runCommand', () => {
     }
   });
 
-  test('a worker killed with SIGKILL takes its running commands, and their children, with it', async () => {
+  /**
+   * Starts a "worker" process that runs a hanging command (with a child of its
+   * own) under a long time limit; returns the worker and the command's pids.
+   */
+  async function startWorkerWithHangingCommand(t: TestContext, name: string) {
     const { spawn } = await import('node:child_process');
-    const pidFile = path.join(dir, 'orphan.pid');
+    const pidFile = path.join(dir, `${name}.pid`);
     const root = path.resolve(import.meta.dirname, '../../..');
-    // a "worker": runs a hanging command (with a child of its own) under a long time limit
     const worker = `
       const { runCommand, buildSandboxEnv } = await import('./agent/exec.ts');
       const env = buildSandboxEnv({ home: ${JSON.stringify(dir)}, tmpDir: ${JSON.stringify(dir)} });
@@ -129,12 +132,24 @@ describe('runCommand', () => {
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', worker], { cwd: root, stdio: 'ignore' });
     let pids: number[] = [];
-    for (let i = 0; i < 200 && pids.length === 0; i++) {
+    // whatever the test's outcome, nothing it started is left running
+    t.after(() => {
+      child.kill('SIGKILL');
+      // the command's shell leads its process group
+      if (pids.length === 2) {
+        try {
+          process.kill(-pids[1], 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+    });
+    for (let i = 0; i < 400 && pids.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 50));
       try {
         const bg = Number(readFileSync(pidFile, 'utf8'));
         // the command's shell is the background sleep's parent
-        const shell = Number(readFileSync(`/proc/${bg}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+        const shell = parentOf(bg);
         if (bg > 0 && shell > 0) pids = [bg, shell];
       } catch {
         // not written yet
@@ -142,9 +157,49 @@ describe('runCommand', () => {
     }
     assert.equal(pids.length, 2, 'the command started');
     assert.ok(pids.every(isAlive));
-    child.kill('SIGKILL');
+    return { child, pids };
+  }
+
+  function parentOf(pid: number): number {
+    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+  }
+
+  async function waitForDeath(pids: number[]): Promise<number[]> {
     for (let i = 0; i < 100 && pids.some(isAlive); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.deepEqual(pids.filter(isAlive), [], 'the command outlived its worker');
+    return pids.filter(isAlive);
+  }
+
+  test('a worker killed with SIGKILL takes its running commands, and their children, with it', async (t) => {
+    const { child, pids } = await startWorkerWithHangingCommand(t, 'orphan');
+    child.kill('SIGKILL');
+    assert.deepEqual(await waitForDeath(pids), [], 'the command outlived its worker');
+  });
+
+  test('a watchdog that dies is replaced and told every live command again', async (t) => {
+    const { child, pids } = await startWorkerWithHangingCommand(t, 'rewatched');
+    const watchdogOf = () =>
+      readdirSync('/proc')
+        .filter((e) => /^\d+$/.test(e))
+        .map(Number)
+        .find((p) => {
+          try {
+            return parentOf(p) === child.pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('while read -r op id');
+          } catch {
+            return false;
+          }
+        });
+    const first = watchdogOf();
+    assert.ok(first, 'the worker has a watchdog');
+    process.kill(first, 'SIGKILL');
+    let second: number | undefined;
+    for (let i = 0; i < 100 && (second === undefined || second === first); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      second = watchdogOf();
+    }
+    assert.ok(second && second !== first, 'a new watchdog took over');
+    assert.ok(pids.every(isAlive), 'replacing the watchdog kills nothing');
+    child.kill('SIGKILL');
+    assert.deepEqual(await waitForDeath(pids), [], 'the command outlived its worker and its first watchdog');
   });
 
   test('an abort signal kills the command', async () => {
