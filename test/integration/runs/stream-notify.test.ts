@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
+import { onServer } from '../../../lib/scratch-database';
 import { openDb, type DbHandle } from '../../../lib/db';
 import {
   RUN_EVENTS_CHANNEL,
@@ -53,14 +54,8 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
   }
 }
 
-async function withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
+function withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  return onServer(url, fn);
 }
 
 async function listenerBackends(): Promise<number[]> {
