@@ -218,15 +218,14 @@ export function createGates(input: GatesInput): Gates {
           if (await workspace.isBinary(p)) throw new BinaryFileError(p);
         }
         const patch = edit.diff.endsWith('\n') ? edit.diff : `${edit.diff}\n`;
-        const args = ['apply', '--recount', '--whitespace=nowarn', '--unidiff-zero'];
+        const options = ['--recount', '--whitespace=nowarn', '--unidiff-zero'];
         try {
-          await git(workspace.root, [...args, '--check', '-'], { input: patch });
+          await git(workspace.root, ['apply', ...options, '--check', '-'], { input: patch });
         } catch (err) {
           const stderr = (err as { stderr?: string }).stderr ?? (err as Error).message;
           return { diagnostics: applyDiagnostics(stderr) };
         }
-        workspace.markChanged();
-        await git(workspace.root, [...args, '-'], { input: patch });
+        await workspace.applyPatch(patch, options);
         return { files: paths.filter((p, i, all) => all.indexOf(p) === i) };
       }
     }

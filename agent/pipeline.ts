@@ -502,10 +502,7 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
     // The final rerun starts from a clean checkout of the head with only the
     // fix's diff applied: no leftover state from the policy's attempts counts.
     await ws.reset();
-    if (diff) {
-      ws.markChanged();
-      await git(ws.root, ['apply', '--whitespace=nowarn', '--binary', '-'], { input: diff });
-    }
+    if (diff) await ws.applyPatch(diff, ['--whitespace=nowarn', '--binary']);
     const final = await gates.final();
     evidence.final = final.verdict;
     if (!final.verdict.passed) throw new Abort('final_rerun_failed', 'the target tests fail on a clean rerun with the fix applied');

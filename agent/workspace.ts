@@ -273,9 +273,15 @@ export class Workspace implements WorkspaceView {
     this.pristine = true;
   }
 
+  /** `git apply` of a patch to the working tree (`options` before the `-` that reads it from stdin). */
+  async applyPatch(patch: string, options: string[]): Promise<void> {
+    this.markChanged();
+    await git(this.root, ['apply', ...options, '-'], { input: patch });
+  }
+
   /**
    * Something may have changed the files outside this class's own methods (a
-   * command, `git apply`): the workspace is no longer known to equal the head.
+   * command): the workspace is no longer known to equal the head.
    */
   markChanged(): void {
     this.pristine = false;

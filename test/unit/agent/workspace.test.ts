@@ -93,7 +93,7 @@ describe('Workspace', () => {
     assert.equal(existsSync(path.join(ws.root, 'src/new.ts')), false);
   });
 
-  test('pristineTree is the head tree only from a reset until an edit, a command or a checkout', async () => {
+  test('pristineTree is the head tree only from a reset until an edit, a patch, a command or a checkout', async () => {
     const { execFileSync } = await import('node:child_process');
     const headTree = execFileSync('git', ['rev-parse', `${ws.headRev}^{tree}`], { cwd: ws.root, encoding: 'utf8' }).trim();
     const { runWorkspaceCommand } = await import('@/agent/test-runner');
@@ -114,6 +114,9 @@ describe('Workspace', () => {
     await ws.checkoutRevision(repo.base);
     assert.equal(await ws.pristineTree(), null);
     await ws.checkoutRevision(ws.headRev);
+    await ws.reset();
+    await ws.applyPatch('--- /dev/null\n+++ b/src/patched.ts\n@@ -0,0 +1 @@\n+export {};\n', []);
+    assert.equal(await ws.pristineTree(), null, 'a patch changed the files');
     await ws.reset();
     ws.markChanged();
     assert.equal(await ws.pristineTree(), null);
