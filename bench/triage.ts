@@ -1,7 +1,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { openDb, type DbHandle } from '../lib/db';
-import { applyMigrations } from '../lib/migrate';
+import { applyMigrations } from '../scripts/db/migrate';
 import { createScratchDatabase } from '../lib/scratch-database';
 import { listChanges } from '../lib/changes/list-changes';
 import { DEFAULT_PAGE_SIZE, type ChangeListFilters } from '../lib/changes/query-schema';
