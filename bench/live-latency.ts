@@ -20,8 +20,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { buildDemoRepos } from '../lib/demo/build-repos';
-import { reportDemoFailures } from '../lib/demo/report';
+import { buildDemoRepos } from '../demo/build-repos';
+import { reportDemoFailures } from '../demo/report';
 import { summarise } from './stats';
 import type { BenchFigure, BenchModule, BenchOptions, BenchResult } from './types';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb, setDbHandle, type DbHandle } from '../lib/db';
-import { applyMigrations } from '../lib/migrate';
+import { applyMigrations } from '../scripts/db/migrate';
 import { createScratchDatabase } from '../lib/scratch-database';
 import { stopRunQueue } from '../lib/queue';
 import { RepositorySettingsSchema } from '../lib/repositories/settings';

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import pg from 'pg';
 import { openDb, type DbHandle } from '../lib/db';
-import { applyMigrations } from '../lib/migrate';
+import { applyMigrations } from '../scripts/db/migrate';
 import { createScratchDatabase } from '../lib/scratch-database';
 import { listChanges } from '../lib/changes/list-changes';
-import { DEFAULT_PAGE_SIZE, type ChangeListFilters } from '../lib/changes/query-schema';
+import { DEFAULT_PAGE_SIZE, type ChangeListFilters } from '../common/change-query';
 import { seedTriageData, SEED_REPOSITORY_NAMES } from './triage-seed';
 import { timeAsync } from './stats';
 import type { BenchFigure, BenchModule, BenchOptions, BenchResult } from './types';

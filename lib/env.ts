@@ -1,3 +1,4 @@
+import 'server-only';
 import { z } from 'zod';
 
 // The one place that reads process.env. Everything else calls getEnv().

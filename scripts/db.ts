@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { getEnv } from '../lib/env';
 import { openDb, resolveDbTarget, type DbHandle } from '../lib/db';
-import { applyMigrations, getMigrationStatus } from '../lib/migrate';
+import { applyMigrations, getMigrationStatus } from './db/migrate';
 import {
   MIGRATION_LOCK,
   diffDatabaseToSchema,
@@ -23,7 +23,7 @@ import {
   engineDatabaseFor,
   readMigrationList,
   readSchemaFile,
-} from '../lib/schema-engine';
+} from './db/schema-engine';
 
 interface Paths {
   schemaPath: string;

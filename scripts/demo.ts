@@ -19,15 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getEnv } from '../lib/env';
 import { openDb, resolveDbTarget } from '../lib/db';
-import { applyMigrations } from '../lib/migrate';
-import { buildDemoRepos, type BuiltRepo } from '../lib/demo/build-repos';
-import { seedDemo, seedRepositoriesFrom } from '../lib/demo/seed';
-import { reportDemoFailures, type ReportOutcome } from '../lib/demo/report';
-import { DEMO_USERS } from '../lib/demo/users';
+import { applyMigrations } from './db/migrate';
+import { buildDemoRepos, type BuiltRepo } from '../demo/build-repos';
+import { seedDemo, seedRepositoriesFrom } from '../demo/seed';
+import { reportDemoFailures, type ReportOutcome } from '../demo/report';
+import { DEMO_USERS } from '../demo/users';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // what `next build` compiles: when any of it is newer than .next/BUILD_ID, rebuild
-const BUILD_INPUTS = ['app', 'components', 'lib', 'agent', 'public', 'proxy.ts', 'instrumentation.ts', 'next.config.ts', 'package.json', 'tsconfig.json'];
+const BUILD_INPUTS = ['app', 'components', 'common', 'lib', 'agent', 'demo', 'public', 'proxy.ts', 'instrumentation.ts', 'next.config.ts', 'package.json', 'tsconfig.json'];
 const HEALTH_TIMEOUT_MS = 180_000;
 
 function out(line = ''): void {

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline/promises';
 import { closeDb, getDbHandle } from '../lib/db';
-import { applyMigrations } from '../lib/migrate';
+import { applyMigrations } from './db/migrate';
 import { createUser } from '../lib/users/service';
 import { CreateUserSchema } from '../lib/users/schemas';
 import { toHttpError } from '../lib/errors';

@@ -3,7 +3,7 @@ import { redirect } from 'next/navigation';
 import { getPageUser } from '@/lib/auth/page';
 import { isOidcEnabled } from '@/lib/auth/options';
 import { getEnv } from '@/lib/env';
-import { DEMO_USERS } from '@/lib/demo/users';
+import { DEMO_USERS } from '@/demo/users';
 import { safeCallbackUrl } from '@/components/signin/callback-url';
 import { SignInForm, type DemoAccount } from '@/components/signin/signin-form';
 import { signInErrorMessage } from '@/components/signin/messages';

@@ -1,6 +1,6 @@
 import type { ChangeDetail } from './use-change-detail';
 import { STATUS_LABELS } from '@/components/triage/status-labels';
-import type { ChangeStatusName } from '@/lib/changes/query-schema';
+import type { ChangeStatusName } from '@/common/change-query';
 import { shortSha } from './format';
 
 export function ChangeHeader({ detail, actions }: { detail: ChangeDetail; actions?: React.ReactNode }) {

@@ -1,4 +1,4 @@
-import type { ChangeStatusName } from '@/lib/changes/query-schema';
+import type { ChangeStatusName } from '@/common/change-query';
 
 export const STATUS_LABELS: Record<ChangeStatusName, string> = {
   NEW: 'New',

@@ -1,6 +1,6 @@
 'use client';
 
-import { CHANGE_STATUSES, type ChangeListFilters, type ChangeStatusName } from '@/lib/changes/query-schema';
+import { CHANGE_STATUSES, type ChangeListFilters, type ChangeStatusName } from '@/common/change-query';
 import { SearchBox } from './search-box';
 import { AGE_PRESETS, STATUS_LABELS } from './status-labels';
 

@@ -6,7 +6,7 @@ import {
   filtersFromSearchParams,
   toChangeListSearchParams,
   type ChangeListFilters,
-} from '@/lib/changes/query-schema';
+} from '@/common/change-query';
 import { TriageFilters, hasActiveFilters, type RepositoryOption } from './triage-filters';
 import { TriageTable } from './triage-table';
 import { useChanges } from './use-changes';

@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ChangeListItem, ChangeListPage } from '@/lib/changes/list-changes';
-import { toChangeListSearchParams, type ChangeListFilters } from '@/lib/changes/query-schema';
+import { toChangeListSearchParams, type ChangeListFilters } from '@/common/change-query';
 import { requestJson, retryUnlessClientError } from '../api-client';
 
 export type { ChangeListItem, ChangeListPage };

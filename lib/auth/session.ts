@@ -1,3 +1,4 @@
+import 'server-only';
 import { getToken } from 'next-auth/jwt';
 import { getDb } from '../db';
 import { Role } from '../generated/prisma/enums';

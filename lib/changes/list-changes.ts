@@ -10,7 +10,7 @@ import {
   type AuthorKindName,
   type ChangeListFilters,
   type ChangeStatusName,
-} from './query-schema';
+} from '../../common/change-query';
 
 // The triage list: failing changes, newest failure first, with keyset
 // pagination so page 2,000 costs what page 1 costs. Every filter maps onto an

@@ -22,7 +22,7 @@ const GateSchema = z
   .passthrough();
 
 // Written by agent/pipeline.ts (RepairEvidence) for real runs and by
-// lib/demo/history.ts for the generated history; both carry the four gates.
+// demo/history.ts for the generated history; both carry the four gates.
 const EvidenceSchema = z
   .object({
     red: GateSchema.optional().catch(undefined),

@@ -1,3 +1,4 @@
+import 'server-only';
 import { createHash } from 'node:crypto';
 import type { TestResult } from '../../agent/types';
 import { junitTestId, parseJunitXml } from '../junit/parse';

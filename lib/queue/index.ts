@@ -1,3 +1,4 @@
+import 'server-only';
 import { EventEmitter } from 'node:events';
 import PgBoss from 'pg-boss';
 import { getDbHandle, type DbHandle } from '../db';

@@ -1,3 +1,4 @@
+import 'server-only';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { z } from 'zod';

@@ -3,7 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../lib/generated/prisma/client';
 import { createPGlite, openDb, setDbHandle, type DbHandle } from '../../lib/db';
-import { applyMigrations } from '../../lib/migrate';
+import { applyMigrations } from '../../scripts/db/migrate';
 import { createScratchDatabase, type ScratchDatabase } from '../../lib/scratch-database';
 
 // A fresh, migrated database per call, installed as the process handle so

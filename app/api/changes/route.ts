@@ -1,6 +1,6 @@
 import { withRoute } from '@/lib/http/route';
 import { listChanges } from '@/lib/changes/list-changes';
-import { ChangeListQuerySchema, searchParamsToObject } from '@/lib/changes/query-schema';
+import { ChangeListQuerySchema, searchParamsToObject } from '@/common/change-query';
 
 export const dynamic = 'force-dynamic';
 

@@ -5,7 +5,7 @@ import { encode } from 'next-auth/jwt';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { listChanges, listRepositoryOptions, type ChangeListItem } from '../../../lib/changes/list-changes';
 import { encodeCursor } from '../../../lib/changes/cursor';
-import { TOTAL_COUNT_CAP, type ChangeListFilters } from '../../../lib/changes/query-schema';
+import { TOTAL_COUNT_CAP, type ChangeListFilters } from '../../../common/change-query';
 import { AppError } from '../../../lib/errors';
 import { getAuthSecret } from '../../../lib/auth/secret';
 import { GET } from '../../../app/api/changes/route';

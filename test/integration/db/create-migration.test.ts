@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openDb } from '../../../lib/db';
-import { DEFAULT_MIGRATIONS_DIR, applyMigrations, readMigrations } from '../../../lib/migrate';
-import { diffDatabaseToSchema, engineDatabaseFor, readSchemaFile } from '../../../lib/schema-engine';
+import { DEFAULT_MIGRATIONS_DIR, applyMigrations, readMigrations } from '../../../scripts/db/migrate';
+import { diffDatabaseToSchema, engineDatabaseFor, readSchemaFile } from '../../../scripts/db/schema-engine';
 
 // The workflow in prisma/README.md: edit schema.prisma, run
 // `npm run db:migrate:create -- <name>`, commit the new folder. Exercised on

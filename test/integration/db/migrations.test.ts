@@ -11,14 +11,14 @@ import {
   getMigrationStatus,
   readMigrations,
   type AppliedMigrationRow,
-} from '../../../lib/migrate';
+} from '../../../scripts/db/migrate';
 import {
   diagnoseMigrationHistory,
   diffDatabaseToSchema,
   engineDatabaseFor,
   readMigrationList,
   readSchemaFile,
-} from '../../../lib/schema-engine';
+} from '../../../scripts/db/schema-engine';
 import { createEmptyPostgresDatabase } from '../../helpers/test-db';
 
 // Runs against BOTH backends in one run, whatever FLOWFIX_TEST_DB says: the

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getDb } from '../../../lib/db';
-import { readMigrations } from '../../../lib/migrate';
+import { readMigrations } from '../../../scripts/db/migrate';
 import { createTestDb, type TestDbKind } from '../../helpers/test-db';
 
 // createTestDb() must hand out fresh, fully migrated databases on both

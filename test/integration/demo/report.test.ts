@@ -6,9 +6,9 @@ import path from 'node:path';
 import { NextRequest } from 'next/server';
 import { POST } from '@/app/api/v1/failures/route';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
-import { buildDemoRepos, type BuiltRepo } from '@/lib/demo/build-repos';
-import { collectDemoReport, postFailureReport, reportDemoFailures, type ReportOutcome } from '@/lib/demo/report';
-import { seedDemo, seedRepositoriesFrom } from '@/lib/demo/seed';
+import { buildDemoRepos, type BuiltRepo } from '@/demo/build-repos';
+import { collectDemoReport, postFailureReport, reportDemoFailures, type ReportOutcome } from '@/demo/report';
+import { seedDemo, seedRepositoriesFrom } from '@/demo/seed';
 
 // The demo reporter end to end, minus the HTTP server: real test runs in
 // real worktrees, real JUnit reports, posted through the real ingestion route

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { buildDemoRepos, type BuiltRepo } from '@/lib/demo/build-repos';
-import { git } from '@/lib/demo/git';
-import { runSuiteAt, type SuiteRun } from '@/lib/demo/run-tests';
+import { buildDemoRepos, type BuiltRepo } from '@/demo/build-repos';
+import { git } from '@/demo/git';
+import { runSuiteAt, type SuiteRun } from '@/demo/run-tests';
 import { parseJunitXml } from '@/lib/junit/parse';
 
 // Builds the demo repositories for real and runs their real test suites:

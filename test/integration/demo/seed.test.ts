@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { verifyPassword } from '@/lib/auth/password';
 import { hashToken } from '@/lib/auth/tokens';
-import { DEMO_REPOS } from '@/lib/demo/repos';
-import { DEMO_TOKEN_NAME, seedDemo, type SeedRepository } from '@/lib/demo/seed';
-import { DEMO_USERS } from '@/lib/demo/users';
-import { HISTORY_TITLE_PREFIX } from '@/lib/demo/history';
+import { DEMO_REPOS } from '@/demo/repos';
+import { DEMO_TOKEN_NAME, seedDemo, type SeedRepository } from '@/demo/seed';
+import { DEMO_USERS } from '@/demo/users';
+import { HISTORY_TITLE_PREFIX } from '@/demo/history';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 

@@ -8,7 +8,7 @@ import {
   parseDuration,
   searchParamsToObject,
   toChangeListSearchParams,
-} from '../../../lib/changes/query-schema';
+} from '../../../common/change-query';
 
 const parse = (q: string) => ChangeListQuerySchema.parse(searchParamsToObject(new URLSearchParams(q)));
 

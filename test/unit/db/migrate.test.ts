@@ -7,7 +7,7 @@ import {
   scriptForTransaction,
   type AppliedMigrationRow,
   type MigrationFile,
-} from '../../../lib/migrate';
+} from '../../../scripts/db/migrate';
 
 function file(name: string, sql: string): MigrationFile {
   return { name, sql, checksum: checksumOf(sql) };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateHistory, HISTORY_TITLE_PREFIX, SKIP_REASONS } from '@/lib/demo/history';
+import { generateHistory, HISTORY_TITLE_PREFIX, SKIP_REASONS } from '@/demo/history';
 
 const input = {
   now: new Date('2026-11-30T12:00:00Z'),

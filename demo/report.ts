@@ -1,4 +1,4 @@
-import { parseJunitXml } from '../junit/parse';
+import { parseJunitXml } from '../lib/junit/parse';
 import type { BuiltChange, BuiltRepo } from './build-repos';
 import { git } from './git';
 import { runSuiteAt, type SuiteRun } from './run-tests';

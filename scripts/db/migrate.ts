@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
-import type { DbHandle } from './db';
+import type { DbHandle } from '../../lib/db';
 
 // Applies the committed prisma/migrations/*/migration.sql files without the
 // Prisma CLI (its native engine cannot be downloaded here), and records them

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readInheritedEnv } from '../env';
+import { readInheritedEnv } from '../lib/env';
 
 const execFileAsync = promisify(execFile);
 

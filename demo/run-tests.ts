@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { SECRET_ENV_NAMES } from '../env';
+import { SECRET_ENV_NAMES } from '../lib/env';
 import { git } from './git';
 
 // Runs a demo repository's test suite at one revision, the way its CI would:

@@ -1,4 +1,4 @@
-import type { Prisma } from '../generated/prisma/client';
+import type { Prisma } from '../lib/generated/prisma/client';
 import { createRng, type Rng } from './prng';
 
 // A few weeks of made-up, clearly labelled activity (origin DEMO_HISTORY,

@@ -1,8 +1,8 @@
-import type { PrismaClient } from '../generated/prisma/client';
-import type { Role } from '../generated/prisma/enums';
-import { hashPassword, verifyPassword } from '../auth/password';
-import { generateToken, hashToken } from '../auth/tokens';
-import { RepositorySettingsSchema } from '../repositories/settings';
+import type { PrismaClient } from '../lib/generated/prisma/client';
+import type { Role } from '../lib/generated/prisma/enums';
+import { hashPassword, verifyPassword } from '../lib/auth/password';
+import { generateToken, hashToken } from '../lib/auth/tokens';
+import { RepositorySettingsSchema } from '../lib/repositories/settings';
 import type { BuiltRepo } from './build-repos';
 import { generateHistory, HISTORY_TITLE_PREFIX, type HistoryRows } from './history';
 import { DEMO_USERS, HISTORY_EMAIL_DOMAIN } from './users';

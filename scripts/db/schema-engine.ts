@@ -17,13 +17,13 @@ import type {
   SchemaFilter,
   SchemasContainer,
 } from '@prisma/schema-engine-wasm';
-import { createPGlite, type DbTarget } from './db';
+import { createPGlite, type DbTarget } from '../../lib/db';
 
 // Prisma's schema engine (the part of the CLI behind `migrate` and `db push`)
 // compiled to WASM and driven through driver adapters, because the CLI's
 // native engine cannot be downloaded on these machines. Only scripts and tests
-// load this module (the WASM is 5 MB); the app applies migrations with
-// lib/migrate.ts, which needs no engine.
+// load this module (the WASM is 5 MB); migrations are applied by
+// scripts/db/migrate.ts, which needs no engine.
 //
 // Workarounds, each needed on this exact engine/adapters version:
 // - the package's entry imports the .wasm as an ES module, which Node 20

@@ -1,8 +1,8 @@
-import type { AuthorKind } from '../../generated/prisma/enums';
+import type { AuthorKind } from '../../lib/generated/prisma/enums';
 import type { DemoRepoSettings } from './settings';
 
 // The demo's fixture repositories are data: a main tree and, per demo change,
-// the files that change makes. lib/demo/build-repos.ts turns them into real
+// the files that change makes. demo/build-repos.ts turns them into real
 // git repositories with deterministic commits.
 
 /** file path → content; null deletes the file */

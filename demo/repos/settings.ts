@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { FlowfixFileSchema } from '../../repositories/settings';
+import { FlowfixFileSchema } from '../../lib/repositories/settings';
 
 // What the demo writes into each repository's .flowfix.json and into
 // Repository.settings: the raw, partial object (lib/repositories/settings.ts
