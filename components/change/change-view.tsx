@@ -200,7 +200,7 @@ export function ChangeView({
       )}
 
       <div className="grid-2 change-columns">
-        <FailureEvidence failures={detail.failures} />
+        <FailureEvidence failures={detail.failures} testCounts={detail.testCounts} />
         <RunHistory runs={detail.runs} />
       </div>
       {detail.revision && <CiLog log={detail.revision.ciLog} truncatedBytes={detail.revision.logTruncatedBytes} />}
