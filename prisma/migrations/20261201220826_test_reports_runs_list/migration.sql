@@ -20,5 +20,8 @@ CREATE TABLE "TestReport" (
 -- CreateIndex
 CREATE UNIQUE INDEX "TestReport_revisionId_digest_key" ON "TestReport"("revisionId", "digest");
 
+-- CreateIndex
+CREATE INDEX "Run_createdAt_id_idx" ON "Run"("createdAt" DESC, "id" DESC);
+
 -- AddForeignKey
 ALTER TABLE "TestReport" ADD CONSTRAINT "TestReport_revisionId_fkey" FOREIGN KEY ("revisionId") REFERENCES "ChangeRevision"("id") ON DELETE CASCADE ON UPDATE CASCADE;
