@@ -15,6 +15,8 @@ const nextConfig: NextConfig = {
     'typescript',
   ],
   poweredByHeader: false,
+  // forbidden() from next/navigation: a page the user's roles do not open answers 403
+  experimental: { authInterrupts: true },
   async headers() {
     return [
       {

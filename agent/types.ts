@@ -36,6 +36,12 @@ export interface CommandResult {
 
 export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped';
 
+/** One <failure> (an assertion) or <error> (a crash) of a test case; a case may have both. */
+export interface TestProblem {
+  kind: 'failure' | 'error';
+  message?: string;
+}
+
 export interface TestResult {
   /** stable id "<classname or file>::<name>" (same as Failure.testId) */
   id: string;
@@ -45,8 +51,10 @@ export interface TestResult {
   line?: number;
   status: TestStatus;
   message?: string;
-  /** failure/error body: stack trace, assertion diff */
+  /** failure/error body: stack trace, assertion diff (several problems: each under a "[kind] message" heading) */
   details?: string;
+  /** every <failure> and <error>, in order; `message` is the first one's */
+  problems?: TestProblem[];
   systemOut?: string;
   durationMs?: number;
 }

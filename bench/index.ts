@@ -17,9 +17,10 @@ import { ms } from './stats';
 import { triageBench } from './triage';
 import { liveLatencyBench } from './live-latency';
 import { runsThroughputBench } from './runs-throughput';
+import { estimateBench } from './estimate';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),

@@ -24,50 +24,104 @@ function foreign(urls: string[], baseURL: string): string[] {
   return urls.filter((u) => !u.startsWith('data:') && !u.startsWith('blob:') && new URL(u).origin !== origin);
 }
 
-/** Opens the newest queued fix (with `history`: the newest generated one, leaving real fixes to other tests). */
+/** Opens the newest queued fix (with `history`: the demo history shown too, leaving real fixes to other tests). */
 async function openFirstQueuedFix(page: Page, { history = false }: { history?: boolean } = {}): Promise<{ fixId: string }> {
   await page.goto('/review');
+  if (history) await page.getByTestId('queue-include-history').check();
   const items = page.getByTestId('queue-item');
   const first = (history ? items.filter({ hasText: '[history]' }) : items).first();
   await expect(first).toBeVisible();
   const fixId = (await first.getAttribute('data-fix-id'))!;
-  await first.getByTestId('queue-open').click();
+  await first.click();
+  await expect(first).toHaveAttribute('aria-selected', 'true');
+  await page.getByTestId('queue-open').click();
   await expect(page).toHaveURL(new RegExp(`/changes/[^?]+\\?fix=${fixId}`));
   return { fixId };
 }
 
-test('the review queue moves with j/k, opens with o, and ignores shortcuts while typing', async ({ page }) => {
+test('the review queue is a listbox: j/k and arrows move the focus with the selection, o opens, the selection survives going back', async ({ page }) => {
   await signInAs(page, 'reviewer');
   await page.goto('/review');
   await expect(page.getByTestId('shortcut-legend')).toContainText('next');
-  const items = page.getByTestId('queue-item');
-  await expect(items.nth(1)).toBeVisible();
+  // demo history is out of the queue unless asked for
+  await expect(page.getByTestId('queue-item').filter({ hasText: '[history]' })).toHaveCount(0);
+  await page.getByTestId('queue-include-history').check();
+  await expect(page.getByRole('listbox', { name: 'Fixes waiting for review' })).toBeVisible();
+  const items = page.getByRole('option');
+  await expect(items.nth(2)).toBeVisible();
   await expect(items.nth(0)).toHaveAttribute('aria-selected', 'true');
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('j');
   await expect(items.nth(1)).toHaveAttribute('aria-selected', 'true');
+  await expect(items.nth(1)).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(items.nth(2)).toBeFocused();
   await page.keyboard.press('k');
-  await expect(items.nth(0)).toHaveAttribute('aria-selected', 'true');
+  await expect(items.nth(1)).toHaveAttribute('aria-selected', 'true');
+  await expect(items.nth(1)).toBeFocused();
 
-  // r opens the reject form; typing "j" in its note must not move the selection
-  await page.keyboard.press('r');
-  const form = items.nth(0).getByTestId('reject-form');
-  await expect(form).toBeVisible();
-  await form.getByTestId('reject-text').fill('jjj');
-  await expect(items.nth(0)).toHaveAttribute('aria-selected', 'true');
-  await form.getByRole('button', { name: 'Cancel' }).click();
-  await expect(form).toBeHidden();
-
-  const fixId = await items.nth(0).getAttribute('data-fix-id');
-  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  const fixId = await items.nth(1).getAttribute('data-fix-id');
   await page.keyboard.press('o');
   await expect(page).toHaveURL(new RegExp(`\\?fix=${fixId}`));
   await expect(page.getByTestId('fix-card')).toHaveAttribute('data-fix-id', fixId!);
+  await page.goBack();
+  await page.getByTestId('queue-include-history').check();
+  await expect(page.locator(`[data-testid="queue-item"][data-fix-id="${fixId}"]`)).toHaveAttribute('aria-selected', 'true');
+});
+
+test('a keyboard accept waits to be undone; r opens the reject form, Escape closes it, typing in it moves nothing', async ({ page }) => {
+  test.setTimeout(FIX_WAIT_MS + 60_000);
+  await signInAs(page, 'reviewer');
+  // PR-418's fix stays READY for the edit-then-accept test below: this test must leave it so
+  const changeId = await demoChangeId(page.request, 'PR-418');
+  const fixId = await waitForReadyFix(page.request, changeId);
+  const accepts: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && /\/api\/fixes\/[^/]+\/accept$/.test(r.url())) accepts.push(r.url());
+  });
+  // the page's timers run on Playwright's clock, so the 5 s window is stepped through, not slept
+  await page.clock.install();
+  await page.goto('/review');
+  const item = page.locator(`[data-testid="queue-item"][data-fix-id="${fixId}"]`);
+  await item.click();
+  await expect(item).toHaveAttribute('aria-selected', 'true');
+
+  await page.keyboard.press('a');
+  await expect(page.getByTestId('queue-pending')).toContainText(/Applying .* in 5 s/);
+  await expect(item.getByTestId('queue-item-pending')).toBeVisible();
+  await page.clock.runFor(3_000);
+  await expect(page.getByTestId('queue-pending')).toContainText(/in 2 s/);
+  expect(accepts).toEqual([]);
+  await page.keyboard.press('u');
+  await expect(page.getByTestId('queue-pending')).toHaveCount(0);
+  await expect(page.getByTestId('queue-outcome')).toContainText('Not applied');
+  // past the end of the window: nothing was sent and the fix still waits
+  await page.clock.runFor(10_000);
+  expect(accepts).toEqual([]);
+  expect((await detailOf(page.request, changeId)).fixes.find((f) => f.id === fixId)?.status).toBe('READY');
+
+  // Escape also takes an accept back
+  await page.keyboard.press('a');
+  await expect(page.getByTestId('queue-pending')).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('queue-pending')).toHaveCount(0);
+  await page.clock.runFor(10_000);
+
+  await page.keyboard.press('r');
+  const form = page.getByTestId('reject-form');
+  await expect(form).toBeVisible();
+  await form.getByTestId('reject-text').fill('jjj');
+  await expect(item).toHaveAttribute('aria-selected', 'true');
+  await form.getByTestId('reject-text').press('Escape');
+  await expect(form).toBeHidden();
+  expect(accepts).toEqual([]);
+  expect((await detailOf(page.request, changeId)).fixes.find((f) => f.id === fixId)?.status).toBe('READY');
 });
 
 test('a reviewer reads the root cause, opens the Monaco diff from our origin, and records a preview', async ({ page, baseURL }) => {
   const urls = recordRequests(page);
   await signInAs(page, 'reviewer');
-  const { fixId } = await openFirstQueuedFix(page);
+  const { fixId } = await openFirstQueuedFix(page, { history: true });
 
   // root cause first, then the validation chain
   const card = page.getByTestId('fix-card');
@@ -115,11 +169,9 @@ test('a reviewer reads the root cause, opens the Monaco diff from our origin, an
 
 test('a deep link opens the fix and the file in the diff', async ({ page }) => {
   await signInAs(page, 'reviewer');
-  await page.goto('/review');
-  const first = page.getByTestId('queue-item').first();
-  await expect(first).toBeVisible();
-  const href = (await first.getByTestId('queue-open').getAttribute('href'))!;
-  const res = await page.request.get(`/api/fixes/${new URL(href, 'http://x').searchParams.get('fix')}/files`);
+  const { fixId } = await openFirstQueuedFix(page, { history: true });
+  const href = new URL(page.url()).pathname + new URL(page.url()).search;
+  const res = await page.request.get(`/api/fixes/${fixId}/files`);
   const { files } = (await res.json()) as { files: Array<{ path: string }> };
   const file = files.at(-1)!.path;
   await page.goto(`${href}&file=${encodeURIComponent(file)}`);
@@ -127,22 +179,21 @@ test('a deep link opens the fix and the file in the diff', async ({ page }) => {
   await expect(page.locator('.monaco-diff-editor')).toBeVisible();
 });
 
-test('a reject reason is stored and shown', async ({ page }) => {
+test('a demo history fix is read-only: marked as history, no decision buttons, accept refused', async ({ page }) => {
   await signInAs(page, 'reviewer');
-  await openFirstQueuedFix(page, { history: true });
-  await page.getByTestId('fix-reject').click();
-  await page.getByTestId('reject-reason-TESTS_TAMPERED').check();
-  await page.getByTestId('reject-text').fill('it edits the assertion');
-  await page.getByTestId('reject-confirm').click();
-  await expect(page.getByTestId('fix-status')).toHaveAttribute('data-status', 'REJECTED');
-  await expect(page.getByTestId('fix-reject-reason')).toContainText('Tests tampered with');
-  await page.reload();
-  await expect(page.getByTestId('fix-reject-reason')).toContainText('it edits the assertion');
+  const { fixId } = await openFirstQueuedFix(page, { history: true });
+  await expect(page.getByTestId('fix-card').getByText('history')).toBeVisible();
+  await expect(page.getByTestId('fix-history-note')).toBeVisible();
+  await expect(page.getByTestId('fix-accept')).toHaveCount(0);
+  await expect(page.getByTestId('fix-reject')).toHaveCount(0);
+  const res = await page.request.post(`/api/fixes/${fixId}/accept`, { data: {} });
+  expect(res.status()).toBe(409);
+  expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/demo history/);
 });
 
 test('a grader reads fixes but gets no decision buttons', async ({ page }) => {
   await signInAs(page, 'grader');
-  await openFirstQueuedFix(page);
+  await openFirstQueuedFix(page, { history: true });
   await expect(page.getByTestId('fix-summary')).toBeVisible();
   await expect(page.getByTestId('fix-decisions-readonly')).toBeVisible();
   await expect(page.getByTestId('fix-accept')).toHaveCount(0);

@@ -33,6 +33,9 @@ test('a reviewer presses "Run agent" and watches the run live until the fix appe
   await expect(runAgent).toBeVisible();
   if (await runAgent.isEnabled()) {
     await runAgent.click();
+    // the automatic run may already have left a fix: "Run agent" then asks before replacing it
+    const confirm = page.getByTestId('run-agent-confirm-yes');
+    if (await confirm.isVisible()) await confirm.click();
   } else {
     // the automatic run of this revision is still active: "Run agent" would join it, so open it
     await page.getByTestId('run-link').first().click();

@@ -10,13 +10,19 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   const user = await requirePageUser();
   return (
     <>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       {getEnv().FLOWFIX_DEMO && (
         <div className="demo-banner" role="note">
           Demo mode: data marked “history” is generated; the rest comes from real runs on the demo repositories.
         </div>
       )}
       <AppHeader user={user} />
-      {children}
+      {/* the skip link's target; tabIndex so that focus lands here, not only the scroll */}
+      <div id="main" tabIndex={-1} className="main-anchor">
+        {children}
+      </div>
     </>
   );
 }

@@ -44,7 +44,8 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [roles, setRoles] = useState<RoleName[]>(['REVIEWER']);
+  // no role ticked for the admin: a role is a grant, chosen on purpose
+  const [roles, setRoles] = useState<RoleName[]>([]);
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
@@ -80,6 +81,11 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
         <div className="field">
           Roles
           <RoleCheckboxes value={roles} onChange={setRoles} idPrefix="user-create" />
+          {roles.length === 0 && (
+            <span className="muted small" data-testid="user-create-no-role">
+              No role chosen: the user can sign in but sees nothing until given one.
+            </span>
+          )}
         </div>
       </div>
       {create.isError && (

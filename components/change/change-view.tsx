@@ -131,7 +131,11 @@ export function ChangeView({
     <div className="stack change-page" data-testid="change-page">
       <ChangeHeader
         detail={detail}
-        actions={canDecide ? <RunAgentButton changeId={changeId} disabled={active} /> : null}
+        actions={
+          canDecide ? (
+            <RunAgentButton changeId={changeId} disabled={active} readyFix={detail.fixes.some((f) => f.status === 'READY' && !f.isHistory)} />
+          ) : null
+        }
       />
       {query.isError && (
         <div className="alert alert-error" role="alert">
@@ -200,7 +204,7 @@ export function ChangeView({
       )}
 
       <div className="grid-2 change-columns">
-        <FailureEvidence failures={detail.failures} />
+        <FailureEvidence failures={detail.failures} testCounts={detail.testCounts} />
         <RunHistory runs={detail.runs} />
       </div>
       {detail.revision && <CiLog log={detail.revision.ciLog} truncatedBytes={detail.revision.logTruncatedBytes} />}

@@ -36,7 +36,8 @@ export function CiLog({ log, truncatedBytes }: { log: string; truncatedBytes: nu
   const [query, setQuery] = useState('');
   const [onlyMatches, setOnlyMatches] = useState(true);
   const deferred = useDeferredValue(query.trim());
-  const lines = useMemo(() => log.split('\n'), [log]);
+  // an empty log has no lines, and a final newline does not start one
+  const lines = useMemo(() => (log === '' ? [] : log.replace(/\n$/, '').split('\n')), [log]);
   const re = useMemo(() => (deferred ? new RegExp(`(${escapeRegExp(deferred)})`, 'gi') : null), [deferred]);
   const rows = useMemo(() => {
     const all = lines.map((text, i) => ({ n: i + 1, text }));
@@ -51,7 +52,11 @@ export function CiLog({ log, truncatedBytes }: { log: string; truncatedBytes: nu
     <section className="card" data-testid="ci-log">
       <details open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
         <summary className="card-title ci-log-summary" data-testid="ci-log-toggle">
-          CI log <span className="muted small">({lines.length} lines{truncatedBytes > 0 ? `, ${truncatedBytes} bytes cut from the middle` : ''})</span>
+          CI log{' '}
+          <span className="muted small" data-testid="ci-log-size">
+            ({lines.length === 0 ? 'empty' : `${lines.length} ${lines.length === 1 ? 'line' : 'lines'}`}
+            {truncatedBytes > 0 ? `, ${truncatedBytes} bytes cut from the middle` : ''})
+          </span>
         </summary>
         {open && (
           <>

@@ -54,14 +54,20 @@ export function FixCard({
           </button>
           <PatchActions fixId={fix.id} />
         </div>
-        <FixDecisions
-          key={fix.id}
-          fixId={fix.id}
-          open={fix.status === 'READY'}
-          canDecide={canDecide}
-          editing={editing}
-          onEdit={onEdit}
-        />
+        {fix.isHistory && fix.status === 'READY' ? (
+          <p className="muted small" data-testid="fix-history-note">
+            An example from the demo&apos;s seeded history: there is no branch behind it, so it is read-only.
+          </p>
+        ) : (
+          <FixDecisions
+            key={fix.id}
+            fixId={fix.id}
+            open={fix.status === 'READY'}
+            canDecide={canDecide}
+            editing={editing}
+            onEdit={onEdit}
+          />
+        )}
       </div>
     </section>
   );

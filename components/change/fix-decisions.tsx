@@ -25,6 +25,14 @@ export function RejectForm({
     <form
       className="reject-form"
       data-testid="reject-form"
+      onKeyDown={(e) => {
+        // Escape closes the form from any of its fields (the page's shortcuts ignore keys typed in fields)
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          e.stopPropagation();
+          onCancel();
+        }
+      }}
       onSubmit={(e) => {
         e.preventDefault();
         if (!reason || needsText) return;

@@ -42,7 +42,24 @@ export default function MonacoDiff({
     onChangeRef.current = onModifiedChange;
   }, [onModifiedChange]);
 
+  // @monaco-editor/react disposes the two models before the diff editor when
+  // it unmounts, and Monaco warns "TextModel got disposed before
+  // DiffEditorWidget model got reset". So the wrapper keeps the models and
+  // they are disposed here once the editor is gone (after the unmount's
+  // synchronous cleanups), unless a new editor already took them up.
+  const models = useRef<Array<{ dispose(): void; isAttachedToEditor(): boolean }>>([]);
+  useEffect(
+    () => () => {
+      const owned = models.current;
+      models.current = [];
+      queueMicrotask(() => owned.forEach((m) => m.isAttachedToEditor() || m.dispose()));
+    },
+    [],
+  );
+
   const handleMount: DiffOnMount = (editor) => {
+    const model = editor.getModel();
+    if (model) models.current = [model.original, model.modified];
     const modifiedEditor = editor.getModifiedEditor();
     modifiedEditor.onDidChangeModelContent(() => onChangeRef.current?.(modifiedEditor.getValue()));
   };
@@ -57,6 +74,8 @@ export default function MonacoDiff({
         originalModelPath={`inmemory://original/${path}`}
         modifiedModelPath={`inmemory://modified/${path}`}
         onMount={handleMount}
+        keepCurrentOriginalModel
+        keepCurrentModifiedModel
         loading={<div className="muted small diff-loading">Loading the diff editor…</div>}
         options={{
           readOnly: !editable,

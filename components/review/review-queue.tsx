@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ReviewQueueItem } from '@/lib/fixes/queries';
 import { formatAge } from '@/components/triage/format-age';
 import { RejectForm } from '@/components/change/fix-decisions';
@@ -10,8 +10,19 @@ import { commitOf, useAcceptFix } from '@/components/change/use-fix-decisions';
 import { useReviewQueue } from './use-review-queue';
 import { SHORTCUTS, useQueueShortcuts, type ShortcutAction } from './use-queue-shortcuts';
 
+// The review queue: a listbox of fixes (arrow keys or j/k move, the selected
+// option has the focus so screen readers follow it) and, outside the list, the
+// actions on the selected fix. An accept from the keyboard waits UNDO_MS
+// before anything is pushed (Gmail's undo-send): `u`, Escape or the Undo
+// button takes it back; leaving the page takes it back too, so nothing is
+// pushed that the reviewer could not see coming.
+
+export const UNDO_MS = 5000;
+const SELECTED_KEY = 'flowfix:review:selected';
+
 const fixHref = (item: ReviewQueueItem) =>
   `/changes/${encodeURIComponent(item.changeId)}?fix=${encodeURIComponent(item.fixId)}`;
+const optionId = (fixId: string) => `queue-option-${fixId}`;
 
 function ShortcutLegend() {
   return (
@@ -31,38 +42,36 @@ function ShortcutLegend() {
   );
 }
 
-function QueueRow({
+function QueueOption({
   item,
   selected,
+  pendingSeconds,
   onSelect,
-  canDecide,
-  rejecting,
-  onCloseReject,
+  onOpen,
 }: {
   item: ReviewQueueItem;
   selected: boolean;
+  pendingSeconds: number | null;
   onSelect: () => void;
-  canDecide: boolean;
-  rejecting: boolean;
-  onCloseReject: () => void;
+  onOpen: () => void;
 }) {
-  const ref = useRef<HTMLLIElement>(null);
-  useEffect(() => {
-    if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
-  }, [selected]);
   return (
     <li
-      ref={ref}
+      id={optionId(item.fixId)}
+      role="option"
+      tabIndex={selected ? 0 : -1}
       className={`queue-item${selected ? ' queue-item-selected' : ''}`}
       data-testid="queue-item"
       data-fix-id={item.fixId}
       aria-selected={selected}
       onClick={onSelect}
+      onFocus={onSelect}
+      onDoubleClick={onOpen}
     >
       <div className="queue-item-head">
-        <Link href={fixHref(item)} className="triage-title" data-testid="queue-open">
+        <span className="triage-title" data-testid="queue-title">
           {item.title}
-        </Link>
+        </span>
         <span className="muted small">{formatAge(Date.now() - new Date(item.createdAt).getTime())}</span>
       </div>
       <div className="muted small row">
@@ -70,19 +79,17 @@ function QueueRow({
         <span>· {item.repository}</span>
         <span>· {item.author}</span>
         {item.authorKind === 'BOT' && <span className="badge badge-bot">bot</span>}
-        {item.isHistory && <span className="badge badge-history">history</span>}
+        {item.isHistory && <span className="badge badge-history">history · read-only</span>}
+        {pendingSeconds !== null && (
+          <span className="badge badge-fix_ready" data-testid="queue-item-pending">
+            applying in {pendingSeconds} s
+          </span>
+        )}
       </div>
       <p className="queue-summary">{item.summaryText || <span className="muted">No summary.</span>}</p>
       <div className="muted small row">
-        <span>
-          {item.files.slice(0, 3).map((f, i) => (
-            <span key={f}>
-              {i > 0 && ', '}
-              <Link href={`${fixHref(item)}&file=${encodeURIComponent(f)}`} className="mono">
-                {f}
-              </Link>
-            </span>
-          ))}
+        <span className="mono queue-files">
+          {item.files.slice(0, 3).join(', ')}
           {item.files.length > 3 && ` +${item.files.length - 3} more`}
         </span>
         <span className="diff-add">+{item.diffStat.added}</span>
@@ -93,48 +100,155 @@ function QueueRow({
           </span>
         )}
       </div>
-      {canDecide && rejecting && <RejectForm fixId={item.fixId} onCancel={onCloseReject} onDone={onCloseReject} autoFocus />}
     </li>
   );
 }
 
+interface PendingAccept {
+  fixId: string;
+  title: string;
+  due: number;
+}
+
 export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
   const router = useRouter();
-  const query = useReviewQueue();
+  const [includeHistory, setIncludeHistory] = useState(false);
+  const query = useReviewQueue({ includeHistory });
   const accept = useAcceptFix();
   const items = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [rejectingId, setRejectingId] = useState<string | null>(null);
+  const [pending, setPending] = useState<PendingAccept | null>(null);
+  const [now, setNow] = useState(() => Date.now());
   // decided fixes leave the list, so what happened to them is said above it
   const [outcome, setOutcome] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
-  // the selection follows the fix, not the position: decided fixes leave the list
+  const keyboardMove = useRef(false);
+
+  // the selection survives leaving the page and coming back (it follows the fix, not the position)
+  useEffect(() => {
+    const saved = window.sessionStorage.getItem(SELECTED_KEY);
+    if (saved) setSelectedId(saved);
+  }, []);
   const index = Math.max(0, items.findIndex((i) => i.fixId === selectedId));
   const selected = items[index] ?? null;
+  useEffect(() => {
+    if (selected) window.sessionStorage.setItem(SELECTED_KEY, selected.fixId);
+  }, [selected]);
+
+  // focus follows a keyboard move, so screen readers announce the new option
+  useEffect(() => {
+    if (!selected || !keyboardMove.current) return;
+    keyboardMove.current = false;
+    const node = document.getElementById(optionId(selected.fixId));
+    node?.focus();
+    node?.scrollIntoView({ block: 'nearest' });
+  }, [selected]);
+
+  const commit = useCallback(
+    (p: PendingAccept) => {
+      setOutcome({ kind: 'ok', text: `Applying “${p.title}”…` });
+      accept.mutate(p.fixId, {
+        onSuccess: (r) => {
+          const sha = commitOf(r);
+          setOutcome({ kind: 'ok', text: `Applied “${p.title}”${sha ? ` as ${sha.slice(0, 12)}` : ''}.` });
+        },
+        onError: (err) => setOutcome({ kind: 'error', text: `“${p.title}”: ${err.message}` }),
+      });
+    },
+    [accept],
+  );
+
+  const commitRef = useRef(commit);
+  useEffect(() => {
+    commitRef.current = commit;
+  }, [commit]);
+
+  // the undo window: a tick for the countdown, the accept when it runs out;
+  // unmounting (leaving the page) clears both, so the accept never happens
+  useEffect(() => {
+    if (!pending) return;
+    const tick = window.setInterval(() => setNow(Date.now()), 250);
+    const fire = window.setTimeout(() => {
+      setPending(null);
+      commitRef.current(pending);
+    }, Math.max(0, pending.due - Date.now()));
+    return () => {
+      window.clearInterval(tick);
+      window.clearTimeout(fire);
+    };
+  }, [pending]);
+
+  const undo = () => {
+    if (!pending) return;
+    setOutcome({ kind: 'ok', text: `Not applied: “${pending.title}”.` });
+    setPending(null);
+  };
+
+  const startAccept = (item: ReviewQueueItem) => {
+    if (!canDecide || item.isHistory) {
+      setOutcome({ kind: 'error', text: item.isHistory ? 'Demo history fixes are examples: they cannot be applied.' : 'Only reviewers and admins decide.' });
+      return;
+    }
+    // a second accept sends the first one now, as a new e-mail sends the last one
+    if (pending && pending.fixId !== item.fixId) commit(pending);
+    setOutcome(null);
+    setNow(Date.now());
+    setPending({ fixId: item.fixId, title: item.title, due: Date.now() + UNDO_MS });
+  };
+
+  const move = (to: number) => {
+    const next = items[Math.min(items.length - 1, Math.max(0, to))];
+    if (!next) return;
+    keyboardMove.current = true;
+    setSelectedId(next.fixId);
+  };
 
   const onAction = (action: ShortcutAction) => {
-    if (!selected) return;
-    if (action === 'next') setSelectedId(items[Math.min(items.length - 1, index + 1)]?.fixId ?? null);
-    else if (action === 'previous') setSelectedId(items[Math.max(0, index - 1)]?.fixId ?? null);
-    else if (action === 'open') router.push(fixHref(selected));
-    else if (action === 'reject' && canDecide) setRejectingId(selected.fixId);
-    else if (action === 'accept' && canDecide && !accept.isPending) {
-      const { fixId, title } = selected;
-      setOutcome({ kind: 'ok', text: `Applying “${title}”…` });
-      accept.mutate(fixId, {
-        onSuccess: (r) => {
-          const commit = commitOf(r);
-          setOutcome({ kind: 'ok', text: `Applied “${title}”${commit ? ` as ${commit.slice(0, 12)}` : ''}.` });
-        },
-        onError: (err) => setOutcome({ kind: 'error', text: `“${title}”: ${err.message}` }),
-      });
+    if (action === 'undo') return undo();
+    if (action === 'close') {
+      if (rejectingId) setRejectingId(null);
+      else undo();
+      return;
     }
+    if (!selected) return;
+    if (action === 'next') move(index + 1);
+    else if (action === 'previous') move(index - 1);
+    else if (action === 'first') move(0);
+    else if (action === 'last') move(items.length - 1);
+    else if (action === 'open') router.push(fixHref(selected));
+    else if (action === 'reject' && canDecide && !selected.isHistory) setRejectingId(selected.fixId);
+    else if (action === 'accept') startAccept(selected);
   };
-  useQueueShortcuts(onAction, items.length > 0 && rejectingId === null);
+  useQueueShortcuts(onAction, items.length > 0 || pending !== null);
+
+  const pendingSeconds = pending ? Math.max(0, Math.ceil((pending.due - now) / 1000)) : null;
+  const rejecting = rejectingId ? items.find((i) => i.fixId === rejectingId) ?? null : null;
 
   return (
     <div className="review-queue" data-testid="review-queue">
-      <ShortcutLegend />
-      {outcome && (
+      <div className="queue-toolbar">
+        <ShortcutLegend />
+        <label className="admin-check small">
+          <input
+            type="checkbox"
+            checked={includeHistory}
+            onChange={(e) => setIncludeHistory(e.target.checked)}
+            data-testid="queue-include-history"
+          />
+          Show demo history (read-only)
+        </label>
+      </div>
+      {pending && (
+        <div className="alert alert-ok queue-outcome queue-pending" role="status" data-testid="queue-pending">
+          <span>
+            Applying “{pending.title}” in {pendingSeconds} s.
+          </span>
+          <button type="button" className="btn btn-small" onClick={undo} data-testid="queue-undo">
+            Undo <kbd>u</kbd>
+          </button>
+        </div>
+      )}
+      {outcome && !pending && (
         <div
           className={`alert ${outcome.kind === 'ok' ? 'alert-ok' : 'alert-error'} queue-outcome`}
           role={outcome.kind === 'ok' ? 'status' : 'alert'}
@@ -155,17 +269,51 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
           Nothing waiting for review.
         </div>
       )}
+      {selected && (
+        <div className="queue-actions row" role="group" aria-label={`Actions on the selected fix: ${selected.title}`} data-testid="queue-actions">
+          <Link href={fixHref(selected)} className="btn" data-testid="queue-open">
+            Open
+          </Link>
+          {canDecide && !selected.isHistory && (
+            <>
+              <button
+                type="button"
+                className="btn btn-primary"
+                data-testid="queue-accept"
+                disabled={pending?.fixId === selected.fixId || accept.isPending}
+                onClick={() => startAccept(selected)}
+              >
+                Accept
+              </button>
+              <button type="button" className="btn" data-testid="queue-reject" onClick={() => setRejectingId(selected.fixId)}>
+                Reject
+              </button>
+            </>
+          )}
+          <span className="muted small">{selected.externalId}</span>
+        </div>
+      )}
+      {canDecide && rejecting && (
+        <div className="queue-reject" data-testid="queue-reject-panel">
+          <RejectForm
+            key={rejecting.fixId}
+            fixId={rejecting.fixId}
+            onCancel={() => setRejectingId(null)}
+            onDone={() => setRejectingId(null)}
+            autoFocus
+          />
+        </div>
+      )}
       {items.length > 0 && (
         <ul className="queue-list" role="listbox" aria-label="Fixes waiting for review" data-testid="queue-list">
           {items.map((item) => (
-            <QueueRow
+            <QueueOption
               key={item.fixId}
               item={item}
               selected={item.fixId === selected?.fixId}
+              pendingSeconds={pending?.fixId === item.fixId ? pendingSeconds : null}
               onSelect={() => setSelectedId(item.fixId)}
-              canDecide={canDecide}
-              rejecting={rejectingId === item.fixId}
-              onCloseReject={() => setRejectingId(null)}
+              onOpen={() => router.push(fixHref(item))}
             />
           ))}
         </ul>

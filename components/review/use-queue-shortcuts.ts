@@ -3,16 +3,31 @@
 import { useEffect, useRef } from 'react';
 
 export const SHORTCUTS = [
-  { keys: ['j'], label: 'next' },
-  { keys: ['k'], label: 'previous' },
+  { keys: ['j', '↓'], label: 'next' },
+  { keys: ['k', '↑'], label: 'previous' },
   { keys: ['o', 'Enter'], label: 'open' },
-  { keys: ['a'], label: 'accept' },
+  { keys: ['a'], label: 'accept (5 s to undo)' },
+  { keys: ['u'], label: 'undo' },
   { keys: ['r'], label: 'reject' },
+  { keys: ['Esc'], label: 'close' },
 ] as const;
 
-export type ShortcutAction = 'next' | 'previous' | 'open' | 'accept' | 'reject';
+export type ShortcutAction = 'next' | 'previous' | 'first' | 'last' | 'open' | 'accept' | 'undo' | 'reject' | 'close';
 
-const KEY_ACTION: Record<string, ShortcutAction> = { j: 'next', k: 'previous', o: 'open', Enter: 'open', a: 'accept', r: 'reject' };
+const KEY_ACTION: Record<string, ShortcutAction> = {
+  j: 'next',
+  ArrowDown: 'next',
+  k: 'previous',
+  ArrowUp: 'previous',
+  Home: 'first',
+  End: 'last',
+  o: 'open',
+  Enter: 'open',
+  a: 'accept',
+  u: 'undo',
+  r: 'reject',
+  Escape: 'close',
+};
 
 /** Typing in a field must never trigger a shortcut. */
 function isTyping(target: EventTarget | null): boolean {

@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { formatRemaining } from '@/lib/runs/estimate';
+import { formatRemainingRange } from '@/lib/runs/estimate';
 import type { ActiveRunInfo } from '@/lib/runs/queries';
 import { PHASE_TEXT } from './format';
 import './run.css';
@@ -9,7 +9,15 @@ import './run.css';
 /** The triage list's status for a change being repaired: "Running · Patch", "~3 min left", linking to the run. */
 export function ActiveRunBadge({ run }: { run: ActiveRunInfo }) {
   const queued = run.status === 'QUEUED';
-  const eta = queued ? `${formatRemaining(run.remainingMs).replace(' left', '')} once started` : formatRemaining(run.remainingMs);
+  const range = formatRemainingRange({
+    midMs: run.remainingMs,
+    lowMs: run.remainingLowMs,
+    highMs: run.remainingHighMs,
+    sure: run.sure,
+    comparable: 0,
+    overdue: false,
+  });
+  const eta = queued ? `${range.replace(' left', '')} once started` : range;
   return (
     <Link
       href={`/runs/${encodeURIComponent(run.id)}`}

@@ -10,9 +10,9 @@ export type PhaseState = 'done' | 'current' | 'pending' | 'skipped' | 'stopped';
 export interface PhaseView {
   phase: RunPhase;
   state: PhaseState;
-  /** milliseconds spent in the phase (finished phases, summed over repeats) */
+  /** milliseconds spent in the phase's finished visits, summed over repeats (the current visit is not in it) */
   durationMs: number | null;
-  /** when the phase started (current phase) */
+  /** when the phase's current visit started (current phase) */
   startedAt: number | null;
 }
 
@@ -54,7 +54,7 @@ export function phaseViews({
   const progress = runProgress(events);
   const done = new Set(progress.completedPhases);
   return RUN_PHASES.map((phase) => {
-    const durationMs = timings?.[phase] ?? durations.get(phase) ?? null;
+    const durationMs = timings?.[phase] ?? durations.get(phase) ?? progress.spentMs?.[phase] ?? null;
     let state: PhaseState;
     if (phase === progress.currentPhase) state = finished ? 'stopped' : 'current';
     else if (done.has(phase) || (finished && timings?.[phase] !== undefined)) state = 'done';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
-import { estimateRemainingMs, formatRemaining, type PhaseMedians, type RunProgress } from '@/lib/runs/estimate';
+import { estimateRemaining, formatRemainingRange, type PhaseMedians, type RunProgress } from '@/lib/runs/estimate';
 import type { PhaseView } from './derive';
 import { formatDuration, PHASE_TEXT } from './format';
 
@@ -31,7 +31,8 @@ export function PhaseBar({ views, estimate, now }: { views: PhaseView[]; estimat
   return (
     <ol className="run-phase-bar" data-testid="run-phase-bar" aria-label="Phases">
       {views.map((v) => {
-        const elapsed = v.state === 'current' && v.startedAt ? Math.max(0, now - v.startedAt) : null;
+        // the phase's whole time so far, earlier visits included (the patch loop comes round)
+        const elapsed = v.state === 'current' && v.startedAt ? (v.durationMs ?? 0) + Math.max(0, now - v.startedAt) : null;
         const share = Math.max(0.08, estimate.medians[v.phase] / total);
         const fill = elapsed !== null ? Math.min(0.95, elapsed / Math.max(1, estimate.medians[v.phase])) : v.state === 'done' ? 1 : 0;
         return (
@@ -82,19 +83,32 @@ export function Eta({
   startedAt: string | null;
   finishedAt: string | null;
 }) {
-  const basis =
-    estimate.basis === 'history'
-      ? `median of the last ${estimate.runs} finished run${estimate.runs === 1 ? '' : 's'} of ${repository}`
-      : `default estimate: no finished runs of ${repository} yet`;
   if (status === 'QUEUED' || status === 'RUNNING') {
-    const remaining = estimateRemainingMs({
-      medians: estimate.medians,
+    const remaining = estimateRemaining({
+      estimate,
       progress: status === 'QUEUED' ? { currentPhase: null, currentPhaseStartedAt: null, completedPhases: [] } : progress,
       now,
     });
+    const scope = estimate.scope === 'policy' ? `${repository}, same policy` : repository;
+    const basis =
+      remaining.comparable > 0
+        ? `from ${remaining.comparable} comparable run${remaining.comparable === 1 ? '' : 's'} of ${scope}`
+        : estimate.basis === 'history'
+          ? remaining.overdue
+            ? `longer than the recent runs of ${scope}`
+            : `few comparable runs of ${scope}: a rough estimate`
+          : `default estimate: no finished runs of ${repository} yet`;
+    const text = formatRemainingRange(remaining);
     return (
-      <div className="run-eta" data-testid="run-eta" data-remaining-ms={remaining} data-basis={estimate.basis}>
-        <span className="run-eta-value">{status === 'QUEUED' ? `Waiting for a worker · ${formatRemaining(remaining).replace(' left', '')} once started` : formatRemaining(remaining)}</span>
+      <div
+        className="run-eta"
+        data-testid="run-eta"
+        data-remaining-ms={remaining.midMs}
+        data-remaining-low-ms={remaining.lowMs}
+        data-remaining-high-ms={remaining.highMs}
+        data-basis={estimate.basis}
+      >
+        <span className="run-eta-value">{status === 'QUEUED' ? `Waiting for a worker · ${text.replace(' left', '')} once started` : text}</span>
         <span className="muted small"> · {basis}</span>
       </div>
     );

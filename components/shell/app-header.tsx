@@ -7,6 +7,7 @@ export function AppHeader({ user }: { user: SessionUser }) {
   const links = [
     { href: '/changes', label: 'Changes' },
     { href: '/review', label: 'Review' },
+    { href: '/runs', label: 'Runs' },
     ...(user.roles.includes('ADMIN') ? [{ href: '/admin', label: 'Admin' }] : []),
   ];
   return (

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { getDb } from '../db';
 import { AppError } from '../errors';
 import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/queries';
@@ -19,6 +20,8 @@ export interface FailureView {
   line: number | null;
   kind: string;
   message: string;
+  /** every <failure> and <error> of the test case, in order (a case may have both) */
+  problems: Array<{ kind: 'failure' | 'error'; message?: string }>;
   logExcerpt: string;
   durationMs: number | null;
   ciUrl: string | null;
@@ -76,12 +79,29 @@ export interface ChangeDetail {
     createdAt: string;
   } | null;
   failures: FailureView[];
+  /** the whole reports' counts for the revision whose failures are shown; null when CI sent no JUnit report */
+  testCounts: TestCountsView | null;
   runs: RunView[];
   /** newest first */
   fixes: FixView[];
 }
 
+export interface TestCountsView {
+  /** JUnit reports the counts add up */
+  reports: number;
+  tests: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  durationMs: number | null;
+}
+
 const MAX_RUNS = 50;
+const FAILURE_REVISION_INCLUDE = {
+  failures: { orderBy: [{ kind: 'asc' as const }, { testId: 'asc' as const }] },
+  testReports: true,
+};
 const MAX_FIXES = 20;
 
 export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDetail> {
@@ -96,7 +116,7 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
     db.changeRevision.findFirst({
       where: { changeId: id },
       orderBy: { number: 'desc' },
-      include: { failures: { orderBy: [{ kind: 'asc' }, { testId: 'asc' }] } },
+      include: FAILURE_REVISION_INCLUDE,
     }),
     db.run.findMany({
       where: { changeId: id },
@@ -123,9 +143,10 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
       ? await db.changeRevision.findFirst({
           where: { changeId: id, failures: { some: {} } },
           orderBy: { number: 'desc' },
-          include: { failures: { orderBy: [{ kind: 'asc' }, { testId: 'asc' }] } },
+          include: FAILURE_REVISION_INCLUDE,
         })
       : revision;
+  const reports = failureRevision?.testReports ?? [];
 
   return {
     change: {
@@ -170,12 +191,14 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
         line: f.line,
         kind: f.kind,
         message: f.message,
+        problems: ProblemsSchema.parse(f.problems),
         logExcerpt: f.logExcerpt,
         durationMs: f.durationMs,
         ciUrl: f.ciUrl,
         expectedActual: ea ? { expected: ea.expected, actual: ea.actual, operator: ea.operator ?? null } : null,
       };
     }),
+    testCounts: reports.length === 0 ? null : sumCounts(reports),
     runs: runs.map((r) => ({
       id: r.id,
       status: r.status,
@@ -198,3 +221,20 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
     fixes: fixes.map(toFixView),
   };
 }
+
+function sumCounts(reports: Array<Omit<TestCountsView, 'reports'>>): TestCountsView {
+  const sum = (pick: (r: Omit<TestCountsView, 'reports'>) => number) => reports.reduce((n, r) => n + pick(r), 0);
+  const timed = reports.filter((r) => r.durationMs !== null);
+  return {
+    reports: reports.length,
+    tests: sum((r) => r.tests),
+    passed: sum((r) => r.passed),
+    failed: sum((r) => r.failed),
+    errored: sum((r) => r.errored),
+    skipped: sum((r) => r.skipped),
+    durationMs: timed.length === 0 ? null : timed.reduce((n, r) => n + (r.durationMs ?? 0), 0),
+  };
+}
+
+// the JSON column as ingestion stores it; rows from before it existed, or anything unreadable, read as []
+const ProblemsSchema = z.array(z.object({ kind: z.enum(['failure', 'error']), message: z.string().optional() })).catch([]);

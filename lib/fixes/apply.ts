@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import { Prisma } from '../generated/prisma/client';
 import { ChangeStatus, DecisionKind, FixStatus } from '../generated/prisma/enums';
 import { ApplyFixError, applyFixCommit, findFixCommit, fixCommitMessage, type ApplyFixCommitResult } from '../git/apply-fix';
-import { fixUnavailableError, requireDecider, type Decider } from './decisions';
+import { DECIDABLE, fixUnavailableError, requireDecider, type Decider } from './decisions';
 import { summaryToText } from './text';
 import { ApplyClaimSchema, SurfaceSchema, type ApplyClaim, type SurfaceName } from './schemas';
 
@@ -94,7 +94,7 @@ async function claimFix({ fixId, userId, claim }: { fixId: string; userId: strin
   const db = getDb();
   for (let round = 0; round < 2; round++) {
     const { count } = await db.fix.updateMany({
-      where: { id: fixId, status: FixStatus.READY },
+      where: { id: fixId, ...DECIDABLE },
       data: { status: FixStatus.APPLYING, applyClaimedById: userId, applyClaimedAt: new Date(), applyClaim: claim },
     });
     if (count === 1) return;
@@ -303,7 +303,7 @@ export async function recordLocalApply({
   const where = SurfaceSchema.parse(surface);
   return getDb().$transaction(async (tx) => {
     const { count } = await tx.fix.updateMany({
-      where: { id: fixId, status: FixStatus.READY },
+      where: { id: fixId, ...DECIDABLE },
       data: { status: FixStatus.APPLIED, appliedAt: new Date(), appliedById: userId },
     });
     if (count === 0) throw await fixUnavailableError({ fixId, tx });

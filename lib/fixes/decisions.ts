@@ -1,9 +1,15 @@
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { ChangeStatus, DecisionKind, FixStatus, Role } from '../generated/prisma/enums';
+import { Origin, ChangeStatus, DecisionKind, FixStatus, Role } from '../generated/prisma/enums';
 import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
+
+/** The fixes a person may still decide on: READY, and not an example from the demo history. */
+export const DECIDABLE = { status: FixStatus.READY, change: { origin: { not: Origin.DEMO_HISTORY } } } satisfies Prisma.FixWhereInput;
+
+/** dropReason of a STALE fix that a newer run on the same revision replaced. */
+export const SUPERSEDED = 'superseded';
 
 // A reviewer's decisions on a fix, except applying it (apply.ts): previews and
 // rejections. Each decision is a Decision row and an audit entry written in
@@ -44,6 +50,7 @@ export async function fixUnavailableError({ fixId, tx }: { fixId: string; tx?: T
     select: {
       status: true,
       dropReason: true,
+      change: { select: { origin: true } },
       appliedAt: true,
       appliedCommit: true,
       appliedBy: { select: { id: true, name: true } },
@@ -58,6 +65,11 @@ export async function fixUnavailableError({ fixId, tx }: { fixId: string; tx?: T
     },
   });
   if (!fix) return new AppError('not_found', 'Fix not found');
+  if (fix.status === FixStatus.READY && fix.change.origin === Origin.DEMO_HISTORY) {
+    return new AppError('conflict', 'This fix is from the demo history: an example with no branch behind it, so it cannot be decided on', {
+      details: { status: fix.status, history: true },
+    });
+  }
   const last = fix.decisions[0];
   switch (fix.status) {
     case FixStatus.APPLIED: {
@@ -80,9 +92,13 @@ export async function fixUnavailableError({ fixId, tx }: { fixId: string; tx?: T
         details: { status: fix.status, by: last?.user ?? null, at: last?.createdAt ?? null, reason: last?.reason ?? null },
       });
     case FixStatus.STALE:
-      return new AppError('conflict', 'This fix is stale: the change moved on since flowfix ran, so it can no longer be applied', {
-        details: { status: fix.status },
-      });
+      return new AppError(
+        'conflict',
+        fix.dropReason === SUPERSEDED
+          ? 'This fix was replaced by a newer run on the same revision; decide on the newer fix'
+          : 'This fix is stale: the change moved on since flowfix ran, so it can no longer be applied',
+        { details: { status: fix.status, reason: fix.dropReason } },
+      );
     case FixStatus.DROPPED:
       return new AppError('conflict', `This fix was dropped by a filter (${fix.dropReason ?? 'no reason recorded'}) and cannot be decided on`, {
         details: { status: fix.status },
@@ -139,7 +155,7 @@ export async function rejectFix({
   const body = RejectFixBodySchema.parse({ reason, text: text || undefined, surface });
   await requireDecider(userId);
   return getDb().$transaction(async (tx) => {
-    const { count } = await tx.fix.updateMany({ where: { id: fixId, status: FixStatus.READY }, data: { status: FixStatus.REJECTED } });
+    const { count } = await tx.fix.updateMany({ where: { id: fixId, ...DECIDABLE }, data: { status: FixStatus.REJECTED } });
     if (count === 0) throw await fixUnavailableError({ fixId, tx });
     const fix = await tx.fix.findUniqueOrThrow({ where: { id: fixId }, select: { changeId: true, runId: true } });
     const decision = await tx.decision.create({

@@ -252,6 +252,8 @@ export interface ReviewQueuePage {
 export const ReviewQueueQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(200).optional(),
+  // demo history fixes are examples, not decisions to make: out of the queue unless asked for
+  history: z.enum(['include', 'exclude']).default('exclude'),
 });
 
 const CursorSchema = z.object({ t: z.string().datetime(), id: z.string().min(1).max(64) });
@@ -283,11 +285,20 @@ export function htmlToText(html: string): string {
 }
 
 /** Fixes waiting for a decision (READY), newest first, keyset-paged. */
-export async function listReviewQueue({ limit = 50, cursor }: { limit?: number; cursor?: string }): Promise<ReviewQueuePage> {
+export async function listReviewQueue({
+  limit = 50,
+  cursor,
+  history = 'exclude',
+}: {
+  limit?: number;
+  cursor?: string;
+  history?: 'include' | 'exclude';
+}): Promise<ReviewQueuePage> {
   const after = cursor ? decodeCursor(cursor) : null;
   const rows = await getDb().fix.findMany({
     where: {
       status: 'READY',
+      ...(history === 'exclude' ? { change: { origin: { not: 'DEMO_HISTORY' } } } : {}),
       ...(after ? { OR: [{ createdAt: { lt: after.t } }, { createdAt: after.t, id: { lt: after.id } }] } : {}),
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

@@ -1,13 +1,16 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
-import type { TestResult } from '../../agent/types';
-import { junitTestId, parseJunitXml } from '../junit/parse';
+import type { TestProblem, TestResult } from '../../agent/types';
+import { disambiguateTestIds, junitTestId, parseJunitXml, type JunitCounts } from '../junit/parse';
 import { INGEST_LIMITS, type TestInput } from './schema';
-import { capChars, cleanText } from './text';
+import { capChars } from '../../common/text';
+import { cleanText } from './text';
 
 // Turns what CI uploaded (JUnit reports and/or a JSON list) into the failure
 // rows of one revision: only failed and errored tests, one row per test id,
-// every field bounded and storable.
+// every field bounded and storable, each cut at most once (the parser is told
+// not to cut, so a note's count is the true one); and the reports' counts of
+// every test, passing ones included.
 
 export interface FailureDraft {
   testId: string;
@@ -17,6 +20,8 @@ export interface FailureDraft {
   line: number | null;
   kind: 'failure' | 'error';
   message: string;
+  /** every <failure> and <error> of the case with its message (a case may have both) */
+  problems: TestProblem[];
   logExcerpt: string;
   durationMs: number | null;
 }
@@ -27,6 +32,10 @@ export interface CollectedFailures {
   droppedFailures: number;
   /** test cases seen in the reports and the list, whatever their status */
   testsSeen: number;
+  /** the JUnit reports' counts added up; null when the upload had no report (a JSON list only) */
+  counts: JunitCounts | null;
+  /** one entry per JUnit report, in upload order */
+  reports: Array<{ counts: JunitCounts; digest: string }>;
 }
 
 /** Test ids take part in a unique index: very long ones are cut and made unique again by a hash. */
@@ -55,6 +64,10 @@ function fromJunit(result: TestResult): FailureDraft {
     line: result.line ?? null,
     kind: result.status === 'error' ? 'error' : 'failure',
     message: capChars(cleanText(result.message ?? ''), INGEST_LIMITS.messageChars),
+    problems: (result.problems ?? []).map((p) => ({
+      kind: p.kind,
+      ...(p.message ? { message: capChars(cleanText(p.message), INGEST_LIMITS.messageChars) } : {}),
+    })),
     logExcerpt: excerptOf({ details: result.details, output: result.systemOut }),
     durationMs: result.durationMs ?? null,
   };
@@ -71,6 +84,7 @@ function fromJson(test: TestInput): FailureDraft {
     line: test.line ?? null,
     kind: test.kind ?? 'failure',
     message: capChars(test.message ?? '', INGEST_LIMITS.messageChars),
+    problems: [{ kind: test.kind ?? 'failure', ...(test.message ? { message: capChars(test.message, INGEST_LIMITS.messageChars) } : {}) }],
     logExcerpt: excerptOf({ details: test.details }),
     durationMs: test.durationMs ?? null,
   };
@@ -78,8 +92,11 @@ function fromJson(test: TestInput): FailureDraft {
 
 /**
  * Parses every JUnit report (a DOCTYPE, malformed XML or a non-JUnit root
- * throws JunitParseError → 400) and merges the JSON list. When the same test
- * id appears twice (shards, retries) the first report of it is kept.
+ * throws JunitParseError → 400) and merges the JSON list. Test ids are unique
+ * across the upload's reports by the parser's own rule (the second report of
+ * a shard or a retry that fails the same test keeps its failure as
+ * "<id> [2]"); a JSON entry with an id a report already has is the same
+ * failure posted twice and is kept once.
  */
 export function collectFailures({
   junitReports,
@@ -88,23 +105,42 @@ export function collectFailures({
   junitReports: Array<string | Uint8Array>;
   tests?: TestInput[];
 }): CollectedFailures {
+  const results: TestResult[] = [];
+  const reports: CollectedFailures['reports'] = [];
+  for (const report of junitReports) {
+    // no field cap in the parser: each field is cut once, below, with a true count
+    const parsed = parseJunitXml(report, { maxFieldChars: Number.POSITIVE_INFINITY });
+    results.push(...parsed.results);
+    reports.push({ counts: parsed.summary, digest: createHash('sha256').update(report).digest('hex') });
+  }
+  disambiguateTestIds(results);
   const byId = new Map<string, FailureDraft>();
-  let testsSeen = tests.length;
   const add = (draft: FailureDraft) => {
     if (!byId.has(draft.testId)) byId.set(draft.testId, draft);
   };
-  for (const report of junitReports) {
-    const { results } = parseJunitXml(report, { maxFieldChars: INGEST_LIMITS.excerptChars });
-    testsSeen += results.length;
-    for (const result of results) {
-      if (result.status === 'failed' || result.status === 'error') add(fromJunit(result));
-    }
+  for (const result of results) {
+    if (result.status === 'failed' || result.status === 'error') add(fromJunit(result));
   }
   for (const test of tests) add(fromJson(test));
   const all = [...byId.values()];
   return {
     failures: all.slice(0, INGEST_LIMITS.failuresPerRevision),
     droppedFailures: Math.max(0, all.length - INGEST_LIMITS.failuresPerRevision),
-    testsSeen,
+    testsSeen: tests.length + results.length,
+    counts: reports.length === 0 ? null : addCounts(reports.map((r) => r.counts)),
+    reports,
+  };
+}
+
+function addCounts(all: JunitCounts[]): JunitCounts {
+  const sum = (pick: (c: JunitCounts) => number) => all.reduce((n, c) => n + pick(c), 0);
+  const timed = all.filter((c) => c.durationMs !== null);
+  return {
+    tests: sum((c) => c.tests),
+    passed: sum((c) => c.passed),
+    failed: sum((c) => c.failed),
+    errored: sum((c) => c.errored),
+    skipped: sum((c) => c.skipped),
+    durationMs: timed.length === 0 ? null : timed.reduce((n, c) => n + (c.durationMs ?? 0), 0),
   };
 }

@@ -5,7 +5,7 @@ import { assertTokenCoversRepository, type TokenPrincipal } from '../auth/tokens
 import { AppError, isUniqueViolation } from '../errors';
 import { inferAuthorKind } from './author';
 import type { IngestUpload } from './body';
-import { collectFailures, type FailureDraft } from './failures';
+import { collectFailures, type CollectedFailures, type FailureDraft } from './failures';
 import type { IngestMetadata } from './schema';
 import { cleanText, truncateHeadTail } from './text';
 
@@ -84,6 +84,7 @@ export async function ingestFailureReport({
           repositoryId: repository.id,
           metadata,
           failures: collected.failures,
+          reports: collected.reports,
           log,
           token,
         }),
@@ -216,7 +217,7 @@ async function insertFailures({
   ciUrl?: string;
 }): Promise<number> {
   const { count } = await tx.failure.createMany({
-    data: failures.map((f) => ({ ...f, changeId, revisionId, ciUrl: ciUrl ?? null })),
+    data: failures.map((f) => ({ ...f, problems: f.problems as unknown as Prisma.InputJsonValue, changeId, revisionId, ciUrl: ciUrl ?? null })),
     // a repost may add tests another shard did not report; existing ones stay as first stored
     skipDuplicates: true,
   });
@@ -228,6 +229,7 @@ async function storeRevision({
   repositoryId,
   metadata,
   failures,
+  reports,
   log,
   token,
 }: {
@@ -235,6 +237,7 @@ async function storeRevision({
   repositoryId: string;
   metadata: IngestMetadata;
   failures: FailureDraft[];
+  reports: CollectedFailures['reports'];
   log: { text: string; truncatedBytes: number };
   token: TokenPrincipal;
 }): Promise<Omit<IngestResult, 'droppedFailures'>> {
@@ -276,6 +279,14 @@ async function storeRevision({
     result = existing
       ? await repostRevision({ tx, change, revision: existing, metadata, failures, log, now })
       : await addRevision({ tx, change, metadata, failures, revisionData, now });
+  }
+
+  if (reports.length > 0) {
+    await tx.testReport.createMany({
+      data: reports.map(({ digest, counts }) => ({ revisionId: result.revisionId, digest, ...counts })),
+      // the same report posted again (a CI retry) is counted once
+      skipDuplicates: true,
+    });
   }
 
   await writeAudit(

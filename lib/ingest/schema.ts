@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { capChars } from './text';
+import { capChars } from '../../common/text';
 
 // The body of POST /api/v1/failures. JSON bodies carry it whole; multipart
 // bodies carry it in the `metadata` part, with JUnit reports and the log as

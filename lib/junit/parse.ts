@@ -1,6 +1,7 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { AppError } from '../errors';
-import type { TestResult, TestStatus } from '../../agent/types';
+import type { TestProblem, TestResult, TestStatus } from '../../agent/types';
+import { capChars } from '../../common/text';
 
 // One JUnit XML reader for the agent (reports written by the repository's own
 // test command) and for the ingestion API (reports uploaded by CI). Both sides
@@ -32,8 +33,21 @@ export interface ParseJunitOptions {
   maxFieldChars?: number;
 }
 
+/** What a whole report says, passing tests included. */
+export interface JunitCounts {
+  tests: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  /** the report's own time (root, else the sum of its top suites, else of its cases); null when it has none */
+  durationMs: number | null;
+}
+
 export interface ParsedJunit {
+  /** one per <testcase>, in document order, each with an id unique in the report */
   results: TestResult[];
+  summary: JunitCounts;
   /** number of <testsuite> elements */
   suites: number;
   warnings: string[];
@@ -65,14 +79,16 @@ interface CaseDraft {
   line?: number;
   durationMs?: number;
   status: TestStatus;
-  message?: string;
-  details: string;
+  /** each <failure> and <error>, in order */
+  problems: Array<TestProblem & { body: string }>;
+  skipMessage?: string;
+  skipBody: string;
   out: string;
   err: string;
   suitePath: string[];
 }
 
-type Collecting = 'details' | 'out' | 'err' | null;
+type Collecting = 'problem' | 'skip' | 'out' | 'err' | null;
 
 function attr(tag: SaxesTagPlain, name: string): string | undefined {
   const value = tag.attributes[name];
@@ -113,9 +129,7 @@ export function junitTestId(input: { name: string; classname?: string; file?: st
 function capField(text: string, max: number, warnings: string[], what: string): string {
   if (text.length <= max) return text;
   warnings.push(`${what} cut from ${text.length} to ${max} characters`);
-  const head = Math.floor(max * 0.7);
-  const tail = max - head;
-  return `${text.slice(0, head)}\n… [${text.length - max} characters elided] …\n${text.slice(text.length - tail)}`;
+  return capChars(text, max);
 }
 
 function trimBlock(text: string): string {
@@ -137,6 +151,8 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
   const suitePath: string[] = [];
   let suites = 0;
   let rootSeen = false;
+  let rootDurationMs: number | undefined;
+  let topSuitesMs: number | undefined;
   let pytest = false;
   let current: CaseDraft | null = null;
   let collecting: Collecting = null;
@@ -156,6 +172,7 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
         throw new JunitParseError('not_junit', `root element is <${name}>, expected <testsuites> or <testsuite>`);
       }
       if (attr(tag, 'name') === 'pytest tests') pytest = true;
+      if (name === 'testsuites') rootDurationMs = parseSeconds(attr(tag, 'time'));
     }
     if (current) {
       depthInCase++;
@@ -164,6 +181,10 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
     }
     if (name === 'testsuite') {
       suites++;
+      if (suitePath.length === 0) {
+        const ms = parseSeconds(attr(tag, 'time'));
+        if (ms !== undefined) topSuitesMs = (topSuitesMs ?? 0) + ms;
+      }
       const suiteName = attr(tag, 'name') ?? '';
       if (suiteName === 'pytest') pytest = true;
       suitePath.push(suiteName);
@@ -181,7 +202,8 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
         line: parsedLine === undefined ? undefined : pytest ? parsedLine + 1 : parsedLine,
         durationMs: parseSeconds(attr(tag, 'time')),
         status: 'passed',
-        details: '',
+        problems: [],
+        skipBody: '',
         out: '',
         err: '',
         suitePath: suitePath.filter((s) => s !== '' && s !== 'pytest'),
@@ -195,18 +217,19 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
     switch (tag.name) {
       case 'failure':
       case 'error': {
-        const status: TestStatus = tag.name === 'error' ? 'error' : 'failed';
-        if (current.status !== 'failed' && current.status !== 'error') current.status = status;
-        else if (status === 'error') current.status = 'error';
-        current.message ??= attr(tag, 'message');
-        collecting = 'details';
+        // an error (the test crashed) outranks a failure (an assertion) in the status; both are kept
+        const kind = tag.name === 'error' ? 'error' : 'failure';
+        if (kind === 'error') current.status = 'error';
+        else if (current.status !== 'error') current.status = 'failed';
+        current.problems.push({ kind, message: attr(tag, 'message'), body: '' });
+        collecting = 'problem';
         break;
       }
       case 'skipped':
         if (current.status === 'passed') {
           current.status = 'skipped';
-          current.message ??= attr(tag, 'message');
-          collecting = 'details';
+          current.skipMessage ??= attr(tag, 'message');
+          collecting = 'skip';
         }
         break;
       case 'system-out':
@@ -223,7 +246,8 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
 
   function collect(text: string): void {
     if (!current || collecting === null) return;
-    if (collecting === 'details') current.details += text;
+    if (collecting === 'problem') current.problems[current.problems.length - 1].body += text;
+    else if (collecting === 'skip') current.skipBody += text;
     else if (collecting === 'out') current.out += text;
     else current.err += text;
   }
@@ -249,17 +273,31 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
 
   function finishCase(draft: CaseDraft): TestResult {
     const { id, name } = junitTestId(draft);
-    const details = capField(trimBlock(draft.details), limits.maxFieldChars, warnings, `details of ${id}`);
+    const problems = draft.problems.map((p) => ({ ...p, body: trimBlock(p.body), message: p.message ?? firstLine(trimBlock(p.body)) }));
+    // one problem: its body as it is; several: each under a heading with its kind and message
+    const rawDetails =
+      problems.length === 0
+        ? trimBlock(draft.skipBody)
+        : problems.length === 1
+          ? problems[0].body
+          : problems.map((p) => `[${p.kind}] ${p.message}\n${p.body}`.trimEnd()).join('\n\n');
+    const details = capField(rawDetails, limits.maxFieldChars, warnings, `details of ${id}`);
     const err = trimBlock(draft.err);
     const outText = [trimBlock(draft.out), err ? `[stderr]\n${err}` : ''].filter(Boolean).join('\n');
     const file = draft.file ?? (draft.classname && looksLikeFilePath(draft.classname) ? draft.classname : undefined);
-    const message = draft.message ?? (details ? firstLine(details) : undefined);
+    const message = (problems[0]?.message || undefined) ?? draft.skipMessage ?? (details ? firstLine(details) : undefined);
     const result: TestResult = { id, name, status: draft.status };
     if (draft.classname) result.classname = draft.classname;
     if (file) result.file = file;
     if (draft.line !== undefined) result.line = draft.line;
     if (draft.status !== 'passed' && message) result.message = capField(message, limits.maxFieldChars, warnings, `message of ${id}`);
     if (details && draft.status !== 'passed') result.details = details;
+    if (problems.length > 0) {
+      result.problems = problems.map(({ kind, message: m }) => ({
+        kind,
+        ...(m ? { message: capField(m, limits.maxFieldChars, warnings, `message of ${id}`) } : {}),
+      }));
+    }
     if (outText) result.systemOut = capField(outText, limits.maxFieldChars, warnings, `output of ${id}`);
     if (draft.durationMs !== undefined) result.durationMs = draft.durationMs;
     return result;
@@ -273,12 +311,46 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
   }
   if (!rootSeen) throw new JunitParseError('not_junit', 'JUnit report has no root element');
   if (results.length === 0) warnings.push('no test cases found');
+  for (const renamed of disambiguateTestIds(results)) warnings.push(`repeated test id ${renamed.from} stored as ${renamed.to}`);
+  const count = (status: TestStatus) => results.filter((r) => r.status === status).length;
+  const caseMs = results.reduce<number | undefined>((sum, r) => (r.durationMs === undefined ? sum : (sum ?? 0) + r.durationMs), undefined);
+  const summary: JunitCounts = {
+    tests: results.length,
+    passed: count('passed'),
+    failed: count('failed'),
+    errored: count('error'),
+    skipped: count('skipped'),
+    durationMs: rootDurationMs ?? topSuitesMs ?? caseMs ?? null,
+  };
+  return { results, summary, suites, warnings };
+}
+
+/**
+ * Makes test ids unique in place: the second and later cases with an id
+ * already taken become "<id> [2]", "<id> [3]", … in document order, skipping
+ * any id another case really has. Runners repeat names (jest-junit in a
+ * broken suite, parametrised tests, retried shards); keying by the bare id
+ * would silently drop all but one. Deterministic, so a repost, the agent's
+ * own run of the same tests and the ingested failures agree.
+ */
+export function disambiguateTestIds(results: Array<{ id: string }>): Array<{ from: string; to: string }> {
+  const taken = new Set(results.map((r) => r.id));
   const seen = new Set<string>();
-  for (const r of results) {
-    if (seen.has(r.id)) warnings.push(`duplicate test id ${r.id}`);
-    seen.add(r.id);
+  const renamed: Array<{ from: string; to: string }> = [];
+  for (const result of results) {
+    if (!seen.has(result.id)) {
+      seen.add(result.id);
+      continue;
+    }
+    let n = 2;
+    while (taken.has(`${result.id} [${n}]`)) n++;
+    const to = `${result.id} [${n}]`;
+    renamed.push({ from: result.id, to });
+    taken.add(to);
+    seen.add(to);
+    result.id = to;
   }
-  return { results, suites, warnings };
+  return renamed;
 }
 
 function firstLine(text: string): string {

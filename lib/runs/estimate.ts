@@ -1,10 +1,16 @@
 import type { Db } from '../db';
 
 // "It's working on it, about 3 minutes left": FlowAgent's users asked for a
-// visible signal with a time estimate. The estimate is the median duration of
-// each phase over the last finished runs of the same repository
-// (Run.phaseTimings), minus what the current phase has already spent, plus
-// the medians of the phases still ahead. With no history, fixed defaults.
+// visible signal with a time estimate. The estimate comes from comparable
+// past runs: the last finished runs of the same repository and policy
+// (Run.phaseTimings, each phase's total over its repeats). For a run that
+// has spent e in its current phase, only the past runs that spent at least e
+// there still say something (the others had already moved on: conditioning on
+// survival, which is what makes a long patch loop read "longer", not "20 s
+// left"); each of those gives "what it still spent from here", and the
+// estimate is their median, with their quartiles as the range. With fewer
+// than MIN_COMPARABLE such runs, the medians (or the defaults) give the middle
+// figure and the range is wide and marked unsure.
 //
 // Everything here except loadPhaseMedians is pure and imports nothing at run
 // time, so the run page's client components count down with the same math.
@@ -37,9 +43,16 @@ export interface PhaseMedians {
   basis: 'history' | 'default';
   /** how many finished runs the medians come from */
   runs: number;
+  /** the timings of those runs, newest first: what the conditional estimate reads */
+  samples: Array<Partial<Record<RunPhase, number>>>;
+  /** 'policy': the runs share the run's policy; 'repository': too few did, so all of the repository's */
+  scope?: 'policy' | 'repository';
 }
 
-export const DEFAULT_MEDIANS: PhaseMedians = { medians: { ...DEFAULT_PHASE_MS }, basis: 'default', runs: 0 };
+export const DEFAULT_MEDIANS: PhaseMedians = { medians: { ...DEFAULT_PHASE_MS }, basis: 'default', runs: 0, samples: [] };
+
+/** Below this many comparable runs the estimate falls back to medians and says it is unsure. */
+export const MIN_COMPARABLE = 3;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -61,13 +74,13 @@ export function readPhaseTimings(value: unknown): Partial<Record<RunPhase, numbe
 /** Median per phase over the runs that went through it; defaults for phases no run reached. */
 export function medianPhaseDurations(timings: readonly unknown[]): PhaseMedians {
   const parsed = timings.map(readPhaseTimings).filter((t) => Object.keys(t).length > 0);
-  if (parsed.length === 0) return { medians: { ...DEFAULT_PHASE_MS }, basis: 'default', runs: 0 };
+  if (parsed.length === 0) return { medians: { ...DEFAULT_PHASE_MS }, basis: 'default', runs: 0, samples: [] };
   const medians = { ...DEFAULT_PHASE_MS };
   for (const phase of RUN_PHASES) {
     const values = parsed.map((t) => t[phase]).filter((v): v is number => v !== undefined);
     if (values.length > 0) medians[phase] = median(values);
   }
-  return { medians, basis: 'history', runs: parsed.length };
+  return { medians, basis: 'history', runs: parsed.length, samples: parsed };
 }
 
 export interface RunProgress {
@@ -77,30 +90,88 @@ export interface RunProgress {
   currentPhaseStartedAt: number | null;
   /** phases already finished in this run */
   completedPhases: readonly RunPhase[];
+  /** milliseconds spent in each phase's finished visits (patch and verify repeat); the current visit is not in it */
+  spentMs?: Partial<Record<RunPhase, number>>;
 }
 
-/** Milliseconds left: the rest of the current phase's median plus the medians of the phases ahead. */
-export function estimateRemainingMs({
-  medians,
-  progress,
-  now,
-}: {
-  medians: Record<RunPhase, number>;
-  progress: RunProgress;
-  now: number;
-}): number {
+/** Time spent in a phase so far, over all its visits: never jumps back when the loop comes round. */
+export function phaseSpentMs(progress: RunProgress, phase: RunPhase, now: number): number {
+  const before = progress.spentMs?.[phase] ?? 0;
+  const current = phase === progress.currentPhase && progress.currentPhaseStartedAt !== null ? Math.max(0, now - progress.currentPhaseStartedAt) : 0;
+  return before + current;
+}
+
+export interface RemainingEstimate {
+  /** the middle figure, milliseconds */
+  midMs: number;
+  /** the range: quartiles of the comparable runs, or a wide band when unsure */
+  lowMs: number;
+  highMs: number;
+  /** enough comparable runs and a narrow range */
+  sure: boolean;
+  /** how many past runs the figure comes from (0: medians or defaults) */
+  comparable: number;
+  /** the run has spent longer in its phase than any comparable run did */
+  overdue: boolean;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return Math.round(sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo));
+}
+
+/** The phases whose time still counts: the current one and every phase after it (or all, before the start). */
+function phasesFromHere(progress: RunProgress): RunPhase[] {
   const done = new Set(progress.completedPhases);
-  const currentIndex = progress.currentPhase ? RUN_PHASES.indexOf(progress.currentPhase) : -1;
-  let remaining = 0;
-  for (const [index, phase] of RUN_PHASES.entries()) {
-    if (phase === progress.currentPhase) {
-      const elapsed = progress.currentPhaseStartedAt === null ? 0 : Math.max(0, now - progress.currentPhaseStartedAt);
-      remaining += Math.max(0, medians[phase] - elapsed);
-    } else if (!done.has(phase) && index > currentIndex) {
-      remaining += medians[phase];
-    }
+  if (progress.currentPhase) return RUN_PHASES.slice(RUN_PHASES.indexOf(progress.currentPhase));
+  const reached = RUN_PHASES.reduce((last, p, i) => (done.has(p) ? i : last), -1);
+  return RUN_PHASES.slice(reached + 1);
+}
+
+/** What a run with these phase totals would still spend from where `progress` stands. */
+function leftAfter(totals: Partial<Record<RunPhase, number>>, progress: RunProgress, now: number, phases: readonly RunPhase[]): number {
+  return phases.reduce((sum, p) => sum + Math.max(0, (totals[p] ?? 0) - phaseSpentMs(progress, p, now)), 0);
+}
+
+/**
+ * Time left, as a middle figure and a range, from the comparable past runs
+ * that were still in the current phase after as long as this run has been.
+ */
+export function estimateRemaining({ estimate, progress, now }: { estimate: PhaseMedians; progress: RunProgress; now: number }): RemainingEstimate {
+  const phases = phasesFromHere(progress);
+  const current = progress.currentPhase;
+  const spent = current ? phaseSpentMs(progress, current, now) : 0;
+  const survivors = estimate.samples.filter((s) => !current || (s[current] !== undefined && s[current]! >= spent));
+  if (survivors.length >= MIN_COMPARABLE) {
+    const left = survivors.map((s) => leftAfter(s, progress, now, phases)).sort((a, b) => a - b);
+    const midMs = quantile(left, 0.5);
+    const lowMs = quantile(left, 0.25);
+    const highMs = quantile(left, 0.75);
+    return { midMs, lowMs, highMs, sure: highMs - lowMs <= Math.max(20_000, midMs * 0.5), comparable: survivors.length, overdue: false };
   }
-  return remaining;
+  // too few comparable runs: medians, and a phase already past its median counts as half again what it spent
+  const overdue = current !== null && spent > estimate.medians[current];
+  const totals = { ...estimate.medians, ...(current && overdue ? { [current]: spent * 1.5 } : {}) };
+  const midMs = leftAfter(totals, progress, now, phases);
+  return { midMs, lowMs: Math.round(midMs * 0.5), highMs: Math.max(midMs * 2, midMs + 60_000), sure: false, comparable: 0, overdue };
+}
+
+function roundedDuration(ms: number): { value: number; unit: 's' | 'min' } {
+  if (ms < 60_000) return { value: Math.max(5, Math.round(ms / 5_000) * 5), unit: 's' };
+  return { value: Math.max(1, Math.round(ms / 60_000)), unit: 'min' };
+}
+
+/** "~3 min left"; "~2–5 min left" when unsure; "finishing…" when nothing is left. */
+export function formatRemainingRange(e: RemainingEstimate): string {
+  if (e.highMs <= 0) return 'finishing…';
+  if (e.sure || e.highMs - e.lowMs < 10_000) return formatRemaining(e.midMs);
+  const low = roundedDuration(Math.max(e.lowMs, 5_000));
+  const high = roundedDuration(e.highMs);
+  if (low.unit === high.unit) return low.value === high.value ? `~${high.value} ${high.unit} left` : `~${low.value}–${high.value} ${high.unit} left`;
+  return `~${low.value} ${low.unit}–${high.value} ${high.unit} left`;
 }
 
 /** Phase progress from the run's phase events ({ phase, status: 'started' | 'finished' }) in seq order. */
@@ -108,6 +179,7 @@ export function progressFromPhaseEvents(
   events: ReadonlyArray<{ payload: Record<string, unknown>; at: string }>,
 ): RunProgress {
   const completed = new Set<RunPhase>();
+  const spentMs: Partial<Record<RunPhase, number>> = {};
   let currentPhase: RunPhase | null = null;
   let currentPhaseStartedAt: number | null = null;
   for (const event of events) {
@@ -115,6 +187,15 @@ export function progressFromPhaseEvents(
     if (!isRunPhase(phase)) continue;
     if (event.payload.status === 'finished') {
       completed.add(phase);
+      // the worker's own measure when it sent one, else the gap between the two events
+      const measured = event.payload.durationMs;
+      const visit =
+        typeof measured === 'number' && Number.isFinite(measured) && measured >= 0
+          ? measured
+          : currentPhase === phase && currentPhaseStartedAt !== null
+            ? Math.max(0, Date.parse(event.at) - currentPhaseStartedAt)
+            : 0;
+      spentMs[phase] = (spentMs[phase] ?? 0) + visit;
       if (currentPhase === phase) {
         currentPhase = null;
         currentPhaseStartedAt = null;
@@ -126,7 +207,7 @@ export function progressFromPhaseEvents(
       currentPhaseStartedAt = Date.parse(event.at);
     }
   }
-  return { currentPhase, currentPhaseStartedAt, completedPhases: [...completed] };
+  return { currentPhase, currentPhaseStartedAt, completedPhases: [...completed], spentMs };
 }
 
 /** "~3 min left", "~40 s left", "finishing…" (past every median). */
@@ -150,26 +231,41 @@ const cache = new Map<string, { at: number; value: PhaseMedians }>();
  */
 export async function loadPhaseMedians({
   repositoryId,
+  policy,
   db,
   limit = ESTIMATE_HISTORY_RUNS,
   now = Date.now(),
 }: {
   repositoryId: string;
+  /** the run's policy: its own runs are the comparable ones when there are enough of them */
+  policy?: string;
   db: Db;
   limit?: number;
   now?: number;
 }): Promise<PhaseMedians> {
-  const key = `${repositoryId}:${limit}`;
+  const key = `${repositoryId}:${policy ?? '*'}:${limit}`;
   const hit = cache.get(key);
   if (hit && now - hit.at < CACHE_MS) return hit.value;
-  const rows = await db.run.findMany({
-    // generated demo history (FlowAgent-shaped, minutes long) says nothing about how long this server takes
-    where: { status: { in: [...FINISHED_FOR_ESTIMATE] }, finishedAt: { not: null }, change: { repositoryId, origin: { not: 'DEMO_HISTORY' } } },
-    orderBy: { finishedAt: 'desc' },
-    take: limit,
-    select: { phaseTimings: true },
-  });
-  const value = medianPhaseDurations(rows.map((r) => r.phaseTimings));
+  const load = async (byPolicy: string | undefined) =>
+    db.run.findMany({
+      // generated demo history (FlowAgent-shaped, minutes long) says nothing about how long this server takes
+      where: {
+        status: { in: [...FINISHED_FOR_ESTIMATE] },
+        finishedAt: { not: null },
+        ...(byPolicy ? { policy: byPolicy } : {}),
+        change: { repositoryId, origin: { not: 'DEMO_HISTORY' } },
+      },
+      orderBy: { finishedAt: 'desc' },
+      take: limit,
+      select: { phaseTimings: true },
+    });
+  let rows = policy ? await load(policy) : [];
+  let scope: PhaseMedians['scope'] = 'policy';
+  if (rows.length < MIN_COMPARABLE) {
+    rows = await load(undefined);
+    scope = 'repository';
+  }
+  const value = { ...medianPhaseDurations(rows.map((r) => r.phaseTimings)), scope };
   cache.set(key, { at: now, value });
   return value;
 }

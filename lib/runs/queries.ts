@@ -2,7 +2,7 @@ import { getDb, type Db } from '../db';
 import { AppError } from '../errors';
 import {
   DEFAULT_MEDIANS,
-  estimateRemainingMs,
+  estimateRemaining,
   loadPhaseMedians,
   progressFromPhaseEvents,
   readPhaseTimings,
@@ -87,7 +87,7 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 export async function getRunById({ id, db = getDb() }: { id: string; db?: Db }): Promise<RunSummary | null> {
   const run = await db.run.findUnique({ where: { id }, select: SUMMARY_SELECT });
   if (!run) return null;
-  const estimate = await loadPhaseMedians({ repositoryId: run.change.repository.id, db }).catch(() => DEFAULT_MEDIANS);
+  const estimate = await loadPhaseMedians({ repositoryId: run.change.repository.id, policy: run.policy, db }).catch(() => DEFAULT_MEDIANS);
   const lastSeq = await lastEventSeq({ runId: run.id, db, hint: run.nextEventSeq });
   return {
     id: run.id,
@@ -144,8 +144,12 @@ export interface ActiveRunInfo {
   id: string;
   status: 'QUEUED' | 'RUNNING';
   phase: RunPhase | null;
-  /** estimated milliseconds until the run finishes (the whole run when queued) */
+  /** estimated milliseconds until the run finishes (the whole run when queued), and the range around it */
   remainingMs: number;
+  remainingLowMs: number;
+  remainingHighMs: number;
+  /** false: few comparable runs or a wide range, so the badge shows the range */
+  sure: boolean;
   basis: PhaseMedians['basis'];
 }
 
@@ -167,7 +171,7 @@ export async function getActiveRunsForChanges({
   const runs = await db.run.findMany({
     where: { changeId: { in: [...changeIds] }, status: { in: ['QUEUED', 'RUNNING'] } },
     orderBy: { createdAt: 'desc' },
-    select: { id: true, changeId: true, status: true, change: { select: { repositoryId: true } } },
+    select: { id: true, changeId: true, status: true, policy: true, change: { select: { repositoryId: true } } },
   });
   if (runs.length === 0) return out;
   const running = runs.filter((r) => r.status === 'RUNNING').map((r) => r.id);
@@ -179,12 +183,13 @@ export async function getActiveRunsForChanges({
       })
     : [];
   const medians = new Map<string, PhaseMedians>();
-  for (const repositoryId of new Set(runs.map((r) => r.change.repositoryId))) {
-    medians.set(repositoryId, await loadPhaseMedians({ repositoryId, db }).catch(() => DEFAULT_MEDIANS));
+  for (const run of runs) {
+    const key = `${run.change.repositoryId}:${run.policy}`;
+    if (!medians.has(key)) medians.set(key, await loadPhaseMedians({ repositoryId: run.change.repositoryId, policy: run.policy, db }).catch(() => DEFAULT_MEDIANS));
   }
   for (const run of runs) {
     if (out.has(run.changeId)) continue; // the newest active run of a change
-    const estimate = medians.get(run.change.repositoryId) ?? DEFAULT_MEDIANS;
+    const estimate = medians.get(`${run.change.repositoryId}:${run.policy}`) ?? DEFAULT_MEDIANS;
     const progress = progressFromPhaseEvents(
       phaseEvents
         .filter((e) => e.runId === run.id)
@@ -194,9 +199,13 @@ export async function getActiveRunsForChanges({
       id: run.id,
       status: run.status as ActiveRunInfo['status'],
       phase: progress.currentPhase,
-      remainingMs: estimateRemainingMs({ medians: estimate.medians, progress, now }),
+      ...remainingOf(estimateRemaining({ estimate, progress, now })),
       basis: estimate.basis,
     });
   }
   return out;
+}
+
+function remainingOf(e: ReturnType<typeof estimateRemaining>) {
+  return { remainingMs: e.midMs, remainingLowMs: e.lowMs, remainingHighMs: e.highMs, sure: e.sure };
 }

@@ -6,6 +6,7 @@ import { getEnv } from '../env';
 import { AppError, isUniqueViolation } from '../errors';
 import { runPreFilters } from '../filters/pre';
 import { sanitizeHtml } from '../html/sanitize';
+import { SUPERSEDED } from '../fixes/decisions';
 import { getRunQueue } from '../queue';
 import {
   ModelSettingsSchema,
@@ -229,9 +230,20 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
           select: { id: true, status: true },
         });
       }
+      // One fix waits for a decision per change: a new READY fix replaces the
+      // older ones (a second "Run agent" while a fix was ready), and a run
+      // that found nothing leaves a ready fix where it was.
+      if (fix?.status === FixStatus.READY) {
+        await tx.fix.updateMany({
+          where: { changeId: run.changeId, status: FixStatus.READY, id: { not: fix.id } },
+          data: { status: FixStatus.STALE, dropReason: SUPERSEDED },
+        });
+      }
+      const readyRemains =
+        fix?.status !== FixStatus.READY && (await tx.fix.count({ where: { changeId: run.changeId, status: FixStatus.READY } })) > 0;
 
       const changeStatus =
-        fix?.status === FixStatus.READY
+        fix?.status === FixStatus.READY || readyRemains
           ? { status: ChangeStatus.FIX_READY, reason: null }
           : r.dropped
             ? { status: ChangeStatus.NO_FIX, reason: `dropped:${r.dropped.reason}` }

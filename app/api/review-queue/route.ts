@@ -5,7 +5,7 @@ export const dynamic = 'force-dynamic';
 
 // GET /api/review-queue — fixes waiting for a decision, newest first (cursor paged)
 export const GET = withRoute({ auth: 'session', roles: 'any' }, async ({ req }) => {
-  const { limit, cursor } = readQuery(req, ReviewQueueQuerySchema);
-  const page = await listReviewQueue({ limit, cursor });
+  const { limit, cursor, history } = readQuery(req, ReviewQueueQuerySchema);
+  const page = await listReviewQueue({ limit, cursor, history });
   return Response.json(page, { headers: { 'Cache-Control': 'private, no-store' } });
 });

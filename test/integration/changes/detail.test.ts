@@ -242,7 +242,7 @@ describe('hostile text renders inert', () => {
 
   test('test names and messages are escaped text', async () => {
     const d = await getChangeDetail({ id: 'chg_1' });
-    const html = renderToStaticMarkup(createElement(FailureEvidence, { failures: d.failures }));
+    const html = renderToStaticMarkup(createElement(FailureEvidence, { failures: d.failures, testCounts: d.testCounts }));
     assert.doesNotMatch(html, /<img|<script/i);
     assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;&lt;script&gt;/);
   });
@@ -253,6 +253,26 @@ describe('hostile text renders inert', () => {
     assert.doesNotMatch(html, /<img|<script/i);
     // collapsed by default: the lines are not even rendered until opened
     assert.doesNotMatch(html, /not ok 1/);
+  });
+});
+
+describe('what the change page says about counts', () => {
+  test('an empty log says so, one line is one line, a final newline starts none', () => {
+    const render = (log: string) => renderToStaticMarkup(createElement(CiLog, { log, truncatedBytes: 0 }));
+    assert.match(render(''), /\(empty\)/);
+    assert.doesNotMatch(render(''), /1 lines/);
+    assert.match(render('only line\n'), /\(1 line\)/);
+    assert.match(render('a\nb'), /\(2 lines\)/);
+  });
+
+  test('the whole report is counted beside the failures', () => {
+    const html = renderToStaticMarkup(
+      createElement(FailureEvidence, {
+        failures: [],
+        testCounts: { reports: 1, tests: 412, passed: 404, failed: 2, errored: 1, skipped: 5, durationMs: 41_000 },
+      }),
+    );
+    assert.match(html, /3 of 412 tests failed · 1 errored · 5 skipped/);
   });
 });
 

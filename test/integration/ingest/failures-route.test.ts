@@ -76,6 +76,60 @@ describe('each JUnit producer, uploaded as a CI step would (multipart)', () => {
   });
 });
 
+describe('nothing in an upload is lost', () => {
+  test('jest-junit repeating a name in a broken suite: all 6 failures stored, under distinct ids', async () => {
+    const res = await send(
+      multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [fixture('jest-junit-duplicates.xml')] }),
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.failures, 6);
+    const stored = await db.db.failure.findMany({ where: { changeId: res.body.changeId as string } });
+    assert.equal(new Set(stored.map((f) => f.testId)).size, 6);
+    assert.equal(stored.filter((f) => f.testName === 'cart totals each line').length, 3);
+  });
+
+  test('a case with a failure and an error stores both kinds and messages', async () => {
+    const res = await send(multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [fixture('failure-and-error.xml')] }));
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const refund = await db.db.failure.findFirstOrThrow({ where: { testName: 'balanceAfterRefund' } });
+    assert.equal(refund.kind, 'error');
+    assert.deepEqual(refund.problems, [
+      { kind: 'failure', message: 'expected:<40> but was:<50>' },
+      { kind: 'error', message: 'Connection pool closed during teardown' },
+    ]);
+    const { getChangeDetail } = await import('@/lib/changes/detail');
+    const detail = await getChangeDetail({ id: res.body.changeId as string });
+    assert.deepEqual(
+      detail.failures.find((f) => f.testName === 'balanceAfterRefund')?.problems.map((p) => p.kind),
+      ['failure', 'error'],
+    );
+  });
+
+  test("the whole report's counts are stored per revision, a repost counted once, shards added up", async () => {
+    const meta = metadata();
+    const first = await send(multipartRequest({ token: seeded.tokens.scoped, meta, junit: [fixture('jest-junit-duplicates.xml')] }));
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const repost = await send(multipartRequest({ token: seeded.tokens.scoped, meta, junit: [fixture('jest-junit-duplicates.xml')] }));
+    assert.equal(repost.status, 200, JSON.stringify(repost.body));
+    const shard = await send(multipartRequest({ token: seeded.tokens.scoped, meta, junit: [fixture('failure-and-error.xml')] }));
+    assert.equal(shard.status, 200, JSON.stringify(shard.body));
+    const reports = await db.db.testReport.findMany({ where: { revisionId: first.body.revisionId as string } });
+    assert.equal(reports.length, 2);
+    const { getChangeDetail } = await import('@/lib/changes/detail');
+    const detail = await getChangeDetail({ id: first.body.changeId as string });
+    assert.deepEqual(detail.testCounts, { reports: 2, tests: 11, passed: 2, failed: 6, errored: 2, skipped: 1, durationMs: 2146 });
+  });
+
+  test('a JSON-only upload has no counts to show', async () => {
+    const res = await send(
+      jsonRequest({ token: seeded.tokens.scoped, body: { ...metadata(), tests: [{ name: 'total', classname: 'cart', message: 'boom' }] } }),
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const { getChangeDetail } = await import('@/lib/changes/detail');
+    assert.equal((await getChangeDetail({ id: res.body.changeId as string })).testCounts, null);
+  });
+});
+
 describe('stored change, revision and failure', () => {
   test('JSON body with a test list, an inline JUnit report and a log', async () => {
     const res = await send(

@@ -166,3 +166,52 @@ describe(`leases (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
     await checkedEvents(db.db, second.runId);
   });
 });
+
+describe(`one fix waits per change (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
+  const diff = 'diff --git a/src/cart.ts b/src/cart.ts\n--- a/src/cart.ts\n+++ b/src/cart.ts\n@@ -1 +1 @@\n-a\n+b\n';
+  async function runToEnd(changeId: string, result: Parameters<typeof finishRun>[0]['result']) {
+    const { runId } = await requestRun({ changeId, trigger: 'MANUAL', policy: 'offline' });
+    await claimRun({ runId, workerId: 'w', leaseMs: 60_000 });
+    return { runId, out: await finishRun({ runId, workerId: 'w', result }) };
+  }
+
+  test('a second run on the revision replaces the ready fix; the queue lists the change once', async () => {
+    const w = await world();
+    const first = await runToEnd(w.changeId, { status: 'fixed', exitReason: 'fixed', diff, files: ['src/cart.ts'] });
+    const second = await runToEnd(w.changeId, { status: 'fixed', exitReason: 'fixed', diff, files: ['src/cart.ts'] });
+    assert.equal(second.out.fixStatus, 'READY');
+    const older = await db.db.fix.findUniqueOrThrow({ where: { runId: first.runId } });
+    assert.equal(older.status, 'STALE');
+    assert.equal(older.dropReason, 'superseded');
+    const { listReviewQueue } = await import('@/lib/fixes/queries');
+    const queue = await listReviewQueue({ limit: 200 });
+    assert.equal(queue.items.filter((i) => i.changeId === w.changeId).length, 1);
+    assert.equal(queue.items.find((i) => i.changeId === w.changeId)?.fixId, second.out.fixId);
+    const { rejectFix } = await import('@/lib/fixes/decisions');
+    const reviewer = await db.db.user.create({ data: { email: `rev-${w.changeId}@x.test`, name: 'Rev', roles: ['REVIEWER'] } });
+    await assert.rejects(rejectFix({ fixId: older.id, userId: reviewer.id, reason: 'WRONG_FIX' }), /replaced by a newer run/);
+  });
+
+  test('a later run that finds nothing leaves the ready fix, and the change still says a fix is ready', async () => {
+    const w = await world();
+    const first = await runToEnd(w.changeId, { status: 'fixed', exitReason: 'fixed', diff, files: ['src/cart.ts'] });
+    await runToEnd(w.changeId, { status: 'no_fix', exitReason: 'no_candidate' });
+    assert.equal((await db.db.fix.findUniqueOrThrow({ where: { runId: first.runId } })).status, 'READY');
+    assert.equal((await db.db.change.findUniqueOrThrow({ where: { id: w.changeId } })).status, 'FIX_READY');
+  });
+
+  test('a demo history fix is not in the queue by default and cannot be decided on', async () => {
+    const w = await world();
+    await db.db.change.update({ where: { id: w.changeId }, data: { origin: 'DEMO_HISTORY' } });
+    const { out } = await runToEnd(w.changeId, { status: 'fixed', exitReason: 'fixed', diff, files: ['src/cart.ts'] });
+    const { listReviewQueue } = await import('@/lib/fixes/queries');
+    assert.equal((await listReviewQueue({ limit: 200 })).items.some((i) => i.fixId === out.fixId), false);
+    assert.equal((await listReviewQueue({ limit: 200, history: 'include' })).items.some((i) => i.fixId === out.fixId), true);
+    const { rejectFix } = await import('@/lib/fixes/decisions');
+    const { acceptFix } = await import('@/lib/fixes/apply');
+    const reviewer = await db.db.user.create({ data: { email: `hist-${w.changeId}@x.test`, name: 'Hist', roles: ['REVIEWER'] } });
+    await assert.rejects(rejectFix({ fixId: out.fixId!, userId: reviewer.id, reason: 'WRONG_FIX' }), /demo history/);
+    await assert.rejects(acceptFix({ fixId: out.fixId!, userId: reviewer.id, surface: 'DASHBOARD' }), /demo history/);
+    assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: out.fixId! } })).status, 'READY');
+  });
+});

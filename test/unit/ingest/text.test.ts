@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cleanText, decodeUtf8, deepCleanStrings, truncateHeadTail, capChars } from '@/lib/ingest/text';
+import { cleanText, decodeUtf8, deepCleanStrings, truncateHeadTail } from '@/lib/ingest/text';
+import { capChars } from '@/common/text';
 
 describe('decodeUtf8', () => {
   test('replaces invalid UTF-8 sequences with U+FFFD instead of failing', () => {

@@ -202,12 +202,85 @@ describe('hostile and broken input', () => {
       maxFieldChars: 1000,
     });
     assert.ok((parsed.results[0].details ?? '').length < 1100);
-    assert.match(parsed.results[0].details ?? '', /characters elided/);
+    assert.match(parsed.results[0].details ?? '', /characters cut\] …/);
     assert.match(parsed.results[0].details ?? '', /END$/);
     assert.ok(parsed.warnings.some((w) => w.includes('cut')));
   });
 
   test('an empty report warns', () => {
     assert.deepEqual(parseJunitXml('<testsuites/>').warnings, ['no test cases found']);
+  });
+});
+
+describe('nothing is lost', () => {
+  test('jest-junit: same-named cases in one suite get distinct ids, deterministically', () => {
+    const first = parseJunitXml(fixture('jest-junit-duplicates.xml'));
+    const second = parseJunitXml(fixture('jest-junit-duplicates.xml'));
+    const ids = first.results.map((r) => r.id);
+    assert.equal(new Set(ids).size, 8, `ids must be unique: ${ids.join(', ')}`);
+    assert.deepEqual(ids, second.results.map((r) => r.id));
+    assert.equal(first.results.filter((r) => r.status === 'failed').length, 6);
+    assert.deepEqual(ids.slice(0, 5), [
+      'src/cart.test.js::cart applies a discount',
+      'src/cart.test.js::cart applies a discount [2]',
+      'src/cart.test.js::cart totals each line',
+      'src/cart.test.js::cart totals each line [2]',
+      'src/cart.test.js::cart totals each line [3]',
+    ]);
+    // the name people read stays the test's own
+    assert.equal(first.results[1].name, 'cart applies a discount');
+  });
+
+  test('a disambiguated id never takes the id of another real test', () => {
+    const xml = `<testsuite name="s">
+      <testcase classname="c" name="t"><failure>one</failure></testcase>
+      <testcase classname="c" name="t [2]"><failure>real second</failure></testcase>
+      <testcase classname="c" name="t"><failure>dup</failure></testcase>
+    </testsuite>`;
+    const ids = parseJunitXml(xml).results.map((r) => r.id);
+    assert.equal(new Set(ids).size, 3, ids.join(', '));
+    assert.equal(ids[1], 'c::t [2]');
+  });
+
+  test('a case with both <failure> and <error> keeps both, each with its kind and message', () => {
+    const [refund, , fee] = parseJunitXml(fixture('failure-and-error.xml')).results;
+    assert.equal(refund.status, 'error');
+    assert.deepEqual(
+      refund.problems?.map((p) => [p.kind, p.message]),
+      [
+        ['failure', 'expected:<40> but was:<50>'],
+        ['error', 'Connection pool closed during teardown'],
+      ],
+    );
+    assert.equal(refund.message, 'expected:<40> but was:<50>');
+    // the two bodies stay apart, each under its own heading
+    assert.match(refund.details ?? '', /^\[failure\] expected:<40> but was:<50>\norg\.opentest4j/m);
+    assert.match(refund.details ?? '', /LedgerTest\.java:31\)\n\n\[error\] Connection pool closed during teardown\njava\.lang\.IllegalStateException/);
+    assert.deepEqual(fee.problems?.map((p) => p.kind), ['error']);
+    assert.match(fee.details ?? '', /^java\.lang\.NullPointerException/);
+  });
+
+  test('the whole report is counted, not only its failures', () => {
+    assert.deepEqual(parseJunitXml(fixture('jest-junit-duplicates.xml')).summary, {
+      tests: 8,
+      passed: 1,
+      failed: 6,
+      errored: 0,
+      skipped: 1,
+      durationMs: 1734,
+    });
+    assert.deepEqual(parseJunitXml(fixture('failure-and-error.xml')).summary, {
+      tests: 3,
+      passed: 1,
+      failed: 0,
+      errored: 2,
+      skipped: 0,
+      durationMs: 412,
+    });
+  });
+
+  test('without a time on the root, the duration is the sum of the suites', () => {
+    const xml = `<testsuites><testsuite name="a" time="1.5"><testcase name="x"/></testsuite><testsuite name="b" time="0.25"><testcase name="y"/></testsuite></testsuites>`;
+    assert.equal(parseJunitXml(xml).summary.durationMs, 1750);
   });
 });

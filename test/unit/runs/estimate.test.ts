@@ -2,10 +2,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_PHASE_MS,
-  estimateRemainingMs,
+  estimateRemaining,
   formatRemaining,
+  formatRemainingRange,
   medianPhaseDurations,
+  phaseSpentMs,
   progressFromPhaseEvents,
+  type PhaseMedians,
 } from '../../../lib/runs/estimate';
 import { eventMatches, liveCounters, liveStatus, mergeEvents, phaseViews } from '../../../components/run/derive';
 import { publicPayload } from '../../../lib/runs/public-event';
@@ -46,37 +49,49 @@ describe('phase medians', () => {
 
 describe('time left', () => {
   const medians = { setup: 10_000, red: 5_000, localise: 1_000, patch: 20_000, verify: 8_000, summary: 2_000 };
+  const started = (phase: string, ms: number) => ({ payload: { phase, status: 'started' }, at: at(ms) });
+  const finished = (phase: string, ms: number) => ({ payload: { phase, status: 'finished' }, at: at(ms) });
+  const upToPatch = [started('setup', 0), finished('setup', 9000), started('red', 9000), finished('red', 15000), started('localise', 15000), finished('localise', 16000), started('patch', 16000)];
+  const estimateOf = (samples: PhaseMedians['samples']): PhaseMedians => ({ ...medianPhaseDurations(samples), samples });
 
-  test('rest of the current phase plus the phases ahead', () => {
-    const progress = progressFromPhaseEvents([
-      { payload: { phase: 'setup', status: 'started' }, at: at(0) },
-      { payload: { phase: 'setup', status: 'finished', durationMs: 9000 }, at: at(9000) },
-      { payload: { phase: 'red', status: 'started' }, at: at(9000) },
-      { payload: { phase: 'red', status: 'finished' }, at: at(15000) },
-      { payload: { phase: 'localise', status: 'started' }, at: at(15000) },
-      { payload: { phase: 'localise', status: 'finished' }, at: at(16000) },
-      { payload: { phase: 'patch', status: 'started' }, at: at(16000) },
-    ]);
-    assert.equal(progress.currentPhase, 'patch');
-    assert.deepEqual([...progress.completedPhases].sort(), ['localise', 'red', 'setup']);
-    // 4 s into patch: 16 s of patch left, then verify and summary
-    assert.equal(estimateRemainingMs({ medians, progress, now: T0 + 20_000 }), 16_000 + 8_000 + 2_000);
-    // past the patch median: only what lies ahead
-    assert.equal(estimateRemainingMs({ medians, progress, now: T0 + 60_000 }), 10_000);
+  test('from the comparable runs still in the phase after as long: median and quartiles', () => {
+    const samples = [10, 20, 30, 40, 60].map((s) => ({ setup: 9000, red: 6000, localise: 1000, patch: s * 1000, verify: 5000, summary: 0 }));
+    const progress = progressFromPhaseEvents(upToPatch);
+    // 25 s into patch: the 10 s and 20 s runs had moved on; 30/40/60 s leave 5/15/35 s of patch, then 5 s of verify
+    const e = estimateRemaining({ estimate: estimateOf(samples), progress, now: T0 + 16_000 + 25_000 });
+    assert.deepEqual([e.lowMs, e.midMs, e.highMs, e.comparable], [15_000, 20_000, 30_000, 3]);
+    // a run far longer than every comparable one is overdue, never "finishing" at once
+    const late = estimateRemaining({ estimate: estimateOf(samples), progress, now: T0 + 16_000 + 90_000 });
+    assert.equal(late.comparable, 0);
+    assert.equal(late.overdue, true);
+    assert.equal(late.sure, false);
+    assert.ok(late.midMs >= 45_000, `half again the 90 s spent in patch, then verify: ${late.midMs}`);
   });
 
-  test('a queued run (nothing started) costs the whole sum; a repeated patch phase is current again', () => {
+  test('the loop coming round neither jumps the phase timer back nor forgets the verify ahead', () => {
+    const events = [...upToPatch, finished('patch', 91_000), started('verify', 91_000), finished('verify', 96_000), started('patch', 96_000)];
+    const progress = progressFromPhaseEvents(events);
+    assert.equal(progress.currentPhase, 'patch');
+    assert.equal(phaseSpentMs(progress, 'patch', T0 + 95_000 + 1_000), 75_000, 'the first visit is kept');
+    assert.equal(phaseSpentMs(progress, 'patch', T0 + 96_000 + 1_300), 76_300);
+    const samples = [100, 120, 140].map((s) => ({ setup: 9000, red: 6000, localise: 1000, patch: s * 1000, verify: 20_000, summary: 1000 }));
+    const e = estimateRemaining({ estimate: estimateOf(samples), progress, now: T0 + 97_300 });
+    // patch 100/120/140 s minus 76.3 s; verify 20 s minus the 5 s already spent; summary 1 s
+    assert.equal(e.midMs, 120_000 - 76_300 + 15_000 + 1_000);
+  });
+
+  test('with too few comparable runs: the medians, a wide range, unsure', () => {
+    const progress = progressFromPhaseEvents(upToPatch);
+    const e = estimateRemaining({ estimate: { medians, basis: 'history', runs: 1, samples: [medians] }, progress, now: T0 + 20_000 });
+    assert.equal(e.midMs, 16_000 + 8_000 + 2_000);
+    assert.equal(e.sure, false);
+    assert.ok(e.lowMs < e.midMs && e.highMs > e.midMs);
+  });
+
+  test('a queued run costs a whole comparable run', () => {
     const none = { currentPhase: null, currentPhaseStartedAt: null, completedPhases: [] };
-    assert.equal(estimateRemainingMs({ medians, progress: none, now: T0 }), 46_000);
-    const again = progressFromPhaseEvents([
-      { payload: { phase: 'patch', status: 'started' }, at: at(0) },
-      { payload: { phase: 'patch', status: 'finished' }, at: at(1000) },
-      { payload: { phase: 'verify', status: 'started' }, at: at(1000) },
-      { payload: { phase: 'verify', status: 'finished' }, at: at(2000) },
-      { payload: { phase: 'patch', status: 'started' }, at: at(2000) },
-    ]);
-    assert.equal(again.currentPhase, 'patch');
-    assert.equal(again.completedPhases.includes('patch'), false);
+    const samples = [40, 50, 60].map((s) => ({ setup: 0, red: 0, localise: 0, patch: s * 1000, verify: 0, summary: 0 }));
+    assert.equal(estimateRemaining({ estimate: estimateOf(samples), progress: none, now: T0 }).midMs, 50_000);
   });
 
   test('formatting', () => {
@@ -84,6 +99,11 @@ describe('time left', () => {
     assert.equal(formatRemaining(42_000), '~40 s left');
     assert.equal(formatRemaining(2_000), '~5 s left');
     assert.equal(formatRemaining(185_000), '~3 min left');
+    const range = (lowMs: number, midMs: number, highMs: number, sure = false) => formatRemainingRange({ lowMs, midMs, highMs, sure, comparable: 3, overdue: false });
+    assert.equal(range(100_000, 150_000, 300_000), '~2–5 min left');
+    assert.equal(range(30_000, 50_000, 150_000), '~30 s–3 min left');
+    assert.equal(range(170_000, 180_000, 190_000, true), '~3 min left');
+    assert.equal(range(0, 0, 0), 'finishing…');
   });
 });
 

@@ -1,0 +1,19 @@
+import { Suspense } from 'react';
+import { RunsView } from '@/components/runs/runs-view';
+
+export const dynamic = 'force-dynamic';
+export const metadata = { title: 'Runs · flowfix' };
+
+// Every repair run, with filters. The session check is the (app) layout's; the
+// rows come from GET /api/runs.
+export default function RunsPage() {
+  return (
+    <main className="page">
+      <h1 className="page-title">Runs</h1>
+      <p className="page-subtitle">Every repair attempt, newest first: what it tried, how it ended, what it produced.</p>
+      <Suspense fallback={<div className="card muted">Loading…</div>}>
+        <RunsView />
+      </Suspense>
+    </main>
+  );
+}

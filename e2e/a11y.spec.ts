@@ -1,0 +1,173 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { signInAs, type DemoRole } from './helpers';
+
+// WCAG 2.2 AA on every page and the states people meet there, checked by axe
+// in the real browser, at a desktop width and at a phone's 390 px, where no
+// page may scroll sideways (wide content such as the diff scrolls inside
+// itself). Screenshots of each page and width land in test-results/ for a
+// person to look at.
+
+const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+const WIDTHS = [
+  { name: 'desktop', width: 1440, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+async function expectAccessible(page: Page, label: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(WCAG).analyze();
+  const found = results.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
+  expect(found, `axe on ${label}`).toEqual([]);
+}
+
+async function expectNoSidewaysScroll(page: Page, label: string): Promise<void> {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
+  expect(scrollWidth, `${label} is ${scrollWidth}px wide in a ${clientWidth}px viewport`).toBeLessThanOrEqual(clientWidth);
+}
+
+async function firstChangeWithFix(request: APIRequestContext): Promise<{ changeId: string; fixId: string }> {
+  const res = await request.get('/api/review-queue?history=include&limit=1');
+  expect(res.ok()).toBe(true);
+  const { items } = (await res.json()) as { items: Array<{ changeId: string; fixId: string }> };
+  expect(items.length, 'the demo has a fix waiting').toBeGreaterThan(0);
+  return items[0]!;
+}
+
+async function firstRunId(request: APIRequestContext): Promise<string> {
+  const res = await request.get('/api/runs?limit=1');
+  expect(res.ok()).toBe(true);
+  const { items } = (await res.json()) as { items: Array<{ id: string }> };
+  expect(items.length).toBeGreaterThan(0);
+  return items[0]!.id;
+}
+
+interface PageCase {
+  name: string;
+  role: DemoRole | null;
+  /** opens the page (and the state to check) */
+  open: (page: Page) => Promise<void>;
+  /** the page's own content is wider than a phone only inside a scroller */
+  phone?: boolean;
+}
+
+const CASES: PageCase[] = [
+  {
+    name: 'sign-in',
+    role: null,
+    open: async (page) => {
+      await page.goto('/signin');
+      await expect(page.getByTestId('signin-email')).toBeVisible();
+    },
+  },
+  {
+    name: 'triage list',
+    role: 'reviewer',
+    open: async (page) => {
+      await page.goto('/changes');
+      await expect(page.getByTestId('triage-table')).toBeVisible();
+    },
+  },
+  {
+    name: 'triage list, nothing found',
+    role: 'reviewer',
+    open: async (page) => {
+      await page.goto('/changes?q=no-such-change-anywhere');
+      await expect(page.getByTestId('triage-empty')).toBeVisible();
+    },
+  },
+  {
+    name: 'change page with a fix and its diff',
+    role: 'reviewer',
+    open: async (page) => {
+      const { changeId, fixId } = await firstChangeWithFix(page.request);
+      await page.goto(`/changes/${changeId}?fix=${fixId}`);
+      await expect(page.getByTestId('fix-card')).toBeVisible();
+      await page.getByTestId('fix-toggle-diff').click();
+      await expect(page.locator('.monaco-diff-editor')).toBeVisible();
+    },
+  },
+  {
+    name: 'review queue',
+    role: 'reviewer',
+    open: async (page) => {
+      await page.goto('/review');
+      await page.getByTestId('queue-include-history').check();
+      await expect(page.getByRole('option').first()).toBeVisible();
+    },
+  },
+  {
+    name: 'runs list',
+    role: 'reviewer',
+    open: async (page) => {
+      await page.goto('/runs');
+      await expect(page.getByTestId('runs-table')).toBeVisible();
+    },
+  },
+  {
+    name: 'run page',
+    role: 'reviewer',
+    open: async (page) => {
+      await page.goto(`/runs/${await firstRunId(page.request)}`);
+      await expect(page.getByTestId('run-phase-bar')).toBeVisible();
+    },
+  },
+  ...(['users', 'tokens', 'repositories'] as const).map<PageCase>((tab) => ({
+    name: `admin: ${tab}`,
+    role: 'admin',
+    open: async (page) => {
+      await page.goto(`/admin?tab=${tab}`);
+      await expect(page.getByTestId(`admin-panel-${tab}`)).toBeVisible();
+    },
+  })),
+  {
+    name: 'not allowed (403)',
+    role: 'reviewer',
+    open: async (page) => {
+      const res = await page.goto('/admin');
+      expect(res?.status()).toBe(403);
+      await expect(page.getByTestId('forbidden')).toBeVisible();
+    },
+  },
+];
+
+for (const viewport of WIDTHS) {
+  test.describe(`${viewport.name} (${viewport.width}px)`, () => {
+    test.use({ viewport: { width: viewport.width, height: viewport.height } });
+    for (const c of CASES) {
+      test(`${c.name}: no WCAG 2.2 AA violation${viewport.name === 'phone' ? ', no sideways scrolling' : ''}`, async ({ page }, info) => {
+        if (c.role) await signInAs(page, c.role);
+        await c.open(page);
+        await expectAccessible(page, `${c.name} at ${viewport.width}px`);
+        if (viewport.name === 'phone') await expectNoSidewaysScroll(page, c.name);
+        await page.screenshot({ path: info.outputPath(`${c.name.replace(/\W+/g, '-')}-${viewport.width}.png`), fullPage: true });
+      });
+    }
+  });
+}
+
+test('the skip link takes keyboard users past the header to the page', async ({ page }) => {
+  await signInAs(page, 'reviewer');
+  await page.goto('/changes');
+  await page.keyboard.press('Tab');
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeVisible();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#main')).toBeFocused();
+});
+
+test("Monaco's accessible diff viewer is reachable from the keyboard", async ({ page }) => {
+  await signInAs(page, 'reviewer');
+  const { changeId, fixId } = await firstChangeWithFix(page.request);
+  await page.goto(`/changes/${changeId}?fix=${fixId}`);
+  await page.getByTestId('fix-toggle-diff').click();
+  const modified = page.locator('.monaco-diff-editor .editor.modified textarea, .monaco-diff-editor .editor.modified .native-edit-context').first();
+  await expect(page.locator('.monaco-diff-editor')).toBeVisible();
+  await modified.focus();
+  // F7 is Monaco's "go to next difference", which opens the accessible diff viewer
+  await page.keyboard.press('F7');
+  await expect(page.locator('.monaco-diff-editor .diff-review, .accessible-diff-viewer').first()).toBeVisible();
+});
