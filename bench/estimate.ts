@@ -1,4 +1,4 @@
-import { generateHistory } from '../lib/demo/history';
+import { generateHistory } from '../demo/history';
 import {
   ESTIMATE_HISTORY_RUNS,
   estimateRemaining,
