@@ -16,7 +16,13 @@ const WIDTHS = [
 
 async function expectAccessible(page: Page, label: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(WCAG).analyze();
-  const found = results.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
+  const found = results.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+        .slice(0, 3)
+        .map((n) => `${n.target.join(' ')} [${(n.any[0] ?? n.all[0] ?? n.none[0])?.message ?? ''}]`)
+        .join(' | ')}`,
+  );
   expect(found, `axe on ${label}`).toEqual([]);
 }
 

@@ -2,7 +2,7 @@
 
 import { DiffEditor, type DiffOnMount } from '@monaco-editor/react';
 import { useEffect, useRef, useState } from 'react';
-import { monacoLanguage } from './monaco-setup';
+import { MONACO_THEME, monacoLanguage } from './monaco-setup';
 
 // The Monaco diff editor for one file. Loaded only in the browser (through
 // next/dynamic with ssr: false in fix-diff.tsx): Monaco touches `window` and
@@ -76,10 +76,15 @@ export default function MonacoDiff({
         onMount={handleMount}
         keepCurrentOriginalModel
         keepCurrentModifiedModel
+        theme={MONACO_THEME}
         loading={<div className="muted small diff-loading">Loading the diff editor…</div>}
         options={{
           readOnly: !editable,
           originalEditable: false,
+          // the names screen readers give the two sides (and their edit fields)
+          originalAriaLabel: `${path}, before the fix`,
+          modifiedAriaLabel: `${path}, after the fix${editable ? ' (editable)' : ''}`,
+          accessibilityVerbose: true,
           renderSideBySide: sideBySide,
           useInlineViewWhenSpaceIsLimited: false,
           hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 3, revealLineCount: 20 },
