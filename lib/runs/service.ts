@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { isTerminalRunStatus } from '../../common/run-status';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { getEnv } from '../env';
@@ -14,7 +15,7 @@ import {
   type ModelSettings,
 } from '../repositories/settings';
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
-import { closeCancelledTx, closeRunTx, isTerminal, lockRunTx, setChangeStatusForRunTx } from './lease';
+import { closeCancelledTx, closeRunTx, lockRunTx, setChangeStatusForRunTx } from './lease';
 import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput, type RunPolicy } from './schemas';
 
 // The run lifecycle's data functions (DESIGN.md "Runs never live inside an
@@ -159,7 +160,7 @@ export async function cancelRun({ runId, userId }: { runId: string; userId?: str
   const result = await getDb().$transaction(async (tx): Promise<CancelRunResult> => {
     const run = await lockRunTx({ tx, runId });
     if (!run) throw new AppError('not_found', 'Run not found');
-    if (isTerminal(run.status)) return { runId, status: run.status, alreadyFinished: true };
+    if (isTerminalRunStatus(run.status)) return { runId, status: run.status, alreadyFinished: true };
     const now = new Date();
     await tx.run.update({
       where: { id: runId },
