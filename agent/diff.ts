@@ -98,17 +98,3 @@ function lastNewLine(hunk: DiffHunk, target: DiffLine): number {
   }
   return last;
 }
-
-/** Added and removed line counts. */
-export function diffStat(diff: string): { files: number; added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  const files = parseUnifiedDiff(diff);
-  for (const f of files)
-    for (const h of f.hunks)
-      for (const l of h.lines) {
-        if (l.type === '+') added++;
-        else if (l.type === '-') removed++;
-      }
-  return { files: files.length, added, removed };
-}

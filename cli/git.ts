@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { diffStatFromNumstat } from '../common/diffstat';
 import { CliError } from './io';
 
 // What `flowfix report` learns from the local checkout. This is the user's
@@ -84,19 +85,7 @@ async function findBase({
 }
 
 async function diffStat(cwd: string, baseRev: string): Promise<GitFacts['diffStat']> {
-  const out = await gitOut(cwd, ['diff', '--numstat', baseRev, 'HEAD'], 'cannot compute the diff');
-  let files = 0;
-  let additions = 0;
-  let deletions = 0;
-  for (const line of out.split('\n')) {
-    if (!line) continue;
-    const [add, del] = line.split('\t');
-    files++;
-    // binary files show "-"
-    additions += Number(add) || 0;
-    deletions += Number(del) || 0;
-  }
-  return { files, additions, deletions };
+  return diffStatFromNumstat(await gitOut(cwd, ['diff', '--numstat', baseRev, 'HEAD'], 'cannot compute the diff'));
 }
 
 export async function readGitFacts({

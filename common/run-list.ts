@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { RUN_STATUSES } from './run-status';
+
+export { RUN_STATUSES };
 
 // The runs list's query and rows, shared by GET /api/runs and the Runs page
 // (browser-safe: no server imports).
 
-export const RUN_STATUSES = ['QUEUED', 'RUNNING', 'FIXED', 'NO_FIX', 'FAILED', 'CANCELLED'] as const;
 
 const csv = <T extends readonly [string, ...string[]]>(values: T) =>
   z

@@ -15,7 +15,7 @@ import { createRng, type Rng } from './prng';
 
 export const HISTORY_TITLE_PREFIX = '[history] ';
 
-/** statusReason of SKIPPED history changes: the pre-execution filter that skipped them (the names agent/filters/pre.ts uses) */
+/** statusReason of SKIPPED history changes: the filter that skipped them (lib/filters/pre.ts names; not_caused_by_change is the base gate's, agent/pipeline.ts) */
 export const SKIP_REASONS = [
   'not_caused_by_change',
   'known_flaky',

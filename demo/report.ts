@@ -1,3 +1,4 @@
+import { diffStatFromNumstat } from '../common/diffstat';
 import { parseJunitXml } from '../lib/junit/parse';
 import type { BuiltChange, BuiltRepo } from './build-repos';
 import { git } from './git';
@@ -52,19 +53,6 @@ function failingIdsOf(run: SuiteRun): string[] {
     .map((r) => r.id);
 }
 
-async function diffStatOf({ dir, base, head }: { dir: string; base: string; head: string }) {
-  const numstat = await git(dir, ['diff', '--numstat', base, head]);
-  const lines = numstat.split('\n').filter(Boolean);
-  let additions = 0;
-  let deletions = 0;
-  for (const line of lines) {
-    const [a, d] = line.split('\t');
-    additions += Number(a) || 0;
-    deletions += Number(d) || 0;
-  }
-  return { files: lines.length, additions, deletions };
-}
-
 function ciLog({ repo, change, run, attempt }: { repo: BuiltRepo; change: BuiltChange; run: SuiteRun; attempt: number }): string {
   const header = [
     `# flowfix demo CI: ${repo.spec.name} ${change.spec.branch} @ ${change.headSha}`,
@@ -113,7 +101,7 @@ export async function collectDemoReport({
       baseRev: change.baseSha,
       headRev: change.headSha,
       headCommittedAt: new Date(spec.date).toISOString(),
-      diffStat: await diffStatOf({ dir: repo.dir, base: change.baseSha, head: change.headSha }),
+      diffStat: diffStatFromNumstat(await git(repo.dir, ['diff', '--numstat', change.baseSha, change.headSha])),
       junit: run.junitXml,
       log: ciLog({ repo, change, run, attempt }),
     };

@@ -12,6 +12,14 @@ export interface AuditEntry {
 
 type AuditWriter = Pick<Prisma.TransactionClient, 'auditLog'>;
 
+/**
+ * Who acted, for an admin-facing service that may also be called by a script
+ * or the seed without a signed-in user: that user, else the system.
+ */
+export function actorFrom(actorId: string | null | undefined): Pick<AuditEntry, 'actorId' | 'actorKind'> {
+  return actorId ? { actorId, actorKind: 'user' } : { actorId: null, actorKind: 'system' };
+}
+
 /** Appends to the audit log; pass `tx` to make the entry part of the action's transaction. */
 export async function writeAudit(entry: AuditEntry, tx?: AuditWriter): Promise<void> {
   await (tx ?? getDb()).auditLog.create({

@@ -17,7 +17,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { Env } from '../../lib/env';
-import type { ModelSettings } from '../../lib/repositories/settings';
+import { resolveModelEndpoint, type ModelSettings } from '../../lib/repositories/settings';
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };
 
@@ -173,12 +173,10 @@ export function llmClientOptionsFromSettings({
   settings: Pick<ModelSettings, 'model' | 'baseUrl' | 'temperature' | 'topP' | 'maxRetries' | 'requestTimeoutSeconds' | 'prices'>;
   env: Pick<Env, 'FLOWFIX_MODEL_BASE_URL' | 'FLOWFIX_MODEL' | 'FLOWFIX_MODEL_API_KEY'>;
 }): LlmClientOptions | undefined {
-  const baseURL = settings.baseUrl ?? env.FLOWFIX_MODEL_BASE_URL;
-  const model = settings.model ?? env.FLOWFIX_MODEL;
-  if (!baseURL || !model) return undefined;
+  const endpoint = resolveModelEndpoint({ settings, env });
+  if (!endpoint) return undefined;
   return {
-    baseURL,
-    model,
+    ...endpoint,
     // local OpenAI-compatible servers often need no key; the SDK still wants a string
     apiKey: env.FLOWFIX_MODEL_API_KEY ?? 'unused',
     temperature: settings.temperature,

@@ -1,16 +1,13 @@
 import { getDbHandle } from '../../lib/db';
 import { getEnv } from '../../lib/env';
-import { setNewRevisionHook } from '../../lib/ingest/ingest-failure';
 import { onQueueError } from '../../lib/queue';
-import { triageNewRevision } from '../../lib/runs/service';
 import { startWorker, type RunWorker } from './worker';
 
 // What the web server starts beside itself (instrumentation.ts register()):
-//  - always: ingestion's new-revision hook (pre-execution filters, then
-//    SKIPPED or an AUTO run on the queue);
-//  - embedded mode (PGlite) with FLOWFIX_WORKER_CONCURRENCY > 0: the worker,
-//    in this process, since the PGlite folder has one owning process.
-// In server mode the workers are separate `npm run worker` processes.
+// in embedded mode (PGlite) with FLOWFIX_WORKER_CONCURRENCY > 0, the worker,
+// in this process, since the PGlite folder has one owning process. In server
+// mode the workers are separate `npm run worker` processes. (Ingestion
+// triages new revisions itself, in whichever process receives them.)
 
 const slot = globalThis as unknown as { __flowfixEmbeddedWorker?: Promise<RunWorker | undefined> };
 
@@ -23,7 +20,6 @@ function logLine(entry: Record<string, unknown>): void {
 
 export function startServerServices(): Promise<RunWorker | undefined> {
   slot.__flowfixEmbeddedWorker ??= (async () => {
-    setNewRevisionHook(triageNewRevision);
     const env = getEnv();
     const handle = getDbHandle();
     if (handle.target.kind !== 'pglite' || env.FLOWFIX_WORKER_CONCURRENCY <= 0) return undefined;

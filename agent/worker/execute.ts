@@ -1,9 +1,10 @@
 import { getEnv } from '../../lib/env';
-import { ModelSettingsSchema, readFlowfixFileAtRevision, resolveEffectiveSettings } from '../../lib/repositories/settings';
+import type { ModelSettings } from '../../lib/repositories/settings';
 import { heartbeat } from '../../lib/runs/lease';
 import { LeaseLostError } from '../../lib/runs/events';
 import type { FinishRunResult } from '../../lib/runs/schemas';
-import { checkRunStale, finishRun, getRunWorkContext, localRepoPath, releaseRun, type RunWorkContext } from '../../lib/runs/service';
+import { planRevisionRepair } from '../../lib/runs/plan';
+import { checkRunStale, finishRun, getRunWorkContext, releaseRun, type RunWorkContext } from '../../lib/runs/service';
 import { llmClientOptionsFromSettings } from '../llm/client';
 import { createLlmPolicy } from '../llm/policy';
 import { runRepair, type RepairResult, type RunRepairInput } from '../pipeline';
@@ -39,7 +40,7 @@ export interface ExecuteRunOptions {
 
 class ConfigError extends Error {}
 
-function policyFor({ run, modelSettings }: { run: RunWorkContext; modelSettings: ReturnType<typeof ModelSettingsSchema.parse> }): Policy | Policy[] {
+function policyFor({ run, modelSettings }: { run: RunWorkContext; modelSettings: ModelSettings }): Policy | Policy[] {
   if (run.trigger === 'REVALIDATE') return createRevalidatePolicy({ diff: run.inputDiff ?? '' });
   const offline = () => createOfflinePolicy({ maxCandidates: modelSettings.offline.maxCandidates });
   const llm = () => {
@@ -52,7 +53,12 @@ function policyFor({ run, modelSettings }: { run: RunWorkContext; modelSettings:
   return offline();
 }
 
-/** The pipeline's input for a run, from its Run, Change, revision and Repository rows. */
+/**
+ * The pipeline's input for a run: its revision's plan (the settings and
+ * targets triage filtered on) and the run's own trigger and policy. The plan's
+ * filter decision is not applied here: a run that exists was wanted (triage
+ * queued it, or a reviewer started it by hand).
+ */
 export async function buildRepairInput({
   run,
   sink,
@@ -64,24 +70,16 @@ export async function buildRepairInput({
   signal: AbortSignal;
   workDir?: string;
 }): Promise<RunRepairInput> {
-  const repo = run.change.repository;
-  const repoPath = localRepoPath(repo.gitUrl);
-  const flowfixFileText = repoPath ? await readFlowfixFileAtRevision({ repoPath, rev: run.revision.baseRev }) : null;
-  const effective = resolveEffectiveSettings({ adminSettings: repo.settings, adminFilterPolicy: repo.filterPolicy, flowfixFileText });
-  const modelSettings = ModelSettingsSchema.parse(repo.modelSettings ?? {});
-  const failing = run.revision.failures.map((f) => f.testId);
-  const flaky = new Set(repo.flakyTests.map((t) => t.testId));
-  const nonFlaky = failing.filter((t) => !flaky.has(t));
-  const targetTests = effective.filterPolicy.pre.knownFlaky && nonFlaky.length > 0 ? nonFlaky : failing;
+  const plan = await planRevisionRepair({ revisionId: run.revisionId });
   return {
-    ...(repoPath ? { repoPath } : { gitUrl: repo.gitUrl }),
-    baseRev: run.revision.baseRev,
-    headRev: run.revision.headRev,
-    targetTests,
-    settings: effective.settings,
-    filterPolicy: effective.filterPolicy,
-    modelSettings,
-    policy: policyFor({ run, modelSettings }),
+    ...plan.source,
+    baseRev: plan.baseRev,
+    headRev: plan.headRev,
+    targetTests: plan.targets,
+    settings: plan.settings,
+    filterPolicy: plan.filterPolicy,
+    modelSettings: plan.modelSettings,
+    policy: policyFor({ run, modelSettings: plan.modelSettings }),
     sink,
     signal,
     change: { title: run.change.title, description: run.change.description, author: run.change.author },

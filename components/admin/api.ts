@@ -1,7 +1,4 @@
-import { ApiError, requestJson } from '../api-client';
-
-// The admin panels call the API through the shared client (components/api-client.ts).
-export const apiFetch = requestJson;
+import { ApiError } from '@/components/api-client';
 
 /** One line per issue, for an alert under a form. */
 export function describeError(err: unknown): string {

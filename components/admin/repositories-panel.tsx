@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { describeError } from './api';
-import { formatDate } from './format';
+import { formatDateTime } from '@/common/format';
 import { RepositoryForm } from './repository-form';
 import type { AdminRepository } from './types';
 import { useAdminRepositories, useUpdateRepository } from './use-admin-repositories';
@@ -41,7 +41,7 @@ function RepositoryRow({ repo, onEdit }: { repo: AdminRepository; onEdit: () => 
       <td className="small">{repo.changeCount}</td>
       <td data-testid="repo-status">
         {archived ? (
-          <span className="badge badge-stale" title={formatDate(repo.archivedAt)}>
+          <span className="badge badge-stale" title={formatDateTime(repo.archivedAt)}>
             archived
           </span>
         ) : (

@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { describeError } from './api';
-import { formatAgo, formatDate } from './format';
+import { formatAgo, formatDateTime } from '@/common/format';
 import type { AdminToken } from './types';
 import { useAdminRepositories } from './use-admin-repositories';
 import { useAdminTokens, useIssueToken, useRevokeToken } from './use-admin-tokens';
@@ -151,13 +151,13 @@ function TokenRow({ token }: { token: AdminToken }) {
       </td>
       <td className="small">
         {token.createdBy ? token.createdBy.name : <span className="muted">system</span>}
-        <div className="muted">{formatDate(token.createdAt)}</div>
+        <div className="muted">{formatDateTime(token.createdAt)}</div>
       </td>
       <td className="small">{formatAgo(token.lastUsedAt)}</td>
       <td data-testid="token-status">
         {revoked ? (
-          <span className="badge badge-rejected" title={formatDate(token.revokedAt)}>
-            revoked {formatDate(token.revokedAt)}
+          <span className="badge badge-rejected" title={formatDateTime(token.revokedAt)}>
+            revoked {formatDateTime(token.revokedAt)}
           </span>
         ) : expired ? (
           <span className="badge badge-stale">expired</span>

@@ -1,6 +1,7 @@
 import type { AdminUserView } from '@/lib/users/service';
 import type { CiTokenView } from '@/lib/tokens/service';
 import type { RepositoryView } from '@/lib/repositories/service';
+import type { RoleName } from '@/common/roles';
 
 // The admin API's JSON: the server's view types with dates as ISO strings.
 // (Type-only imports: nothing from lib/ reaches the browser bundle.)
@@ -16,8 +17,7 @@ export type AdminUser = Serialized<AdminUserView>;
 export type AdminToken = Serialized<CiTokenView>;
 export type AdminRepository = Serialized<RepositoryView>;
 
-export const ROLES = ['REVIEWER', 'GRADER', 'MANAGER', 'ADMIN'] as const satisfies readonly AdminUserView['roles'][number][];
-export type RoleName = (typeof ROLES)[number];
+export { ROLES, type RoleName } from '@/common/roles';
 
 export const ROLE_HELP: Record<RoleName, string> = {
   REVIEWER: 'reviews fixes: preview, accept, edit, reject',

@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiFetch } from './api';
+import { requestJson } from '@/components/api-client';
 import type { AdminRepository } from './types';
 
 export const adminRepositoriesKey = ['admin', 'repositories'] as const;
@@ -19,7 +19,7 @@ export interface RepositoryInput {
 export function useAdminRepositories() {
   return useQuery({
     queryKey: adminRepositoriesKey,
-    queryFn: () => apiFetch<{ repositories: AdminRepository[] }>('/api/admin/repositories').then((r) => r.repositories),
+    queryFn: () => requestJson<{ repositories: AdminRepository[] }>('/api/admin/repositories').then((r) => r.repositories),
   });
 }
 
@@ -27,7 +27,7 @@ export function useRegisterRepository() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: RepositoryInput) =>
-      apiFetch<{ repository: AdminRepository }>('/api/admin/repositories', { method: 'POST', body: input }).then((r) => r.repository),
+      requestJson<{ repository: AdminRepository }>('/api/admin/repositories', { method: 'POST', body: input }).then((r) => r.repository),
     onSuccess: () => client.invalidateQueries({ queryKey: adminRepositoriesKey }),
   });
 }
@@ -36,7 +36,7 @@ export function useUpdateRepository() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, ...patch }: Partial<RepositoryInput> & { id: string; archived?: boolean }) =>
-      apiFetch<{ repository: AdminRepository }>(`/api/admin/repositories/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }).then(
+      requestJson<{ repository: AdminRepository }>(`/api/admin/repositories/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }).then(
         (r) => r.repository,
       ),
     // token scopes list repository names, so refresh tokens too

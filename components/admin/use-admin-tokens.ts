@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiFetch } from './api';
+import { requestJson } from '@/components/api-client';
 import type { AdminToken } from './types';
 
 export const adminTokensKey = ['admin', 'tokens'] as const;
@@ -9,7 +9,7 @@ export const adminTokensKey = ['admin', 'tokens'] as const;
 export function useAdminTokens() {
   return useQuery({
     queryKey: adminTokensKey,
-    queryFn: () => apiFetch<{ tokens: AdminToken[] }>('/api/admin/tokens').then((r) => r.tokens),
+    queryFn: () => requestJson<{ tokens: AdminToken[] }>('/api/admin/tokens').then((r) => r.tokens),
   });
 }
 
@@ -17,7 +17,7 @@ export function useIssueToken() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { name: string; allRepositories: boolean; repositoryIds: string[] }) =>
-      apiFetch<{ token: string; record: AdminToken }>('/api/admin/tokens', { method: 'POST', body: input }),
+      requestJson<{ token: string; record: AdminToken }>('/api/admin/tokens', { method: 'POST', body: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: adminTokensKey }),
   });
 }
@@ -26,7 +26,7 @@ export function useRevokeToken() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) =>
-      apiFetch<{ token: AdminToken }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
+      requestJson<{ token: AdminToken }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
     onSuccess: () => client.invalidateQueries({ queryKey: adminTokensKey }),
   });
 }

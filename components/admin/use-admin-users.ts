@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { apiFetch } from './api';
+import { requestJson } from '@/components/api-client';
 import type { AdminUser, RoleName } from './types';
 
 export const adminUsersKey = ['admin', 'users'] as const;
@@ -9,7 +9,7 @@ export const adminUsersKey = ['admin', 'users'] as const;
 export function useAdminUsers() {
   return useQuery({
     queryKey: adminUsersKey,
-    queryFn: () => apiFetch<{ users: AdminUser[] }>('/api/admin/users').then((r) => r.users),
+    queryFn: () => requestJson<{ users: AdminUser[] }>('/api/admin/users').then((r) => r.users),
   });
 }
 
@@ -17,7 +17,7 @@ export function useCreateUser() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { email: string; name: string; password: string; roles: RoleName[] }) =>
-      apiFetch<{ user: AdminUser }>('/api/admin/users', { method: 'POST', body: input }).then((r) => r.user),
+      requestJson<{ user: AdminUser }>('/api/admin/users', { method: 'POST', body: input }).then((r) => r.user),
     onSuccess: () => client.invalidateQueries({ queryKey: adminUsersKey }),
   });
 }
@@ -26,7 +26,7 @@ export function useUpdateUser() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, ...patch }: { id: string; name?: string; roles?: RoleName[]; disabled?: boolean; password?: string }) =>
-      apiFetch<{ user: AdminUser }>(`/api/admin/users/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }).then((r) => r.user),
+      requestJson<{ user: AdminUser }>(`/api/admin/users/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch }).then((r) => r.user),
     onSuccess: () => client.invalidateQueries({ queryKey: adminUsersKey }),
   });
 }

@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from 'react';
 import { describeError } from './api';
-import { formatAgo } from './format';
+import { formatAgo } from '@/common/format';
 import { ROLES, ROLE_HELP, type AdminUser, type RoleName } from './types';
 import { useAdminUsers, useCreateUser, useUpdateUser } from './use-admin-users';
 

@@ -1,7 +1,7 @@
 import type { ChangeDetail } from './use-change-detail';
 import { STATUS_LABELS } from '@/components/triage/status-labels';
 import type { ChangeStatusName } from '@/common/change-query';
-import { shortSha } from './format';
+import { shortSha } from '@/common/format';
 
 export function ChangeHeader({ detail, actions }: { detail: ChangeDetail; actions?: React.ReactNode }) {
   const { change, revision } = detail;

@@ -12,7 +12,7 @@ import { RunAgentButton } from './run-agent-button';
 import { RunHistory } from './run-history';
 import { useChangeDetail, type ChangeDetail } from './use-change-detail';
 import { useEditAcceptFix, useRecordPreview } from './use-fix-decisions';
-import { formatDateTime } from './format';
+import { formatDateTime } from '@/common/format';
 
 // The change page. The URL carries which fix and which file are open
 // (/changes/<id>?fix=<fixId>&file=<path>) so a link opens exactly that view.

@@ -1,6 +1,6 @@
 import type { ChangeDetail } from './use-change-detail';
 import { ValueDiff } from './value-diff';
-import { formatDuration } from './format';
+import { formatDuration } from '@/common/format';
 
 // The failing tests of the latest reported revision. Every string here came
 // from CI (names, messages, excerpts) and is rendered as text.

@@ -7,7 +7,7 @@ import { FixEvidence } from './fix-evidence';
 import { FixStatus } from './fix-status';
 import { FixDecisions } from './fix-decisions';
 import { PatchActions } from './patch-actions';
-import { formatDateTime } from './format';
+import { formatDateTime } from '@/common/format';
 
 // Root cause first (FlowAgent: reviewers read it before the diff), then how
 // the fix was validated, then the decision.

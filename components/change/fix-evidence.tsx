@@ -1,5 +1,5 @@
 import type { FixView } from '@/lib/fixes/queries';
-import { formatCost, formatDuration, formatTokens } from './format';
+import { formatCost, formatCostExact, formatDuration, formatTokens } from '@/common/format';
 
 const GATE_LABEL: Record<string, { name: string; expect: string }> = {
   red: { name: 'RED', expect: 'target tests fail without the fix' },
@@ -54,7 +54,7 @@ export function FixEvidence({ fix }: { fix: FixView }) {
         </div>
         <div>
           <dt>Cost</dt>
-          <dd>{formatCost(fix.run.costUsd)}</dd>
+          <dd title={formatCostExact(fix.run.costUsd)}>{formatCost(fix.run.costUsd)}</dd>
         </div>
         <div>
           <dt>Run time</dt>

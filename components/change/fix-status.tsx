@@ -1,6 +1,6 @@
 import type { FixView } from '@/lib/fixes/queries';
 import { REJECT_REASONS } from './use-fix-decisions';
-import { formatDateTime, shortSha } from './format';
+import { formatDateTime, shortSha } from '@/common/format';
 
 const LABEL: Record<FixView['status'], string> = {
   READY: 'Ready for review',

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { ChangeDetail } from './use-change-detail';
-import { formatCost, formatDateTime, formatDuration, formatTokens } from './format';
+import { formatCost, formatCostExact, formatDateTime, formatDuration, formatTokens } from '@/common/format';
 
 const RUN_BADGE: Record<string, string> = {
   QUEUED: 'badge-queued',
@@ -54,7 +54,7 @@ export function RunHistory({ runs }: { runs: ChangeDetail['runs'] }) {
                   </td>
                   <td>{formatDuration(r.durationMs)}</td>
                   <td className="muted">
-                    {r.toolCalls} · {formatTokens(r.tokens)} · {formatCost(r.costUsd)}
+                    {r.toolCalls} · {formatTokens(r.tokens)} · <span title={formatCostExact(r.costUsd)}>{formatCost(r.costUsd)}</span>
                   </td>
                 </tr>
               ))}

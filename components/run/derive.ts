@@ -1,3 +1,4 @@
+import { isTerminalRunStatus } from '@/common/run-status';
 import type { PublicRunEvent, RunStreamEnd } from '@/lib/runs/public-event';
 import { RUN_PHASES, isRunPhase, progressFromPhaseEvents, type RunPhase, type RunProgress } from '@/lib/runs/estimate';
 
@@ -16,10 +17,9 @@ export interface PhaseView {
   startedAt: number | null;
 }
 
-const TERMINAL = new Set(['FIXED', 'NO_FIX', 'FAILED', 'CANCELLED', 'GONE']);
-
+/** A run that ended, or whose row is gone (GONE: deleted while the page was open). */
 export function isFinishedStatus(status: string): boolean {
-  return TERMINAL.has(status);
+  return status === 'GONE' || isTerminalRunStatus(status);
 }
 
 export function phaseEvents(events: readonly PublicRunEvent[]): PublicRunEvent[] {

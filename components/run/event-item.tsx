@@ -2,7 +2,8 @@
 
 import { memo, useState, type ReactNode } from 'react';
 import type { PublicRunEvent } from '@/lib/runs/public-event';
-import { formatCost, formatDuration, formatTokens, PHASE_TEXT, prettyJson } from './format';
+import { formatCost, formatCostExact, formatDuration, formatTokens } from '@/common/format';
+import { PHASE_TEXT, prettyJson } from './format';
 
 // One step of the trajectory. Every type the pipeline writes has its own
 // rendering; unknown types fall back to their JSON. Text from the repository
@@ -282,7 +283,7 @@ function UsageEvent({ p }: { p: Payload }) {
       <span>
         {formatTokens(prompt)} prompt + {formatTokens(completion)} completion tokens
       </span>
-      {typeof p.costUsd === 'number' && <span>{formatCost(p.costUsd)}</span>}
+      {typeof p.costUsd === 'number' && <span title={formatCostExact(p.costUsd)}>{formatCost(p.costUsd)}</span>}
       {typeof p.durationMs === 'number' && <span className="muted">{formatDuration(p.durationMs)}</span>}
     </div>
   );

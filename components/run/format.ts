@@ -1,25 +1,4 @@
-// Small formatters for the run page.
-
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '';
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1_000);
-  return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
-}
-
-export function formatTokens(n: number): string {
-  if (n < 10_000) return n.toLocaleString('en-US');
-  if (n < 1_000_000) return `${(n / 1_000).toFixed(n < 100_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(2)}M`;
-}
-
-export function formatCost(usd: number): string {
-  if (usd === 0) return '$0';
-  if (usd < 0.01) return `$${usd.toFixed(4)}`;
-  return `$${usd.toFixed(2)}`;
-}
+// The run page's own labels (numbers, times and costs: common/format.ts).
 
 export const STATUS_TEXT: Record<string, string> = {
   QUEUED: 'Queued',

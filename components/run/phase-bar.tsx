@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'react';
 import { estimateRemaining, formatRemainingRange, type PhaseMedians, type RunProgress } from '@/lib/runs/estimate';
 import type { PhaseView } from './derive';
-import { formatDuration, PHASE_TEXT } from './format';
+import { formatDuration } from '@/common/format';
+import { PHASE_TEXT } from './format';
 
 const STATE_TEXT: Record<PhaseView['state'], string> = {
   done: 'done',

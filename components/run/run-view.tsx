@@ -7,7 +7,8 @@ import type { PublicRunEvent, RunStreamEnd } from '@/lib/runs/public-event';
 import { EventItem } from './event-item';
 import { Eta, PhaseBar, useNow } from './phase-bar';
 import { eventMatches, fixIdOf, isFinishedStatus, liveCounters, liveStatus, phaseViews, runProgress } from './derive';
-import { formatCost, formatTokens, STATUS_TEXT } from './format';
+import { formatCost, formatCostExact, formatTokens } from '@/common/format';
+import { STATUS_TEXT } from './format';
 import { runQueryKey, useCancelRun, useRun, type RunSummary } from './use-run';
 import { useRunEvents, type ConnectionState } from './use-run-events';
 
@@ -259,7 +260,7 @@ export function RunView({
               value={formatTokens(counters.tokens)}
               title={`${counters.promptTokens.toLocaleString('en-US')} prompt + ${counters.completionTokens.toLocaleString('en-US')} completion`}
             />
-            <Counter testId="run-counter-cost" label="cost" value={formatCost(counters.costUsd)} />
+            <Counter testId="run-counter-cost" label="cost" value={formatCost(counters.costUsd)} title={formatCostExact(counters.costUsd)} />
           </div>
         </div>
       </section>

@@ -4,8 +4,7 @@ import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useMemo } from 'react';
 import { RUN_STATUSES } from '@/common/run-list';
-import { formatDuration } from '@/components/change/format';
-import { formatAge, formatExactTime } from '@/components/triage/format-age';
+import { formatAge, formatDuration, formatExactTime } from '@/common/format';
 import { runFiltersToParams, useRuns, type RunFilters } from './use-runs';
 
 // Every run, filterable by status, repository and policy; the filters live in

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import type { ChangeListItem } from './use-changes';
-import { formatAge, formatExactTime } from './format-age';
+import { formatAge, formatExactTime } from '@/common/format';
 import { STATUS_LABELS } from './status-labels';
 import { ActiveRunBadge } from '@/components/run/active-run-badge';
 

@@ -1,7 +1,7 @@
 import { getDb, type Db } from '../db';
 import type { Prisma } from '../generated/prisma/client';
 import { getActiveRunsForChanges, type ActiveRunInfo } from '../runs/queries';
-import { decodeCursor, encodeCursor } from './cursor';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -110,7 +110,7 @@ function buildWhere({
 }
 
 function afterCursor(encoded: string): Prisma.ChangeWhereInput[] {
-  const { lastFailureAt, id } = decodeCursor(encoded);
+  const { at: lastFailureAt, id } = decodeCursor(encoded);
   // (lastFailureAt, id) < (t, id): the redundant `<= t` bound is what lets the
   // planner start the index scan at the cursor instead of filtering from the top
   return [{ lastFailureAt: { lte: lastFailureAt } }, { OR: [{ lastFailureAt: { lt: lastFailureAt } }, { id: { lt: id } }] }];
@@ -203,7 +203,7 @@ export async function listChanges({
   const last = pageRows.at(-1);
   return {
     items: await withActiveRuns({ items: pageRows.map((row) => toItem({ row, now })), db, now }),
-    nextCursor: rows.length > take && last ? encodeCursor({ lastFailureAt: last.lastFailureAt, id: last.id }) : null,
+    nextCursor: rows.length > take && last ? encodeCursor({ at: last.lastFailureAt, id: last.id }) : null,
     total:
       counted === null ? null : { count: Math.min(counted, TOTAL_COUNT_CAP), capped: counted > TOTAL_COUNT_CAP },
   };

@@ -3,13 +3,15 @@ import type { FilterPolicy } from '../repositories/settings';
 // FlowAgent's pre-execution filters: skip failures a repair run cannot help
 // with, or that nobody wants repaired, before spending anything on them. Each
 // skip carries a named reason (stored as the change's statusReason and
-// counted in the funnel).
+// counted in the funnel). Whether the failure was caused by the change is
+// known only after running the tests at the base revision: the worker's base
+// gate decides that (agent/pipeline.ts, exit reason not_caused_by_change,
+// switched by the same policy's pre.notCausedByChange).
 
 export type PreFilterReason =
   | 'bot_author'
   | 'too_many_files_changed'
   | 'too_many_failing_tests'
-  | 'not_caused_by_change'
   | 'known_flaky'
   | 'unsupported_language'
   | 'stale_revision';
@@ -30,8 +32,6 @@ export interface PreFilterInput {
   failingTests: string[];
   /** ids the repository marks as known flaky */
   knownFlaky?: string[];
-  /** true when the same tests also fail on the base revision (known only after a base run) */
-  failsOnBase?: boolean;
 }
 
 export interface PreFilterCheck {
@@ -105,15 +105,28 @@ export function runPreFilters(input: PreFilterInput): PreFilterDecision {
           ? 'every failing test is marked as known flaky'
           : `${input.failingTests.length - nonFlaky.length} known-flaky test(s) left out of the targets`,
     },
-    {
-      filter: 'not_caused_by_change',
-      enabled: pre.notCausedByChange,
-      triggered: input.failsOnBase === true,
-      detail: input.failsOnBase === true ? 'the tests fail on the base revision too' : 'not known to fail on the base revision',
-    },
   ];
 
   const hit = checks.find((c) => c.enabled && c.triggered);
   if (hit) return { skip: true, reason: hit.filter, detail: hit.detail, checks };
-  return { skip: false, targets: pre.knownFlaky ? nonFlaky : input.failingTests, checks };
+  return { skip: false, targets: repairTargets({ failingTests: input.failingTests, knownFlaky: flaky, dropKnownFlaky: pre.knownFlaky }), checks };
+}
+
+/**
+ * The failing tests a run repairs. Known-flaky ones are dropped when the
+ * policy says so, unless nothing would be left: a run started by hand on an
+ * all-flaky failure (which triage skips) still has something to reproduce.
+ */
+export function repairTargets({
+  failingTests,
+  knownFlaky,
+  dropKnownFlaky,
+}: {
+  failingTests: readonly string[];
+  knownFlaky: Iterable<string>;
+  dropKnownFlaky: boolean;
+}): string[] {
+  const flaky = new Set(knownFlaky);
+  const nonFlaky = failingTests.filter((t) => !flaky.has(t));
+  return dropKnownFlaky && nonFlaky.length > 0 ? nonFlaky : [...failingTests];
 }

@@ -1,7 +1,8 @@
+import { hasRoleIn, REVIEW_ROLES } from '../../common/roles';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { Origin, ChangeStatus, DecisionKind, FixStatus, Role } from '../generated/prisma/enums';
+import { ChangeStatus, DecisionKind, FixStatus, Origin } from '../generated/prisma/enums';
 import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
 
@@ -21,13 +22,11 @@ export interface Decider {
   email: string;
 }
 
-const DECIDER_ROLES: readonly Role[] = [Role.REVIEWER, Role.ADMIN];
-
 /** The user, if they may decide on fixes (reviewer or admin, not disabled); else 403. */
 export async function requireDecider(userId: string): Promise<Decider> {
   const user = await getDb().user.findUnique({ where: { id: userId }, select: { id: true, name: true, email: true, roles: true, disabledAt: true } });
   if (!user || user.disabledAt) throw new AppError('unauthenticated', 'Sign in to continue');
-  if (!user.roles.some((r) => DECIDER_ROLES.includes(r))) {
+  if (!hasRoleIn(user.roles, REVIEW_ROLES)) {
     throw new AppError('forbidden', 'Only reviewers and admins decide on fixes');
   }
   return { id: user.id, name: user.name, email: user.email };

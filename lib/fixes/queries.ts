@@ -3,6 +3,7 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import type { FixStatus, Prisma } from '../generated/prisma/client';
 import { sanitizeHtml } from '../html/sanitize';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import { applyFilePatch, fragmentsFromPatch, languageForPath, parsePatch, patchPath, PatchMismatchError } from '../diff/apply';
 import { readFileAtRevision, unifiedDiffFromTexts } from '../diff/git-text';
 
@@ -256,21 +257,6 @@ export const ReviewQueueQuerySchema = z.object({
   history: z.enum(['include', 'exclude']).default('exclude'),
 });
 
-const CursorSchema = z.object({ t: z.string().datetime(), id: z.string().min(1).max(64) });
-
-function encodeCursor(row: { createdAt: Date; id: string }): string {
-  return Buffer.from(JSON.stringify({ t: row.createdAt.toISOString(), id: row.id })).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { t: Date; id: string } {
-  try {
-    const parsed = CursorSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-    return { t: new Date(parsed.t), id: parsed.id };
-  } catch (err) {
-    throw new AppError('validation', 'Invalid cursor', { cause: err });
-  }
-}
-
 /** Plain text of sanitised HTML, entities decoded, whitespace collapsed. */
 export function htmlToText(html: string): string {
   return sanitizeHtml(html)
@@ -299,7 +285,7 @@ export async function listReviewQueue({
     where: {
       status: 'READY',
       ...(history === 'exclude' ? { change: { origin: { not: 'DEMO_HISTORY' } } } : {}),
-      ...(after ? { OR: [{ createdAt: { lt: after.t } }, { createdAt: after.t, id: { lt: after.id } }] } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}),
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit + 1,
@@ -318,6 +304,7 @@ export async function listReviewQueue({
     },
   });
   const page = rows.slice(0, limit);
+  const last = page.at(-1);
   return {
     items: page.map((row) => {
       const evidence = readFixEvidence(row.evidence);
@@ -340,7 +327,7 @@ export async function listReviewQueue({
         isHistory: row.change.origin === 'DEMO_HISTORY',
       };
     }),
-    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
   };
 }
 

@@ -3,6 +3,7 @@ import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { writeAudit } from '../audit';
 import { assertTokenCoversRepository, type TokenPrincipal } from '../auth/tokens';
 import { AppError, isUniqueViolation } from '../errors';
+import { triageNewRevision } from '../runs/service';
 import { inferAuthorKind } from './author';
 import type { IngestUpload } from './body';
 import { collectFailures, type CollectedFailures, type FailureDraft } from './failures';
@@ -92,32 +93,20 @@ export async function ingestFailureReport({
       { maxWait: 15_000, timeout: 30_000 },
     ),
   );
-  // After the commit, never inside it: the run queue and the pre-execution
-  // filters read what this transaction stored (and may be another process).
-  if (stored.created && !stored.superseded) await runNewRevisionHook({ changeId: stored.changeId, revisionId: stored.revisionId });
+  // After the commit, never inside it: the pre-execution filters and the run
+  // queue read what this transaction stored (and the worker is another process).
+  if (stored.created && !stored.superseded) await triageStoredRevision({ changeId: stored.changeId, revisionId: stored.revisionId });
   return { ...stored, droppedFailures: collected.droppedFailures };
 }
 
 /**
- * What happens when a new current revision has been stored: the server
- * installs lib/runs/service.ts triageNewRevision (pre-execution filters, then
- * SKIPPED or an AUTO run) from instrumentation.ts. Installed per process, not
- * imported, so ingestion alone (its tests, scripts) stores and stops there.
- * On globalThis: Next loads instrumentation and route handlers as separate
- * module instances.
+ * A new current revision was stored: triage it (pre-execution filters, then
+ * SKIPPED or an AUTO run on the queue). Called here, by every process that
+ * ingests, so no process can store a failure that is never triaged.
  */
-export type NewRevisionHook = (input: { changeId: string; revisionId: string }) => Promise<unknown>;
-const hookSlot = globalThis as unknown as { __flowfixNewRevisionHook?: NewRevisionHook };
-
-export function setNewRevisionHook(hook: NewRevisionHook | undefined): void {
-  hookSlot.__flowfixNewRevisionHook = hook;
-}
-
-async function runNewRevisionHook(input: { changeId: string; revisionId: string }): Promise<void> {
-  const hook = hookSlot.__flowfixNewRevisionHook;
-  if (!hook) return;
+async function triageStoredRevision(input: { changeId: string; revisionId: string }): Promise<void> {
   try {
-    await hook(input);
+    await triageNewRevision(input);
   } catch (err) {
     // the failure is stored; a run can still be started by hand
     console.error(`flowfix: could not triage revision ${input.revisionId} of change ${input.changeId}`, err);

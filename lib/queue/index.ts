@@ -124,9 +124,10 @@ export function getRunQueue({ handle = getDbHandle() }: { handle?: DbHandle } = 
   return queue;
 }
 
-/** Stops the process-wide queue (shutdown, tests). */
-export async function stopRunQueue(): Promise<void> {
+/** Stops the process-wide queue (shutdown, tests); with `handle`, only a queue on that database. */
+export async function stopRunQueue({ handle }: { handle?: DbHandle } = {}): Promise<void> {
   const slot = globalForQueue.__flowfixQueue;
+  if (handle && slot?.handle !== handle) return;
   globalForQueue.__flowfixQueue = undefined;
   if (slot) await (await slot.queue).stop();
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { getDb } from '../db';
-import { writeAudit } from '../audit';
+import { actorFrom, writeAudit } from '../audit';
 import { AppError, isUniqueViolation } from '../errors';
 import type { Prisma } from '../generated/prisma/client';
 import { FilterPolicySchema, ModelSettingsSchema, RepositorySettingsSchema } from './settings';
@@ -182,8 +182,7 @@ export async function registerRepository({
       });
       await writeAudit(
         {
-          actorId,
-          actorKind: actorId ? 'user' : 'system',
+          ...actorFrom(actorId),
           action: 'repository.register',
           targetType: 'repository',
           targetId: repo.id,
@@ -257,8 +256,7 @@ export async function updateRepository({
       if (changed.length > 0) {
         await writeAudit(
           {
-            actorId,
-            actorKind: actorId ? 'user' : 'system',
+            ...actorFrom(actorId),
             action: 'repository.update',
             targetType: 'repository',
             targetId: id,
@@ -276,7 +274,7 @@ export async function updateRepository({
       }
       if (archiveAction) {
         await writeAudit(
-          { actorId, actorKind: actorId ? 'user' : 'system', action: archiveAction, targetType: 'repository', targetId: id, data: { name: updated.name } },
+          { ...actorFrom(actorId), action: archiveAction, targetType: 'repository', targetId: id, data: { name: updated.name } },
           tx,
         );
       }

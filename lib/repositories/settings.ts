@@ -2,6 +2,7 @@ import 'server-only';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { z } from 'zod';
+import type { Env } from '../env';
 
 const execFileAsync = promisify(execFile);
 
@@ -128,6 +129,24 @@ export const ModelSettingsSchema = z.object({
   suspects: z.number().int().min(1).max(20).default(3),
 });
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
+
+/**
+ * The model endpoint a repository's runs talk to: its own model settings,
+ * else the server's (FLOWFIX_MODEL_BASE_URL / FLOWFIX_MODEL); undefined when
+ * no model is configured. Which policies are allowed and how the LLM client
+ * is built both follow from this one answer.
+ */
+export function resolveModelEndpoint({
+  settings,
+  env,
+}: {
+  settings: Pick<ModelSettings, 'baseUrl' | 'model'>;
+  env: Pick<Env, 'FLOWFIX_MODEL_BASE_URL' | 'FLOWFIX_MODEL'>;
+}): { baseURL: string; model: string } | undefined {
+  const baseURL = settings.baseUrl ?? env.FLOWFIX_MODEL_BASE_URL;
+  const model = settings.model ?? env.FLOWFIX_MODEL;
+  return baseURL && model ? { baseURL, model } : undefined;
+}
 
 // ───── .flowfix.json ─────
 

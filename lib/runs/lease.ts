@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import { ChangeStatus, RunStatus } from '../generated/prisma/enums';
+import { isTerminalRunStatus } from '../../common/run-status';
 import { getDb } from '../db';
 import { insertRunEventsTx, notifySaved } from './events';
 import type { RunEventInput } from './schemas';
@@ -39,11 +40,6 @@ export async function lockRunTx({ tx, runId }: { tx: Tx; runId: string }): Promi
            ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < now()) AS "leaseExpired"
     FROM "Run" WHERE id = ${runId} FOR UPDATE`;
   return rows[0] ?? null;
-}
-
-const TERMINAL: ReadonlySet<string> = new Set([RunStatus.FIXED, RunStatus.NO_FIX, RunStatus.FAILED, RunStatus.CANCELLED]);
-export function isTerminal(status: string): boolean {
-  return TERMINAL.has(status);
 }
 
 /** Is this run's revision the change's current one? Only then may its outcome set the change's status. */
@@ -169,7 +165,7 @@ export async function claimRun({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: 
   const result = await getDb().$transaction(async (tx): Promise<ClaimResult> => {
     const run = await lockRunTx({ tx, runId });
     if (!run) return { claimed: false, runId, reason: 'not_found' };
-    if (isTerminal(run.status)) return { claimed: false, runId, reason: 'finished' };
+    if (isTerminalRunStatus(run.status)) return { claimed: false, runId, reason: 'finished' };
     if (run.status === RunStatus.RUNNING && !run.leaseExpired) return { claimed: false, runId, reason: 'held' };
     if (run.cancelRequestedAt) {
       const seq = await closeCancelledTx({ tx, run, detail: 'cancelled before a worker started it' });

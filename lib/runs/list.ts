@@ -1,5 +1,5 @@
 import { getDb, type Db } from '../db';
-import { decodeCursor, encodeCursor } from '../changes/cursor';
+import { decodeCursor, encodeCursor } from '../http/cursor';
 import type { Prisma } from '../generated/prisma/client';
 import type { RunListPage, RunListQuery } from '../../common/run-list';
 
@@ -15,7 +15,7 @@ export async function listRuns({ query, db = getDb() }: { query: RunListQuery; d
     ...(query.repository ? { change: { repository: { name: query.repository } } } : {}),
     ...(query.policy ? { policy: query.policy } : {}),
     ...(after
-      ? { OR: [{ createdAt: { lt: after.lastFailureAt } }, { createdAt: after.lastFailureAt, id: { lt: after.id } }] }
+      ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] }
       : {}),
   };
   const [rows, repositories, policies] = await Promise.all([
@@ -62,7 +62,7 @@ export async function listRuns({ query, db = getDb() }: { query: RunListQuery; d
       repository: r.change.repository.name,
       fix: r.fix,
     })),
-    nextCursor: rows.length > query.limit && last ? encodeCursor({ lastFailureAt: last.createdAt, id: last.id }) : null,
+    nextCursor: rows.length > query.limit && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
     repositories: repositories.map((r) => r.name),
     policies: policies.map((p) => p.policy),
   };

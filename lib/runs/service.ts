@@ -1,21 +1,17 @@
 import type { Prisma } from '../generated/prisma/client';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { isTerminalRunStatus } from '../../common/run-status';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { getEnv } from '../env';
 import { AppError, isUniqueViolation } from '../errors';
-import { runPreFilters } from '../filters/pre';
 import { sanitizeHtml } from '../html/sanitize';
 import { SUPERSEDED } from '../fixes/decisions';
 import { getRunQueue } from '../queue';
-import {
-  ModelSettingsSchema,
-  readFlowfixFileAtRevision,
-  resolveEffectiveSettings,
-  type ModelSettings,
-} from '../repositories/settings';
+import { ModelSettingsSchema, resolveModelEndpoint, type ModelSettings } from '../repositories/settings';
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
-import { closeCancelledTx, closeRunTx, isTerminal, lockRunTx, setChangeStatusForRunTx } from './lease';
+import { closeCancelledTx, closeRunTx, lockRunTx, setChangeStatusForRunTx } from './lease';
+import { planRevisionRepair } from './plan';
 import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput, type RunPolicy } from './schemas';
 
 // The run lifecycle's data functions (DESIGN.md "Runs never live inside an
@@ -28,19 +24,13 @@ export { claimRun, heartbeat, releaseRun, reapRuns } from './lease';
 
 // ───── policies an admin allows ─────
 
-/** Is a hosted model configured for this repository (its settings, else the server's)? */
-export function modelConfigured(settings: Pick<ModelSettings, 'baseUrl' | 'model'>): boolean {
-  const env = getEnv();
-  return Boolean((settings.baseUrl ?? env.FLOWFIX_MODEL_BASE_URL) && (settings.model ?? env.FLOWFIX_MODEL));
-}
-
 /**
  * Policies a run of this repository may use: never costlier than the admin's
  * choice (offline < tiered < llm), and nothing that needs a model when none
  * is configured.
  */
 export function allowedPolicies(settings: ModelSettings): RunPolicy[] {
-  if (!modelConfigured(settings)) return ['offline'];
+  if (!resolveModelEndpoint({ settings, env: getEnv() })) return ['offline'];
   if (settings.policy === 'llm') return ['offline', 'tiered', 'llm'];
   if (settings.policy === 'tiered') return ['offline', 'tiered'];
   return ['offline'];
@@ -160,7 +150,7 @@ export async function cancelRun({ runId, userId }: { runId: string; userId?: str
   const result = await getDb().$transaction(async (tx): Promise<CancelRunResult> => {
     const run = await lockRunTx({ tx, runId });
     if (!run) throw new AppError('not_found', 'Run not found');
-    if (isTerminal(run.status)) return { runId, status: run.status, alreadyFinished: true };
+    if (isTerminalRunStatus(run.status)) return { runId, status: run.status, alreadyFinished: true };
     const now = new Date();
     await tx.run.update({
       where: { id: runId },
@@ -274,14 +264,11 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
 
 // ───── what a worker needs ─────
 
-/** Everything a worker reads to build a repair input for a run. */
+/** The run row a worker builds its repair input from (with planRevisionRepair for settings and targets). */
 export async function getRunWorkContext({ runId }: { runId: string }) {
   const run = await getDb().run.findUnique({
     where: { id: runId },
-    include: {
-      change: { include: { repository: { include: { flakyTests: { select: { testId: true } } } } } },
-      revision: { include: { failures: { select: { testId: true, testName: true, file: true }, orderBy: { testId: 'asc' } } } },
-    },
+    include: { change: { select: { title: true, description: true, author: true } } },
   });
   if (!run) throw new AppError('not_found', `Run ${runId} not found`);
   return run;
@@ -303,12 +290,6 @@ export async function checkRunStale({ runId }: { runId: string }): Promise<{ sta
 
 // ───── after ingestion ─────
 
-/** A local path the server can clone from (not a URL). */
-export function localRepoPath(gitUrl: string): string | undefined {
-  if (gitUrl.startsWith('file://')) return gitUrl.slice('file://'.length);
-  return gitUrl.startsWith('/') ? gitUrl : undefined;
-}
-
 /**
  * After a new revision of a change is stored (and committed): ends the runs
  * of older revisions that were still waiting, then runs the pre-execution
@@ -322,38 +303,12 @@ export async function triageNewRevision({ changeId, revisionId }: { changeId: st
 > {
   const db = getDb();
   await cancelWaitingStaleRuns({ changeId, currentRevisionId: revisionId });
-  const change = await db.change.findUniqueOrThrow({
-    where: { id: changeId },
-    include: { repository: { include: { flakyTests: { select: { testId: true } } } } },
-  });
-  const revision = await db.changeRevision.findUniqueOrThrow({
-    where: { id: revisionId },
-    include: { failures: { select: { testId: true } } },
-  });
-  const repo = change.repository;
-  const localPath = localRepoPath(repo.gitUrl);
-  const flowfixFileText = localPath ? await readFlowfixFileAtRevision({ repoPath: localPath, rev: revision.baseRev }) : null;
-  const effective = resolveEffectiveSettings({ adminSettings: repo.settings, adminFilterPolicy: repo.filterPolicy, flowfixFileText });
-  const decision = runPreFilters({
-    policy: effective.filterPolicy,
-    change: {
-      author: change.author,
-      authorEmail: change.authorEmail,
-      authorKind: change.authorKind,
-      filesChanged: change.filesChanged,
-      language: effective.settings.language ?? repo.language,
-      headRev: revision.headRev,
-      latestHeadRev: change.headRev,
-    },
-    failingTests: revision.failures.map((f) => f.testId),
-    knownFlaky: repo.flakyTests.map((t) => t.testId),
-  });
+  const { decision, modelSettings, headRev } = await planRevisionRepair({ revisionId });
   if (decision.skip) {
     // only the current revision speaks for the change
-    await db.change.updateMany({ where: { id: changeId, headRev: revision.headRev }, data: { status: ChangeStatus.SKIPPED, statusReason: decision.reason } });
+    await db.change.updateMany({ where: { id: changeId, headRev }, data: { status: ChangeStatus.SKIPPED, statusReason: decision.reason } });
     return { skipped: true, reason: decision.reason };
   }
-  const modelSettings = ModelSettingsSchema.parse(repo.modelSettings ?? {});
   const policy = defaultPolicy(modelSettings);
   const requested = await requestRun({
     changeId,

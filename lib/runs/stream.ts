@@ -1,3 +1,4 @@
+import { isTerminalRunStatus } from '../../common/run-status';
 import { getDbHandle, type Db, type DbHandle } from '../db';
 import { getEnv, SECRET_ENV_NAMES } from '../env';
 import { AppError } from '../errors';
@@ -11,12 +12,6 @@ export type { PublicRunEvent, RunStreamEnd } from './public-event';
 // when to look again, so a reload, a late viewer and a second viewer get
 // exactly the same sequence, and a reconnect with Last-Event-ID continues with
 // no gap and no duplicate.
-
-export const TERMINAL_RUN_STATUSES: readonly string[] = ['FIXED', 'NO_FIX', 'FAILED', 'CANCELLED'];
-
-export function isTerminalRunStatus(status: string): boolean {
-  return TERMINAL_RUN_STATUSES.includes(status);
-}
 
 /** The values of this process's secrets, redacted wherever they appear in an event. */
 export function processSecretValues(): string[] {

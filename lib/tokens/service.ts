@@ -1,5 +1,5 @@
 import { getDb } from '../db';
-import { writeAudit } from '../audit';
+import { actorFrom, writeAudit } from '../audit';
 import { AppError } from '../errors';
 import { generateToken } from '../auth/tokens';
 import type { Prisma } from '../generated/prisma/client';
@@ -94,8 +94,7 @@ export async function issueCiToken({
     });
     await writeAudit(
       {
-        actorId,
-        actorKind: actorId ? 'user' : 'system',
+        ...actorFrom(actorId),
         action: 'token.issue',
         targetType: 'ci_token',
         targetId: created.id,
@@ -118,8 +117,7 @@ export async function revokeCiToken({ actorId, id }: { actorId: string | null; i
     if (count === 1) {
       await writeAudit(
         {
-          actorId,
-          actorKind: actorId ? 'user' : 'system',
+          ...actorFrom(actorId),
           action: 'token.revoke',
           targetType: 'ci_token',
           targetId: id,

@@ -1,5 +1,5 @@
 import { getDb } from '../db';
-import { writeAudit } from '../audit';
+import { actorFrom, writeAudit } from '../audit';
 import { AppError, isUniqueViolation } from '../errors';
 import { hashPassword } from '../auth/password';
 import type { Prisma } from '../generated/prisma/client';
@@ -68,8 +68,7 @@ export async function createUser({ actorId, input }: { actorId: string | null; i
       });
       await writeAudit(
         {
-          actorId,
-          actorKind: actorId ? 'user' : 'system',
+          ...actorFrom(actorId),
           action: 'user.create',
           targetType: 'user',
           targetId: user.id,

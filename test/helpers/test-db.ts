@@ -4,6 +4,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../../lib/generated/prisma/client';
 import { createPGlite, openDb, setDbHandle, type DbHandle } from '../../lib/db';
 import { applyMigrations } from '../../scripts/db/migrate';
+import { stopRunQueue } from '../../lib/queue';
 import { createScratchDatabase, type ScratchDatabase } from '../../lib/scratch-database';
 
 // A fresh, migrated database per call, installed as the process handle so
@@ -102,6 +103,8 @@ async function createPgliteTestDb(): Promise<TestDb> {
     drop: async () => {
       if (dropped) return;
       dropped = true;
+      // ingestion queues runs: a queue left on this database would outlive it
+      await stopRunQueue({ handle: testDb });
       uninstall(testDb);
       await handle.close();
     },
@@ -125,6 +128,8 @@ async function createPostgresTestDb(): Promise<TestDb> {
     drop: async () => {
       if (dropped) return;
       dropped = true;
+      // ingestion queues runs: a queue left on this database would outlive it (and block its DROP)
+      await stopRunQueue({ handle: testDb });
       uninstall(testDb);
       await handle.close();
       await database.drop();

@@ -1,6 +1,7 @@
 import { Suspense } from 'react';
 import { requirePageUser } from '@/lib/auth/page';
 import { hasAnyRole } from '@/lib/auth/session';
+import { REVIEW_ROLES } from '@/common/roles';
 import { ReviewQueue } from '@/components/review/review-queue';
 import '@/components/change/change.css';
 
@@ -15,7 +16,7 @@ export default async function ReviewPage() {
       <h1 className="page-title">Review queue</h1>
       <p className="page-subtitle">Fixes waiting for a decision, newest first. Read the root cause, open the diff, decide.</p>
       <Suspense fallback={<div className="card muted">Loading…</div>}>
-        <ReviewQueue canDecide={hasAnyRole(user, ['REVIEWER', 'ADMIN'])} />
+        <ReviewQueue canDecide={hasAnyRole(user, REVIEW_ROLES)} />
       </Suspense>
     </main>
   );

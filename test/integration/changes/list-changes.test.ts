@@ -4,7 +4,7 @@ import { NextRequest } from 'next/server';
 import { encode } from 'next-auth/jwt';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { listChanges, listRepositoryOptions, type ChangeListItem } from '../../../lib/changes/list-changes';
-import { encodeCursor } from '../../../lib/changes/cursor';
+import { encodeCursor } from '../../../lib/http/cursor';
 import { TOTAL_COUNT_CAP, type ChangeListFilters } from '../../../common/change-query';
 import { AppError } from '../../../lib/errors';
 import { getAuthSecret } from '../../../lib/auth/secret';
@@ -138,7 +138,7 @@ describe('listChanges', () => {
     // a cursor on the last row of all yields an empty last page
     const lastId = expectedIds(() => true).at(-1)!;
     const lastSeed = SEEDS.find((s) => s.id === lastId)!;
-    const end = await list({}, { cursor: encodeCursor({ lastFailureAt: lastSeed.lastFailureAt as Date, id: lastId }) });
+    const end = await list({}, { cursor: encodeCursor({ at: lastSeed.lastFailureAt as Date, id: lastId }) });
     assert.deepEqual(end.items, []);
     assert.equal(end.nextCursor, null);
   });

@@ -6,8 +6,7 @@ import path from 'node:path';
 import { NextRequest } from 'next/server';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { generateToken } from '@/lib/auth/tokens';
-import { setNewRevisionHook } from '@/lib/ingest/ingest-failure';
-import { cancelRun, requestRun, triageNewRevision } from '@/lib/runs/service';
+import { cancelRun, requestRun } from '@/lib/runs/service';
 import { stopRunQueue } from '@/lib/queue';
 import { startWorker, type RunWorker } from '@/agent/worker/worker';
 import { POST as postFailures } from '@/app/api/v1/failures/route';
@@ -29,7 +28,6 @@ before(async () => {
   worker = await startWorker({ concurrency: 2, leaseMs: 10_000, heartbeatMs: 200, pollMs: 100 });
 });
 after(async () => {
-  setNewRevisionHook(undefined);
   await worker?.stop({ graceMs: 0 });
   await stopRunQueue();
   await db?.drop();
@@ -85,7 +83,6 @@ describe(`cancellation (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
   });
 
   test('ingestion: a new revision triggers an AUTO run; a newer one cancels it and queues its own; a bot’s change is skipped', async () => {
-    setNewRevisionHook(triageNewRevision);
     const pgidFile = path.join(scratch, 'pgid-2');
     const w = await seedWorld({ db: db.db, name: 'ingest-shop', settings: hangingTest(pgidFile) });
     worlds.push(w);

@@ -3,16 +3,14 @@ import assert from 'node:assert/strict';
 import { NextRequest } from 'next/server';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { generateToken } from '@/lib/auth/tokens';
-import { setNewRevisionHook } from '@/lib/ingest/ingest-failure';
 import { stopRunQueue } from '@/lib/queue';
 import { startServerServices } from '@/agent/worker/embedded';
 import type { RunWorker } from '@/agent/worker/worker';
 import { POST as postFailures } from '@/app/api/v1/failures/route';
 import { checkedEvents, seedWorld, TARGET, TERMINAL, waitFor, type RunWorld } from './helpers';
 
-// What instrumentation.ts register() starts in the web server: the
-// new-revision hook always, and in embedded mode (PGlite) the worker in the
-// same process. A failure reported through the real ingestion route is
+// What instrumentation.ts register() starts in the web server: in embedded
+// mode (PGlite) the worker in the same process. A failure reported through the real ingestion route is
 // triaged, queued and — embedded — repaired without any other process.
 
 const KIND = process.env.FLOWFIX_TEST_DB === 'postgres' ? 'postgres' : 'pglite';
@@ -26,7 +24,6 @@ before(async () => {
 });
 after(async () => {
   await worker?.stop({ graceMs: 0 });
-  setNewRevisionHook(undefined);
   await stopRunQueue();
   await db?.drop();
   worlds.forEach((w) => w.repo.cleanup());

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { runPostFilters, type PostFilterReason } from '@/agent/filters/post';
-import { runPreFilters, type PreFilterInput } from '@/agent/filters/pre';
+import { repairTargets, runPreFilters, type PreFilterInput } from '@/lib/filters/pre';
 import { editedSpans, parseUnifiedDiff } from '@/agent/diff';
 import { FilterPolicySchema, RepositorySettingsSchema } from '@/lib/repositories/settings';
 import { gitDiff } from '../../helpers/git-diff';
@@ -25,7 +25,10 @@ describe('pre-execution filters', () => {
     const d = pre();
     assert.equal(d.skip, false);
     assert.deepEqual(d.skip === false && d.targets, ['a::x', 'a::y']);
-    assert.equal(d.checks.length, 7);
+    assert.deepEqual(
+      d.checks.map((c) => c.filter),
+      ['stale_revision', 'bot_author', 'unsupported_language', 'too_many_files_changed', 'too_many_failing_tests', 'known_flaky'],
+    );
   });
 
   const cases: Array<[string, Parameters<typeof pre>, string]> = [
@@ -33,7 +36,6 @@ describe('pre-execution filters', () => {
     ['bot author by kind', [{ authorKind: 'BOT' }], 'bot_author'],
     ['too many files changed', [{ filesChanged: 51 }], 'too_many_files_changed'],
     ['too many failing tests', [{}, { failingTests: Array.from({ length: 21 }, (_, i) => `t::${i}`) }], 'too_many_failing_tests'],
-    ['not caused by the change', [{}, { failsOnBase: true }], 'not_caused_by_change'],
     ['every failing test known flaky', [{}, { knownFlaky: ['a::x', 'a::y'] }], 'known_flaky'],
     ['unsupported language', [{ language: 'go' }], 'unsupported_language'],
     ['a newer revision exists', [{ latestHeadRev: 'h2' }], 'stale_revision'],
@@ -49,7 +51,6 @@ describe('pre-execution filters', () => {
         bot_author: 'botAuthor',
         too_many_files_changed: 'tooManyFilesChanged',
         too_many_failing_tests: 'tooManyFailingTests',
-        not_caused_by_change: 'notCausedByChange',
         known_flaky: 'knownFlaky',
         unsupported_language: 'unsupportedLanguage',
         stale_revision: 'staleRevision',
@@ -69,6 +70,24 @@ describe('pre-execution filters', () => {
     const d = pre({}, { knownFlaky: ['a::x'] });
     assert.equal(d.skip, false);
     assert.deepEqual(d.skip === false && d.targets, ['a::y']);
+  });
+
+  test('repair targets: known-flaky tests dropped only when the policy says so and others remain', () => {
+    const failingTests = ['a::x', 'a::y'];
+    assert.deepEqual(repairTargets({ failingTests, knownFlaky: ['a::x'], dropKnownFlaky: true }), ['a::y']);
+    assert.deepEqual(repairTargets({ failingTests, knownFlaky: ['a::x'], dropKnownFlaky: false }), ['a::x', 'a::y']);
+    // a run started by hand on an all-flaky failure still reproduces something
+    assert.deepEqual(repairTargets({ failingTests, knownFlaky: ['a::x', 'a::y'], dropKnownFlaky: true }), ['a::x', 'a::y']);
+  });
+
+  test('the targets of a revision that passes the filters are its repair targets', () => {
+    const d = runPreFilters({
+      policy: FilterPolicySchema.parse({ pre: { knownFlaky: false } }),
+      change: { author: 'ada', filesChanged: 3, language: 'typescript', headRev: 'h1', latestHeadRev: 'h1' },
+      failingTests: ['a::x', 'a::y'],
+      knownFlaky: ['a::x'],
+    });
+    assert.deepEqual(d.skip === false && d.targets, repairTargets({ failingTests: ['a::x', 'a::y'], knownFlaky: ['a::x'], dropKnownFlaky: false }));
   });
 });
 

@@ -10,6 +10,7 @@ import {
   RepositorySettingsSchema,
   parseFlowfixFile,
   readFlowfixFileAtRevision,
+  resolveModelEndpoint,
   resolveEffectiveSettings,
 } from '@/lib/repositories/settings';
 
@@ -97,5 +98,28 @@ describe('.flowfix.json', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the model endpoint', () => {
+  const settings = ModelSettingsSchema.parse({});
+  test('the repository’s own, else the server’s; none unless both a URL and a model are known', () => {
+    assert.equal(resolveModelEndpoint({ settings, env: {} }), undefined);
+    assert.equal(resolveModelEndpoint({ settings, env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1' } }), undefined);
+    assert.deepEqual(resolveModelEndpoint({ settings, env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1', FLOWFIX_MODEL: 'small' } }), {
+      baseURL: 'http://x/v1',
+      model: 'small',
+    });
+    assert.deepEqual(
+      resolveModelEndpoint({
+        settings: ModelSettingsSchema.parse({ baseUrl: 'http://repo/v1', model: 'big' }),
+        env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1', FLOWFIX_MODEL: 'small' },
+      }),
+      { baseURL: 'http://repo/v1', model: 'big' },
+    );
+    assert.deepEqual(resolveModelEndpoint({ settings: ModelSettingsSchema.parse({ model: 'big' }), env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1' } }), {
+      baseURL: 'http://x/v1',
+      model: 'big',
+    });
   });
 });

@@ -2,6 +2,7 @@ import { Suspense } from 'react';
 import { notFound } from 'next/navigation';
 import { requirePageUser } from '@/lib/auth/page';
 import { hasAnyRole } from '@/lib/auth/session';
+import { REVIEW_ROLES } from '@/common/roles';
 import { getChangeDetail } from '@/lib/changes/detail';
 import { AppError } from '@/lib/errors';
 import { ChangeView } from '@/components/change/change-view';
@@ -32,7 +33,7 @@ export default async function ChangePage({ params }: { params: Promise<{ id: str
   return (
     <main className="page">
       <Suspense fallback={<div className="card muted">Loading…</div>}>
-        <ChangeView changeId={id} initialData={detail} canDecide={hasAnyRole(user, ['REVIEWER', 'ADMIN'])} />
+        <ChangeView changeId={id} initialData={detail} canDecide={hasAnyRole(user, REVIEW_ROLES)} />
       </Suspense>
     </main>
   );

@@ -1,6 +1,7 @@
 import { notFound } from 'next/navigation';
 import { requirePageUser } from '@/lib/auth/page';
 import { hasAnyRole } from '@/lib/auth/session';
+import { REVIEW_ROLES } from '@/common/roles';
 import { getRunById } from '@/lib/runs/queries';
 import { readRunEventsAfter } from '@/lib/runs/stream';
 import { RunView } from '@/components/run/run-view';
@@ -29,7 +30,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       <RunView
         initialRun={run}
         initialEvents={events}
-        canCancel={hasAnyRole(user, ['REVIEWER', 'ADMIN'])}
+        canCancel={hasAnyRole(user, REVIEW_ROLES)}
         serverNow={Date.now()}
       />
     </main>

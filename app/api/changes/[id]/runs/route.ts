@@ -1,3 +1,4 @@
+import { REVIEW_ROLES } from '@/common/roles';
 import { AppError } from '@/lib/errors';
 import { withRoute } from '@/lib/http/route';
 import { StartRunBodySchema } from '@/lib/runs/schemas';
@@ -5,8 +6,7 @@ import { startManualRun } from '@/lib/runs/service';
 
 export const dynamic = 'force-dynamic';
 
-type Reviewers = { auth: 'session'; roles: ['REVIEWER', 'ADMIN'] };
-const REVIEWERS: Reviewers = { auth: 'session', roles: ['REVIEWER', 'ADMIN'] };
+const REVIEWERS = { auth: 'session', roles: REVIEW_ROLES } as const;
 
 /** An empty body means "the repository's policy". */
 async function readBody(req: Request): Promise<unknown> {
@@ -20,7 +20,7 @@ async function readBody(req: Request): Promise<unknown> {
 }
 
 // POST /api/changes/:id/runs — "Run agent": queue a repair run of the current revision (or join the active one)
-export const POST = withRoute<Reviewers, { id: string }>(REVIEWERS, async ({ req, params, user }) => {
+export const POST = withRoute<typeof REVIEWERS, { id: string }>(REVIEWERS, async ({ req, params, user }) => {
   const body = StartRunBodySchema.parse(await readBody(req));
   const started = await startManualRun({ changeId: params.id, userId: user.id, ...(body.policy ? { policy: body.policy } : {}) });
   return Response.json({ runId: started.runId, joined: started.joined, policy: started.policy }, { status: started.joined ? 200 : 202 });

@@ -1,3 +1,4 @@
+import { REVIEW_ROLES } from '@/common/roles';
 import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
 import { editAccept } from '@/lib/fixes/edit-accept';
@@ -5,11 +6,13 @@ import { EditAcceptBodySchema } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
+const REVIEWERS = { auth: 'session', roles: REVIEW_ROLES, allowPersonalToken: true } as const;
+
 // POST /api/fixes/:id/edit-accept — re-validate an edited fix (compile gate,
 // RED/GREEN, regression) as a REVALIDATE run; a passing run applies it. Answers
 // 202 with the run to follow on /runs/<runId>.
-export const POST = withRoute<{ auth: 'session'; roles: ['REVIEWER', 'ADMIN']; allowPersonalToken: true }, { id: string }>(
-  { auth: 'session', roles: ['REVIEWER', 'ADMIN'], allowPersonalToken: true },
+export const POST = withRoute<typeof REVIEWERS, { id: string }>(
+  REVIEWERS,
   async ({ req, params, user, via }) => {
     const body = await readJson(req, EditAcceptBodySchema);
     const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');

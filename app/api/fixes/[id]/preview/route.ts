@@ -1,11 +1,10 @@
+import { hasRoleIn, REVIEW_ROLES } from '@/common/roles';
 import { readJson, withRoute } from '@/lib/http/route';
 import { recordPreview } from '@/lib/fixes/decisions';
 import { getFixForReview } from '@/lib/fixes/patch';
 import { PreviewBodySchema } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
-
-const DECIDERS = ['REVIEWER', 'ADMIN'] as const;
 
 // POST /api/fixes/:id/preview — a person opened the fix's diff: recorded as a
 // PREVIEW (for reviewers and admins, whose previews are the funnel's), and the
@@ -15,7 +14,7 @@ export const POST = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToke
   async ({ req, params, user, via }) => {
     const body = await readJson(req, PreviewBodySchema);
     const fix = await getFixForReview({ fixId: params.id });
-    const decides = user.roles.some((r) => (DECIDERS as readonly string[]).includes(r));
+    const decides = hasRoleIn(user.roles, REVIEW_ROLES);
     const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
     const recorded = decides ? await recordPreview({ fixId: params.id, userId: user.id, surface }) : null;
     return { fix, preview: recorded ? { decisionId: recorded.decisionId, surface } : null };

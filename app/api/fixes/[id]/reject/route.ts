@@ -1,12 +1,15 @@
+import { REVIEW_ROLES } from '@/common/roles';
 import { readJson, withRoute } from '@/lib/http/route';
 import { rejectFix } from '@/lib/fixes/decisions';
 import { RejectFixBodySchema } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
+const REVIEWERS = { auth: 'session', roles: REVIEW_ROLES, allowPersonalToken: true } as const;
+
 // POST /api/fixes/:id/reject — reject with a reason (text required for OTHER)
-export const POST = withRoute<{ auth: 'session'; roles: ['REVIEWER', 'ADMIN']; allowPersonalToken: true }, { id: string }>(
-  { auth: 'session', roles: ['REVIEWER', 'ADMIN'], allowPersonalToken: true },
+export const POST = withRoute<typeof REVIEWERS, { id: string }>(
+  REVIEWERS,
   async ({ req, params, user, via }) => {
     const body = await readJson(req, RejectFixBodySchema);
     const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');

@@ -1,13 +1,13 @@
+import { REVIEW_ROLES } from '@/common/roles';
 import { withRoute } from '@/lib/http/route';
 import { cancelRun } from '@/lib/runs/service';
 
 export const dynamic = 'force-dynamic';
 
-type Reviewers = { auth: 'session'; roles: ['REVIEWER', 'ADMIN'] };
-const REVIEWERS: Reviewers = { auth: 'session', roles: ['REVIEWER', 'ADMIN'] };
+const REVIEWERS = { auth: 'session', roles: REVIEW_ROLES } as const;
 
 // POST /api/runs/:id/cancel — ask a run to stop (a queued run ends at once; a running one within about a second)
-export const POST = withRoute<Reviewers, { id: string }>(REVIEWERS, async ({ params, user }) => {
+export const POST = withRoute<typeof REVIEWERS, { id: string }>(REVIEWERS, async ({ params, user }) => {
   const result = await cancelRun({ runId: params.id, userId: user.id });
   return { runId: result.runId, status: result.status, alreadyFinished: result.alreadyFinished };
 });

@@ -1,12 +1,12 @@
 import { AppError } from '../errors';
 
-// Keyset cursor for the triage list, whose order is (lastFailureAt desc, id
-// desc). The cursor is the sort key of the last row a page returned, encoded
-// as base64url so callers treat it as opaque; a version prefix lets the
-// encoding change later without misreading old links.
+// The keyset cursor of every paged list (the triage list, the review queue):
+// the sort key (a time, then the id as tie-breaker) of the last row a page
+// returned, encoded as base64url so callers treat it as opaque; a version
+// prefix lets the encoding change later without misreading old links.
 
-export interface ChangeCursor {
-  lastFailureAt: Date;
+export interface KeysetPosition {
+  at: Date;
   id: string;
 }
 
@@ -18,9 +18,9 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 // a cursor is far shorter than this; refuse to decode anything larger
 const MAX_ENCODED_LENGTH = 200;
 
-export function encodeCursor({ lastFailureAt, id }: ChangeCursor): string {
-  const ms = lastFailureAt.getTime();
-  if (!Number.isFinite(ms) || ms < 0) throw new Error(`encodeCursor: invalid lastFailureAt ${String(lastFailureAt)}`);
+export function encodeCursor({ at, id }: KeysetPosition): string {
+  const ms = at.getTime();
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`encodeCursor: invalid time ${String(at)}`);
   if (!ID_PATTERN.test(id)) throw new Error(`encodeCursor: invalid id ${JSON.stringify(id)}`);
   return Buffer.from(`${VERSION}.${ms}.${id}`, 'utf8').toString('base64url');
 }
@@ -32,14 +32,14 @@ function invalidCursor(): AppError {
 }
 
 /** Decodes a cursor from a request; anything malformed is a 422. */
-export function decodeCursor(encoded: string): ChangeCursor {
+export function decodeCursor(encoded: string): KeysetPosition {
   if (encoded.length === 0 || encoded.length > MAX_ENCODED_LENGTH || !BASE64URL.test(encoded)) throw invalidCursor();
   const text = Buffer.from(encoded, 'base64url').toString('utf8');
   const m = PAYLOAD_PATTERN.exec(text);
   if (!m) throw invalidCursor();
-  const lastFailureAt = new Date(Number(m[1]));
-  if (Number.isNaN(lastFailureAt.getTime())) throw invalidCursor();
-  const cursor = { lastFailureAt, id: m[2]! };
+  const at = new Date(Number(m[1]));
+  if (Number.isNaN(at.getTime())) throw invalidCursor();
+  const cursor = { at, id: m[2]! };
   // one cursor per position: reject look-alikes (leading zeros, stray bits)
   if (encodeCursor(cursor) !== encoded) throw invalidCursor();
   return cursor;

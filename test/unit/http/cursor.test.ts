@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeCursor, encodeCursor } from '../../../lib/changes/cursor';
+import { decodeCursor, encodeCursor } from '../../../lib/http/cursor';
 import { AppError } from '../../../lib/errors';
 
 function assertInvalid(encoded: string): void {
@@ -11,21 +11,21 @@ function assertInvalid(encoded: string): void {
   );
 }
 
-describe('triage cursor codec', () => {
+describe('keyset cursor codec', () => {
   test('round-trips the sort key exactly (millisecond precision)', () => {
-    const cursor = { lastFailureAt: new Date('2026-03-04T05:06:07.089Z'), id: 'clx9abc_DEF-123' };
+    const cursor = { at: new Date('2026-03-04T05:06:07.089Z'), id: 'clx9abc_DEF-123' };
     const encoded = encodeCursor(cursor);
     assert.match(encoded, /^[A-Za-z0-9_-]+$/, 'base64url, safe in a query string');
     assert.deepEqual(decodeCursor(encoded), cursor);
   });
 
   test('is opaque: the id and time are not readable as plain text', () => {
-    const encoded = encodeCursor({ lastFailureAt: new Date(0), id: 'changeid' });
+    const encoded = encodeCursor({ at: new Date(0), id: 'changeid' });
     assert.ok(!encoded.includes('changeid'));
   });
 
   test('rejects garbage, tampering and oversize input with a 422', () => {
-    const good = encodeCursor({ lastFailureAt: new Date('2026-01-01T00:00:00Z'), id: 'abc' });
+    const good = encodeCursor({ at: new Date('2026-01-01T00:00:00Z'), id: 'abc' });
     assertInvalid('');
     assertInvalid('not a cursor!');
     assertInvalid('%%%');
@@ -40,7 +40,7 @@ describe('triage cursor codec', () => {
   });
 
   test('refuses to encode what it could not decode', () => {
-    assert.throws(() => encodeCursor({ lastFailureAt: new Date(Number.NaN), id: 'abc' }));
-    assert.throws(() => encodeCursor({ lastFailureAt: new Date(0), id: 'has space' }));
+    assert.throws(() => encodeCursor({ at: new Date(Number.NaN), id: 'abc' }));
+    assert.throws(() => encodeCursor({ at: new Date(0), id: 'has space' }));
   });
 });

@@ -1,0 +1,21 @@
+import type { Role } from '../lib/generated/prisma/enums';
+
+// Who may do what, as the server checks it and the browser shows it. Plain
+// data (the type import above is erased), so client components may use it.
+
+export const ROLES = ['REVIEWER', 'GRADER', 'MANAGER', 'ADMIN'] as const satisfies readonly Role[];
+export type RoleName = (typeof ROLES)[number];
+
+// every database role is listed above: a new enum value fails to compile here
+const everyRoleListed: readonly RoleName[] = [] as Role[];
+void everyRoleListed;
+
+/** Decide on fixes (preview, accept, edit, reject) and start or cancel runs. */
+export const REVIEW_ROLES = ['REVIEWER', 'ADMIN'] as const satisfies readonly RoleName[];
+
+/** Repositories, users, tokens and settings. */
+export const ADMIN_ROLES = ['ADMIN'] as const satisfies readonly RoleName[];
+
+export function hasRoleIn(roles: readonly string[], allowed: readonly RoleName[]): boolean {
+  return roles.some((r) => (allowed as readonly string[]).includes(r));
+}
