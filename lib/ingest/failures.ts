@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TestResult } from '../../agent/types';
+import type { TestResult } from '../../common/test-results';
 import { junitTestId, parseJunitXml } from '../junit/parse';
 import { INGEST_LIMITS, type TestInput } from './schema';
 import { capChars, cleanText } from './text';

@@ -1,6 +1,6 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { AppError } from '../errors';
-import type { TestResult, TestStatus } from '../../agent/types';
+import type { TestResult, TestStatus } from '../../common/test-results';
 
 // One JUnit XML reader for the agent (reports written by the repository's own
 // test command) and for the ingestion API (reports uploaded by CI). Both sides

@@ -2,7 +2,7 @@ import type { Prisma } from '../generated/prisma/client';
 import { ChangeStatus, RunStatus } from '../generated/prisma/enums';
 import { getDb } from '../db';
 import { insertRunEventsTx, notifySaved } from './events';
-import type { RunEventInput } from './schemas';
+import type { RunEventInput } from '../../common/run-events';
 
 // Who works on a run. A worker claims a QUEUED run (or one whose lease
 // expired) in one transaction holding the Run row lock, and keeps the lease

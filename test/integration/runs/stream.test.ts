@@ -10,7 +10,7 @@ import { claimRun } from '../../../lib/runs/lease';
 import { finishRun } from '../../../lib/runs/service';
 import { createRunEventStream } from '../../../lib/runs/stream';
 import { closeRunEventsListener, runEventSubscriberCount } from '../../../lib/runs/notify';
-import type { RunEventInput } from '../../../lib/runs/schemas';
+import type { RunEventInput } from '../../../common/run-events';
 
 // The live trajectory over SSE, through the real route handler and the real
 // run lifecycle (claim → append → finish): resume after a dropped connection
