@@ -1,6 +1,6 @@
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/queries';
+import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/views';
 // A pure function over text (no I/O, no state): the same reading of assertion
 // messages the agent uses, so the page and the agent never disagree.
 import { parseExpectedActual } from '../../common/test-results';
