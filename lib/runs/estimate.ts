@@ -1,3 +1,4 @@
+import { PHASES } from '../../common/run-events';
 import type { Db } from '../db';
 
 // "It's working on it, about 3 minutes left": FlowAgent's users asked for a
@@ -6,10 +7,11 @@ import type { Db } from '../db';
 // (Run.phaseTimings), minus what the current phase has already spent, plus
 // the medians of the phases still ahead. With no history, fixed defaults.
 //
-// Everything here except loadPhaseMedians is pure and imports nothing at run
-// time, so the run page's client components count down with the same math.
+// Everything here except loadPhaseMedians is pure and imports only the
+// browser-safe run-event contract (the phases) at run time, so the run page's
+// client components count down with the same math.
 
-export const RUN_PHASES = ['setup', 'red', 'localise', 'patch', 'verify', 'summary'] as const;
+export const RUN_PHASES = PHASES;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 export function isRunPhase(value: unknown): value is RunPhase {
