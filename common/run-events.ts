@@ -194,7 +194,7 @@ export type RunEventPayload<K extends RunEventType> = z.input<Payloads[K]> & Rec
 export type RunEventInput = { [K in RunEventType]: { type: K; phase?: Phase; payload: RunEventPayload<K> } }[RunEventType];
 export type RunEventInputOf<K extends RunEventType> = Extract<RunEventInput, { type: K }>;
 
-/** The typed constructor every writer goes through. */
+/** Builds an event of type K; its payload is checked against the contract at compile time (and at append). */
 export function runEvent<K extends RunEventType>(type: K, payload: RunEventPayload<K>, phase?: Phase): RunEventInputOf<K> {
   return (phase ? { type, phase, payload } : { type, payload }) as RunEventInputOf<K>;
 }
