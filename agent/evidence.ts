@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Evidence, ExpectedActual, StackFrame, TestResult, TestRun } from './types';
-import { clip, parseExpectedActual } from '../lib/junit/expected-actual';
+import { clip, parseExpectedActual } from '../common/test-results';
 
 // Turns failing test results and logs into evidence the scaffold and the
 // policies can act on: which tests fail, with what message, the expected and

@@ -16,6 +16,8 @@ import type {
   TestRun,
 } from './types';
 import { BinaryFileError, WorkspacePathError, type Workspace } from './workspace';
+import { gateEvent } from '../common/run-events';
+import { countTests } from '../common/test-results';
 
 // EviACT's compile gate and test-driven gate. Every edit a policy makes goes
 // through applyEdit: it must be well formed, apply cleanly, parse, and build;
@@ -147,7 +149,7 @@ export function createGates(input: GatesInput): Gates {
   let targets = input.targets;
 
   const emitVerdict = async (verdict: GateVerdict) => {
-    await sink.emit({ type: 'gate', payload: { ...verdict } });
+    await sink.emit(gateEvent(verdict));
     return verdict;
   };
 
@@ -316,6 +318,7 @@ export function createGates(input: GatesInput): Gates {
       durationMs: run.command.durationMs,
       detail: run.reportError ?? `${run.results.length - failing} passed, ${failing} failing of ${run.results.length} target tests`,
       tests: verdictTests(run),
+      counts: countTests(run.results),
     };
     await emitVerdict(verdict);
     return { verdict, run };
@@ -333,6 +336,7 @@ export function createGates(input: GatesInput): Gates {
       durationMs: run.command.durationMs,
       detail: run.reportError ?? `${run.results.length - failing.length} of ${run.results.length} tests pass`,
       tests: verdictTests({ ...run, results: failing }),
+      counts: countTests(run.results),
     };
     await emitVerdict(verdict);
     return { verdict, run };

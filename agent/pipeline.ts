@@ -21,6 +21,7 @@ import type {
   Usage,
 } from './types';
 import { Workspace } from './workspace';
+import { evidenceEvent, gateEvent, logEvent, phaseFinished, phaseStarted, runEvent } from '../common/run-events';
 
 // EviACT's Setup → Localise → Patch → Verify with FlowAgent's summary and
 // post-execution filters. The pipeline owns every verdict that decides the
@@ -213,7 +214,7 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
     phaseOpen = false;
     const ms = Math.round(performance.now() - phaseStart);
     phaseTimings[currentPhase] = (phaseTimings[currentPhase] ?? 0) + ms;
-    await sink.emit({ type: 'phase', phase: currentPhase, payload: { phase: currentPhase, status: 'finished', durationMs: ms } });
+    await sink.emit(phaseFinished(currentPhase, ms));
   };
   const enterPhase = async (phase: Phase) => {
     await endPhase();
@@ -221,9 +222,9 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
     currentPhase = phase;
     phaseStart = performance.now();
     phaseOpen = true;
-    await sink.emit({ type: 'phase', phase, payload: { phase, status: 'started' } });
+    await sink.emit(phaseStarted(phase));
   };
-  const log = (text: string, extra: Record<string, unknown> = {}) => sink.emit({ type: 'log', phase: currentPhase, payload: { text, ...extra } });
+  const log = (text: string, extra: Record<string, unknown> = {}) => sink.emit(logEvent(text, extra, currentPhase));
 
   const evidence: RepairEvidence = { targets: [], notCausedByChange: false, verdicts: [] };
   let suspects: Suspect[] = [];
@@ -270,9 +271,8 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
       ...(dropped ? { dropped } : {}),
       changeDiff,
     };
-    await sink.emit({
-      type: 'final',
-      payload: {
+    await sink.emit(
+      runEvent('final', {
         status: result.status,
         exitReason,
         ...(exitDetail ? { detail: exitDetail } : {}),
@@ -280,8 +280,8 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
         phaseTimings,
         timings: { ...timings },
         usage: { ...usage },
-      },
-    });
+      }),
+    );
     return result;
   };
 
@@ -395,17 +395,7 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
     const tracked = (await git(ws.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
     const failure = extractEvidence({ run: redRun, root: ws.root, files: tracked, targets: evidence.targets });
     evidence.failure = failure;
-    await sink.emit({
-      type: 'evidence',
-      phase: 'localise',
-      payload: {
-        summary: `${failure.failingTests.length} failing test(s), ${failure.frames.length} frame(s), ${failure.expectedActual.length} expected/actual pair(s)`,
-        failingTests: failure.failingTests,
-        expectedActual: failure.expectedActual,
-        frames: failure.frames.slice(0, 20),
-        symbols: failure.symbols,
-      },
-    });
+    await sink.emit(evidenceEvent(failure));
     const k = modelSettings.suspects;
     try {
       suspects = await (input.localise ?? defaultLocalise)({ root: ws.root, evidence: failure, editedSpans: change.editedSpans, k, signal });
@@ -413,7 +403,7 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
       await log(`the retrieval scaffold failed (${(err as Error).message}); ranking stack frames instead`);
       suspects = fallbackSuspects(failure, k);
     }
-    await sink.emit({ type: 'suspects', phase: 'localise', payload: { suspects } });
+    await sink.emit(runEvent('suspects', { suspects }, 'localise'));
 
     // ───── Patch and Verify ─────
     // A candidate that turns GREEN but breaks the regression suite is
@@ -431,7 +421,7 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
         const reason = rejected.get(await gates.diff());
         if (reason === undefined) return green;
         const verdict: GateVerdict = { ...green.verdict, passed: false, detail: `this exact fix was rejected earlier: ${reason}` };
-        await sink.emit({ type: 'gate', phase: 'patch', payload: { ...verdict } });
+        await sink.emit(gateEvent(verdict, 'patch'));
         return { verdict, run: green.run };
       },
     };

@@ -35,7 +35,7 @@ function short(value: unknown, max = 160): string {
 
 /** One human-readable line per event. */
 export function formatEvent(event: AgentEvent): string {
-  const p = event.payload;
+  const p: Record<string, unknown> = event.payload;
   switch (event.type) {
     case 'phase':
       return `── ${String(p.phase ?? event.phase ?? '').toUpperCase()} ${p.status ?? 'started'}${p.durationMs !== undefined ? ` (${p.durationMs} ms)` : ''}`;

@@ -1,8 +1,15 @@
+import type { FailingTest, GateVerdict, RunEventInput, Suspect, Usage } from '../common/run-events';
+import type { ExpectedActual, StackFrame, TestResult } from '../common/test-results';
+
 // The agent's shared vocabulary. Every part of the pipeline (workspace, test
 // runner, evidence, scaffold, gates, policies, filters, summary) talks through
-// these types so each can be built and tested alone (DESIGN.md "Parts").
+// these types so each can be built and tested alone. What the agent shares
+// with the server and the browser (test results, the run events and the
+// verdicts, suspects and usage they carry) is defined in common/ and only
+// re-exported here.
 
-export type Phase = 'setup' | 'red' | 'localise' | 'patch' | 'verify' | 'summary';
+export type { Phase, Diagnostic, GateName, GateVerdict, CodeSpan, Suspect, Usage } from '../common/run-events';
+export type { TestStatus, TestResult, ExpectedActual, StackFrame } from '../common/test-results';
 
 /** Named ways a run ends. Stored in Run.exitReason. */
 export type ExitReason =
@@ -34,31 +41,6 @@ export interface CommandResult {
   truncatedBytes: number;
 }
 
-export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped';
-
-/** One <failure> (an assertion) or <error> (a crash) of a test case; a case may have both. */
-export interface TestProblem {
-  kind: 'failure' | 'error';
-  message?: string;
-}
-
-export interface TestResult {
-  /** stable id "<classname or file>::<name>" (same as Failure.testId) */
-  id: string;
-  name: string;
-  classname?: string;
-  file?: string;
-  line?: number;
-  status: TestStatus;
-  message?: string;
-  /** failure/error body: stack trace, assertion diff (several problems: each under a "[kind] message" heading) */
-  details?: string;
-  /** every <failure> and <error>, in order; `message` is the first one's */
-  problems?: TestProblem[];
-  systemOut?: string;
-  durationMs?: number;
-}
-
 export interface TestRun {
   command: CommandResult;
   results: TestResult[];
@@ -68,43 +50,13 @@ export interface TestRun {
 
 // ───── evidence and localisation ─────
 
-export interface StackFrame {
-  /** workspace-relative path when it lies inside the workspace */
-  file: string;
-  line: number;
-  column?: number;
-  fn?: string;
-}
-
-export interface ExpectedActual {
-  testId: string;
-  expected: string;
-  actual: string;
-  operator?: string;
-}
-
 export interface Evidence {
-  failingTests: Array<{ id: string; name: string; file?: string; message: string }>;
+  failingTests: FailingTest[];
   messages: string[];
   expectedActual: ExpectedActual[];
   frames: StackFrame[];
   /** identifiers mentioned in messages and frames (function names, symbols) */
   symbols: string[];
-}
-
-export interface CodeSpan {
-  file: string;
-  /** function / method / class name, qualified where it helps ("Cart.total") */
-  symbol: string;
-  kind: 'function' | 'method' | 'class' | 'window';
-  startLine: number;
-  endLine: number;
-}
-
-export interface Suspect extends CodeSpan {
-  score: number;
-  /** human-readable reasons, e.g. "stack frame src/cart.ts:12", "edited by the change" */
-  reasons: string[];
 }
 
 // ───── edits and gates ─────
@@ -115,45 +67,10 @@ export type Edit =
   | { kind: 'create'; file: string; content: string }
   | { kind: 'delete'; file: string };
 
-export interface Diagnostic {
-  kind: 'malformed' | 'apply' | 'syntax' | 'build' | 'path';
-  file?: string;
-  line?: number;
-  message: string;
-}
-
-export type GateName = 'red' | 'base' | 'compile' | 'green' | 'regression' | 'final';
-
-export interface GateVerdict {
-  gate: GateName;
-  passed: boolean;
-  durationMs: number;
-  detail?: string;
-  diagnostics?: Diagnostic[];
-  tests?: Array<Pick<TestResult, 'id' | 'status' | 'message'>>;
-}
-
 // ───── events ─────
 
-export type AgentEventType =
-  | 'phase'
-  | 'thought'
-  | 'tool_call'
-  | 'observation'
-  | 'gate'
-  | 'suspects'
-  | 'evidence'
-  | 'candidate'
-  | 'usage'
-  | 'log'
-  | 'final';
-
-export interface AgentEvent {
-  type: AgentEventType;
-  phase?: Phase;
-  /** JSON-serialisable; never secrets, prompts' keys or the environment */
-  payload: Record<string, unknown>;
-}
+/** One step of the trajectory, typed by the run-event contract; build it with common/run-events' constructors. */
+export type AgentEvent = RunEventInput;
 
 /** Where the pipeline reports every step: the database, stdout, a test array. */
 export interface EventSink {
@@ -161,13 +78,6 @@ export interface EventSink {
 }
 
 // ───── policies ─────
-
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number;
-  toolCalls: number;
-}
 
 export interface ChangeContext {
   title: string;

@@ -264,9 +264,10 @@ async function sseViewer({ url, cookie, connectedAt }: { url: string; cookie: st
     const blocks = buffer.split('\n\n');
     buffer = blocks.pop() ?? '';
     for (const block of blocks) {
-      const event = /^event: (.*)$/m.exec(block)?.[1];
+      // run events are default messages (no `event:` line); only the end is named
+      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
       const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (!event || !data) continue;
+      if (!data) continue;
       if (event === 'end') {
         out.ended = true;
         continue;

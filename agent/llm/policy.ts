@@ -9,7 +9,8 @@
 // tests pass then; the pipeline still reruns everything itself.
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import type { AgentEvent, ExitReason, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
+import { runEvent, type RunEventPayload, type RunEventType } from '../../common/run-events';
+import type { ExitReason, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
 import { LlmClient, LlmError, type ChatResult, type LlmClientOptions } from './client';
 import { createFence, cutText, firstUserMessage, systemPrompt } from './prompts';
 import { createDefaultTools, runToolCall, toOpenAiTools, type AgentTool, type ToolEnv } from './tools';
@@ -78,7 +79,7 @@ async function runLoop({
   const usage: Usage = { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 };
   const fence = createFence();
   const env: ToolEnv = { ctx, fence, maxOutputChars: limits.maxObservationChars };
-  const emit = (type: AgentEvent['type'], payload: Record<string, unknown>) => ctx.sink.emit({ type, phase: 'patch', payload });
+  const emit = <K extends RunEventType>(type: K, payload: RunEventPayload<K>) => ctx.sink.emit(runEvent(type, payload, 'patch'));
   const clip = (text: string) => cutText(text, { maxChars: limits.maxEventChars, hint: 'the model saw the full text' });
   const maxToolCalls = ctx.limits.maxToolCalls > 0 ? ctx.limits.maxToolCalls : 100;
 

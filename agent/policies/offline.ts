@@ -3,7 +3,8 @@
 // (offline/candidates.ts); each goes through the compile gate, then GREEN; the
 // first that turns the target tests green is the fix. Cheap fixes cost nothing
 // and a machine with no model configured still repairs the common one-liners.
-import type { AgentEvent, GateVerdict, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
+import { runEvent, type RunEventPayload, type RunEventType } from '../../common/run-events';
+import type { GateVerdict, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
 import type { Candidate } from './offline/candidates';
 import { generateCandidates } from './offline/candidates';
 
@@ -20,7 +21,7 @@ function usageOf(gateCalls: number): Usage {
   return { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: gateCalls };
 }
 
-function candidatePayload(c: Candidate): Record<string, unknown> {
+function candidatePayload(c: Candidate) {
   return { rank: c.rank, template: c.template, file: c.file, line: c.line, symbol: c.symbol, description: c.description, score: c.score, onEditedLine: c.onEditedLine, edits: c.edits.length };
 }
 
@@ -28,8 +29,8 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
   const maxCandidates = opts.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
   const now = opts.now ?? Date.now;
 
-  async function emit(ctx: PolicyContext, event: Omit<AgentEvent, 'phase'>): Promise<void> {
-    await ctx.sink.emit({ ...event, phase: 'patch' });
+  async function emit<K extends RunEventType>(ctx: PolicyContext, event: { type: K; payload: RunEventPayload<K> }): Promise<void> {
+    await ctx.sink.emit(runEvent(event.type, event.payload, 'patch'));
   }
 
   async function run(ctx: PolicyContext): Promise<PolicyOutcome> {

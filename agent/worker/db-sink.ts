@@ -1,5 +1,5 @@
 import { appendRunEvents, LeaseLostError } from '../../lib/runs/events';
-import type { RunEventInput } from '../../lib/runs/schemas';
+import { runEvent, type RunEventInput } from '../../common/run-events';
 import type { AgentEvent, EventSink } from '../types';
 
 // The pipeline's events, saved to the run's trajectory. Events are batched a
@@ -46,7 +46,7 @@ export class DbEventSink implements EventSink {
     }
     if (this.failed) return;
     // a copy: the emitter may mutate its object later
-    this.buffer.push(structuredClone({ type: event.type, ...(event.phase ? { phase: event.phase } : {}), payload: event.payload }));
+    this.buffer.push(structuredClone(runEvent(event.type, event.payload, event.phase) as RunEventInput));
     if (this.buffer.length >= (this.opts.maxBatch ?? 50)) {
       // back-pressure: a burst waits for the database instead of piling up in memory
       await this.flush();

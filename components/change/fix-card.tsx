@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import type { FixView } from '@/lib/fixes/queries';
+import type { FixView } from '@/lib/fixes/views';
 import { FixSummary } from './fix-summary';
 import { FixEvidence } from './fix-evidence';
 import { FixStatus } from './fix-status';

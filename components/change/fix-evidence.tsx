@@ -1,4 +1,4 @@
-import type { FixView } from '@/lib/fixes/queries';
+import type { FixView } from '@/lib/fixes/views';
 import { formatCost, formatCostExact, formatDuration, formatTokens } from '@/common/format';
 
 const GATE_LABEL: Record<string, { name: string; expect: string }> = {

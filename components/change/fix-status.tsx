@@ -1,4 +1,4 @@
-import type { FixView } from '@/lib/fixes/queries';
+import type { FixView } from '@/lib/fixes/views';
 import { REJECT_REASONS } from './use-fix-decisions';
 import { formatDateTime, shortSha } from '@/common/format';
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { FixFile } from '@/lib/fixes/queries';
+import type { FixFile } from '@/lib/fixes/views';
 import { requestJson, retryUnlessClientError } from '../api-client';
 
 export type { FixFile };

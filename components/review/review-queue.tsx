@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { ReviewQueueItem } from '@/lib/fixes/queries';
+import type { ReviewQueueItem } from '@/lib/fixes/views';
 import { formatAge } from '@/common/format';
 import { RejectForm } from '@/components/change/fix-decisions';
 import { commitOf, useAcceptFix } from '@/components/change/use-fix-decisions';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import type { ReviewQueuePage } from '@/lib/fixes/queries';
+import type { ReviewQueuePage } from '@/lib/fixes/views';
 import { requestJson, retryUnlessClientError } from '../api-client';
 
 /** Fixes waiting for review, newest first, page by page; demo history only when asked for. */

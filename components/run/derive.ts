@@ -1,5 +1,5 @@
 import { isTerminalRunStatus } from '@/common/run-status';
-import type { PublicRunEvent, RunStreamEnd } from '@/lib/runs/public-event';
+import type { PublicRunEvent, PublicRunEventOf, RunStreamEnd } from '@/common/run-events';
 import { RUN_PHASES, isRunPhase, progressFromPhaseEvents, type RunPhase, type RunProgress } from '@/lib/runs/estimate';
 
 // What the run page shows, derived from the trajectory and the run row.
@@ -22,8 +22,8 @@ export function isFinishedStatus(status: string): boolean {
   return status === 'GONE' || isTerminalRunStatus(status);
 }
 
-export function phaseEvents(events: readonly PublicRunEvent[]): PublicRunEvent[] {
-  return events.filter((e) => e.type === 'phase');
+export function phaseEvents(events: readonly PublicRunEvent[]): Array<PublicRunEventOf<'phase'>> {
+  return events.filter((e): e is PublicRunEventOf<'phase'> => e.type === 'phase');
 }
 
 export function runProgress(events: readonly PublicRunEvent[]): RunProgress {
@@ -93,9 +93,9 @@ export function liveCounters({ events, row }: { events: readonly PublicRunEvent[
       promptTokens += num(e.payload.promptTokens);
       completionTokens += num(e.payload.completionTokens);
       costUsd += num(e.payload.costUsd);
-    } else if (e.type === 'final' && e.payload.usage && typeof e.payload.usage === 'object') {
-      const u = e.payload.usage as Record<string, unknown>;
-      final = { toolCalls: num(u.toolCalls), promptTokens: num(u.promptTokens), completionTokens: num(u.completionTokens), costUsd: num(u.costUsd) };
+    } else if (e.type === 'final' && e.payload.usage) {
+      const u = e.payload.usage;
+      final = { toolCalls: u.toolCalls, promptTokens: u.promptTokens, completionTokens: u.completionTokens, costUsd: u.costUsd };
     }
   }
   const pick = (live: number, key: keyof Counters) => Math.max(live, num(final?.[key]), num(row?.[key]));
@@ -110,7 +110,7 @@ export function liveStatus({ events, rowStatus, end }: { events: readonly Public
   if (isFinishedStatus(rowStatus)) return rowStatus;
   for (let i = events.length - 1; i >= 0; i -= 1) {
     const e = events[i]!;
-    if (e.type === 'final' && typeof e.payload.runStatus === 'string') return e.payload.runStatus;
+    if (e.type === 'final' && e.payload.runStatus) return e.payload.runStatus;
     if (e.type === 'status') {
       if (e.payload.status === 'running') return 'RUNNING';
       if (e.payload.status === 'queued' || e.payload.status === 'requeued') return 'QUEUED';
@@ -127,7 +127,7 @@ export function fixIdOf({ events, end, rowFixId }: { events: readonly PublicRunE
   if (rowFixId) return rowFixId;
   for (let i = events.length - 1; i >= 0; i -= 1) {
     const e = events[i]!;
-    if (e.type === 'final' && typeof e.payload.fixId === 'string') return e.payload.fixId;
+    if (e.type === 'final' && e.payload.fixId) return e.payload.fixId;
   }
   return null;
 }
@@ -136,7 +136,8 @@ export function fixIdOf({ events, end, rowFixId }: { events: readonly PublicRunE
 export function eventMatches(event: PublicRunEvent, query: string): boolean {
   const q = query.trim().toLowerCase();
   if (!q) return true;
-  return `${event.type} ${event.phase ?? ''} ${JSON.stringify(event.payload)}`.toLowerCase().includes(q);
+  const name = event.type === 'unknown' ? event.name : event.type;
+  return `${name} ${event.phase ?? ''} ${JSON.stringify(event.payload)}`.toLowerCase().includes(q);
 }
 
 /** Adds events to a list sorted by seq, dropping seqs already present. */

@@ -1,18 +1,17 @@
 'use client';
 
 import { memo, useState, type ReactNode } from 'react';
-import type { PublicRunEvent } from '@/lib/runs/public-event';
+import type { Diagnostic, PublicRunEvent, RunEventType, RunEventView } from '@/common/run-events';
 import { formatCost, formatCostExact, formatDuration, formatTokens } from '@/common/format';
 import { PHASE_TEXT, prettyJson } from './format';
 
-// One step of the trajectory. Every type the pipeline writes has its own
-// rendering; unknown types fall back to their JSON. Text from the repository
-// (logs, test output, file contents) is only ever rendered as text.
-
-type Payload = Record<string, unknown>;
+// One step of the trajectory. Every type of the run-event contract has its
+// own view (EVENT_VIEWS must name them all, or this does not compile); a type
+// the contract does not know falls back to its JSON. Payloads are read
+// leniently, so any field may be missing. Text from the repository (logs,
+// test output, file contents) is only ever rendered as text.
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
-const arr = <T,>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
 const COLLAPSE_LINES = 12;
 const COLLAPSE_CHARS = 1_500;
@@ -42,14 +41,7 @@ function Verdict({ passed }: { passed: boolean }) {
   return <span className={`run-verdict ${passed ? 'run-verdict-pass' : 'run-verdict-fail'}`}>{passed ? 'PASS' : 'FAIL'}</span>;
 }
 
-interface DiagnosticView {
-  kind?: string;
-  file?: string;
-  line?: number;
-  message?: string;
-}
-
-function Diagnostics({ items }: { items: DiagnosticView[] }) {
+function Diagnostics({ items = [] }: { items?: Diagnostic[] }) {
   if (items.length === 0) return null;
   return (
     <ul className="run-diagnostics">
@@ -71,13 +63,7 @@ function Diagnostics({ items }: { items: DiagnosticView[] }) {
   );
 }
 
-interface TestView {
-  id?: string;
-  status?: string;
-  message?: string;
-}
-
-function TestList({ tests }: { tests: TestView[] }) {
+function TestList({ tests = [] }: { tests?: RunEventView<'gate'>['tests'] }) {
   if (tests.length === 0) return null;
   return (
     <ul className="run-tests">
@@ -101,7 +87,7 @@ function BaseVerdict({ failsOnBase }: { failsOnBase: boolean }) {
   return <span className="run-verdict run-verdict-info">{failsOnBase ? 'FAILS ON BASE TOO' : 'PASSES ON BASE'}</span>;
 }
 
-function GateEvent({ p }: { p: Payload }) {
+function GateEvent({ p }: { p: RunEventView<'gate'> }) {
   const passed = p.passed === true;
   const base = p.gate === 'base';
   return (
@@ -112,24 +98,14 @@ function GateEvent({ p }: { p: Payload }) {
         {typeof p.durationMs === 'number' && <span className="muted small">{formatDuration(p.durationMs)}</span>}
       </div>
       {p.detail !== undefined && <div className="run-gate-detail">{str(p.detail)}</div>}
-      <Diagnostics items={arr<DiagnosticView>(p.diagnostics)} />
-      <TestList tests={arr<TestView>(p.tests)} />
+      <Diagnostics items={p.diagnostics} />
+      <TestList tests={p.tests} />
     </div>
   );
 }
 
-interface SuspectView {
-  file?: string;
-  symbol?: string;
-  kind?: string;
-  startLine?: number;
-  endLine?: number;
-  score?: number;
-  reasons?: string[];
-}
-
-function SuspectsEvent({ p }: { p: Payload }) {
-  const suspects = arr<SuspectView>(p.suspects);
+function SuspectsEvent({ p }: { p: RunEventView<'suspects'> }) {
+  const suspects = p.suspects ?? [];
   if (suspects.length === 0) return <div className="muted">No suspects: nothing in the evidence points into the code.</div>;
   return (
     <ol className="run-suspects" data-testid="run-suspects">
@@ -145,7 +121,7 @@ function SuspectsEvent({ p }: { p: Payload }) {
             {typeof s.score === 'number' && <span className="muted small">score {s.score.toFixed(2)}</span>}
           </div>
           <ul className="run-reasons">
-            {arr<string>(s.reasons).map((r, j) => (
+            {s.reasons.map((r, j) => (
               <li key={j}>{str(r)}</li>
             ))}
           </ul>
@@ -155,23 +131,9 @@ function SuspectsEvent({ p }: { p: Payload }) {
   );
 }
 
-interface FailingTestView {
-  id?: string;
-  name?: string;
-  file?: string;
-  message?: string;
-}
-
-interface ExpectedActualView {
-  testId?: string;
-  expected?: string;
-  actual?: string;
-  operator?: string;
-}
-
-function EvidenceEvent({ p, open }: { p: Payload; open: boolean }) {
-  const failing = arr<FailingTestView>(p.failingTests);
-  const pairs = arr<ExpectedActualView>(p.expectedActual);
+function EvidenceEvent({ p, open }: { p: RunEventView<'evidence'>; open: boolean }) {
+  const failing = p.failingTests ?? [];
+  const pairs = p.expectedActual ?? [];
   return (
     <div className="stack run-evidence">
       <div>{str(p.summary)}</div>
@@ -215,7 +177,7 @@ const CANDIDATE_OUTCOME: Record<string, { label: string; pass: boolean }> = {
   tests_failed: { label: 'target tests still fail', pass: false },
 };
 
-function CandidateEvent({ p }: { p: Payload }) {
+function CandidateEvent({ p }: { p: RunEventView<'candidate'> }) {
   const outcome = CANDIDATE_OUTCOME[str(p.outcome)];
   return (
     <div className="stack">
@@ -234,13 +196,13 @@ function CandidateEvent({ p }: { p: Payload }) {
       {p.description ? <div>{str(p.description)}</div> : null}
       {outcome && <div className={`small ${outcome.pass ? 'run-text-pass' : 'run-text-fail'}`}>{outcome.label}</div>}
       {p.detail ? <div className="small">{str(p.detail)}</div> : null}
-      <Diagnostics items={arr<DiagnosticView>(p.diagnostics)} />
-      {arr<string>(p.failing).length > 0 && <div className="small mono run-text-fail">still failing: {arr<string>(p.failing).join(', ')}</div>}
+      <Diagnostics items={p.diagnostics} />
+      {p.failing && p.failing.length > 0 && <div className="small mono run-text-fail">still failing: {p.failing.join(', ')}</div>}
     </div>
   );
 }
 
-function ToolCallEvent({ p }: { p: Payload }) {
+function ToolCallEvent({ p }: { p: RunEventView<'tool_call'> }) {
   const args = p.arguments ?? p.args;
   return (
     <div className="stack">
@@ -253,8 +215,8 @@ function ToolCallEvent({ p }: { p: Payload }) {
   );
 }
 
-function ObservationEvent({ p, open }: { p: Payload; open: boolean }) {
-  const verdict = p.verdict && typeof p.verdict === 'object' ? (p.verdict as Payload) : null;
+function ObservationEvent({ p, open }: { p: RunEventView<'observation'>; open: boolean }) {
+  const verdict = p.verdict ?? null;
   return (
     <div className="stack">
       <div className="row">
@@ -269,14 +231,14 @@ function ObservationEvent({ p, open }: { p: Payload; open: boolean }) {
         )}
       </div>
       <CollapsibleText text={str(p.text ?? p.observation)} open={open} />
-      {verdict && <Diagnostics items={arr<DiagnosticView>(verdict.diagnostics)} />}
+      {verdict && <Diagnostics items={verdict.diagnostics} />}
     </div>
   );
 }
 
-function UsageEvent({ p }: { p: Payload }) {
-  const prompt = Number(p.promptTokens ?? 0);
-  const completion = Number(p.completionTokens ?? 0);
+function UsageEvent({ p }: { p: RunEventView<'usage'> }) {
+  const prompt = p.promptTokens ?? 0;
+  const completion = p.completionTokens ?? 0;
   return (
     <div className="row small">
       {p.model ? <span className="mono">{str(p.model)}</span> : null}
@@ -296,7 +258,7 @@ const STATUS_EVENT_TEXT: Record<string, string> = {
   requeued: 'Handed back to the queue',
 };
 
-function StatusEvent({ p }: { p: Payload }) {
+function StatusEvent({ p }: { p: RunEventView<'status'> }) {
   const status = str(p.status);
   const bits: string[] = [];
   if (p.trigger) bits.push(str(p.trigger).toLowerCase());
@@ -312,7 +274,7 @@ function StatusEvent({ p }: { p: Payload }) {
   );
 }
 
-function FinalEvent({ p }: { p: Payload }) {
+function FinalEvent({ p }: { p: RunEventView<'final'> }) {
   const status = str(p.runStatus ?? p.status);
   const good = /^(fixed|FIXED)$/.test(status);
   return (
@@ -320,12 +282,12 @@ function FinalEvent({ p }: { p: Payload }) {
       <strong>{status.replace('_', ' ').toLowerCase()}</strong>
       {p.exitReason ? <span className="mono"> · {str(p.exitReason)}</span> : null}
       {p.detail ? <div className="small">{str(p.detail)}</div> : null}
-      {arr<string>(p.files).length > 0 && <div className="small mono">files: {arr<string>(p.files).join(', ')}</div>}
+      {p.files && p.files.length > 0 && <div className="small mono">files: {p.files.join(', ')}</div>}
     </div>
   );
 }
 
-function LogEvent({ p, open }: { p: Payload; open: boolean }) {
+function LogEvent({ p, open }: { p: RunEventView<'log'>; open: boolean }) {
   const text = str(p.text ?? p.message);
   const extra = Object.entries(p).filter(([k]) => !['text', 'message', 'phase'].includes(k));
   return (
@@ -340,7 +302,7 @@ function LogEvent({ p, open }: { p: Payload; open: boolean }) {
   );
 }
 
-function PhaseEvent({ p }: { p: Payload }) {
+function PhaseEvent({ p }: { p: RunEventView<'phase'> }) {
   const name = PHASE_TEXT[str(p.phase)] ?? str(p.phase);
   return (
     <div className="run-phase-line">
@@ -355,77 +317,62 @@ function PhaseEvent({ p }: { p: Payload }) {
   );
 }
 
-const LABEL: Record<string, string> = {
-  phase: 'phase',
-  thought: 'thought',
-  tool_call: 'tool call',
-  observation: 'observation',
-  gate: 'gate',
-  suspects: 'suspects',
-  evidence: 'evidence',
-  candidate: 'candidate',
-  usage: 'model usage',
-  log: 'log',
-  status: 'status',
-  final: 'result',
-};
-
-function body(event: PublicRunEvent, open: boolean): ReactNode {
-  const p = event.payload;
-  switch (event.type) {
-    case 'phase':
-      return <PhaseEvent p={p} />;
-    case 'thought':
-      return <CollapsibleText text={str(p.text)} open={open} className="run-thought" />;
-    case 'tool_call':
-      return <ToolCallEvent p={p} />;
-    case 'observation':
-      return <ObservationEvent p={p} open={open} />;
-    case 'gate':
-      return <GateEvent p={p} />;
-    case 'suspects':
-      return <SuspectsEvent p={p} />;
-    case 'evidence':
-      return <EvidenceEvent p={p} open={open} />;
-    case 'candidate':
-      return <CandidateEvent p={p} />;
-    case 'usage':
-      return <UsageEvent p={p} />;
-    case 'status':
-      return <StatusEvent p={p} />;
-    case 'final':
-      return <FinalEvent p={p} />;
-    case 'log':
-      return <LogEvent p={p} open={open} />;
-    default:
-      return <CollapsibleText text={prettyJson(p)} open={open} />;
-  }
+interface EventView<K extends RunEventType> {
+  label: string;
+  Body: (props: { p: RunEventView<K>; open: boolean }) => ReactNode;
+  /** pass/fail for the row's colour, where the event is a verdict */
+  verdict?: (p: RunEventView<K>) => 'pass' | 'fail' | undefined;
 }
 
-function verdictOf(event: PublicRunEvent): 'pass' | 'fail' | undefined {
-  if (event.type === 'gate') return event.payload.gate === 'base' ? undefined : event.payload.passed === true ? 'pass' : 'fail';
-  if (event.type === 'candidate') return event.payload.outcome === 'green' ? 'pass' : 'fail';
-  return undefined;
+/** The view of every event type: the run page's half of the contract. */
+export const EVENT_VIEWS: { [K in RunEventType]: EventView<K> } = {
+  phase: { label: 'phase', Body: PhaseEvent },
+  thought: { label: 'thought', Body: ({ p, open }) => <CollapsibleText text={str(p.text)} open={open} className="run-thought" /> },
+  tool_call: { label: 'tool call', Body: ToolCallEvent },
+  observation: { label: 'observation', Body: ObservationEvent },
+  // the base check is informational, neither pass nor fail
+  gate: { label: 'gate', Body: GateEvent, verdict: (p) => (p.gate === 'base' ? undefined : p.passed === true ? 'pass' : 'fail') },
+  suspects: { label: 'suspects', Body: SuspectsEvent },
+  evidence: { label: 'evidence', Body: EvidenceEvent },
+  candidate: { label: 'candidate', Body: CandidateEvent, verdict: (p) => (p.outcome === 'green' ? 'pass' : 'fail') },
+  usage: { label: 'model usage', Body: UsageEvent },
+  log: { label: 'log', Body: LogEvent },
+  status: { label: 'status', Body: StatusEvent },
+  final: { label: 'result', Body: FinalEvent },
+};
+
+/**
+ * What a row shows for one event. A type the contract does not know (a newer
+ * worker's) shows its JSON under its own name.
+ */
+export function eventView(event: PublicRunEvent, open: boolean): { name: string; label: string; body: ReactNode; verdict: 'pass' | 'fail' | undefined } {
+  if (event.type === 'unknown') {
+    return { name: event.name, label: event.name, body: <CollapsibleText text={prettyJson(event.payload)} open={open} />, verdict: undefined };
+  }
+  // TypeScript cannot pair EVENT_VIEWS[event.type] with event.payload by itself
+  const view = EVENT_VIEWS[event.type] as unknown as EventView<RunEventType>;
+  const p = event.payload as RunEventView<RunEventType>;
+  return { name: event.type, label: view.label, body: <view.Body p={p} open={open} />, verdict: view.verdict?.(p) };
 }
 
 /** One row of the trajectory. Memoised: a new event must not re-render the ones before it. */
 export const EventItem = memo(function EventItem({ event, searching }: { event: PublicRunEvent; searching: boolean }) {
-  const verdict = verdictOf(event);
+  const { name, label, body, verdict } = eventView(event, searching);
   return (
     <li
-      className={`run-event run-event-${event.type}${verdict ? ` run-event-${verdict}` : ''}`}
+      className={`run-event run-event-${name}${verdict ? ` run-event-${verdict}` : ''}`}
       data-testid="run-event"
-      data-type={event.type}
+      data-type={name}
       data-seq={event.seq}
       {...(verdict ? { 'data-verdict': verdict } : {})}
     >
       <div className="run-event-meta">
-        <span className="run-event-type">{LABEL[event.type] ?? event.type}</span>
+        <span className="run-event-type">{label}</span>
         <time className="muted small" dateTime={event.at} title={event.at} suppressHydrationWarning>
           {new Date(event.at).toLocaleTimeString('en-GB')}
         </time>
       </div>
-      <div className="run-event-body">{body(event, searching)}</div>
+      <div className="run-event-body">{body}</div>
     </li>
   );
 });

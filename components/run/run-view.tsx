@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import type { PublicRunEvent, RunStreamEnd } from '@/lib/runs/public-event';
+import type { PublicRunEvent, PublicRunEventOf, RunStreamEnd } from '@/common/run-events';
 import { EventItem } from './event-item';
 import { Eta, PhaseBar, useNow } from './phase-bar';
 import { eventMatches, fixIdOf, isFinishedStatus, liveCounters, liveStatus, phaseViews, runProgress } from './derive';
@@ -38,10 +38,8 @@ function Counter({ testId, label, value, title }: { testId: string; label: strin
 }
 
 function LatestSuspects({ events }: { events: PublicRunEvent[] }) {
-  const latest = [...events].reverse().find((e) => e.type === 'suspects');
-  const suspects = Array.isArray(latest?.payload.suspects)
-    ? (latest.payload.suspects as Array<{ file?: string; symbol?: string; startLine?: number; score?: number; reasons?: string[] }>)
-    : [];
+  const latest = events.findLast((e): e is PublicRunEventOf<'suspects'> => e.type === 'suspects');
+  const suspects = latest?.payload.suspects ?? [];
   return (
     <section className="card run-side-card" aria-labelledby="run-suspects-title">
       <h2 className="card-title" id="run-suspects-title">
@@ -56,7 +54,7 @@ function LatestSuspects({ events }: { events: PublicRunEvent[] }) {
               {s.file}:{s.startLine} <span className="muted">{s.symbol}</span>
             </div>
             <ul className="run-reasons small">
-              {(s.reasons ?? []).slice(0, 4).map((r, j) => (
+              {s.reasons.slice(0, 4).map((r, j) => (
                 <li key={j}>{r}</li>
               ))}
             </ul>
@@ -68,7 +66,10 @@ function LatestSuspects({ events }: { events: PublicRunEvent[] }) {
 }
 
 function Candidates({ events }: { events: PublicRunEvent[] }) {
-  const candidates = events.filter((e) => e.type === 'candidate' || (e.type === 'tool_call' && /edit|write|replace|patch/i.test(String(e.payload.name ?? ''))));
+  const candidates = events.filter(
+    (e): e is PublicRunEventOf<'candidate' | 'tool_call'> =>
+      e.type === 'candidate' || (e.type === 'tool_call' && /edit|write|replace|patch/i.test(e.payload.name ?? '')),
+  );
   if (candidates.length === 0) return null;
   return (
     <section className="card run-side-card" aria-labelledby="run-candidates-title">
@@ -77,15 +78,14 @@ function Candidates({ events }: { events: PublicRunEvent[] }) {
       </h2>
       <ol className="run-side-list">
         {candidates.slice(-12).map((e) => {
-          const p = e.payload;
-          const pass = e.type === 'candidate' ? p.outcome === 'green' : null;
+          const pass = e.type === 'candidate' ? e.payload.outcome === 'green' : null;
           return (
             <li key={e.seq} className="small">
               {pass !== null && <span className={pass ? 'run-text-pass' : 'run-text-fail'}>{pass ? '✔ ' : '✘ '}</span>}
               <span className="mono">
-                {e.type === 'candidate' ? `${String(p.file ?? '')}${p.line ? `:${String(p.line)}` : ''}` : String(p.name ?? '')}
+                {e.type === 'candidate' ? `${e.payload.file ?? ''}${e.payload.line ? `:${e.payload.line}` : ''}` : (e.payload.name ?? '')}
               </span>
-              {e.type === 'candidate' && p.description ? <div className="muted">{String(p.description)}</div> : null}
+              {e.type === 'candidate' && e.payload.description ? <div className="muted">{e.payload.description}</div> : null}
             </li>
           );
         })}
@@ -95,8 +95,8 @@ function Candidates({ events }: { events: PublicRunEvent[] }) {
 }
 
 function Gates({ events }: { events: PublicRunEvent[] }) {
-  const latest = new Map<string, PublicRunEvent>();
-  for (const e of events) if (e.type === 'gate' && typeof e.payload.gate === 'string') latest.set(e.payload.gate, e);
+  const latest = new Map<string, PublicRunEventOf<'gate'>>();
+  for (const e of events) if (e.type === 'gate' && e.payload.gate) latest.set(e.payload.gate, e);
   if (latest.size === 0) return null;
   const order = ['red', 'base', 'compile', 'green', 'regression', 'final'];
   return (

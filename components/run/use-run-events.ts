@@ -1,30 +1,16 @@
 'use client';
 
 import { useEffect, useReducer, useRef } from 'react';
-import type { PublicRunEvent, RunStreamEnd } from '@/lib/runs/public-event';
+import type { PublicRunEvent, RunStreamEnd } from '@/common/run-events';
 import { mergeEvents } from './derive';
 
 // The live trajectory of one run over SSE. Events are kept by seq, so a
 // replay after a reconnect (EventSource resends Last-Event-ID itself) or a
 // fresh connection (after=<last seq>) can never duplicate or reorder them.
 // `end` arrives once the run is over; the connection is then closed so the
-// browser does not reconnect and replay.
-
-/** Every event type the agent and the run lifecycle write; EventSource needs a listener per type. */
-export const RUN_EVENT_TYPES = [
-  'phase',
-  'thought',
-  'tool_call',
-  'observation',
-  'gate',
-  'suspects',
-  'evidence',
-  'candidate',
-  'usage',
-  'log',
-  'status',
-  'final',
-] as const;
+// browser does not reconnect and replay. Every run event is a default SSE
+// message with its type inside (common/run-events.ts), so this hook never
+// lists types: whatever the contract holds arrives.
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -107,7 +93,7 @@ export function useRunEvents({
         queue.push(event);
         frame ??= requestAnimationFrame(flush);
       };
-      for (const type of RUN_EVENT_TYPES) es.addEventListener(type, onEvent as EventListener);
+      es.onmessage = onEvent;
       es.addEventListener('end', ((message: MessageEvent<string>) => {
         es.close();
         if (frame !== null) cancelAnimationFrame(frame);

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/queries';
+import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/views';
 // A pure function over text (no I/O, no state): the same reading of assertion
 // messages the agent uses, so the page and the agent never disagree.
-import { parseExpectedActual } from '../junit/expected-actual';
+import { parseExpectedActual } from '../../common/test-results';
 
 // Everything the change page shows, in one read: the change, its latest
 // revision's failures and log, the runs, and the fixes. Text from CI (test

@@ -1,6 +1,6 @@
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { readFixEvidence, type FixEvidenceView } from './queries';
+import { readFixEvidence, type FixEvidenceView } from './evidence';
 import { summaryToText } from './text';
 
 // A fix as a reviewer takes it away: the patch file ("Download patch", `git

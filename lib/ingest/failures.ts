@@ -1,6 +1,6 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
-import type { TestProblem, TestResult } from '../../agent/types';
+import type { TestProblem, TestResult } from '../../common/test-results';
 import { disambiguateTestIds, junitTestId, parseJunitXml, type JunitCounts } from '../junit/parse';
 import { INGEST_LIMITS, type TestInput } from './schema';
 import { capChars } from '../../common/text';

@@ -1,6 +1,6 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { AppError } from '../errors';
-import type { TestProblem, TestResult, TestStatus } from '../../agent/types';
+import type { TestProblem, TestResult, TestStatus } from '../../common/test-results';
 import { capChars } from '../../common/text';
 
 // One JUnit XML reader for the agent (reports written by the repository's own

@@ -1,3 +1,4 @@
+import { PHASES } from '../../common/run-events';
 import type { Db } from '../db';
 
 // "It's working on it, about 3 minutes left": FlowAgent's users asked for a
@@ -12,10 +13,11 @@ import type { Db } from '../db';
 // than MIN_COMPARABLE such runs, the medians (or the defaults) give the middle
 // figure and the range is wide and marked unsure.
 //
-// Everything here except loadPhaseMedians is pure and imports nothing at run
-// time, so the run page's client components count down with the same math.
+// Everything here except loadPhaseMedians is pure and imports only the
+// browser-safe run-event contract (the phases) at run time, so the run page's
+// client components count down with the same math.
 
-export const RUN_PHASES = ['setup', 'red', 'localise', 'patch', 'verify', 'summary'] as const;
+export const RUN_PHASES = PHASES;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 export function isRunPhase(value: unknown): value is RunPhase {

@@ -1,8 +1,8 @@
 import type { Prisma } from '../generated/prisma/client';
 import { getDb } from '../db';
 import { AppError } from '../errors';
+import { checkRunEvent, type RunEventInput } from '../../common/run-events';
 import { publishRunEvent } from './notify';
-import { RunEventInputSchema, type RunEventInput } from './schemas';
 
 // Save first, then stream. Sequence numbers come from Run.nextEventSeq, bumped
 // in the same transaction that inserts the events: the Run row lock orders
@@ -26,9 +26,23 @@ function jsonSafe(value: unknown): Prisma.InputJsonValue {
   return JSON.parse(text ?? '{}') as Prisma.InputJsonValue;
 }
 
+/**
+ * Every event is checked against the run-event contract before anything is
+ * stored: one bad event refuses the whole batch, so a trajectory never has a
+ * hole where an event did not fit. Events are stored as given.
+ */
+function checkedEvents(events: readonly RunEventInput[]): RunEventInput[] {
+  return events.map((event, i) => {
+    const check = checkRunEvent(event);
+    if (!check.ok) throw new AppError('validation', `Run event ${i + 1} of ${events.length}: ${check.message}`);
+    return check.event;
+  });
+}
+
 /** The stored payload: the agent's phase folded in (RunEvent has no phase column). */
 export function storedPayload(event: RunEventInput): Prisma.InputJsonValue {
-  const payload = event.phase && event.payload.phase === undefined ? { phase: event.phase, ...event.payload } : event.payload;
+  const own: Record<string, unknown> = event.payload;
+  const payload = event.phase && own.phase === undefined ? { phase: event.phase, ...own } : own;
   return jsonSafe(payload);
 }
 
@@ -39,11 +53,12 @@ export function storedPayload(event: RunEventInput): Prisma.InputJsonValue {
  */
 export async function insertRunEventsTx({ tx, runId, events }: { tx: Tx; runId: string; events: RunEventInput[] }): Promise<number> {
   if (events.length === 0) return -1;
+  const checked = checkedEvents(events);
   const rows = await tx.$queryRaw<Array<{ next: number }>>`
-    UPDATE "Run" SET "nextEventSeq" = "nextEventSeq" + ${events.length}::int
+    UPDATE "Run" SET "nextEventSeq" = "nextEventSeq" + ${checked.length}::int
     WHERE id = ${runId} RETURNING "nextEventSeq" AS next`;
   if (rows.length === 0) throw new AppError('not_found', `Run ${runId} not found`);
-  return insertAt({ tx, runId, events, next: Number(rows[0].next) });
+  return insertAt({ tx, runId, events: checked, next: Number(rows[0].next) });
 }
 
 async function insertAt({ tx, runId, events, next }: { tx: Tx; runId: string; events: RunEventInput[]; next: number }): Promise<number> {
@@ -68,7 +83,7 @@ export async function appendRunEvents({
   workerId: string;
   events: RunEventInput[];
 }): Promise<{ firstSeq: number; lastSeq: number }> {
-  const parsed = events.map((e) => RunEventInputSchema.parse(e));
+  const parsed = checkedEvents(events);
   if (parsed.length === 0) return { firstSeq: -1, lastSeq: -1 };
   const lastSeq = await getDb().$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ next: number }>>`

@@ -3,7 +3,7 @@ import { ChangeStatus, RunStatus } from '../generated/prisma/enums';
 import { isTerminalRunStatus } from '../../common/run-status';
 import { getDb } from '../db';
 import { insertRunEventsTx, notifySaved } from './events';
-import type { RunEventInput } from './schemas';
+import type { RunEventInput } from '../../common/run-events';
 
 // Who works on a run. A worker claims a QUEUED run (or one whose lease
 // expired) in one transaction holding the Run row lock, and keeps the lease

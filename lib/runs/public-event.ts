@@ -1,28 +1,11 @@
+import { readRunEvent, type PublicRunEvent } from '../../common/run-events';
+
 // The public projection of a run event: what a browser may see. Events are
 // written by the agent, which promises never to put secrets in them; this is
 // the second line of defence, applied to every event on its way out (SSE, the
-// run API). Pure functions with no server imports, so tests and the client
-// share the types.
-
-export interface PublicRunEvent {
-  seq: number;
-  type: string;
-  /** the pipeline phase the event belongs to, when known */
-  phase: string | null;
-  /** ISO time the event was saved */
-  at: string;
-  payload: Record<string, unknown>;
-}
-
-/** The last message of a finished run's stream. */
-export interface RunStreamEnd {
-  status: string;
-  exitReason: string | null;
-  exitDetail: string | null;
-  fixId: string | null;
-  /** the last seq the stream sent (-1: none) */
-  lastSeq: number;
-}
+// run page). Then the projected payload is read through the run-event
+// contract, so the browser gets typed events. Pure functions with no server
+// imports.
 
 // Keys whose values never leave the server, whatever they hold. Exact names
 // (case-insensitive, `-`/`_` ignored) so counters such as promptTokens stay.
@@ -131,7 +114,5 @@ export function toPublicEvent(
   row: { seq: number; type: string; payload: unknown; createdAt: Date },
   options: ProjectionOptions = {},
 ): PublicRunEvent {
-  const payload = publicPayload(row.payload, options);
-  const phase = typeof payload.phase === 'string' ? payload.phase : null;
-  return { seq: row.seq, type: row.type, phase, at: row.createdAt.toISOString(), payload };
+  return readRunEvent({ seq: row.seq, type: row.type, at: row.createdAt.toISOString(), payload: publicPayload(row.payload, options) });
 }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { UsageSchema } from '../../common/run-events';
 
 // Boundaries of the run lifecycle: what a route may ask for, what travels
 // through the queue, what a worker reports. lib/ never imports agent/, so the
 // worker's RepairResult is described here as the subset the database keeps.
+// The events of a run are common/run-events.ts's contract.
 
 export const RunPolicySchema = z.enum(['offline', 'llm', 'tiered']);
 export type RunPolicy = z.infer<typeof RunPolicySchema>;
@@ -36,26 +38,6 @@ export const StartRunBodySchema = z
     policy: RunPolicySchema.optional(),
   })
   .strict();
-
-/**
- * One stored event. RunEvent has no phase column: the agent's `phase` is
- * merged into the payload (`payload.phase`) when the event carries one.
- * Types: phase | thought | tool_call | observation | gate | suspects |
- * evidence | candidate | usage | log | status | final.
- */
-export const RunEventInputSchema = z.object({
-  type: z.string().min(1).max(40),
-  phase: z.string().min(1).max(40).optional(),
-  payload: z.record(z.string(), z.unknown()),
-});
-export type RunEventInput = z.infer<typeof RunEventInputSchema>;
-
-const UsageSchema = z.object({
-  promptTokens: z.number().int().min(0),
-  completionTokens: z.number().int().min(0),
-  costUsd: z.number().min(0),
-  toolCalls: z.number().int().min(0),
-});
 
 /** What a worker reports when a run ends (a projection of agent/pipeline.ts RepairResult). */
 export const FinishRunResultSchema = z.object({

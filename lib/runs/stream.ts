@@ -3,9 +3,8 @@ import { getDbHandle, type Db, type DbHandle } from '../db';
 import { getEnv, SECRET_ENV_NAMES } from '../env';
 import { AppError } from '../errors';
 import { runEventsReady, subscribeRunEvents, type RunEventNotice } from './notify';
-import { toPublicEvent, type PublicRunEvent, type RunStreamEnd } from './public-event';
-
-export type { PublicRunEvent, RunStreamEnd } from './public-event';
+import type { PublicRunEvent, RunStreamEnd } from '../../common/run-events';
+import { toPublicEvent } from './public-event';
 
 // Save first, then stream: the live trajectory is always read back from the
 // database, from the viewer's last seq. Notifications (notify.ts) only say
@@ -125,9 +124,15 @@ export function parseResumePoint({ lastEventId, after }: { lastEventId: string |
 
 // ───── SSE framing ─────
 
-export function sseMessage({ id, event, data }: { id?: number; event: string; data: unknown }): string {
+/**
+ * One SSE message. Run events go without an `event:` name (the default
+ * `message`, type inside the data): the stream and the browser never list
+ * event types, so none can be dropped for want of a listener. Only the
+ * stream's own `end` is named.
+ */
+export function sseMessage({ id, event, data }: { id?: number; event?: string; data: unknown }): string {
   // JSON.stringify never emits a raw newline, so one data line is always enough
-  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `${id === undefined ? '' : `id: ${id}\n`}${event === undefined ? '' : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -242,7 +247,7 @@ export function createRunEventStream({
         if (closed) return state;
         // never resend or skip: only the next seq moves the cursor forward
         if (event.seq <= last) continue;
-        send(sseMessage({ id: event.seq, event: event.type, data: event }));
+        send(sseMessage({ id: event.seq, data: event }));
         last = event.seq;
       }
       if (events.length < batch) return state;

@@ -35,6 +35,7 @@ describe('gates on a TypeScript repository', () => {
   test('RED passes on the head revision: the target fails there', async () => {
     const { verdict, run } = await gates.runTargets('red', 'fail');
     assert.equal(verdict.passed, true);
+    assert.deepEqual(verdict.counts, { run: 1, passed: 0, failed: 1, skipped: 0 });
     assert.equal(run.results[0].status, 'failed');
     assert.match(run.results[0].message ?? '', /!==/);
   });
@@ -138,11 +139,16 @@ describe('gates on a TypeScript repository', () => {
   });
 
   test('regression passes on the fixed workspace and fails on the broken one', async () => {
-    assert.equal((await gates.regression()).verdict.passed, false);
+    const broken = (await gates.regression()).verdict;
+    assert.equal(broken.passed, false);
+    // the verdict lists only the failing tests, and counts the whole suite
+    assert.deepEqual(broken.counts, { run: 3, passed: 2, failed: 1, skipped: 0 });
+    assert.equal(broken.tests?.length, 1);
     await gates.applyEdit(FIX);
     const { verdict, run } = await gates.regression();
     assert.equal(verdict.passed, true);
     assert.equal(run.results.length, 3);
+    assert.deepEqual(verdict.counts, { run: 3, passed: 3, failed: 0, skipped: 0 });
   });
 
   test('final fails on the unfixed workspace', async () => {

@@ -6,6 +6,7 @@ import { claimRun, heartbeat, reapRuns, releaseRun } from '@/lib/runs/lease';
 import { cancelRun, finishRun, requestRun } from '@/lib/runs/service';
 import { stopRunQueue } from '@/lib/queue';
 import { checkedEvents, seedWorld, type RunWorld } from './helpers';
+import { logEvent } from '@/common/run-events';
 
 // Claims, leases and the trajectory's integrity, against the real database
 // (FLOWFIX_TEST_DB=pglite|postgres), with no worker loop: the test plays the
@@ -28,7 +29,7 @@ async function world() {
   return w;
 }
 
-const ev = (text: string) => ({ type: 'log', phase: 'setup', payload: { text } });
+const ev = (text: string) => logEvent(text, {}, 'setup');
 
 /** Makes the run's lease expire now (instead of waiting for it). */
 async function expireLease(runId: string) {

@@ -142,9 +142,10 @@ describe('run event notifications on PostgreSQL', () => {
     await readUntil(/^retry:/m);
     // appendRunEvents writes through the process handle (the worker's pool)
     await appendRunEvents({ runId: run.id, workerId: 'w1', events: [{ type: 'thought', payload: { text: 'across pools' } }] });
-    await readUntil(/id: 1\nevent: thought\n/);
+    // run events are default messages: no `event:` line, the type inside the data
+    await readUntil(/id: 1\ndata: \{[^\n]*"type":"thought"/);
     await appendRunEvents({ runId: run.id, workerId: 'w1', events: [{ type: 'log', payload: { text: 'second' } }] });
-    await readUntil(/id: 2\nevent: log\n/);
+    await readUntil(/id: 2\ndata: \{[^\n]*"type":"log"/);
     controller.abort();
     assert.equal((text.match(/^id: /gm) ?? []).length, 2, 'each event once');
   });

@@ -10,7 +10,12 @@ import { claimRun } from '../../../lib/runs/lease';
 import { finishRun } from '../../../lib/runs/service';
 import { createRunEventStream } from '../../../lib/runs/stream';
 import { closeRunEventsListener, runEventSubscriberCount } from '../../../lib/runs/notify';
-import type { RunEventInput } from '../../../lib/runs/schemas';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { runEvent, RUN_EVENT_TYPES, type PublicRunEvent, type RunEventInput } from '../../../common/run-events';
+import { EventItem } from '../../../components/run/event-item';
+import { AppError } from '../../../lib/errors';
+import { RUN_EVENT_EXAMPLES } from '../../helpers/run-event-examples';
 
 // The live trajectory over SSE, through the real route handler and the real
 // run lifecycle (claim → append → finish): resume after a dropped connection
@@ -22,6 +27,9 @@ interface SseMessage {
   event: string;
   data: unknown;
 }
+
+/** A run event's type: every run event is a default `message`, its type inside the data. */
+const typeOf = (m: SseMessage) => (m.event === 'message' ? (m.data as { type: string }).type : `(${m.event})`);
 
 /** Reads SSE messages off a body until `until` says stop or the stream ends. */
 class SseReader {
@@ -161,7 +169,7 @@ const seqsOf = (messages: SseMessage[]) => messages.filter((m) => m.event !== 'e
 const hasEnd = (messages: SseMessage[]) => messages.some((m) => m.event === 'end');
 
 describe('GET /api/runs/:id/events', () => {
-  test('sends SSE headers and the saved events with their seq as id and type as event', async () => {
+  test('sends SSE headers and the saved events as default messages with their seq as id and their type in the data', async () => {
     const run = await startRun();
     await appendRunEvents({ runId: run.runId, workerId: run.workerId, events: thoughts(0, 2) });
     const { reader, abort, response } = await connect({ runId: run.runId });
@@ -172,11 +180,11 @@ describe('GET /api/runs/:id/events', () => {
     const messages = await reader.readUntil((m) => m.length >= 3);
     abort();
     assert.deepEqual(
-      messages.map((m) => [m.id, m.event]),
+      messages.map((m) => [m.id, m.event, typeOf(m)]),
       [
-        [0, 'status'],
-        [1, 'thought'],
-        [2, 'thought'],
+        [0, 'message', 'status'],
+        [1, 'message', 'thought'],
+        [2, 'message', 'thought'],
       ],
     );
     const data = messages[1]!.data as { seq: number; type: string; phase: string; payload: { text: string } };
@@ -243,7 +251,7 @@ describe('GET /api/runs/:id/events', () => {
     assert.equal(end.id, undefined, 'end carries no id, so it never becomes a Last-Event-ID');
     assert.deepEqual(end.data, { status: 'NO_FIX', exitReason: 'no_candidate', exitDetail: 'nothing worked', fixId: null, lastSeq: total - 1 });
     const final = messages.at(-2)!;
-    assert.equal(final.event, 'final');
+    assert.equal(typeOf(final), 'final');
   });
 
   test('two viewers watching live see the same sequence', async () => {
@@ -256,8 +264,8 @@ describe('GET /api/runs/:id/events', () => {
     await finish(run);
     const [a, b] = await Promise.all([one.reader.readUntil(hasEnd), two.reader.readUntil(hasEnd)]);
     assert.deepEqual(
-      a.map((m) => [m.id, m.event]),
-      b.map((m) => [m.id, m.event]),
+      a.map((m) => [m.id, typeOf(m)]),
+      b.map((m) => [m.id, typeOf(m)]),
     );
     const total = await db.db.runEvent.count({ where: { runId: run.runId } });
     assert.deepEqual(seqsOf(a), Array.from({ length: total }, (_, i) => i));
@@ -310,15 +318,71 @@ describe('GET /api/runs/:id/events', () => {
     for (const secret of ['sk-live-abcdefghijklmnopqrstuvwxyz', 'hunter2-hunter2', 'abc.def.ghi', 's3cr3t-pass', 'eyJhbGciOiJIUzI1NiJ9', 'sk-proj-0123456789abcdefghijkl', 'topsecretvalue1', 'pw-1234567']) {
       assert.ok(!wire.includes(secret), `${secret} must not reach the browser`);
     }
-    const call = messages.find((m) => m.event === 'tool_call')!.data as { payload: Record<string, unknown> };
+    const call = messages.find((m) => typeOf(m) === 'tool_call')!.data as { payload: Record<string, unknown> };
     assert.equal(call.payload.name, 'run_tests');
     assert.equal(call.payload.arguments, '{"file":"src/a.ts"}');
     assert.equal('apiKey' in call.payload, false);
     assert.equal('env' in call.payload, false);
-    const obs = messages.find((m) => m.event === 'observation')!.data as { payload: { text: string; usage: unknown } };
+    const obs = messages.find((m) => typeOf(m) === 'observation')!.data as { payload: { text: string; usage: unknown } };
     // what is not secret survives: the counters and the shape of the text
     assert.deepEqual(obs.payload.usage, { promptTokens: 12, completionTokens: 3 });
     assert.match(obs.payload.text, /postgresql:\/\/flowfix:\[redacted\]@db:5432\/app/);
+  });
+
+  test('every type of the contract travels from the writer over the stream to the run page, with no list of types on the way', async () => {
+    const run = await startRun();
+    // the final event is the lifecycle's own (finishRun), as for a real worker
+    const written = RUN_EVENT_TYPES.filter((t) => t !== 'final').map((t) => runEvent(t, RUN_EVENT_EXAMPLES[t], 'patch'));
+    await appendRunEvents({ runId: run.runId, workerId: run.workerId, events: written });
+    await finish(run);
+    const { reader } = await connect({ runId: run.runId });
+    const messages = await reader.readUntil(hasEnd);
+    const events = messages.filter((m) => m.event === 'message').map((m) => m.data as PublicRunEvent);
+    assert.deepEqual(new Set(events.map((e) => e.type)), new Set(RUN_EVENT_TYPES));
+    for (const event of events) {
+      // what the browser does with a message: the run page's row for it
+      const html = renderToStaticMarkup(createElement(EventItem, { event, searching: false }));
+      assert.match(html, new RegExp(`data-type="${event.type}" data-seq="${event.seq}"`));
+    }
+    const gate = events.find((e) => e.type === 'gate');
+    assert.deepEqual(gate?.payload.counts, RUN_EVENT_EXAMPLES.gate.counts);
+  });
+
+  test('a stored type this server does not know still reaches the viewer in order, and replays from Last-Event-ID', async () => {
+    const run = await startRun();
+    await appendRunEvents({ runId: run.runId, workerId: run.workerId, events: thoughts(0, 1) });
+    // as a newer worker would store it: the writer's contract, not this one
+    const seq = await db.db.$transaction(async (tx) => {
+      const { nextEventSeq } = await tx.run.update({ where: { id: run.runId }, data: { nextEventSeq: { increment: 1 } } });
+      await tx.runEvent.create({ data: { runId: run.runId, seq: nextEventSeq - 1, type: 'hint', payload: { text: 'look at fees.py', phase: 'patch' } } });
+      return nextEventSeq - 1;
+    });
+    await appendRunEvents({ runId: run.runId, workerId: run.workerId, events: thoughts(1, 1) });
+    await finish(run);
+
+    const first = await connect({ runId: run.runId });
+    const all = await first.reader.readUntil(hasEnd);
+    const total = await db.db.runEvent.count({ where: { runId: run.runId } });
+    assert.deepEqual(seqsOf(all), Array.from({ length: total }, (_, i) => i));
+    const hint = all.find((m) => m.id === seq)!;
+    assert.equal(hint.event, 'message');
+    assert.deepEqual(hint.data, { seq, phase: 'patch', at: (hint.data as { at: string }).at, type: 'unknown', name: 'hint', payload: { text: 'look at fees.py', phase: 'patch' } });
+
+    const resumed = await connect({ runId: run.runId, lastEventId: seq - 1 });
+    const rest = await resumed.reader.readUntil(hasEnd);
+    assert.deepEqual(seqsOf(rest), Array.from({ length: total - seq }, (_, i) => seq + i));
+    assert.deepEqual(rest[0]!.data, hint.data);
+  });
+
+  test('an event that breaks the contract is refused with its reason, and nothing of its batch is stored', async () => {
+    const run = await startRun();
+    const before = await db.db.runEvent.count({ where: { runId: run.runId } });
+    const bad = { type: 'gate', payload: { gate: 'green', passed: 'yes', durationMs: 3 } } as unknown as RunEventInput;
+    await assert.rejects(
+      appendRunEvents({ runId: run.runId, workerId: run.workerId, events: [...thoughts(0, 1), bad] }),
+      (err: unknown) => err instanceof AppError && err.code === 'validation' && /event 2 of 2: gate event: payload\.passed/.test(err.message),
+    );
+    assert.equal(await db.db.runEvent.count({ where: { runId: run.runId } }), before);
   });
 
   test('unauthenticated → 401, unknown run → 404, a malformed Last-Event-ID → 422', async () => {

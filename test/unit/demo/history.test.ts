@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { checkRunEvent } from '@/common/run-events';
 import { generateHistory, HISTORY_TITLE_PREFIX, SKIP_REASONS } from '@/demo/history';
 
 const input = {
@@ -46,4 +47,13 @@ test('failure-to-fix latency is near FlowAgent (p50 about 10 minutes)', () => {
     .sort((a, b) => a - b);
   const p50 = minutes[Math.floor(minutes.length / 2)];
   assert.ok(p50 > 7 && p50 < 14, `p50 ${p50}`);
+});
+
+test('every generated run event keeps the run-event contract, as if a worker had written it', () => {
+  const rows = generateHistory(input);
+  assert.ok(rows.events.length > 0);
+  for (const e of rows.events) {
+    const check = checkRunEvent({ type: e.type, payload: e.payload });
+    assert.ok(check.ok, `${e.type}: ${check.ok ? '' : check.message}`);
+  }
 });

@@ -12,13 +12,13 @@ import {
 } from '../../../lib/runs/estimate';
 import { eventMatches, liveCounters, liveStatus, mergeEvents, phaseViews } from '../../../components/run/derive';
 import { publicPayload } from '../../../lib/runs/public-event';
-import type { PublicRunEvent } from '../../../lib/runs/public-event';
+import { readRunEvent, type PublicRunEvent } from '../../../common/run-events';
 
 const T0 = Date.parse('2026-06-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 
 function ev(seq: number, type: string, payload: Record<string, unknown>, ms = seq * 1000): PublicRunEvent {
-  return { seq, type, phase: typeof payload.phase === 'string' ? payload.phase : null, at: at(ms), payload };
+  return readRunEvent({ seq, type, at: at(ms), payload });
 }
 
 describe('phase medians', () => {

@@ -1,4 +1,71 @@
-import type { ExpectedActual } from '../../agent/types';
+import { z } from 'zod';
+
+// What a test run says, in the words the agent, the ingestion API, the run
+// events and the pages share. Browser-safe: no server or node: imports.
+
+export const TestStatusSchema = z.enum(['passed', 'failed', 'error', 'skipped']);
+export type TestStatus = z.infer<typeof TestStatusSchema>;
+
+/** One <failure> (an assertion) or <error> (a crash) of a test case; a case may have both. */
+export interface TestProblem {
+  kind: 'failure' | 'error';
+  message?: string;
+}
+
+export interface TestResult {
+  /** stable id "<classname or file>::<name>" (same as Failure.testId) */
+  id: string;
+  name: string;
+  classname?: string;
+  file?: string;
+  line?: number;
+  status: TestStatus;
+  message?: string;
+  /** failure/error body: stack trace, assertion diff (several problems: each under a "[kind] message" heading) */
+  details?: string;
+  /** every <failure> and <error>, in order; `message` is the first one's */
+  problems?: TestProblem[];
+  systemOut?: string;
+  durationMs?: number;
+}
+
+/** How many tests a run reported and how they ended (an error counts as failed): run = passed + failed + skipped. */
+export const TestCountsSchema = z.object({
+  run: z.number().int().nonnegative(),
+  passed: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  skipped: z.number().int().nonnegative(),
+});
+export type TestCounts = z.infer<typeof TestCountsSchema>;
+
+export function countTests(results: ReadonlyArray<Pick<TestResult, 'status'>>): TestCounts {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const r of results) {
+    if (r.status === 'passed') passed++;
+    else if (r.status === 'skipped') skipped++;
+    else failed++;
+  }
+  return { run: results.length, passed, failed, skipped };
+}
+
+export const ExpectedActualSchema = z.object({
+  testId: z.string(),
+  expected: z.string(),
+  actual: z.string(),
+  operator: z.string().optional(),
+});
+export type ExpectedActual = z.infer<typeof ExpectedActualSchema>;
+
+export const StackFrameSchema = z.object({
+  /** workspace-relative path when it lies inside the workspace */
+  file: z.string(),
+  line: z.number(),
+  column: z.number().optional(),
+  fn: z.string().optional(),
+});
+export type StackFrame = z.infer<typeof StackFrameSchema>;
 
 // Expected and actual values read from a failure's message, for the agent's
 // evidence and for the change page's expected/actual diff alike.

@@ -1,0 +1,234 @@
+import type { FixStatus, Prisma } from '../generated/prisma/client';
+import { sanitizeHtml } from '../html/sanitize';
+import { parsePatch } from '../diff/apply';
+import { readFixEvidence, type FixEvidenceView } from './evidence';
+
+// Fixes as the dashboard's pages see them (the change page, the review queue,
+// the diff viewer): the shapes and the pure functions that make them from
+// rows. The queries beside this module read the rows.
+
+export type FixStatusName = `${FixStatus}`;
+
+export interface FixView {
+  id: string;
+  runId: string;
+  changeId: string;
+  status: FixStatusName;
+  dropReason: string | null;
+  /** sanitised again on the way out: written by a model, so never trusted even from our own database */
+  summaryHtml: string;
+  files: string[];
+  diffStat: { files: number; added: number; removed: number };
+  evidence: FixEvidenceView;
+  appliedCommit: string | null;
+  appliedAt: string | null;
+  appliedBy: string | null;
+  createdAt: string;
+  revisionNumber: number;
+  /** the fix was made on the change's latest revision */
+  onLatestRevision: boolean;
+  isHistory: boolean;
+  run: {
+    id: string;
+    policy: string;
+    model: string | null;
+    trigger: string;
+    toolCalls: number;
+    promptTokens: number;
+    completionTokens: number;
+    costUsd: number;
+    durationMs: number | null;
+  };
+  /** the decision that closed the fix (accept, edit-accept, reject), if any */
+  decision: {
+    kind: 'ACCEPT' | 'EDIT_ACCEPT' | 'REJECT';
+    by: string;
+    at: string;
+    surface: string;
+    reason: string | null;
+    reasonText: string | null;
+  } | null;
+  previews: number;
+}
+
+export const FIX_VIEW_INCLUDE = {
+  run: {
+    select: {
+      id: true,
+      policy: true,
+      model: true,
+      trigger: true,
+      toolCalls: true,
+      promptTokens: true,
+      completionTokens: true,
+      costUsd: true,
+      startedAt: true,
+      finishedAt: true,
+    },
+  },
+  revision: { select: { number: true, supersededAt: true } },
+  change: { select: { origin: true, revisionNumber: true } },
+  appliedBy: { select: { name: true } },
+  decisions: {
+    where: { kind: { in: ['ACCEPT', 'EDIT_ACCEPT', 'REJECT'] } },
+    orderBy: { createdAt: 'desc' },
+    take: 1,
+    include: { user: { select: { name: true } } },
+  },
+  _count: { select: { decisions: { where: { kind: 'PREVIEW' } } } },
+} satisfies Prisma.FixInclude;
+
+type FixRow = Prisma.FixGetPayload<{ include: typeof FIX_VIEW_INCLUDE }>;
+
+export function diffStatOf(diff: string): FixView['diffStat'] {
+  let added = 0;
+  let removed = 0;
+  const patches = parsePatch(diff);
+  for (const p of patches)
+    for (const h of p.hunks)
+      for (const l of h.lines) {
+        if (l.type === '+') added++;
+        else if (l.type === '-') removed++;
+      }
+  return { files: patches.length, added, removed };
+}
+
+export function toFixView(row: FixRow): FixView {
+  const decision = row.decisions[0];
+  return {
+    id: row.id,
+    runId: row.runId,
+    changeId: row.changeId,
+    status: row.status,
+    dropReason: row.dropReason,
+    summaryHtml: sanitizeHtml(row.summaryHtml),
+    files: row.files,
+    diffStat: diffStatOf(row.diff),
+    evidence: readFixEvidence(row.evidence),
+    appliedCommit: row.appliedCommit,
+    appliedAt: row.appliedAt?.toISOString() ?? null,
+    appliedBy: row.appliedBy?.name ?? null,
+    createdAt: row.createdAt.toISOString(),
+    revisionNumber: row.revision.number,
+    onLatestRevision: row.revision.supersededAt === null && row.revision.number === row.change.revisionNumber,
+    isHistory: row.change.origin === 'DEMO_HISTORY',
+    run: {
+      id: row.run.id,
+      policy: row.run.policy,
+      model: row.run.model,
+      trigger: row.run.trigger,
+      toolCalls: row.run.toolCalls,
+      promptTokens: row.run.promptTokens,
+      completionTokens: row.run.completionTokens,
+      costUsd: row.run.costUsd,
+      durationMs:
+        row.run.startedAt && row.run.finishedAt ? row.run.finishedAt.getTime() - row.run.startedAt.getTime() : null,
+    },
+    decision: decision
+      ? {
+          kind: decision.kind as 'ACCEPT' | 'EDIT_ACCEPT' | 'REJECT',
+          by: decision.user.name,
+          at: decision.createdAt.toISOString(),
+          surface: decision.surface,
+          reason: decision.reason,
+          reasonText: decision.reasonText,
+        }
+      : null,
+    previews: row._count.decisions,
+  };
+}
+
+// ───── the review queue ─────
+
+export interface ReviewQueueItem {
+  fixId: string;
+  changeId: string;
+  title: string;
+  externalId: string;
+  repository: string;
+  author: string;
+  authorKind: 'HUMAN' | 'BOT';
+  branch: string;
+  createdAt: string;
+  files: string[];
+  diffStat: FixView['diffStat'];
+  /** the root cause as plain text, short: the queue never renders model HTML */
+  summaryText: string;
+  gatesPassed: number;
+  gatesTotal: number;
+  isHistory: boolean;
+}
+
+export interface ReviewQueuePage {
+  items: ReviewQueueItem[];
+  nextCursor: string | null;
+}
+
+/** Plain text of sanitised HTML, entities decoded, whitespace collapsed. */
+export function htmlToText(html: string): string {
+  return sanitizeHtml(html)
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+export const REVIEW_QUEUE_INCLUDE = {
+  change: {
+    select: {
+      title: true,
+      externalId: true,
+      author: true,
+      authorKind: true,
+      branch: true,
+      origin: true,
+      repository: { select: { name: true } },
+    },
+  },
+} satisfies Prisma.FixInclude;
+
+type ReviewQueueRow = Prisma.FixGetPayload<{ include: typeof REVIEW_QUEUE_INCLUDE }>;
+
+export function toReviewQueueItem(row: ReviewQueueRow): ReviewQueueItem {
+  const evidence = readFixEvidence(row.evidence);
+  const text = htmlToText(row.summaryHtml);
+  return {
+    fixId: row.id,
+    changeId: row.changeId,
+    title: row.change.title,
+    externalId: row.change.externalId,
+    repository: row.change.repository.name,
+    author: row.change.author,
+    authorKind: row.change.authorKind,
+    branch: row.change.branch,
+    createdAt: row.createdAt.toISOString(),
+    files: row.files,
+    diffStat: diffStatOf(row.diff),
+    summaryText: text.length > 280 ? `${text.slice(0, 279)}…` : text,
+    gatesPassed: evidence.gates.filter((g) => g.passed).length,
+    gatesTotal: evidence.gates.length,
+    isHistory: row.change.origin === 'DEMO_HISTORY',
+  };
+}
+
+// ───── the files of a fix, whole, for the diff viewer ─────
+
+export interface FixFile {
+  path: string;
+  oldPath: string | null;
+  status: 'added' | 'deleted' | 'renamed' | 'modified';
+  language: string;
+  original: string;
+  modified: string;
+  /**
+   * true: both sides are the whole file (read at the fix's revision, patch
+   * applied). false: only what the hunks show, because the original could not
+   * be read or did not match; such a file cannot be edited.
+   */
+  complete: boolean;
+  binary: boolean;
+}
