@@ -222,8 +222,10 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
       }
       // One fix waits for a decision per change: a new READY fix replaces the
       // older ones (a second "Run agent" while a fix was ready), and a run
-      // that found nothing leaves a ready fix where it was.
-      if (fix?.status === FixStatus.READY) {
+      // that found nothing leaves a ready fix where it was. A REVALIDATE run
+      // checks a reviewer's edit of the waiting fix: it replaces nothing, the
+      // edit-accept that asked for it settles both.
+      if (fix?.status === FixStatus.READY && run.trigger !== 'REVALIDATE') {
         await tx.fix.updateMany({
           where: { changeId: run.changeId, status: FixStatus.READY, id: { not: fix.id } },
           data: { status: FixStatus.STALE, dropReason: SUPERSEDED },
