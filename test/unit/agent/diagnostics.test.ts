@@ -19,7 +19,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs a build-like command the way the gate sees it: stdout and stderr together, a non-zero exit. */
 function failingOutput(cwd: string, command: string): string {
-  const run = spawnSync('/bin/sh', ['-c', `${command} 2>&1`], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, LANG: 'C' } });
+  const run = spawnSync('/bin/sh', ['-c', `${command} 2>&1`], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, LANG: 'C' } as unknown as NodeJS.ProcessEnv });
   assert.notEqual(run.status, 0, `${command} was expected to fail:\n${run.stdout}`);
   return run.stdout;
 }
