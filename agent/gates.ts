@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
-import ts from 'typescript';
 import type { RepositorySettings } from '../lib/repositories/settings';
+import { parseBuildDiagnostics } from './diagnostics';
+import { applyEditToFiles, EditSchema } from './edits';
 import { git } from './git';
-import { checkPythonSyntax } from './python/client';
+import { syntaxCheckFiles } from './syntax';
 import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand } from './test-runner';
 import type {
   CommandResult,
@@ -24,14 +23,9 @@ import { countTests } from '../common/test-results';
 // anything less is rolled back and answered with structured diagnostics, so a
 // broken edit never reaches the tests. GREEN runs only the target tests; the
 // regression suite and the final rerun belong to the pipeline (a policy can
-// never claim them).
-
-export const EditSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('replace'), file: z.string().min(1), oldText: z.string().min(1), newText: z.string() }),
-  z.object({ kind: z.literal('diff'), diff: z.string().min(1) }),
-  z.object({ kind: z.literal('create'), file: z.string().min(1), content: z.string() }),
-  z.object({ kind: z.literal('delete'), file: z.string().min(1) }),
-]);
+// never claim them). This file holds the verdicts only: how an edit lands on
+// the files is edits.ts, the syntax checkers are syntax.ts, and the reading
+// of build and git output into diagnostics is diagnostics.ts.
 
 /** Time spent in the repository's commands; the rest of a run is orchestration overhead. */
 export interface CommandMeter {
@@ -66,81 +60,8 @@ export interface Gates extends PolicyGates {
   readonly meter: CommandMeter;
 }
 
-const JS_TS = /\.(?:[cm]?[jt]sx?)$/;
-
 function verdictTests(run: TestRun): GateVerdict['tests'] {
   return run.results.slice(0, 200).map((r) => ({ id: r.id, status: r.status, ...(r.message ? { message: r.message.slice(0, 500) } : {}) }));
-}
-
-/** Syntax diagnostics for TS/JS through the compiler's own parser (no type check: the build does that). */
-export function syntaxCheckTypeScript(file: string, text: string): Diagnostic[] {
-  const out = ts.transpileModule(text, {
-    fileName: file,
-    reportDiagnostics: true,
-    compilerOptions: { target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.Preserve, allowJs: true },
-  });
-  return (out.diagnostics ?? [])
-    .filter((d) => d.category === ts.DiagnosticCategory.Error)
-    .map((d) => {
-      const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : undefined;
-      return { kind: 'syntax' as const, file, ...(line ? { line } : {}), message: ts.flattenDiagnosticMessageText(d.messageText, '\n') };
-    });
-}
-
-export function syntaxCheckJson(file: string, text: string): Diagnostic[] {
-  try {
-    JSON.parse(text);
-    return [];
-  } catch (err) {
-    const message = (err as Error).message;
-    const pos = /position (\d+)/.exec(message);
-    const line = pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined;
-    return [{ kind: 'syntax', file, ...(line ? { line } : {}), message }];
-  }
-}
-
-/** Turns a failed build's output into diagnostics (tsc, python, gcc-style), else one summary. */
-export function parseBuildDiagnostics(output: string): Diagnostic[] {
-  const diags: Diagnostic[] = [];
-  for (const line of output.split('\n')) {
-    let m = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(line) ?? /^(.+?):(\d+):(\d+) - error (TS\d+): (.*)$/.exec(line);
-    if (m) {
-      diags.push({ kind: 'build', file: m[1].trim(), line: Number(m[2]), message: `${m[4]}: ${m[5]}` });
-      continue;
-    }
-    m = /^\s*File "(.+?)", line (\d+)/.exec(line);
-    if (m) {
-      diags.push({ kind: 'build', file: m[1], line: Number(m[2]), message: line.trim() });
-      continue;
-    }
-    m = /^([\w./-]+\.\w+):(\d+):(?:\d+:)? (?:fatal )?error:? (.*)$/.exec(line);
-    if (m) diags.push({ kind: 'build', file: m[1], line: Number(m[2]), message: m[3] });
-    if (diags.length >= 50) break;
-  }
-  if (diags.length) return diags;
-  const tail = output.trim().split('\n').slice(-20).join('\n');
-  return [{ kind: 'build', message: tail || 'build failed with no output' }];
-}
-
-/** The paths a unified diff touches (both sides), and whether it carries binary content. */
-export function diffPaths(diff: string): { paths: string[]; binary: boolean } {
-  const paths = new Set<string>();
-  let binary = false;
-  const unquote = (p: string) => (p.startsWith('"') ? (JSON.parse(p) as string) : p);
-  for (const line of diff.split('\n')) {
-    let m = /^diff --git (\S+|"[^"]+") (\S+|"[^"]+")$/.exec(line);
-    if (m) {
-      paths.add(unquote(m[1]).replace(/^a\//, ''));
-      paths.add(unquote(m[2]).replace(/^b\//, ''));
-      continue;
-    }
-    m = /^(?:---|\+\+\+) (.+?)(?:\t.*)?$/.exec(line);
-    if (m && m[1] !== '/dev/null') paths.add(unquote(m[1]).replace(/^[ab]\//, ''));
-    m = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line);
-    if (m) paths.add(unquote(m[1]));
-    if (/^GIT binary patch$|^Binary files .* differ$/.test(line)) binary = true;
-  }
-  return { paths: [...paths], binary };
 }
 
 export function createGates(input: GatesInput): Gates {
@@ -180,82 +101,6 @@ export function createGates(input: GatesInput): Gates {
     await git(workspace.root, ['clean', '-fdq']);
   }
 
-  /** Applies the edit to the files; returns the touched files or diagnostics. */
-  async function applyToFiles(edit: Edit): Promise<{ files: string[] } | { diagnostics: Diagnostic[] }> {
-    switch (edit.kind) {
-      case 'replace': {
-        if (await workspace.isBinary(edit.file)) throw new BinaryFileError(edit.file);
-        if (!(await workspace.exists(edit.file))) return { diagnostics: [{ kind: 'apply', file: edit.file, message: 'file does not exist' }] };
-        const text = await workspace.readFile(edit.file);
-        const count = text.split(edit.oldText).length - 1;
-        if (count !== 1) {
-          const message =
-            count === 0
-              ? 'oldText was not found in the file (it must match exactly, whitespace included)'
-              : `oldText occurs ${count} times; include more surrounding lines so it is unique`;
-          return { diagnostics: [{ kind: 'apply', file: edit.file, message }] };
-        }
-        const at = text.indexOf(edit.oldText);
-        await workspace.writeFile(edit.file, text.slice(0, at) + edit.newText + text.slice(at + edit.oldText.length));
-        return { files: [edit.file] };
-      }
-      case 'create': {
-        if (await workspace.exists(edit.file)) {
-          return { diagnostics: [{ kind: 'apply', file: edit.file, message: 'file already exists; edit it with a replacement or a diff' }] };
-        }
-        await workspace.writeFile(edit.file, edit.content);
-        return { files: [edit.file] };
-      }
-      case 'delete': {
-        if (!(await workspace.exists(edit.file))) return { diagnostics: [{ kind: 'apply', file: edit.file, message: 'file does not exist' }] };
-        await workspace.deleteFile(edit.file);
-        return { files: [] };
-      }
-      case 'diff': {
-        const { paths, binary } = diffPaths(edit.diff);
-        if (binary) return { diagnostics: [{ kind: 'path', message: 'binary patches are not accepted' }] };
-        if (paths.length === 0) return { diagnostics: [{ kind: 'malformed', message: 'no file headers (---/+++) in the diff' }] };
-        for (const p of paths) {
-          await workspace.resolve(p);
-          if (await workspace.isBinary(p)) throw new BinaryFileError(p);
-        }
-        const patch = edit.diff.endsWith('\n') ? edit.diff : `${edit.diff}\n`;
-        const options = ['--recount', '--whitespace=nowarn', '--unidiff-zero'];
-        try {
-          await git(workspace.root, ['apply', ...options, '--check', '-'], { input: patch });
-        } catch (err) {
-          const stderr = (err as { stderr?: string }).stderr ?? (err as Error).message;
-          return { diagnostics: applyDiagnostics(stderr) };
-        }
-        await workspace.applyPatch(patch, options);
-        return { files: paths.filter((p, i, all) => all.indexOf(p) === i) };
-      }
-    }
-  }
-
-  async function syntaxCheck(files: string[]): Promise<Diagnostic[]> {
-    const diags: Diagnostic[] = [];
-    const python: string[] = [];
-    for (const file of files) {
-      if (!(await workspace.exists(file))) continue;
-      if (JS_TS.test(file)) diags.push(...syntaxCheckTypeScript(file, await workspace.readFile(file)));
-      else if (file.endsWith('.json')) diags.push(...syntaxCheckJson(file, await workspace.readFile(file)));
-      else if (file.endsWith('.py')) python.push(file);
-    }
-    if (python.length) {
-      // Python's own compile() in the pooled helper: nothing is run, and the
-      // repository's commands are not involved (a policy's last log stays theirs)
-      try {
-        const sources = await Promise.all(python.map(async (file) => ({ file, bytes: await readFile(await workspace.resolve(file)) })));
-        for (const e of await checkPythonSyntax(sources, { signal: input.signal })) diags.push({ kind: 'syntax', ...e });
-      } catch (err) {
-        if (input.signal?.aborted) throw err;
-        diags.push({ kind: 'syntax', message: `the Python syntax check could not run: ${(err as Error).message}` });
-      }
-    }
-    return diags;
-  }
-
   async function applyEdit(rawEdit: Edit): Promise<GateVerdict> {
     const started = performance.now();
     const done = (passed: boolean, diagnostics?: Diagnostic[], detail?: string) =>
@@ -275,7 +120,7 @@ export function createGates(input: GatesInput): Gates {
     const tree = await snapshot();
     let files: string[];
     try {
-      const applied = await applyToFiles(edit);
+      const applied = await applyEditToFiles(workspace, edit);
       if ('diagnostics' in applied) {
         await rollback(tree);
         return done(false, applied.diagnostics, 'the edit does not apply');
@@ -288,7 +133,7 @@ export function createGates(input: GatesInput): Gates {
       }
       throw err;
     }
-    const syntax = await syntaxCheck(files);
+    const syntax = await syntaxCheckFiles(workspace, files, input.signal);
     if (syntax.length) {
       await rollback(tree);
       return done(false, syntax, 'syntax errors');
@@ -357,17 +202,3 @@ export function createGates(input: GatesInput): Gates {
     build,
   };
 }
-
-function applyDiagnostics(stderr: string): Diagnostic[] {
-  const diags: Diagnostic[] = [];
-  for (const line of stderr.split('\n')) {
-    const m = /^error: patch failed: (.+?):(\d+)$/.exec(line);
-    if (m) diags.push({ kind: 'apply', file: m[1], line: Number(m[2]), message: 'the hunk does not match the file (context or removed lines differ)' });
-    else if (/^error: /.test(line) && !/patch does not apply/.test(line)) {
-      const file = /^error: (?:[\w ]+: )?([^:]+):/.exec(line)?.[1];
-      diags.push({ kind: /corrupt|No valid patches|unrecognized/.test(line) ? 'malformed' : 'apply', ...(file ? { file } : {}), message: line.replace(/^error: /, '') });
-    }
-  }
-  return diags.length ? diags : [{ kind: 'apply', message: stderr.trim() || 'git apply refused the diff' }];
-}
-

@@ -1,0 +1,49 @@
+import { extractEvidence } from '../evidence';
+import { git } from '../git';
+import type { LocaliseFn } from '../pipeline';
+import type { Evidence, Suspect } from '../types';
+import type { LocalisedState, RedState } from './state';
+import { evidenceEvent, runEvent } from '../../common/run-events';
+
+// Localise: the RED run read as evidence (failing tests, messages,
+// expected/actual, stack frames mapped to workspace files), then the top-K
+// suspects. A scaffold that fails does not end the run: the stack frames are
+// ranked instead.
+
+/** Ranks stack-frame files when the scaffold cannot run: a window around each frame outside the tests. */
+export function fallbackSuspects(evidence: Evidence, k: number): Suspect[] {
+  const isTest = /(^|\/)(tests?|__tests__|spec)\/|[._]test\.|\.spec\.|(^|\/)test_[^/]*\.py$/;
+  const frames = [...evidence.frames.filter((f) => !isTest.test(f.file)), ...evidence.frames.filter((f) => isTest.test(f.file))];
+  return frames.slice(0, k).map((f, i) => ({
+    file: f.file,
+    symbol: f.fn ?? `${f.file}:${f.line}`,
+    kind: 'window' as const,
+    startLine: Math.max(1, f.line - 10),
+    endLine: f.line + 10,
+    score: 1 / (i + 1),
+    reasons: [`stack frame ${f.file}:${f.line}`],
+  }));
+}
+
+async function defaultLocalise(input: Parameters<LocaliseFn>[0]): Promise<Suspect[]> {
+  const { localise } = await import('../scaffold/index');
+  return localise(input);
+}
+
+export async function localise(state: RedState): Promise<LocalisedState> {
+  const { input, sink, signal, evidence, workspace: ws } = state;
+  await state.enterPhase('localise');
+  const tracked = (await git(ws.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
+  const failure = extractEvidence({ run: state.redRun, root: ws.root, files: tracked, targets: evidence.targets });
+  evidence.failure = failure;
+  await sink.emit(evidenceEvent(failure));
+  const k = state.modelSettings.suspects;
+  try {
+    state.suspects = await (input.localise ?? defaultLocalise)({ root: ws.root, evidence: failure, editedSpans: state.change.editedSpans, k, signal });
+  } catch (err) {
+    await state.log(`the retrieval scaffold failed (${(err as Error).message}); ranking stack frames instead`);
+    state.suspects = fallbackSuspects(failure, k);
+  }
+  await sink.emit(runEvent('suspects', { suspects: state.suspects }, 'localise'));
+  return Object.assign(state, { failure });
+}

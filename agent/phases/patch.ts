@@ -1,0 +1,82 @@
+import type { GateVerdict, Policy, PolicyGates, PolicyOutcome } from '../types';
+import { addUsage, RunExit, type LocalisedState } from './state';
+import { gateEvent } from '../../common/run-events';
+
+// Patch: the policies, tried in order on a clean workspace until one reports
+// GREEN. Policies propose; every edit goes through the compile gate, and a
+// policy's GREEN is only a claim the verify phase checks again.
+
+/**
+ * The gates a policy gets: the pipeline's, except that GREEN refuses a fix the
+ * regression suite already rejected, so the policy moves on to its next
+ * candidate instead of re-proposing the same diff. The diff is taken only
+ * when GREEN passes: most candidates fail GREEN, and a diff costs two git
+ * processes per candidate.
+ */
+function policyGatesOf(state: LocalisedState): PolicyGates {
+  const { gates, rejected, sink } = state;
+  return {
+    ...gates,
+    green: async () => {
+      const green = await gates.green();
+      if (rejected.size === 0 || !green.verdict.passed) return green;
+      const reason = rejected.get(await gates.diff());
+      if (reason === undefined) return green;
+      const verdict: GateVerdict = { ...green.verdict, passed: false, detail: `this exact fix was rejected earlier: ${reason}` };
+      await sink.emit(gateEvent(verdict, 'patch'));
+      return { verdict, run: green.run };
+    },
+  };
+}
+
+function deadlineFor(state: LocalisedState, policy: Policy): number {
+  const { modelSettings } = state;
+  const minutes =
+    policy.name === 'offline' ? Math.min(modelSettings.offline.timeLimitMinutes, modelSettings.timeLimitMinutes) : modelSettings.timeLimitMinutes;
+  return Date.now() + minutes * 60_000;
+}
+
+/**
+ * One patch attempt: returns with the workspace patched and GREEN claimed,
+ * or ends the run with the last policy's reason (`regression_failed` when the
+ * policies ran out of candidates after the regression suite refused one).
+ */
+export async function patch(state: LocalisedState, attempt: number): Promise<void> {
+  const { policies, gates, sink, signal, modelSettings, deadlines, rejected, workspace: ws } = state;
+  await state.enterPhase('patch');
+  const policyGates = policyGatesOf(state);
+  let outcome: PolicyOutcome | undefined;
+  for (const [i, policy] of policies.entries()) {
+    state.throwIfCancelled();
+    await gates.reset();
+    state.policy = policy.name;
+    if (!deadlines.has(policy)) deadlines.set(policy, deadlineFor(state, policy));
+    await state.log(`policy ${policy.name}`, { policy: policy.name, tier: i + 1, of: policies.length, attempt });
+    outcome = await policy.run({
+      change: state.change,
+      evidence: state.failure,
+      suspects: state.suspects,
+      targetTests: state.evidence.targets,
+      redRun: state.redRun,
+      gates: policyGates,
+      workspace: ws,
+      sink: { emit: (e) => sink.emit({ phase: 'patch', ...e }) },
+      signal,
+      limits: {
+        maxToolCalls: modelSettings.maxToolCalls,
+        deadline: deadlines.get(policy)!,
+        maxTokens: modelSettings.maxTokens,
+        maxCostUsd: modelSettings.maxCostUsd,
+      },
+    });
+    state.usage = addUsage(state.usage, outcome.usage);
+    if (outcome.status === 'patched') return;
+    await state.log(`policy ${policy.name} gave up: ${outcome.exitReason}: ${outcome.detail}`);
+  }
+  await gates.reset();
+  state.throwIfCancelled();
+  if (rejected.size > 0 && outcome?.status === 'gave_up' && outcome.exitReason === 'no_candidate') {
+    throw new RunExit('regression_failed', [...rejected.values()].at(-1) ?? 'the fix breaks other tests');
+  }
+  throw new RunExit(outcome?.status === 'gave_up' ? outcome.exitReason : 'no_candidate', outcome?.status === 'gave_up' ? outcome.detail : 'no policy ran');
+}

@@ -1,0 +1,55 @@
+import { didNotRun, failedResults, runTests } from '../test-runner';
+import type { TestRun } from '../types';
+import { RunExit, type RedState, type SetupState } from './state';
+
+// RED: the failure must reproduce on the head before anything is edited,
+// else the run abstains (`not_reproduced`). Then the same targets on the base
+// revision: failing there too means the change did not cause the failure.
+
+export async function red(state: SetupState): Promise<RedState> {
+  const { input, settings, signal, meter, gates, evidence, workspace: ws } = state;
+  await state.enterPhase('red');
+  if ((input.targetTests ?? []).length === 0) {
+    // no targets named: the failing tests of a full run are the targets
+    const full = await runTests({ workspace: ws, settings, signal, kind: 'regression', targets: [] });
+    meter.commandMs += full.command.durationMs;
+    meter.regressionRuns++;
+    if (full.reportError) throw new RunExit('setup_failed', `the test command wrote no readable report: ${full.reportError}`);
+    const failing = failedResults(full);
+    await state.log(`no targets given: ${failing.length} failing test(s) in a full run`, { tests: failing.map((r) => r.id).slice(0, 50) });
+    if (failing.length === 0) throw new RunExit('not_reproduced', 'every test passes on the head revision');
+    gates.setTargets(failing.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) })));
+  }
+  const redGate = await gates.runTargets('red', 'fail');
+  evidence.red = redGate.verdict;
+  if (!redGate.verdict.passed) {
+    if (redGate.run.reportError && redGate.run.results.every(didNotRun)) {
+      throw new RunExit('setup_failed', `the test command wrote no readable report: ${redGate.run.reportError}`);
+    }
+    throw new RunExit('not_reproduced', 'the target tests pass on the head revision: the failure did not reproduce (flaky?)');
+  }
+  // Only the targets that really failed are repaired; ids are normalised to the report's.
+  const reproduced = failedResults(redGate.run).filter((r) => !didNotRun(r));
+  const targets = reproduced.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) }));
+  gates.setTargets(targets);
+  evidence.targets = targets.map((t) => t.id);
+  const redRun: TestRun = { ...redGate.run, results: reproduced };
+
+  if (input.checkBase !== false) {
+    await ws.checkoutRevision(state.baseCommit);
+    try {
+      const base = await gates.runTargets('base', 'fail');
+      evidence.base = base.verdict;
+      evidence.notCausedByChange = base.verdict.passed;
+    } finally {
+      await ws.checkoutRevision(ws.headRev);
+    }
+    if (evidence.notCausedByChange) {
+      await state.log('the target tests fail on the base revision too: the failure was not caused by the change');
+      if (state.filterPolicy.pre.notCausedByChange) {
+        throw new RunExit('not_caused_by_change', 'the target tests fail on the base revision too');
+      }
+    }
+  }
+  return Object.assign(state, { redRun });
+}

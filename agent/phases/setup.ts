@@ -1,0 +1,74 @@
+import { editedSpans as spansOfDiff } from '../diff';
+import { createGates } from '../gates';
+import { git } from '../git';
+import { runWorkspaceCommand } from '../test-runner';
+import type { ChangeContext } from '../types';
+import { Workspace } from '../workspace';
+import { RunExit, type RunState, type SetupState } from './state';
+
+// Setup: a run folder checked out at the head, the change (base..head) it is
+// about, the install, the gates, and whether the head builds. A head that
+// does not build is not a setup failure: the accepted edit must fix that too.
+
+export async function setup(state: RunState): Promise<SetupState> {
+  const { input, settings, signal, sink, meter } = state;
+  await state.enterPhase('setup');
+  try {
+    state.workspace = await Workspace.create({
+      source: state.source,
+      headRev: input.headRev,
+      parentDir: input.workDir,
+      excludes: [settings.junitReport],
+    });
+  } catch (err) {
+    throw new RunExit('setup_failed', `could not check out ${input.headRev}: ${(err as Error).message}`);
+  }
+  const ws = state.workspace;
+  const baseCommit = await git(ws.root, ['rev-parse', '--verify', '--end-of-options', `${input.baseRev}^{commit}`]).then(
+    (r) => r.stdout.trim(),
+    (err: Error) => {
+      throw new RunExit('setup_failed', `unknown base revision ${input.baseRev}: ${err.message}`);
+    },
+  );
+  state.changeDiff = (await git(ws.root, ['diff', '--no-color', '--no-ext-diff', baseCommit, ws.headRev])).stdout;
+  const change: ChangeContext = {
+    title: input.change?.title ?? '',
+    description: input.change?.description ?? '',
+    author: input.change?.author ?? '',
+    diff: state.changeDiff,
+    editedSpans: spansOfDiff(state.changeDiff),
+    language: settings.language,
+  };
+  await state.log(
+    `workspace${input.keepWorkspace ? ` ${ws.root}` : ''} at ${ws.headRev.slice(0, 12)} (base ${baseCommit.slice(0, 12)}); the change edits ${change.editedSpans.length} span(s)`,
+    { headRev: ws.headRev, baseRev: baseCommit },
+  );
+
+  if (settings.install) {
+    const installed = await runWorkspaceCommand({
+      workspace: ws,
+      settings,
+      signal,
+      command: settings.install,
+      timeoutSeconds: settings.timeLimits.installSeconds,
+      network: settings.installNetwork,
+    });
+    meter.commandMs += installed.durationMs;
+    await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs });
+    state.throwIfCancelled();
+    if (installed.exitCode !== 0) throw new RunExit('setup_failed', `install failed (exit ${installed.exitCode}): ${installed.output.slice(-800)}`);
+  }
+
+  // the targets CI named; RED replaces them with the ones that reproduce
+  const targets = (input.targetTests ?? []).map((id) => ({ id }));
+  const gates = createGates({ workspace: ws, settings, targets, sink, signal, meter });
+  if (settings.build) {
+    const built = await gates.build();
+    await state.log(built.exitCode === 0 ? 'the head revision builds' : 'the head revision does not build; an accepted edit must fix that too', {
+      exitCode: built.exitCode,
+      durationMs: built.durationMs,
+    });
+    state.throwIfCancelled();
+  }
+  return Object.assign(state, { workspace: ws, baseCommit, change, gates });
+}

@@ -1,0 +1,48 @@
+import { runPostFilters } from '../filters/post';
+import type { SummariseFn } from '../pipeline';
+import type { ExitReason } from '../types';
+import { addUsage, type LocalisedState } from './state';
+
+// Summary: the verified fix explained (a summary that fails is logged and the
+// fix kept), then the post-execution filters, which may still drop it.
+
+async function defaultSummarise(input: Parameters<SummariseFn>[0]): ReturnType<SummariseFn> {
+  const { summarise } = await import('../summary');
+  return summarise({ evidence: input.evidence, diff: input.diff, trajectory: input.trajectory, suspects: input.suspects, change: input.change });
+}
+
+/** Summarises the verified fix and returns how the run ends: `fixed`, or `dropped:<reason>`. */
+export async function summarise(state: LocalisedState): Promise<{ exitReason: ExitReason; detail?: string }> {
+  const { input, signal, settings, change } = state;
+  await state.enterPhase('summary');
+  try {
+    const summary = await (input.summarise ?? defaultSummarise)({
+      evidence: state.failure,
+      diff: state.diff,
+      trajectory: state.trajectory,
+      suspects: state.suspects,
+      change: { title: change.title, description: change.description },
+      signal,
+    });
+    state.summaryHtml = summary.html;
+    state.summarySource = summary.source;
+    if (summary.usage) state.usage = addUsage(state.usage, summary.usage);
+  } catch (err) {
+    await state.log(`summary failed: ${(err as Error).message}`);
+  }
+  const stale = input.checkStale ? await input.checkStale() : { stale: false };
+  const decision = runPostFilters({
+    fixDiff: state.diff,
+    changeDiff: state.changeDiff,
+    policy: state.filterPolicy,
+    testPathPatterns: settings.testPathPatterns,
+    stale: stale.stale,
+    ...(stale.detail ? { staleDetail: stale.detail } : {}),
+  });
+  if (decision.drop) {
+    state.dropped = { reason: decision.reason, detail: decision.detail, findings: decision.findings };
+    await state.log(`fix dropped: ${decision.reason}: ${decision.detail}`, { findings: decision.findings });
+    return { exitReason: `dropped:${decision.reason}`, detail: decision.detail };
+  }
+  return { exitReason: 'fixed' };
+}

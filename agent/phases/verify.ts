@@ -1,0 +1,47 @@
+import { failedResults } from '../test-runner';
+import { RunExit, type LocalisedState } from './state';
+
+// Verify: the pipeline's own verdicts on what a policy patched. GREEN again
+// (a policy's claim is not taken on trust), then the whole suite; a fix that
+// breaks it is remembered and refused, and the policy gets another turn, up
+// to maxVerifyAttempts. The last word is a rerun of the targets on a clean
+// checkout with only the fix's diff applied.
+
+/**
+ * Checks the patched workspace. True: the fix is accepted (the final rerun
+ * comes next). False: the regression suite refused it and another patch
+ * attempt may follow. Ends the run when GREEN fails or the attempts are spent.
+ */
+export async function verify(state: LocalisedState, attempt: number): Promise<boolean> {
+  const { input, gates, evidence, workspace: ws } = state;
+  await state.enterPhase('verify');
+  state.diff = await gates.diff();
+  state.files = await ws.changedFiles();
+  const green = await gates.green();
+  evidence.green = green.verdict;
+  if (!green.verdict.passed) {
+    throw new RunExit('final_rerun_failed', 'the policy reported a fix but the target tests do not pass');
+  }
+  if (input.runRegression === false) return true;
+  const regression = await gates.regression();
+  evidence.regression = regression.verdict;
+  if (regression.verdict.passed) return true;
+  const broken = failedResults(regression.run).map((r) => r.id).slice(0, 10);
+  const why = regression.run.reportError ?? `the fix breaks ${broken.join(', ')}`;
+  if (attempt >= Math.max(1, input.maxVerifyAttempts ?? 3)) throw new RunExit('regression_failed', why);
+  state.rejected.set(state.diff, why);
+  await state.log(`candidate rejected by the regression suite (${why}); asking the policy for another`, { attempt });
+  return false;
+}
+
+/** The final rerun, still in the verify phase. Ends the run when the targets fail. */
+export async function finalRerun(state: LocalisedState): Promise<void> {
+  const { gates, evidence, workspace: ws } = state;
+  // The final rerun starts from a clean checkout of the head with only the
+  // fix's diff applied: no leftover state from the policy's attempts counts.
+  await ws.reset();
+  if (state.diff) await ws.applyPatch(state.diff, ['--whitespace=nowarn', '--binary']);
+  const final = await gates.final();
+  evidence.final = final.verdict;
+  if (!final.verdict.passed) throw new RunExit('final_rerun_failed', 'the target tests fail on a clean rerun with the fix applied');
+}

@@ -1,0 +1,220 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunRepairInput } from '@/agent/pipeline';
+import { localise } from '@/agent/phases/localise';
+import { patch } from '@/agent/phases/patch';
+import { red } from '@/agent/phases/red';
+import { setup } from '@/agent/phases/setup';
+import { createRunState, RunExit, type RunState } from '@/agent/phases/state';
+import { summarise } from '@/agent/phases/summary';
+import { verify } from '@/agent/phases/verify';
+import { ArraySink } from '@/agent/sinks';
+import type { Edit, Policy } from '@/agent/types';
+import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
+
+// Each phase alone, on a real repository with its real test command: the
+// state a phase needs is made by the phases before it, and the phase under
+// test is then called by itself.
+
+const TOTAL = 'test::cart > total multiplies price by quantity';
+const EMPTY = 'test::cart > empty cart totals zero';
+const DISCOUNT = 'test::cart > discount takes a percentage off';
+const FIX: Edit = { kind: 'replace', file: 'src/cart.ts', oldText: 'item.price + item.qty', newText: 'item.price * item.qty' };
+const BREAK_DISCOUNT: Edit = { kind: 'replace', file: 'src/cart.ts', oldText: 'amount - (amount * percent) / 100', newText: 'amount - percent' };
+const usage = { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 };
+const notCalled: Policy = {
+  name: 'offline',
+  run: async () => assert.fail('no policy runs in this test'),
+};
+
+let repo: TestRepo;
+const states: RunState[] = [];
+before(() => {
+  repo = createTsRepo();
+});
+after(async () => {
+  for (const s of states) await s.workspace?.dispose();
+  repo.cleanup();
+});
+
+/** A run state over the shared repository; without a build (tsc) unless a test needs one. */
+function state(overrides: Partial<RunRepairInput> = {}): { state: RunState; sink: ArraySink } {
+  const sink = new ArraySink();
+  const s = createRunState({
+    repoPath: repo.dir,
+    baseRev: repo.base,
+    headRev: repo.head,
+    targetTests: [TOTAL],
+    settings: { ...repo.settings, build: undefined },
+    policy: notCalled,
+    sink,
+    ...overrides,
+  });
+  states.push(s);
+  return { state: s, sink };
+}
+
+async function exitOf(promise: Promise<unknown>): Promise<RunExit> {
+  const err = await promise.then(
+    () => assert.fail('the phase was expected to end the run'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof RunExit, String(err));
+  return err;
+}
+
+describe('setup', () => {
+  test('checks out the head and reads the change from base..head', async () => {
+    const { state: s, sink } = state({ change: { title: 'rework total' } });
+    const ready = await setup(s);
+    assert.equal(ready.workspace.headRev, repo.head);
+    assert.equal(ready.baseCommit, repo.base);
+    assert.equal(ready.change.title, 'rework total');
+    assert.deepEqual(ready.change.editedSpans.find((span) => span.file === 'src/cart.ts'), { file: 'src/cart.ts', startLine: 9, endLine: 9 });
+    assert.match(ready.changeDiff, /^\+    sum \+= item\.price \+ item\.qty;$/m);
+    assert.deepEqual(
+      sink.events.map((e) => [e.type, e.phase]),
+      [
+        ['phase', 'setup'],
+        ['log', 'setup'],
+      ],
+    );
+  });
+
+  test('an install that fails ends the run as setup_failed, with the end of its output', async () => {
+    const { state: s } = state({ settings: { ...repo.settings, build: undefined, install: 'echo "registry unreachable"; exit 7' } });
+    const exit = await exitOf(setup(s));
+    assert.equal(exit.exitReason, 'setup_failed');
+    assert.match(exit.detail, /^install failed \(exit 7\): registry unreachable/);
+    assert.ok(s.workspace, 'the run folder exists, for the pipeline to remove');
+  });
+
+  test('an unknown base revision ends the run as setup_failed', async () => {
+    const exit = await exitOf(setup(state({ baseRev: 'no-such-branch' }).state));
+    assert.equal(exit.exitReason, 'setup_failed');
+    assert.match(exit.detail, /^unknown base revision no-such-branch/);
+  });
+});
+
+describe('RED', () => {
+  test('repairs only the targets that fail on the head, and checks them on the base', async () => {
+    const { state: s, sink } = state({ targetTests: [TOTAL, EMPTY] });
+    const ready = await setup(s);
+    const before = sink.events.length;
+    const reproduced = await red(ready);
+    assert.deepEqual(reproduced.evidence.targets, [TOTAL]);
+    assert.deepEqual(
+      reproduced.redRun.results.map((r) => [r.id, r.status]),
+      [[TOTAL, 'failed']],
+    );
+    assert.equal(reproduced.evidence.red?.passed, true);
+    assert.equal(reproduced.evidence.base?.passed, false, 'the target passes on the base revision');
+    assert.equal(reproduced.evidence.notCausedByChange, false);
+    const gates = sink.events.slice(before).filter((e) => e.type === 'gate');
+    assert.deepEqual(
+      gates.map((e) => [e.payload.gate, e.payload.passed, (e.payload.tests as unknown[]).length]),
+      [
+        ['red', true, 2],
+        ['base', false, 1],
+      ],
+    );
+    // the workspace is back on the head after the base run
+    assert.match(await reproduced.workspace.readFile('src/cart.ts'), /item\.price \+ item\.qty/);
+  });
+
+  test('no targets named: the failing tests of a full run become the targets', async () => {
+    const reproduced = await red(await setup(state({ targetTests: undefined, checkBase: false }).state));
+    assert.deepEqual(reproduced.evidence.targets, [TOTAL]);
+    assert.equal(reproduced.meter.regressionRuns, 1);
+    assert.equal(reproduced.evidence.base, undefined);
+  });
+
+  test('targets that pass on the head: not_reproduced', async () => {
+    const exit = await exitOf(red(await setup(state({ targetTests: [EMPTY, DISCOUNT] }).state)));
+    assert.equal(exit.exitReason, 'not_reproduced');
+  });
+
+  test('a test command that writes no report is a setup failure, not a pass', async () => {
+    const { state: s } = state({ settings: { ...repo.settings, build: undefined, test: 'true' } });
+    const exit = await exitOf(red(await setup(s)));
+    assert.equal(exit.exitReason, 'setup_failed');
+    assert.match(exit.detail, /^the test command wrote no readable report/);
+  });
+});
+
+describe('localise', () => {
+  test('a scaffold that fails: the stack frames are ranked instead', async () => {
+    const { state: s, sink } = state({
+      checkBase: false,
+      localise: async () => {
+        throw new Error('index unavailable');
+      },
+    });
+    const localised = await localise(await red(await setup(s)));
+    assert.deepEqual(localised.failure.expectedActual[0], { testId: TOTAL, actual: '11', expected: '17', operator: 'strictEqual' });
+    assert.ok(localised.suspects.length > 0);
+    assert.ok(localised.suspects.every((x) => x.kind === 'window' && x.reasons[0].startsWith('stack frame ')));
+    assert.ok(sink.events.some((e) => e.type === 'log' && /^the retrieval scaffold failed \(index unavailable\)/.test(String(e.payload.text))));
+    assert.deepEqual(sink.ofType('suspects').at(-1)?.payload.suspects, localised.suspects);
+  });
+});
+
+describe('patch and verify', () => {
+  /** Applies edits through the real gates, as a policy would, then claims GREEN. */
+  const scripted = (edits: Edit[]): Policy => ({
+    name: 'offline',
+    async run(ctx) {
+      for (const edit of edits) assert.equal((await ctx.gates.applyEdit(edit)).passed, true);
+      const { verdict } = await ctx.gates.green();
+      return verdict.passed ? { status: 'patched', usage } : { status: 'gave_up', exitReason: 'no_candidate', detail: 'not green', usage };
+    },
+  });
+
+  test('verify: a fix that breaks the suite is rejected and remembered until the attempts are spent', async () => {
+    const { state: s } = state({ checkBase: false, maxVerifyAttempts: 2, localise: async () => [] });
+    const localised = await localise(await red(await setup(s)));
+    await localised.gates.applyEdit(FIX);
+    await localised.gates.applyEdit(BREAK_DISCOUNT);
+
+    assert.equal(await verify(localised, 1), false);
+    assert.equal(localised.evidence.green?.passed, true);
+    assert.equal(localised.evidence.regression?.passed, false);
+    assert.deepEqual([...localised.rejected.keys()], [localised.diff]);
+    assert.match(localised.rejected.get(localised.diff) ?? '', /^the fix breaks .*discount takes a percentage off/);
+    assert.deepEqual(localised.files, ['src/cart.ts']);
+
+    const exit = await exitOf(verify(localised, 2));
+    assert.equal(exit.exitReason, 'regression_failed');
+  });
+
+  test('patch: GREEN refuses a fix the regression suite rejected, and the run ends with that reason', async () => {
+    const { state: s, sink } = state({ checkBase: false, localise: async () => [], policy: scripted([FIX]) });
+    const localised = await localise(await red(await setup(s)));
+    await localised.gates.applyEdit(FIX);
+    localised.rejected.set(await localised.gates.diff(), 'the fix breaks everything');
+
+    const exit = await exitOf(patch(localised, 2));
+    assert.equal(exit.exitReason, 'regression_failed');
+    assert.equal(exit.detail, 'the fix breaks everything');
+    const greens = sink.events.filter((e) => e.type === 'gate' && e.payload.gate === 'green');
+    assert.deepEqual(
+      greens.map((e) => [e.phase, e.payload.passed, e.payload.detail]),
+      [
+        [undefined, true, '1 passed, 0 failing of 1 target tests'],
+        ['patch', false, 'this exact fix was rejected earlier: the fix breaks everything'],
+      ],
+    );
+    assert.deepEqual(await localised.workspace.changedFiles(), [], 'the workspace is reset after the policies gave up');
+  });
+
+  test('patch then verify then summarise: a fix accepted by the whole suite', async () => {
+    const { state: s } = state({ checkBase: false, localise: async () => [], policy: scripted([FIX]), summarise: async () => ({ html: '<p>ok</p>', source: 'evidence' }) });
+    const localised = await localise(await red(await setup(s)));
+    await patch(localised, 1);
+    assert.equal(localised.policy, 'offline');
+    assert.equal(await verify(localised, 1), true);
+    assert.match(localised.diff, /^\+    sum \+= item\.price \* item\.qty;$/m);
+    assert.deepEqual(await summarise(localised), { exitReason: 'fixed' });
+    assert.equal(localised.summaryHtml, '<p>ok</p>');
+  });
+});
