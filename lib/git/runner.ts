@@ -168,23 +168,21 @@ const EXTRA_ENV = /^(GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_INDEX_FILE)$/;
 const DIFF_COMMANDS = new Set(['diff', 'show', 'log', 'whatchanged']);
 
 /**
- * Commands that never run a filter or merge driver (they do not convert
- * content between the work tree and the object database), so need no scan of
- * the repository's drivers. Anything not listed is scanned.
+ * Commands that touch neither the index nor the work tree, so can never run
+ * a filter or merge driver (anything reading the index may re-hash a racily
+ * clean file through its clean filter, as write-tree does), so
+ * need no scan of the repository's drivers. Anything not listed is scanned.
  */
 const NO_CONTENT_CONVERSION = new Set([
   'cat-file',
-  'clean',
   'clone', // the new repository's config is the one clone writes
   'commit-tree',
   'config',
   'credential',
   'fetch',
   'for-each-ref',
-  'grep',
   'init',
   'log',
-  'ls-files',
   'ls-remote',
   'merge-base',
   'push',
@@ -195,7 +193,6 @@ const NO_CONTENT_CONVERSION = new Set([
   'symbolic-ref',
   'update-ref',
   'version',
-  'write-tree',
 ]);
 
 /**
