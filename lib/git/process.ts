@@ -63,7 +63,8 @@ interface RawResult {
 function spawnGit(command: GitCommand, opts: GitProcessOptions): Promise<RawResult> {
   return new Promise((resolve) => {
     const [file, ...args] = command.argv;
-    const child = spawn(file, args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv | undefined, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    // turbopackIgnore: the file is git (or a launcher such as bwrap), not a project file to trace
+    const child = spawn(/*turbopackIgnore: true*/ file, args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv | undefined, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
