@@ -134,7 +134,7 @@ async function threeWayPatch(h: Hostile): Promise<string> {
 
 // git with nothing but the machine's own configuration kept out: what the repository says, goes
 function plainEnv(h: Hostile): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: h.root, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } as NodeJS.ProcessEnv;
+  return { PATH: process.env.PATH, HOME: h.root, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } as unknown as NodeJS.ProcessEnv;
 }
 
 function plain(h: Hostile, cwd: string, args: string[], input = ''): void {
