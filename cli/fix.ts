@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 // types only: the CLI must not load server modules at run time
 import type { FixForReview } from '../lib/fixes/patch';
+import { git } from './git';
 import { CliError, UsageError, type CliIo } from './io';
 
 // `flowfix fix show|apply ID`: a reviewer's terminal surface for a fix, the
@@ -131,14 +131,6 @@ async function show(id: string, conn: Connection, json: boolean, io: CliIo): Pro
   const body = (await res.json()) as { fix: FixForReview };
   io.stdout(json ? `${JSON.stringify(body.fix, null, 2)}\n` : formatFix(body.fix));
   return 0;
-}
-
-function git(cwd: string, args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ ok: !err, stdout, stderr: err && !stderr ? (err as Error).message : stderr });
-    });
-  });
 }
 
 async function apply(id: string, conn: Connection, repo: string, io: CliIo): Promise<number> {

@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import { diffStatFromNumstat } from '../common/diffstat';
+import { GitError, runUserGit } from '../lib/git/process';
 import { CliError } from './io';
 
 // What `flowfix report` learns from the local checkout. This is the user's
 // own repository and git, so their git configuration applies (unlike the
-// agent's git calls on untrusted repositories in agent/git.ts).
+// server's git calls on repositories it reads, lib/git/runner.ts).
 
 export interface GitFacts {
   headRev: string;
@@ -21,16 +21,14 @@ export interface GitFacts {
   diffStat: { files: number; additions: number; deletions: number };
 }
 
-function git(cwd: string, args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT' && !stderr) {
-        resolve({ ok: false, stdout: '', stderr: 'git is not installed or not on PATH' });
-        return;
-      }
-      resolve({ ok: !err, stdout, stderr });
-    });
-  });
+/** The user's own git in their own checkout; a failure is an answer (ok: false), not a throw. */
+export async function git(cwd: string, args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+  try {
+    return { ok: true, ...(await runUserGit(cwd, args)) };
+  } catch (err) {
+    if (!(err instanceof GitError)) throw err;
+    return { ok: false, stdout: '', stderr: err.stderr || err.message };
+  }
 }
 
 async function gitOut(cwd: string, args: string[], what: string): Promise<string> {

@@ -1,29 +1,15 @@
 import 'server-only';
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { readInheritedEnv } from '../env';
+import { runGit } from '../git/runner';
 
 // Git as a text tool for the diff viewer: read a file at a revision, and turn
 // edited texts back into a unified diff that `git apply` accepts (the
 // reviewer's "edit then accept"). Git itself writes the diff so its quirks
 // (quoting, "\ No newline", mode lines) are exactly what the apply side reads.
 
-const run = promisify(execFile);
 const MAX_BYTES = 8 * 1024 * 1024;
-
-// Only the variables git needs: no user config, no pager, no prompts.
-function gitEnv(home: string): NodeJS.ProcessEnv {
-  return {
-    PATH: readInheritedEnv(['PATH']).PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    LC_ALL: 'C',
-  } as unknown as NodeJS.ProcessEnv;
-}
 
 const REV = /^[0-9a-f]{7,64}$/i;
 
@@ -48,12 +34,7 @@ export async function readFileAtRevision({
 }): Promise<string | null> {
   if (!REV.test(rev) || !isSafeRelativePath(filePath) || !path.isAbsolute(repoPath)) return null;
   try {
-    const { stdout } = await run('git', ['-C', repoPath, 'show', `${rev}:${filePath}`], {
-      env: gitEnv(tmpdir()),
-      maxBuffer: MAX_BYTES,
-      encoding: 'buffer',
-    });
-    const buf = stdout as Buffer;
+    const { stdoutBytes: buf } = await runGit('read', repoPath, ['show', `${rev}:${filePath}`], { maxOutputBytes: MAX_BYTES });
     if (buf.includes(0)) return null;
     return buf.toString('utf8');
   } catch {
@@ -73,12 +54,8 @@ export interface TextFileChange {
 export async function unifiedDiffFromTexts({ files }: { files: TextFileChange[] }): Promise<string> {
   for (const f of files) if (!isSafeRelativePath(f.path)) throw new Error(`unsafe path: ${f.path}`);
   const dir = await mkdtemp(path.join(tmpdir(), 'flowfix-edit-'));
-  const git = (...args: string[]) =>
-    run('git', ['-c', 'core.autocrlf=false', '-c', 'core.quotepath=false', ...args], {
-      cwd: dir,
-      env: gitEnv(dir),
-      maxBuffer: MAX_BYTES,
-    });
+  // a scratch repository of flowfix's own
+  const git = (...args: string[]) => runGit('workspace', dir, args, { config: { 'core.quotepath': 'false' }, maxOutputBytes: MAX_BYTES });
   const put = async (rel: string, text: string) => {
     const abs = path.join(dir, rel);
     await mkdir(path.dirname(abs), { recursive: true });

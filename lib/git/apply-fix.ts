@@ -2,7 +2,7 @@ import 'server-only';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { GitCommandError, gitOut, runGit } from './run';
+import { GitError, gitOut as gitOutAs, receivePackOption, runGit as runGitAs, serverGitCredentials, type GitCredentials, type GitRunOptions } from './runner';
 
 // Writes an accepted fix as a commit on a change's branch, in the repository
 // the change lives in. Two kinds of Repository.gitUrl:
@@ -22,6 +22,12 @@ import { GitCommandError, gitOut, runGit } from './run';
 // its fix in a trailer (Flowfix-Fix: <id>), which is how a crash between the
 // ref update and the database write is recognised later (findFixCommit).
 
+// All of it runs through the push profile: the repository is the change's
+// own (its config and hooks are not flowfix's to run), and the only
+// credentials are the ones handed in.
+const runGit = (cwd: string, args: string[], opts: GitRunOptions = {}) => runGitAs('push', cwd, args, opts);
+const gitOut = (cwd: string, args: string[], opts: GitRunOptions = {}) => gitOutAs('push', cwd, args, opts);
+
 export const FIX_TRAILER = 'Flowfix-Fix';
 export const COMMITTER = { name: 'flowfix', email: 'flowfix@localhost' } as const;
 
@@ -40,6 +46,8 @@ export interface ApplyFixCommitInput {
   /** the whole commit message, trailers included (see fixCommitMessage) */
   message: string;
   fixId: string;
+  /** for a remote (default: the server's ssh agent and ssh command, serverGitCredentials) */
+  credentials?: GitCredentials;
 }
 
 export type ApplyFixCommitResult =
@@ -146,7 +154,7 @@ async function writeFixCommit({
   try {
     await runGit(dir, ['apply', '--cached', '--whitespace=nowarn', '-'], { env, input: diff.endsWith('\n') ? diff : `${diff}\n` });
   } catch (err) {
-    throw new ApplyFixError(`the fix does not apply to ${parent.slice(0, 12)}: ${(err as GitCommandError).stderr?.trim() || (err as Error).message}`, {
+    throw new ApplyFixError(`the fix does not apply to ${parent.slice(0, 12)}: ${(err as GitError).stderr?.trim() || (err as Error).message}`, {
       cause: err,
     });
   }
@@ -216,25 +224,33 @@ async function explainMoved({
   return { outcome: 'moved', actualHead: tip };
 }
 
-async function remoteBranchTip(gitUrl: string, branch: string): Promise<string | null> {
+async function remoteBranchTip(gitUrl: string, branch: string, credentials: GitCredentials): Promise<string | null> {
   try {
-    const out = await gitOut(os.tmpdir(), ['ls-remote', '--heads', '--', gitUrl, `refs/heads/${branch}`]);
+    const out = await gitOut(os.tmpdir(), ['ls-remote', '--heads', '--', gitUrl, `refs/heads/${branch}`], { credentials });
     const line = out.split('\n').find((l) => l.endsWith(`\trefs/heads/${branch}`));
     return line ? line.split('\t')[0] : null;
   } catch (err) {
-    throw new ApplyFixError(`cannot reach ${gitUrl}: ${(err as GitCommandError).stderr?.trim() || (err as Error).message}`, { cause: err });
+    throw new ApplyFixError(`cannot reach ${gitUrl}: ${(err as GitError).stderr?.trim() || (err as Error).message}`, { cause: err });
   }
 }
 
 /** A bare clone of one branch of a remote, in `scratch/repo`. */
-async function cloneBranch({ gitUrl, branch, scratch }: { gitUrl: string; branch: string; scratch: string }): Promise<string> {
+async function cloneBranch({
+  gitUrl,
+  branch,
+  scratch,
+  credentials,
+}: {
+  gitUrl: string;
+  branch: string;
+  scratch: string;
+  credentials: GitCredentials;
+}): Promise<string> {
   const dir = path.join(scratch, 'repo');
   try {
-    await runGit(scratch, ['clone', '--bare', '--quiet', '--no-tags', '--single-branch', '--branch', branch, '--', gitUrl, dir], {
-      timeoutMs: 600_000,
-    });
+    await runGit(scratch, ['clone', '--bare', '--quiet', '--no-tags', '--single-branch', '--branch', branch, '--', gitUrl, dir], { credentials });
   } catch (err) {
-    throw new ApplyFixError(`cannot fetch ${branch} from ${gitUrl}: ${(err as GitCommandError).stderr?.trim() || (err as Error).message}`, {
+    throw new ApplyFixError(`cannot fetch ${branch} from ${gitUrl}: ${(err as GitError).stderr?.trim() || (err as Error).message}`, {
       cause: err,
     });
   }
@@ -242,25 +258,35 @@ async function cloneBranch({ gitUrl, branch, scratch }: { gitUrl: string; branch
 }
 
 async function applyInRemoteRepository(input: ApplyFixCommitInput): Promise<ApplyFixCommitResult> {
-  const remoteTip = await remoteBranchTip(input.gitUrl, input.branch);
+  const credentials = input.credentials ?? serverGitCredentials();
+  const remoteTip = await remoteBranchTip(input.gitUrl, input.branch, credentials);
   if (remoteTip === null) return { outcome: 'moved', actualHead: null };
   return withScratch(async (scratch) => {
-    const dir = await cloneBranch({ gitUrl: input.gitUrl, branch: input.branch, scratch });
+    const dir = await cloneBranch({ gitUrl: input.gitUrl, branch: input.branch, scratch, credentials });
     const tip = await readBranchTip(dir, input.branch);
     if (tip !== input.expectedHead) return explainMoved({ dir, tip, input });
     const commit = await writeFixCommit({ dir, scratch, parent: input.expectedHead, ...input });
     const ref = `refs/heads/${input.branch}`;
     const push = await runGit(
       dir,
-      ['push', '--porcelain', '--quiet', `--force-with-lease=${ref}:${input.expectedHead}`, '--', input.gitUrl, `${commit}:${ref}`],
-      { okCodes: [1, 128], timeoutMs: 600_000 },
+      [
+        'push',
+        '--porcelain',
+        '--quiet',
+        ...receivePackOption(input.gitUrl),
+        `--force-with-lease=${ref}:${input.expectedHead}`,
+        '--',
+        input.gitUrl,
+        `${commit}:${ref}`,
+      ],
+      { okCodes: [1, 128], credentials },
     );
     if (push.exitCode === 0) return { outcome: 'applied', commit };
-    const now = await remoteBranchTip(input.gitUrl, input.branch);
+    const now = await remoteBranchTip(input.gitUrl, input.branch, credentials);
     if (now === commit) return { outcome: 'applied', commit };
     if (now !== input.expectedHead) {
       // the lease lost: fetch what is there now to tell "moved" from "our earlier attempt"
-      const again = await withScratch((s) => cloneBranch({ gitUrl: input.gitUrl, branch: input.branch, scratch: s }).then((d) => explainMoved({ dir: d, tip: now, input })));
+      const again = await withScratch((s) => cloneBranch({ gitUrl: input.gitUrl, branch: input.branch, scratch: s, credentials }).then((d) => explainMoved({ dir: d, tip: now, input })));
       return again;
     }
     throw new ApplyFixError(`the push to ${input.gitUrl} was refused: ${(push.stderr || push.stdout).trim()}`);
@@ -282,11 +308,13 @@ export async function findFixCommit({
   branch,
   since,
   fixId,
+  credentials = serverGitCredentials(),
 }: {
   gitUrl: string;
   branch: string;
   since: string;
   fixId: string;
+  credentials?: GitCredentials;
 }): Promise<string | null> {
   assertInputs({ branch, expectedHead: since });
   if (!isRemoteGitUrl(gitUrl)) {
@@ -295,9 +323,9 @@ export async function findFixCommit({
     const tip = await readBranchTip(dir, branch);
     return tip ? findFixCommitIn({ dir, ref: tip, since, fixId }) : null;
   }
-  if ((await remoteBranchTip(gitUrl, branch)) === null) return null;
+  if ((await remoteBranchTip(gitUrl, branch, credentials)) === null) return null;
   return withScratch(async (scratch) => {
-    const dir = await cloneBranch({ gitUrl, branch, scratch });
+    const dir = await cloneBranch({ gitUrl, branch, scratch, credentials });
     return findFixCommitIn({ dir, ref: `refs/heads/${branch}`, since, fixId });
   });
 }

@@ -1,10 +1,7 @@
 import 'server-only';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { z } from 'zod';
 import type { Env } from '../env';
-
-const execFileAsync = promisify(execFile);
+import { runGit } from '../git/runner';
 
 // The three JSON columns of Repository (prisma/schema.prisma) and the optional
 // `.flowfix.json` a repository may carry in its base revision. Every read of
@@ -260,10 +257,7 @@ export function readSettingsColumn<S extends z.ZodType>(schema: S, value: unknow
 export async function readFlowfixFileAtRevision(input: { repoPath: string; rev: string }): Promise<string | null> {
   if (!/^[A-Za-z0-9._/^~@{}-]+$/.test(input.rev) || input.rev.startsWith('-')) return null;
   try {
-    const { stdout } = await execFileAsync('git', ['show', `${input.rev}:.flowfix.json`], {
-      cwd: input.repoPath,
-      maxBuffer: 1024 * 1024,
-    });
+    const { stdout } = await runGit('read', input.repoPath, ['show', `${input.rev}:.flowfix.json`], { maxOutputBytes: 1024 * 1024 });
     return stdout;
   } catch {
     return null;

@@ -98,12 +98,12 @@ export async function buildBugRepo({ bug, parentDir }: { bug: CorpusBug; parentD
   await git(dir, ['init', '--quiet', '-b', 'main']);
   await writeTree(dir, { ...projectOf(bug).files, '.gitignore': GITIGNORE });
   await git(dir, ['add', '-A']);
-  await git(dir, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', `${bug.project}: base`]);
+  await git(dir, ['commit', '--quiet', '-m', `${bug.project}: base`]);
   const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   const head = headFiles(bug);
   for (const change of bug.change) await writeTree(dir, { [change.file]: head[change.file] });
   await git(dir, ['add', '-A']);
-  await git(dir, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', `${bug.title}\n\n${bug.description}`]);
+  await git(dir, ['commit', '--quiet', '-m', `${bug.title}\n\n${bug.description}`]);
   const headRev = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   return { dir, base, head: headRev };
 }
