@@ -1,6 +1,6 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { acceptFix, recordLocalApply } from '@/lib/fixes/apply';
-import { AcceptBodySchema } from '@/lib/fixes/schemas';
+import { AcceptBodySchema, surfaceFor } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +12,7 @@ export const POST = withRoute<{ auth: 'session'; roles: ['REVIEWER', 'ADMIN']; a
   { auth: 'session', roles: ['REVIEWER', 'ADMIN'], allowPersonalToken: true },
   async ({ req, params, user, via }) => {
     const body = await readJson(req, AcceptBodySchema);
-    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    const surface = surfaceFor(via);
     if (body.mode === 'local') return recordLocalApply({ fixId: params.id, userId: user.id, surface });
     return acceptFix({ fixId: params.id, userId: user.id, surface });
   },

@@ -1,7 +1,7 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { recordPreview } from '@/lib/fixes/decisions';
 import { getFixForReview } from '@/lib/fixes/patch';
-import { PreviewBodySchema } from '@/lib/fixes/schemas';
+import { PreviewBodySchema, surfaceFor } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,10 +13,10 @@ const DECIDERS = ['REVIEWER', 'ADMIN'] as const;
 export const POST = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true }, { id: string }>(
   { auth: 'session', roles: 'any', allowPersonalToken: true },
   async ({ req, params, user, via }) => {
-    const body = await readJson(req, PreviewBodySchema);
+    await readJson(req, PreviewBodySchema);
     const fix = await getFixForReview({ fixId: params.id });
     const decides = user.roles.some((r) => (DECIDERS as readonly string[]).includes(r));
-    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    const surface = surfaceFor(via);
     const recorded = decides ? await recordPreview({ fixId: params.id, userId: user.id, surface }) : null;
     return { fix, preview: recorded ? { decisionId: recorded.decisionId, surface } : null };
   },

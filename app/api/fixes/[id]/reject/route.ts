@@ -1,6 +1,6 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { rejectFix } from '@/lib/fixes/decisions';
-import { RejectFixBodySchema } from '@/lib/fixes/schemas';
+import { RejectFixBodySchema, surfaceFor } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,7 +9,7 @@ export const POST = withRoute<{ auth: 'session'; roles: ['REVIEWER', 'ADMIN']; a
   { auth: 'session', roles: ['REVIEWER', 'ADMIN'], allowPersonalToken: true },
   async ({ req, params, user, via }) => {
     const body = await readJson(req, RejectFixBodySchema);
-    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    const surface = surfaceFor(via);
     return rejectFix({ fixId: params.id, userId: user.id, reason: body.reason, text: body.text, surface });
   },
 );
