@@ -9,8 +9,8 @@ import { CliError, UsageError, type CliIo } from './io';
 
 // `flowfix fix show|apply ID`: a reviewer's terminal surface for a fix, the
 // counterpart of FlowAgent's IDE apply. Both record the decision on the
-// server with surface CLI (show → PREVIEW, apply → ACCEPT), so apply rates
-// can be compared per surface. Authenticated with a personal token (ffp_…,
+// server, which records surface CLI because a personal token made the call
+// (show → PREVIEW, apply → ACCEPT), so apply rates can be compared per surface. Authenticated with a personal token (ffp_…,
 // issued at /api/me/tokens), which acts as the reviewer.
 
 export const FIX_USAGE = `Usage: flowfix fix show <fix-id> [options]
@@ -126,7 +126,7 @@ export function formatFix(fix: FixForReview): string {
 }
 
 async function show(id: string, conn: Connection, json: boolean, io: CliIo): Promise<number> {
-  const res = await call(conn, 'POST', `${fixPath(id)}/preview`, { surface: 'CLI' });
+  const res = await call(conn, 'POST', `${fixPath(id)}/preview`, {});
   if (!res.ok) throw await refusal(res, 'to show the fix');
   const body = (await res.json()) as { fix: FixForReview };
   io.stdout(json ? `${JSON.stringify(body.fix, null, 2)}\n` : formatFix(body.fix));
@@ -161,7 +161,7 @@ async function apply(id: string, conn: Connection, repo: string, io: CliIo): Pro
     await rm(dir, { recursive: true, force: true });
   }
 
-  const accepted = await call(conn, 'POST', `${fixPath(id)}/accept`, { surface: 'CLI', mode: 'local' });
+  const accepted = await call(conn, 'POST', `${fixPath(id)}/accept`, { mode: 'local' });
   if (!accepted.ok) {
     const err = await refusal(accepted, 'to record your accept');
     throw new CliError(`${err.message}\nThe fix is applied in ${root} (staged); undo with "git checkout -- ." if you do not want it.`);

@@ -1,5 +1,7 @@
 import type { Prisma } from './generated/prisma/client';
 import { getDb } from './db';
+import { AppError } from './errors';
+import { AUDIT_EXPORT_MAX_ROWS, type AuditFilter } from './audit-query';
 
 export interface AuditEntry {
   actorId?: string | null;
@@ -32,4 +34,103 @@ export async function writeAudit(entry: AuditEntry, tx?: AuditWriter): Promise<v
       data: entry.data ?? {},
     },
   });
+}
+
+// ───────────── reading the log (the admin audit page and its export) ─────────────
+
+/** One entry as the admin page and the export show it. */
+export interface AuditView {
+  id: string;
+  createdAt: Date;
+  actorKind: string;
+  actor: { id: string; name: string; email: string } | null;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  data: unknown;
+}
+
+function auditWhere(filter: AuditFilter): Prisma.AuditLogWhereInput {
+  return {
+    ...(filter.actor ? { actorId: filter.actor } : {}),
+    ...(filter.action ? { action: filter.action.endsWith('.') ? { startsWith: filter.action } : filter.action } : {}),
+    ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lte: filter.to } : {}) } } : {}),
+  };
+}
+
+async function readAudit(filter: AuditFilter, { before, take }: { before?: bigint; take: number }): Promise<AuditView[]> {
+  const rows = await getDb().auditLog.findMany({
+    where: { AND: [auditWhere(filter), before !== undefined ? { id: { lt: before } } : {}] },
+    // id is the insertion order, and unique: a stable keyset for paging
+    orderBy: { id: 'desc' },
+    take,
+    include: { actor: { select: { id: true, name: true, email: true } } },
+  });
+  return rows.map((r) => ({
+    id: r.id.toString(),
+    createdAt: r.createdAt,
+    actorKind: r.actorKind,
+    actor: r.actor,
+    action: r.action,
+    targetType: r.targetType,
+    targetId: r.targetId,
+    data: r.data,
+  }));
+}
+
+/** A page of the log, newest first; `nextCursor` continues after its last entry. */
+export async function queryAudit({
+  filter,
+  cursor,
+  limit,
+}: {
+  filter: AuditFilter;
+  cursor?: string;
+  limit: number;
+}): Promise<{ entries: AuditView[]; nextCursor: string | null }> {
+  const rows = await readAudit(filter, { before: cursor ? BigInt(cursor) : undefined, take: limit + 1 });
+  const entries = rows.slice(0, limit);
+  return { entries, nextCursor: rows.length > limit ? entries[entries.length - 1].id : null };
+}
+
+/** Every entry the filter matches, newest first (the export); refuses more than AUDIT_EXPORT_MAX_ROWS. */
+export async function exportAudit({ filter }: { filter: AuditFilter }): Promise<AuditView[]> {
+  const all: AuditView[] = [];
+  let before: bigint | undefined;
+  for (;;) {
+    const batch = await readAudit(filter, { before, take: 1000 });
+    all.push(...batch);
+    if (all.length > AUDIT_EXPORT_MAX_ROWS) {
+      throw new AppError('validation', `More than ${AUDIT_EXPORT_MAX_ROWS} entries match: narrow the filter (actor, action or period) to export`);
+    }
+    if (batch.length < 1000) return all;
+    before = BigInt(batch[batch.length - 1].id);
+  }
+}
+
+/** The action names in the log, for the page's filter. */
+export async function auditActions(): Promise<string[]> {
+  const rows = await getDb().auditLog.findMany({ distinct: ['action'], select: { action: true }, orderBy: { action: 'asc' } });
+  return rows.map((r) => r.action);
+}
+
+const CSV_COLUMNS = ['id', 'createdAt', 'actorKind', 'actorId', 'actorEmail', 'action', 'targetType', 'targetId', 'data'] as const;
+
+// A cell a spreadsheet would run as a formula (=, +, -, @, tab, CR) is prefixed
+// with a quote: the log holds text that callers chose (emails, names, reasons).
+function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function auditCsv(entries: AuditView[]): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const e of entries) {
+    lines.push(
+      [e.id, e.createdAt.toISOString(), e.actorKind, e.actor?.id ?? '', e.actor?.email ?? '', e.action, e.targetType ?? '', e.targetId ?? '', JSON.stringify(e.data ?? {})]
+        .map(csvCell)
+        .join(','),
+    );
+  }
+  return lines.join('\r\n') + '\r\n';
 }

@@ -38,6 +38,9 @@ const EnvSchema = z
     FLOWFIX_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
     FLOWFIX_MAX_LOG_BYTES: z.coerce.number().int().positive().default(256 * 1024),
     FLOWFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
+    // how many reverse proxies in front append to X-Forwarded-For; 0: none, so
+    // the header is the client's own word and sign-in is limited by account only
+    FLOWFIX_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   })
   .superRefine((e, ctx) => {
     if (e.NODE_ENV === 'production' && !e.NEXTAUTH_SECRET) {

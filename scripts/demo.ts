@@ -24,6 +24,7 @@ import { buildDemoRepos, type BuiltRepo } from '../demo/build-repos';
 import { seedDemo, seedRepositoriesFrom } from '../demo/seed';
 import { reportDemoFailures, type ReportOutcome } from '../demo/report';
 import { DEMO_USERS } from '../demo/users';
+import { persistedSecret, readSecretFile, writeSecretFile } from '../lib/auth/secret-file';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // what `next build` compiles: when any of it is newer than .next/BUILD_ID, rebuild
@@ -77,19 +78,6 @@ function resetDataDir(dataDir: string): void {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** A value kept in a 0600 file in the data folder, created on first use. */
-function persistedSecret({ file, create }: { file: string; create: () => string }): string {
-  if (fs.existsSync(file)) {
-    const value = fs.readFileSync(file, 'utf8').trim();
-    if (value) return value;
-  }
-  const value = create();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, value + '\n', { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
-  return value;
-}
-
 function newestMtime(target: string): number {
   if (!fs.existsSync(target)) return 0;
   const stat = fs.statSync(target);
@@ -124,15 +112,14 @@ async function migrateAndSeed({ repos, tokenFile }: { repos: BuiltRepo[]; tokenF
   try {
     const { applied } = await applyMigrations({ handle, dir: path.join(ROOT, 'prisma', 'migrations') });
     out(`• database (${handle.target.kind}): ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
-    const knownCiToken = fs.existsSync(tokenFile) ? fs.readFileSync(tokenFile, 'utf8').trim() : undefined;
+    const knownCiToken = readSecretFile(tokenFile);
     const seeded = await seedDemo({ db: handle.db, repositories: seedRepositoriesFrom(repos), knownCiToken });
     out(
       `• seeded ${seeded.users.length} demo users, ${seeded.repositories.length} repositories, ` +
         `${seeded.history.changes} history changes${seeded.history.created ? ' (new)' : ''}`,
     );
     if (seeded.ciTokenReissued) {
-      fs.writeFileSync(tokenFile, seeded.ciToken + '\n', { mode: 0o600 });
-      fs.chmodSync(tokenFile, 0o600);
+      writeSecretFile(tokenFile, seeded.ciToken);
     }
     return seeded.ciToken;
   } finally {

@@ -2,6 +2,7 @@ import type { AdminUserView } from '@/lib/users/service';
 import type { CiTokenView } from '@/lib/tokens/service';
 import type { RepositoryView } from '@/lib/repositories/service';
 import type { RoleName } from '@/common/roles';
+import type { AuditView } from '@/lib/audit';
 
 // The admin API's JSON: the server's view types with dates as ISO strings.
 // (Type-only imports: nothing from lib/ reaches the browser bundle.)
@@ -28,3 +29,5 @@ export const ROLE_HELP: Record<RoleName, string> = {
 
 // mirrors LanguageSchema in lib/repositories/settings.ts (which is server-only: it runs git)
 export const LANGUAGES = ['typescript', 'javascript', 'python', 'java', 'go', 'other'] as const;
+
+export type AdminAuditEntry = Serialized<AuditView>;

@@ -30,3 +30,13 @@ export function useUpdateUser() {
     onSuccess: () => client.invalidateQueries({ queryKey: adminUsersKey }),
   });
 }
+
+/** Lifts a sign-in lock (too many failed attempts) before it runs out. */
+export function useUnlockUser() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      requestJson<{ user: AdminUser }>(`/api/admin/users/${encodeURIComponent(id)}/unlock`, { method: 'POST', body: {} }).then((r) => r.user),
+    onSuccess: () => client.invalidateQueries({ queryKey: adminUsersKey }),
+  });
+}

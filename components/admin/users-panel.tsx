@@ -2,9 +2,9 @@
 
 import { useState, type FormEvent } from 'react';
 import { describeError } from './api';
-import { formatAgo } from '@/common/format';
+import { formatAgo, formatDateTime } from '@/common/format';
 import { ROLES, ROLE_HELP, type AdminUser, type RoleName } from './types';
-import { useAdminUsers, useCreateUser, useUpdateUser } from './use-admin-users';
+import { useAdminUsers, useCreateUser, useUnlockUser, useUpdateUser } from './use-admin-users';
 
 function RoleCheckboxes({
   value,
@@ -107,6 +107,7 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
 
 function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
   const update = useUpdateUser();
+  const unlock = useUnlockUser();
   const [editing, setEditing] = useState(false);
   const [roles, setRoles] = useState<RoleName[]>(user.roles);
   const [newPassword, setNewPassword] = useState('');
@@ -159,12 +160,22 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
             </span>
           )}
           <div className="muted small">{user.oidc ? 'single sign-on' : user.hasPassword ? 'password' : 'no password'}</div>
+          {user.lockedUntil && (
+            <div className="small" data-testid="user-locked" title="Too many failed sign-ins">
+              <span className="badge badge-rejected">locked</span> until {formatDateTime(user.lockedUntil)}
+            </div>
+          )}
         </td>
         <td className="muted small">{formatAgo(user.lastSignInAt)}</td>
         <td className="admin-actions">
           <button className="btn btn-small" type="button" onClick={startEdit} disabled={editing} data-testid="user-edit">
             Edit
           </button>
+          {user.lockedUntil && (
+            <button className="btn btn-small" type="button" disabled={unlock.isPending} onClick={() => unlock.mutate(user.id)} data-testid="user-unlock">
+              {unlock.isPending ? 'Unlocking…' : 'Unlock'}
+            </button>
+          )}
           {!isSelf && (
             <button
               className={`btn btn-small ${disabled ? '' : 'btn-danger'}`}
@@ -178,7 +189,7 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
           )}
         </td>
       </tr>
-      {(editing || (update.isError && !editing)) && (
+      {(editing || (update.isError && !editing) || unlock.isError) && (
         <tr className="admin-edit-row">
           <td colSpan={5}>
             {editing && (
@@ -207,6 +218,11 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
                     Cancel
                   </button>
                 </div>
+              </div>
+            )}
+            {unlock.isError && (
+              <div className="alert alert-error" role="alert" data-testid="user-unlock-error">
+                {describeError(unlock.error)}
               </div>
             )}
             {update.isError && (

@@ -26,11 +26,11 @@ function useRefreshAfterDecision() {
   };
 }
 
-/** Records that the reviewer opened the diff (surface: dashboard). */
+/** Records that the reviewer opened the diff (the server records the surface: dashboard, from the session cookie). */
 export function useRecordPreview() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (fixId: string) => requestJson<unknown>(fixUrl(fixId, 'preview'), { method: 'POST', body: { surface: 'DASHBOARD' } }),
+    mutationFn: (fixId: string) => requestJson<unknown>(fixUrl(fixId, 'preview'), { method: 'POST', body: {} }),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['change'] }),
   });
 }

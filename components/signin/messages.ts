@@ -11,8 +11,21 @@ const OAUTH_ERRORS: Record<string, string> = {
   SessionRequired: 'Sign in to continue.',
 };
 
+// the server's sign-in limit: "SignInThrottled:<seconds until the lock ends>"
+// (lib/auth/throttle.ts throttledCode)
+const THROTTLED = /^SignInThrottled:(\d+)$/;
+
+/** "30 seconds", "1 minute", "15 minutes": rounded up, so the wait is never longer than said. */
+export function waitText(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
 export function signInErrorMessage(code: string | null | undefined): string | null {
   if (!code) return null;
+  const throttled = THROTTLED.exec(code);
+  if (throttled) return `Too many attempts; try again in ${waitText(Number(throttled[1]))}. An admin can unlock the account sooner.`;
   if (code === 'CredentialsSignin') return 'The email or password is not right, or the account is disabled.';
   return OAUTH_ERRORS[code] ?? 'Sign-in failed. Try again.';
 }

@@ -1,6 +1,6 @@
 import 'server-only';
 import type { NextAuthOptions } from 'next-auth';
-import CredentialsProvider from 'next-auth/providers/credentials';
+import CredentialsProviderImport from 'next-auth/providers/credentials';
 import type { Provider } from 'next-auth/providers/index';
 import { z } from 'zod';
 import { getDb } from '../db';
@@ -8,22 +8,78 @@ import { getEnv } from '../env';
 import { getAuthSecret, useSecureCookies } from './secret';
 import { getDummyHash, verifyPassword } from './password';
 import { writeAudit } from '../audit';
+import { accountKey, clearThrottle, clientAddress, lockedKeys, recordFailure, throttledCode, type ThrottleKey } from './throttle';
+
+// next-auth ships CommonJS with `exports.default`: Next's bundler unwraps it,
+// Node's own loader (the CLI, tests) hands over the module object instead
+const CredentialsProvider =
+  (CredentialsProviderImport as unknown as { default?: typeof CredentialsProviderImport }).default ?? CredentialsProviderImport;
 
 const CredentialsSchema = z.object({
   email: z.string().trim().toLowerCase().email().max(320),
   password: z.string().min(1).max(1024),
 });
 
-/** Checks an email and password against the database; null when they do not match. */
-export async function authorizeCredentials(raw: unknown): Promise<{ id: string; email: string; name: string } | null> {
+/**
+ * Checks an email and password against the database; null when they do not
+ * match. Throws (next-auth carries the message to the sign-in page as its
+ * error code) when the account or the client's address is locked by too many
+ * failures: then the password is not even checked. `headers` are the
+ * request's, for the client address (lib/auth/throttle.ts).
+ */
+export async function authorizeCredentials(
+  raw: unknown,
+  headers?: Record<string, string | string[] | undefined>,
+): Promise<{ id: string; email: string; name: string } | null> {
   const parsed = CredentialsSchema.safeParse(raw);
   if (!parsed.success) return null;
+  const { email, password } = parsed.data;
+  const address = clientAddress(headers);
+  const keys: ThrottleKey[] = [accountKey(email), ...(address ? [{ scope: 'address' as const, subject: address }] : [])];
   const db = getDb();
-  const user = await db.user.findUnique({ where: { email: parsed.data.email } });
+
+  const locked = await lockedKeys(keys);
+  if (locked.length > 0) {
+    await Promise.all(keys.map((k) => recordFailure(k, { checked: false })));
+    await writeAudit({
+      actorKind: 'user',
+      action: 'auth.signin.refused',
+      targetType: 'account',
+      targetId: email,
+      data: { email, address, lockedBy: locked.map((l) => l.scope), retryAfterSeconds: locked[0].retryAfterSeconds },
+    });
+    throw new Error(throttledCode(locked[0].retryAfterSeconds));
+  }
+
+  const user = await db.user.findUnique({ where: { email } });
   // verify against a dummy hash when there is no user so the timing is the same
-  const ok = await verifyPassword(parsed.data.password, user?.passwordHash ?? (await getDummyHash()));
-  if (!user || !user.passwordHash || !ok || user.disabledAt) return null;
+  const ok = await verifyPassword(password, user?.passwordHash ?? (await getDummyHash()));
+  if (!user || !user.passwordHash || !ok || user.disabledAt) {
+    const reason = !user ? 'unknown_account' : !user.passwordHash ? 'no_password' : !ok ? 'wrong_password' : 'disabled';
+    const states = await Promise.all(keys.map((k) => recordFailure(k, { checked: true })));
+    await writeAudit({
+      actorKind: 'user',
+      action: 'auth.signin.failure',
+      targetType: 'account',
+      targetId: email,
+      data: { email, address, reason, failures: Object.fromEntries(states.map((st) => [st.scope, st.failures])) },
+    });
+    for (const st of states.filter((st) => st.lockStarted)) {
+      await writeAudit({
+        actorKind: 'system',
+        action: 'auth.lockout',
+        targetType: st.scope,
+        targetId: st.subject,
+        data: { scope: st.scope, subject: st.subject, failures: st.failures, lockedUntil: st.lockedUntil?.toISOString() ?? null, seconds: st.retryAfterSeconds },
+      });
+    }
+    return null;
+  }
+  // a success forgets the account's failures; the address keeps its count, so
+  // one good account does not give a client fresh tries at the others
+  await clearThrottle(accountKey(email));
   await db.user.update({ where: { id: user.id }, data: { lastSignInAt: new Date() } });
+  await writeAudit({ actorId: user.id, actorKind: 'user', action: 'auth.signin', targetType: 'user', targetId: user.id, data: { method: 'password', address } });
   return { id: user.id, email: user.email, name: user.name };
 }
 
@@ -67,7 +123,7 @@ export function getAuthOptions(): NextAuthOptions {
       CredentialsProvider({
         name: 'Email and password',
         credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-        authorize: (credentials) => authorizeCredentials(credentials),
+        authorize: (credentials, req) => authorizeCredentials(credentials, req?.headers),
       }),
       ...(oidc ? [oidc] : []),
     ],
@@ -82,7 +138,10 @@ export function getAuthOptions(): NextAuthOptions {
         const existing =
           (await db.user.findUnique({ where: { oidcSubject: account.providerAccountId } })) ??
           (await db.user.findUnique({ where: { email } }));
-        if (existing?.disabledAt) return false;
+        if (existing?.disabledAt) {
+          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'disabled' } });
+          return false;
+        }
         const saved = existing
           ? await db.user.update({
               where: { id: existing.id },
@@ -92,6 +151,7 @@ export function getAuthOptions(): NextAuthOptions {
               data: { email, name: user.name ?? email, oidcSubject: account.providerAccountId, roles: [] },
             });
         if (!existing) await writeAudit({ actorId: saved.id, actorKind: 'user', action: 'user.oidc_provision', targetType: 'user', targetId: saved.id });
+        await writeAudit({ actorId: saved.id, actorKind: 'user', action: 'auth.signin', targetType: 'user', targetId: saved.id, data: { method: 'oidc' } });
         user.id = saved.id;
         return true;
       },

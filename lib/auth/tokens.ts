@@ -51,8 +51,12 @@ export async function authenticateToken(authorization: string | null): Promise<T
   };
 }
 
+export function tokenCoversRepository(principal: TokenPrincipal, repositoryId: string): boolean {
+  return principal.allRepositories || principal.repositoryIds.includes(repositoryId);
+}
+
 export function assertTokenCoversRepository(principal: TokenPrincipal, repositoryId: string): void {
-  if (!principal.allRepositories && !principal.repositoryIds.includes(repositoryId)) {
+  if (!tokenCoversRepository(principal, repositoryId)) {
     throw new AppError('forbidden', 'This CI token is not scoped to that repository');
   }
 }

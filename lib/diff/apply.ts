@@ -30,6 +30,34 @@ export interface FilePatch {
   hunks: PatchHunk[];
 }
 
+/** A repository-relative path that cannot escape or be read as an option. */
+export function isSafeRelativePath(p: string): boolean {
+  if (!p || p.startsWith('/') || p.startsWith('-') || p.includes('\0') || p.includes('\\')) return false;
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
+/**
+ * Why a diff would write outside the repository's working tree, one line per
+ * offending path: absolute or "..", or into git's own .git folder (hooks there
+ * run on the next git command). Empty when every path stays inside.
+ */
+export function diffPathProblems(diff: string): string[] {
+  const paths = new Set<string>();
+  for (const file of parsePatch(diff)) {
+    if (file.oldPath !== null) paths.add(file.oldPath);
+    if (file.newPath !== null) paths.add(file.newPath);
+  }
+  // git apply also obeys copy and rename headers, which parsePatch does not keep
+  // when ---/+++ lines follow them
+  for (const m of diff.replace(/\r\n/g, '\n').matchAll(/^(?:copy|rename) (?:from|to) (.+)$/gm)) paths.add(unquote(m[1]));
+  const problems: string[] = [];
+  for (const p of paths) {
+    if (!isSafeRelativePath(p)) problems.push(`${JSON.stringify(p)} is outside the repository`);
+    else if (p.split('/').includes('.git')) problems.push(`${JSON.stringify(p)} is inside .git`);
+  }
+  return problems;
+}
+
 export class PatchMismatchError extends Error {
   constructor(message: string) {
     super(message);

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runGit } from '../git/runner';
+import { isSafeRelativePath } from './apply';
 
 // Git as a text tool for the diff viewer: read a file at a revision, and turn
 // edited texts back into a unified diff that `git apply` accepts (the
@@ -13,11 +14,7 @@ const MAX_BYTES = 8 * 1024 * 1024;
 
 const REV = /^[0-9a-f]{7,64}$/i;
 
-/** A repository-relative path that cannot escape or be read as an option. */
-export function isSafeRelativePath(p: string): boolean {
-  if (!p || p.startsWith('/') || p.startsWith('-') || p.includes('\0') || p.includes('\\')) return false;
-  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
-}
+export { isSafeRelativePath };
 
 /**
  * The text of `filePath` at `rev` in a local repository, or null when it

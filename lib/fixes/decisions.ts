@@ -151,7 +151,8 @@ export async function rejectFix({
   text?: string;
   surface?: SurfaceName;
 }): Promise<{ decisionId: string }> {
-  const body = RejectFixBodySchema.parse({ reason, text: text || undefined, surface });
+  const body = RejectFixBodySchema.parse({ reason, text: text || undefined });
+  const where = SurfaceSchema.parse(surface);
   await requireDecider(userId);
   return getDb().$transaction(async (tx) => {
     const { count } = await tx.fix.updateMany({ where: { id: fixId, ...DECIDABLE }, data: { status: FixStatus.REJECTED } });
@@ -162,7 +163,7 @@ export async function rejectFix({
         fixId,
         userId,
         kind: DecisionKind.REJECT,
-        surface: body.surface ?? 'DASHBOARD',
+        surface: where,
         reason: body.reason,
         reasonText: body.text ?? null,
       },
@@ -179,7 +180,7 @@ export async function rejectFix({
         action: 'fix.reject',
         targetType: 'fix',
         targetId: fixId,
-        data: { reason: body.reason, text: body.text ?? null, surface: body.surface ?? 'DASHBOARD', changeId: fix.changeId, runId: fix.runId },
+        data: { reason: body.reason, text: body.text ?? null, surface: where, changeId: fix.changeId, runId: fix.runId },
       },
       tx,
     );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RejectReason, Surface } from '../generated/prisma/enums';
+import { diffPathProblems } from '../diff/apply';
 
 // Boundaries of a reviewer's decisions on a fix: the request bodies of the
 // decision routes and the apply claim stored on Fix.applyClaim while an
@@ -8,13 +9,32 @@ import { RejectReason, Surface } from '../generated/prisma/enums';
 export const SurfaceSchema = z.enum(Object.values(Surface) as [Surface, ...Surface[]]);
 export type SurfaceName = z.infer<typeof SurfaceSchema>;
 
+/** How the caller authenticated, as lib/http/route.ts's handlers see it. */
+export type AuthChannel = 'cookie' | 'personal_token' | 'token';
+
+/**
+ * The surface a decision is recorded with, from how the caller authenticated:
+ * the dashboard's session cookie, a personal token (the CLI's), or an API
+ * token. Never from the request body, so adoption per surface cannot be
+ * written by whoever sends the request.
+ */
+export function surfaceFor(via: AuthChannel): SurfaceName {
+  return via === 'cookie' ? 'DASHBOARD' : via === 'personal_token' ? 'CLI' : 'API';
+}
+
+// A body naming a surface is refused rather than silently overruled, so a
+// client that still sends one learns at once that it means nothing.
+const NoSurface = z
+  .undefined({ error: 'surface is set by the server from how you authenticated (dashboard session, CLI personal token, API token); leave it out of the body' })
+  .optional();
+
 export const RejectReasonSchema = z.enum(Object.values(RejectReason) as [RejectReason, ...RejectReason[]]);
 
 export const RejectFixBodySchema = z
   .object({
     reason: RejectReasonSchema,
     text: z.string().trim().max(2000).optional(),
-    surface: SurfaceSchema.optional(),
+    surface: NoSurface,
   })
   .strict()
   .refine((v) => v.reason !== 'OTHER' || (v.text !== undefined && v.text.length > 0), {
@@ -23,11 +43,11 @@ export const RejectFixBodySchema = z
   });
 export type RejectFixBody = z.infer<typeof RejectFixBodySchema>;
 
-export const PreviewBodySchema = z.object({ surface: SurfaceSchema.optional() }).strict();
+export const PreviewBodySchema = z.object({ surface: NoSurface }).strict();
 
 export const AcceptBodySchema = z
   .object({
-    surface: SurfaceSchema.optional(),
+    surface: NoSurface,
     // branch: flowfix commits the fix on the change's branch (the dashboard's accept);
     // local: the caller applied the patch in their own checkout (`flowfix fix apply`),
     // flowfix only records the decision
@@ -40,18 +60,23 @@ export const EditedDiffSchema = z
   .string()
   .max(4 * 1024 * 1024, 'The edited diff is larger than 4 MB')
   .refine((d) => d.trim().length > 0, 'The edited diff is empty')
-  .refine((d) => /^(diff --git |--- )/m.test(d) && /^\+\+\+ /m.test(d), 'This is not a unified diff');
+  .refine((d) => /^(diff --git |--- )/m.test(d) && /^\+\+\+ /m.test(d), 'This is not a unified diff')
+  .superRefine((d, ctx) => {
+    // checked here, at the route, so such a diff never reaches a run's workspace
+    for (const problem of diffPathProblems(d)) ctx.addIssue({ code: 'custom', message: `The edited diff writes outside the workspace: ${problem}` });
+  });
 
-export const EditAcceptBodySchema = z.union([
-  z.object({ diff: EditedDiffSchema, surface: SurfaceSchema.optional() }).strict(),
-  // the modified sides the reviewer edited in the diff editor; the server builds the diff
-  z
-    .object({
-      files: z.array(z.object({ path: z.string().min(1).max(1000), modified: z.string().max(2_000_000) })).min(1).max(100),
-      surface: SurfaceSchema.optional(),
-    })
-    .strict(),
-]);
+// either the edited diff, or the modified sides the reviewer edited in the diff
+// editor (the server builds the diff). One object rather than a union so each
+// field's own message (a path outside the workspace…) reaches the caller.
+export const EditAcceptBodySchema = z
+  .object({
+    diff: EditedDiffSchema.optional(),
+    files: z.array(z.object({ path: z.string().min(1).max(1000), modified: z.string().max(2_000_000) })).min(1).max(100).optional(),
+    surface: NoSurface,
+  })
+  .strict()
+  .refine((b) => (b.diff === undefined) !== (b.files === undefined), { message: 'Send either the edited diff or the edited files, not both' });
 export type EditAcceptBody = z.infer<typeof EditAcceptBodySchema>;
 
 /** Stored on Fix.applyClaim while the fix is APPLYING: what to record once the commit is on the branch. */

@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { writeAudit } from '../audit';
-import { assertTokenCoversRepository, type TokenPrincipal } from '../auth/tokens';
+import { tokenCoversRepository, type TokenPrincipal } from '../auth/tokens';
 import { AppError, isUniqueViolation } from '../errors';
 import { triageNewRevision } from '../runs/service';
 import { inferAuthorKind } from './author';
@@ -59,10 +59,11 @@ export async function ingestFailureReport({
 }): Promise<IngestResult> {
   const { metadata } = upload;
   const repository = await db.repository.findUnique({ where: { name: metadata.repository } });
-  if (!repository || repository.archivedAt) {
-    throw new AppError('not_found', `Unknown repository "${metadata.repository}"`);
+  // unknown, archived and out of the token's scope answer alike: a different
+  // status or message would tell a token which repository names exist
+  if (!repository || repository.archivedAt || !tokenCoversRepository(token, repository.id)) {
+    throw new AppError('not_found', `No repository "${metadata.repository}" this CI token may report to`);
   }
-  assertTokenCoversRepository(token, repository.id);
 
   // parse outside the transaction: it is CPU work and may refuse the upload (400)
   const collected = collectFailures({ junitReports: upload.junitReports, tests: metadata.tests });

@@ -2,6 +2,7 @@ import { getDb } from '../db';
 import { actorFrom, writeAudit } from '../audit';
 import { AppError, isUniqueViolation } from '../errors';
 import { hashPassword } from '../auth/password';
+import { accountKey, accountLocks, clearThrottle } from '../auth/throttle';
 import type { Prisma } from '../generated/prisma/client';
 import type { Role } from '../generated/prisma/enums';
 import { CreateUserSchema, UpdateUserSchema, type CreateUserInput, type UpdateUserInput } from './schemas';
@@ -21,6 +22,8 @@ export interface AdminUserView {
   lastSignInAt: Date | null;
   hasPassword: boolean;
   oidc: boolean;
+  /** sign-ins are refused until then (too many failures; lib/auth/throttle.ts); null: not locked */
+  lockedUntil: Date | null;
 }
 
 const USER_SELECT = {
@@ -48,12 +51,30 @@ function toView(u: SelectedUser): AdminUserView {
     lastSignInAt: u.lastSignInAt,
     hasPassword: u.passwordHash !== null,
     oidc: u.oidcSubject !== null,
+    lockedUntil: null,
   };
 }
 
 export async function listUsers(): Promise<AdminUserView[]> {
   const rows = await getDb().user.findMany({ select: USER_SELECT, orderBy: [{ createdAt: 'asc' }, { email: 'asc' }] });
-  return rows.map(toView);
+  const locks = await accountLocks(rows.map((r) => r.email));
+  return rows.map((r) => ({ ...toView(r), lockedUntil: locks.get(r.email.toLowerCase())?.lockedUntil ?? null }));
+}
+
+/** An admin lifts a sign-in lock early: the account's failure count starts again from zero. */
+export async function unlockUser({ actorId, id }: { actorId: string; id: string }): Promise<AdminUserView> {
+  const user = await getDb().user.findUnique({ where: { id }, select: USER_SELECT });
+  if (!user) throw new AppError('not_found', 'No such user');
+  const cleared = await clearThrottle(accountKey(user.email));
+  await writeAudit({
+    actorId,
+    actorKind: 'user',
+    action: 'auth.unlock',
+    targetType: 'user',
+    targetId: id,
+    data: { email: user.email, failures: cleared?.failures ?? 0, wasLocked: cleared?.wasLocked ?? false },
+  });
+  return toView(user);
 }
 
 export async function createUser({ actorId, input }: { actorId: string | null; input: CreateUserInput }): Promise<AdminUserView> {

@@ -4,6 +4,7 @@ import { AdminTabs, parseAdminTab } from '@/components/admin/admin-tabs';
 import { UsersPanel } from '@/components/admin/users-panel';
 import { TokensPanel } from '@/components/admin/tokens-panel';
 import { RepositoriesPanel } from '@/components/admin/repositories-panel';
+import { AuditPanel } from '@/components/admin/audit-panel';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Admin · flowfix' };
@@ -21,6 +22,7 @@ export default async function AdminPage({ searchParams }: { searchParams: Promis
         {tab === 'users' && <UsersPanel currentUserId={user.id} />}
         {tab === 'tokens' && <TokensPanel />}
         {tab === 'repositories' && <RepositoriesPanel />}
+        {tab === 'audit' && <AuditPanel />}
       </div>
     </main>
   );

@@ -208,7 +208,7 @@ describe('flowfix report', () => {
       env: { FLOWFIX_SERVER: serverUrl, FLOWFIX_TOKEN: seeded.tokens.all },
     });
     assert.equal(unknownRepo.code, 1);
-    assert.match(unknownRepo.stderr, /HTTP 404\): Unknown repository "nope"/);
+    assert.match(unknownRepo.stderr, /HTTP 404\): No repository "nope" this CI token may report to/);
     assert.equal(await db.db.change.count({ where: { externalId: 'PR-9' } }), 0);
   });
 

@@ -238,15 +238,20 @@ describe('refusals: clear 4xx and nothing stored', () => {
     await assertRefused(jsonRequest({ token: seeded.tokens.expired, body: metadata({ junit: FAILING_XML }) }), 401, /expired/);
   });
 
-  test('a token not scoped to the repository → 403', async () => {
-    await assertRefused(jsonRequest({ token: seeded.tokens.unscoped, body: metadata({ junit: FAILING_XML }) }), 403, /not scoped/);
-  });
-
-  test('unknown repository → 404', async () => {
+  test('an unknown and an out-of-scope repository answer a token exactly alike (404), so a token cannot learn which repositories exist', async () => {
+    const outOfScope = await assertRefused(jsonRequest({ token: seeded.tokens.unscoped, body: metadata({ junit: FAILING_XML }) }), 404, /No repository "shop" this CI token may report to/);
+    const unknown = await assertRefused(
+      jsonRequest({ token: seeded.tokens.unscoped, body: metadata({ junit: FAILING_XML, repository: 'nope' }) }),
+      404,
+      /No repository "nope" this CI token may report to/,
+    );
+    const shape = (name: string) => ({ error: { code: 'not_found', message: `No repository "${name}" this CI token may report to` } });
+    assert.deepEqual(outOfScope.body, shape('shop'));
+    assert.deepEqual(unknown.body, shape('nope'));
     await assertRefused(
       jsonRequest({ token: seeded.tokens.all, body: metadata({ repository: 'nope', junit: FAILING_XML }) }),
       404,
-      /Unknown repository "nope"/,
+      /No repository "nope" this CI token may report to/,
     );
   });
 

@@ -1,7 +1,7 @@
 import { REVIEW_ROLES } from '@/common/roles';
 import { readJson, withRoute } from '@/lib/http/route';
 import { acceptFix, recordLocalApply } from '@/lib/fixes/apply';
-import { AcceptBodySchema } from '@/lib/fixes/schemas';
+import { AcceptBodySchema, surfaceFor } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,7 +15,7 @@ export const POST = withRoute<typeof REVIEWERS, { id: string }>(
   REVIEWERS,
   async ({ req, params, user, via }) => {
     const body = await readJson(req, AcceptBodySchema);
-    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    const surface = surfaceFor(via);
     if (body.mode === 'local') return recordLocalApply({ fixId: params.id, userId: user.id, surface });
     return acceptFix({ fixId: params.id, userId: user.id, surface });
   },

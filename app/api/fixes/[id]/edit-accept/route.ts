@@ -2,7 +2,7 @@ import { REVIEW_ROLES } from '@/common/roles';
 import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
 import { editAccept } from '@/lib/fixes/edit-accept';
-import { EditAcceptBodySchema } from '@/lib/fixes/schemas';
+import { EditAcceptBodySchema, surfaceFor } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,12 +15,12 @@ export const POST = withRoute<typeof REVIEWERS, { id: string }>(
   REVIEWERS,
   async ({ req, params, user, via }) => {
     const body = await readJson(req, EditAcceptBodySchema);
-    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    const surface = surfaceFor(via);
     const { runId, joined } = await editAccept({
       fixId: params.id,
       userId: user.id,
       surface,
-      ...('files' in body ? { files: body.files } : { diff: body.diff }),
+      ...(body.files ? { files: body.files } : { diff: body.diff }),
     });
     return NextResponse.json({ runId, joined }, { status: 202 });
   },

@@ -2,7 +2,7 @@ import { hasRoleIn, REVIEW_ROLES } from '@/common/roles';
 import { readJson, withRoute } from '@/lib/http/route';
 import { recordPreview } from '@/lib/fixes/decisions';
 import { getFixForReview } from '@/lib/fixes/patch';
-import { PreviewBodySchema } from '@/lib/fixes/schemas';
+import { PreviewBodySchema, surfaceFor } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,10 +12,10 @@ export const dynamic = 'force-dynamic';
 export const POST = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true }, { id: string }>(
   { auth: 'session', roles: 'any', allowPersonalToken: true },
   async ({ req, params, user, via }) => {
-    const body = await readJson(req, PreviewBodySchema);
+    await readJson(req, PreviewBodySchema);
     const fix = await getFixForReview({ fixId: params.id });
     const decides = hasRoleIn(user.roles, REVIEW_ROLES);
-    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    const surface = surfaceFor(via);
     const recorded = decides ? await recordPreview({ fixId: params.id, userId: user.id, surface }) : null;
     return { fix, preview: recorded ? { decisionId: recorded.decisionId, surface } : null };
   },

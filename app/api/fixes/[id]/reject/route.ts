@@ -1,7 +1,7 @@
 import { REVIEW_ROLES } from '@/common/roles';
 import { readJson, withRoute } from '@/lib/http/route';
 import { rejectFix } from '@/lib/fixes/decisions';
-import { RejectFixBodySchema } from '@/lib/fixes/schemas';
+import { RejectFixBodySchema, surfaceFor } from '@/lib/fixes/schemas';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +12,7 @@ export const POST = withRoute<typeof REVIEWERS, { id: string }>(
   REVIEWERS,
   async ({ req, params, user, via }) => {
     const body = await readJson(req, RejectFixBodySchema);
-    const surface = body.surface ?? (via === 'personal_token' ? 'API' : 'DASHBOARD');
+    const surface = surfaceFor(via);
     return rejectFix({ fixId: params.id, userId: user.id, reason: body.reason, text: body.text, surface });
   },
 );
