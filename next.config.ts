@@ -15,6 +15,7 @@ const nextConfig: NextConfig = {
     'typescript',
   ],
   poweredByHeader: false,
+  // The Content-Security-Policy is per request (a nonce), so proxy.ts sets it.
   async headers() {
     return [
       {
@@ -23,6 +24,11 @@ const nextConfig: NextConfig = {
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'Referrer-Policy', value: 'same-origin' },
           { key: 'X-Frame-Options', value: 'DENY' },
+          // nothing in flowfix uses these; a page (or injected markup) may not ask for them
+          {
+            key: 'Permissions-Policy',
+            value: 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), accelerometer=(), gyroscope=(), magnetometer=()',
+          },
         ],
       },
     ];

@@ -4,6 +4,7 @@ import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
 import { hashToken } from './tokens';
+import { PERSONAL_TOKEN_PREFIX } from './personal-token-header';
 import type { SessionUser } from './session';
 
 // Personal API tokens: "ffp_" + 32 random bytes (base64url). A token acts as
@@ -13,7 +14,7 @@ import type { SessionUser } from './session';
 // tokens (ffx_, lib/auth/tokens.ts) and personal tokens from ever standing in
 // for each other. Only the sha256 is stored; the token is shown once.
 
-export const PERSONAL_TOKEN_PREFIX = 'ffp_';
+export { PERSONAL_TOKEN_PREFIX, isPersonalTokenHeader } from './personal-token-header';
 
 // What a token may do, on top of its user's roles (which still apply): `read`
 // shows fixes and downloads patches (a preview counts as reading), `decide`
@@ -56,12 +57,6 @@ const VIEW = { id: true, name: true, prefix: true, scope: true, createdAt: true,
 
 function toView<T extends { scope: keyof typeof SCOPE_FROM_DB }>(row: T): Omit<T, 'scope'> & { scope: PersonalTokenScopeName } {
   return { ...row, scope: SCOPE_FROM_DB[row.scope] };
-}
-
-/** Is this Authorization header a personal token (whether or not it is valid)? */
-export function isPersonalTokenHeader(authorization: string | null): boolean {
-  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-  return Boolean(match && match[1].startsWith(PERSONAL_TOKEN_PREFIX));
 }
 
 export async function issuePersonalToken({
