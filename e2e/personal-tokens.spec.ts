@@ -11,9 +11,9 @@ import { signInAs } from './helpers';
 const BIN = path.resolve('bin/flowfix.mjs');
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  // the CLI needs none of the server's variables, and must not see its database
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-  return new Promise((resolve) => {
+  // the CLI talks only to the server: a database it could reach would hide a bug
+  const env = { ...process.env, DATABASE_URL: 'postgresql://nowhere.invalid/x' };
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, [BIN, ...args], { env, cwd: process.cwd() }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
