@@ -15,7 +15,6 @@ const nextConfig: NextConfig = {
     'typescript',
   ],
   poweredByHeader: false,
-  // The Content-Security-Policy is per request (a nonce), so proxy.ts sets it.
   async headers() {
     return [
       {
@@ -24,6 +23,7 @@ const nextConfig: NextConfig = {
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'Referrer-Policy', value: 'same-origin' },
           { key: 'X-Frame-Options', value: 'DENY' },
+          // (the Content-Security-Policy is per request, with a nonce: proxy.ts sets it)
           // nothing in flowfix uses these; a page (or injected markup) may not ask for them
           {
             key: 'Permissions-Policy',
