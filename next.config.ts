@@ -25,6 +25,12 @@ const nextConfig: NextConfig = {
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'Referrer-Policy', value: 'same-origin' },
           { key: 'X-Frame-Options', value: 'DENY' },
+          // (the Content-Security-Policy is per request, with a nonce: proxy.ts sets it)
+          // nothing in flowfix uses these; a page (or injected markup) may not ask for them
+          {
+            key: 'Permissions-Policy',
+            value: 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), serial=(), accelerometer=(), gyroscope=(), magnetometer=()',
+          },
         ],
       },
     ];

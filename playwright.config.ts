@@ -7,6 +7,7 @@ import { defineConfig } from '@playwright/test';
 const PORT = Number(process.env.FLOWFIX_E2E_PORT ?? 3100);
 // FLOWFIX_E2E_DATA_DIR lets a second suite run beside this one (own port, own folder)
 export const E2E_DATA_DIR = process.env.FLOWFIX_E2E_DATA_DIR ?? '.data-e2e';
+export const E2E_BASE_URL = `http://127.0.0.1:${PORT}`;
 
 export default defineConfig({
   testDir: './e2e',
@@ -19,7 +20,7 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e-results.json' }]],
   globalSetup: './e2e/global-setup.ts',
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
+    baseURL: E2E_BASE_URL,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {
@@ -46,7 +47,7 @@ export default defineConfig({
     stderr: 'pipe',
     env: {
       FLOWFIX_DATA_DIR: E2E_DATA_DIR,
-      NEXTAUTH_URL: `http://127.0.0.1:${PORT}`,
+      NEXTAUTH_URL: E2E_BASE_URL,
       // the demo's own failures queue runs at start-up; two workers keep the
       // specs that wait for a fix from queueing behind all of them
       FLOWFIX_WORKER_CONCURRENCY: '2',

@@ -3,6 +3,10 @@ import type { ReactNode } from 'react';
 import './globals.css';
 import { Providers } from './providers';
 
+// Every page is rendered per request: its scripts carry that request's CSP
+// nonce (proxy.ts, lib/http/csp.ts), which a prerendered page could not.
+export const dynamic = 'force-dynamic';
+
 export const metadata: Metadata = {
   title: 'flowfix',
   description: 'Fixes for failing changes, proven by their tests',

@@ -10,8 +10,9 @@ import { CliError, UsageError, type CliIo } from './io';
 // `flowfix fix show|apply ID`: a reviewer's terminal surface for a fix, the
 // counterpart of FlowAgent's IDE apply. Both record the decision on the
 // server, which records surface CLI because a personal token made the call
-// (show → PREVIEW, apply → ACCEPT), so apply rates can be compared per surface. Authenticated with a personal token (ffp_…,
-// issued at /api/me/tokens), which acts as the reviewer.
+// (show → PREVIEW, apply → ACCEPT), so apply rates can be compared per
+// surface. Authenticated with a personal token (ffp_…, made on the Tokens
+// page, /settings/tokens), which acts as the reviewer.
 
 export const FIX_USAGE = `Usage: flowfix fix show <fix-id> [options]
        flowfix fix apply <fix-id> [options]
@@ -58,7 +59,7 @@ function parse(argv: string[]) {
 
 function connection(opts: { server?: string; token?: string }, io: CliIo): Connection {
   const token = opts.token ?? io.env.FLOWFIX_TOKEN;
-  if (!token) throw new UsageError('a personal token is required: --token ffp_… or $FLOWFIX_TOKEN (create one at /api/me/tokens)');
+  if (!token) throw new UsageError('a personal token is required: --token ffp_… or $FLOWFIX_TOKEN (create one on the Tokens page, /settings/tokens)');
   if (!token.startsWith('ffp_')) {
     throw new UsageError('flowfix fix needs a personal token (ffp_…), not a CI token: it acts as you');
   }

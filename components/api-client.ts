@@ -35,7 +35,9 @@ export async function requestJson<T>(
       method,
       signal,
       cache: 'no-store',
-      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      // every state-changing call says JSON, body or not: the server refuses
+      // any other type from a cookie session (a form cannot forge it)
+      headers: { accept: 'application/json', ...(method === 'GET' || method === 'HEAD' ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {

@@ -1,4 +1,13 @@
 import { expect, type Page } from '@playwright/test';
+import { E2E_BASE_URL } from '../playwright.config';
+
+/**
+ * Headers for a spec's own API call with the page's session cookie: the
+ * server refuses a cookie's state-changing request unless it comes from its
+ * own origin (lib/http/route.ts), and Playwright's request context sends no
+ * Origin of its own.
+ */
+export const FROM_OUR_PAGE = { origin: E2E_BASE_URL } as const;
 
 export type DemoRole = 'reviewer' | 'grader' | 'manager' | 'admin';
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { E2E_DATA_DIR } from '../playwright.config';
-import { signInAs } from './helpers';
+import { FROM_OUR_PAGE, signInAs } from './helpers';
 
 // A reviewer decides on REAL fixes: the demo's changes are real git
 // repositories under <dataDir>/repos, and the agent (the embedded worker,
@@ -53,7 +53,7 @@ async function readyFix(request: APIRequestContext, changeId: string): Promise<F
         const active = detail.runs.some((r) => r.status === 'QUEUED' || r.status === 'RUNNING');
         if (!active && !asked) {
           asked = true;
-          const started = await request.post(`/api/changes/${changeId}/runs`, { data: {} });
+          const started = await request.post(`/api/changes/${changeId}/runs`, { data: {}, headers: FROM_OUR_PAGE });
           expect(started.status(), await started.text()).toBeLessThan(300);
         }
         return `waiting (runs: ${detail.runs.map((r) => r.status).join(', ') || 'none'})`;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page, type Request } from '@playwright/test';
-import { signInAs } from './helpers';
+import { FROM_OUR_PAGE, signInAs } from './helpers';
 import { E2E_DATA_DIR } from '../playwright.config';
 
 // The reviewer's reading side: the review queue and its shortcuts, the change
@@ -186,7 +186,7 @@ test('a demo history fix is read-only: marked as history, no decision buttons, a
   await expect(page.getByTestId('fix-history-note')).toBeVisible();
   await expect(page.getByTestId('fix-accept')).toHaveCount(0);
   await expect(page.getByTestId('fix-reject')).toHaveCount(0);
-  const res = await page.request.post(`/api/fixes/${fixId}/accept`, { data: {} });
+  const res = await page.request.post(`/api/fixes/${fixId}/accept`, { data: {}, headers: FROM_OUR_PAGE });
   expect(res.status()).toBe(409);
   expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/demo history/);
 });
@@ -289,7 +289,7 @@ async function waitForReadyFix(request: APIRequestContext, changeId: string): Pr
         if (fixId) return 'ready';
         if (!asked && !detail.runs.some((r) => r.status === 'QUEUED' || r.status === 'RUNNING')) {
           asked = true;
-          const started = await request.post(`/api/changes/${changeId}/runs`, { data: {} });
+          const started = await request.post(`/api/changes/${changeId}/runs`, { data: {}, headers: FROM_OUR_PAGE });
           expect(started.status(), await started.text()).toBeLessThan(300);
         }
         return 'waiting';

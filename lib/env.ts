@@ -74,6 +74,14 @@ export function getEnv(): Env {
   return cached;
 }
 
+/**
+ * The origin browsers reach flowfix at (NEXTAUTH_URL, default the local
+ * server): the only origin a session cookie may change anything from.
+ */
+export function publicOrigin(): string {
+  return new URL(getEnv().NEXTAUTH_URL ?? 'http://localhost:3000').origin;
+}
+
 /** The names of variables that hold secrets: never passed to test commands. */
 export const SECRET_ENV_NAMES = [
   'DATABASE_URL',

@@ -198,7 +198,9 @@ async function main(): Promise<void> {
     FLOWFIX_DEMO: '1',
     FLOWFIX_DATA_DIR: dataDir,
     NEXTAUTH_SECRET: authSecret,
-    NEXTAUTH_URL: baseUrl,
+    // a configured public URL wins (the e2e suite browses 127.0.0.1): it is
+    // the only origin the server accepts state-changing cookie requests from
+    NEXTAUTH_URL: env.NEXTAUTH_URL ?? baseUrl,
   };
   const nextBin = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 

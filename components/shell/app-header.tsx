@@ -19,6 +19,9 @@ export function AppHeader({ user }: { user: SessionUser }) {
       <div className="shell-user" data-testid="current-user">
         <span>{user.name}</span>
         <span className="muted small">{user.roles.map((r) => r.toLowerCase()).join(' · ') || 'no role'}</span>
+        <Link href="/settings/tokens" data-testid="user-tokens-link">
+          Tokens
+        </Link>
         <SignOutButton />
       </div>
     </header>

@@ -5,6 +5,7 @@ import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
 import { hashToken } from './tokens';
+import { PERSONAL_TOKEN_PREFIX } from './personal-token-header';
 import type { SessionUser } from './session';
 
 // Personal API tokens: "ffp_" + 32 random bytes (base64url). A token acts as
@@ -14,7 +15,21 @@ import type { SessionUser } from './session';
 // tokens (ffx_, lib/auth/tokens.ts) and personal tokens from ever standing in
 // for each other. Only the sha256 is stored; the token is shown once.
 
-export const PERSONAL_TOKEN_PREFIX = 'ffp_';
+export { PERSONAL_TOKEN_PREFIX, isPersonalTokenHeader } from './personal-token-header';
+
+// What a token may do, on top of its user's roles (which still apply): `read`
+// shows fixes and downloads patches (a preview counts as reading), `decide`
+// also accepts, edits and rejects. A route that takes personal tokens says
+// which scope it needs (withRoute); a leaked read token cannot change a branch.
+export const PERSONAL_TOKEN_SCOPES = ['read', 'decide'] as const;
+export type PersonalTokenScopeName = (typeof PERSONAL_TOKEN_SCOPES)[number];
+const SCOPE_TO_DB = { read: 'READ', decide: 'DECIDE' } as const;
+const SCOPE_FROM_DB = { READ: 'read', DECIDE: 'decide' } as const;
+
+/** Does a token with `held` scope cover what a route `needs`? (decide includes read) */
+export function scopeCovers(held: PersonalTokenScopeName, needs: PersonalTokenScopeName): boolean {
+  return held === 'decide' || needs === 'read';
+}
 
 export const IssuePersonalTokenSchema = z
   .object({
@@ -23,6 +38,7 @@ export const IssuePersonalTokenSchema = z
       .date()
       .refine((d) => d.getTime() > Date.now(), 'The expiry must be in the future')
       .optional(),
+    scope: z.enum(PERSONAL_TOKEN_SCOPES, { message: 'The scope is "read" or "decide"' }).default('read'),
   })
   .strict();
 export type IssuePersonalTokenInput = z.input<typeof IssuePersonalTokenSchema>;
@@ -35,14 +51,13 @@ export interface PersonalTokenView {
   lastUsedAt: Date | null;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  scope: PersonalTokenScopeName;
 }
 
-const VIEW = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true } as const;
+const VIEW = { id: true, name: true, prefix: true, scope: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true } as const;
 
-/** Is this Authorization header a personal token (whether or not it is valid)? */
-export function isPersonalTokenHeader(authorization: string | null): boolean {
-  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-  return Boolean(match && match[1].startsWith(PERSONAL_TOKEN_PREFIX));
+function toView<T extends { scope: keyof typeof SCOPE_FROM_DB }>(row: T): Omit<T, 'scope'> & { scope: PersonalTokenScopeName } {
+  return { ...row, scope: SCOPE_FROM_DB[row.scope] };
 }
 
 export async function issuePersonalToken({
@@ -57,20 +72,21 @@ export async function issuePersonalToken({
   const prefix = token.slice(0, PERSONAL_TOKEN_PREFIX.length + 6);
   const record = await getDb().$transaction(async (tx) => {
     const created = await tx.personalToken.create({
-      data: { userId, name: data.name, prefix, tokenHash: hashToken(token), expiresAt: data.expiresAt ?? null },
+      data: { userId, name: data.name, prefix, tokenHash: hashToken(token), expiresAt: data.expiresAt ?? null, scope: SCOPE_TO_DB[data.scope] },
       select: VIEW,
     });
     await writeAudit(
-      { actorId: userId, actorKind: 'user', action: 'personal_token.issue', targetType: 'personal_token', targetId: created.id, data: { name: created.name, prefix } },
+      { actorId: userId, actorKind: 'user', action: 'personal_token.issue', targetType: 'personal_token', targetId: created.id, data: { name: created.name, prefix, scope: data.scope } },
       tx,
     );
-    return created;
+    return toView(created);
   });
   return { token, record };
 }
 
 export async function listPersonalTokens({ userId }: { userId: string }): Promise<PersonalTokenView[]> {
-  return getDb().personalToken.findMany({ where: { userId }, select: VIEW, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  const rows = await getDb().personalToken.findMany({ where: { userId }, select: VIEW, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  return rows.map(toView);
 }
 
 /** Revokes one of the user's own tokens; someone else's is "not found". Idempotent. */
@@ -85,12 +101,14 @@ export async function revokePersonalToken({ userId, id }: { userId: string; id: 
         tx,
       );
     }
-    return row;
+    return toView(row);
   });
 }
 
-/** "Authorization: Bearer ffp_…" → the user it acts as, re-read from the database; else 401. */
-export async function authenticatePersonalToken(authorization: string | null): Promise<SessionUser> {
+/** "Authorization: Bearer ffp_…" → the user it acts as (re-read from the database) and the token's scope; else 401. */
+export async function authenticatePersonalToken(
+  authorization: string | null,
+): Promise<{ user: SessionUser; scope: PersonalTokenScopeName }> {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (!match || !match[1].startsWith(PERSONAL_TOKEN_PREFIX)) {
     throw new AppError('unauthenticated', 'Sign in, or send a personal token: Authorization: Bearer ffp_…');
@@ -98,7 +116,7 @@ export async function authenticatePersonalToken(authorization: string | null): P
   const db = getDb();
   const row = await db.personalToken.findUnique({
     where: { tokenHash: hashToken(match[1]) },
-    select: { id: true, revokedAt: true, expiresAt: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true } } },
+    select: { id: true, revokedAt: true, expiresAt: true, scope: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true } } },
   });
   if (!row) throw new AppError('unauthenticated', 'Unknown personal token');
   if (row.revokedAt) throw new AppError('unauthenticated', 'This personal token has been revoked');
@@ -106,5 +124,8 @@ export async function authenticatePersonalToken(authorization: string | null): P
   if (row.user.disabledAt) throw new AppError('unauthenticated', 'This account is disabled');
   // informational only: must not fail the request
   await db.personalToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
-  return { id: row.user.id, email: row.user.email, name: row.user.name, roles: row.user.roles };
+  return {
+    user: { id: row.user.id, email: row.user.email, name: row.user.name, roles: row.user.roles },
+    scope: SCOPE_FROM_DB[row.scope],
+  };
 }

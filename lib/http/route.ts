@@ -2,7 +2,13 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { AppError, toHttpError } from '../errors';
 import { getSessionUser, hasAnyRole, type RoleName, type SessionUser } from '../auth/session';
 import { authenticateToken, type TokenPrincipal } from '../auth/tokens';
-import { authenticatePersonalToken, isPersonalTokenHeader } from '../auth/personal-tokens';
+import {
+  authenticatePersonalToken,
+  isPersonalTokenHeader,
+  scopeCovers,
+  type PersonalTokenScopeName,
+} from '../auth/personal-tokens';
+import { publicOrigin } from '../env';
 
 // The one route wrapper: resolves who is calling, checks the role, runs the
 // handler, translates errors. Per-route rules stay in the handler.
@@ -13,8 +19,14 @@ import { authenticatePersonalToken, isPersonalTokenHeader } from '../auth/person
 
 export type Access =
   // allowPersonalToken: a personal API token (Bearer ffp_…, lib/auth/personal-tokens.ts)
-  // may stand in for the session cookie, acting as its user with the user's roles
-  | { auth: 'session'; roles: readonly RoleName[] | 'any'; allowPersonalToken?: boolean }
+  // may stand in for the session cookie, acting as its user with the user's roles;
+  // personalTokenScope: the scope such a token needs (default: read for GET/HEAD, decide otherwise)
+  | {
+      auth: 'session';
+      roles: readonly RoleName[] | 'any';
+      allowPersonalToken?: boolean;
+      personalTokenScope?: PersonalTokenScopeName;
+    }
   | { auth: 'token' }
   | { auth: 'public' };
 
@@ -48,10 +60,13 @@ export function withRoute<A extends Access, P = Record<string, string>>(
         let user = await getSessionUser(req);
         let via: 'cookie' | 'personal_token' = 'cookie';
         if (!user && access.allowPersonalToken && isPersonalTokenHeader(req.headers.get('authorization'))) {
-          user = await authenticatePersonalToken(req.headers.get('authorization'));
+          const principal = await authenticatePersonalToken(req.headers.get('authorization'));
+          assertPersonalTokenScope(access, req.method, principal.scope);
+          user = principal.user;
           via = 'personal_token';
         }
         if (!user) throw new AppError('unauthenticated', 'Sign in to continue');
+        if (via === 'cookie') assertSameOrigin(req);
         if (access.roles !== 'any' && !hasAnyRole(user, access.roles)) {
           throw new AppError('forbidden', `Requires one of the roles: ${access.roles.join(', ').toLowerCase()}`);
         }
@@ -70,6 +85,50 @@ export function withRoute<A extends Access, P = Record<string, string>>(
     }
   };
   return Object.assign(wrapped, { access }) as RouteHandler;
+}
+
+// ─── cross-site request forgery ───
+// A session cookie rides along on any request the browser makes to us, even
+// from a page on another origin (SameSite=Lax still sends it on a top-level
+// form POST, and every port and subdomain of our host is "same-site"). So a
+// request that can change something and is authorised by the cookie must
+// come from our own pages: its Origin is the public origin (or, for a
+// browser that sends no Origin, Sec-Fetch-Site says same-origin), and its
+// body is JSON, which an HTML form cannot send and a cross-origin fetch
+// cannot send without a CORS preflight we never answer. Token callers (CI,
+// personal tokens) carry no ambient credential and are not checked.
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Did the browser send this request from one of flowfix's own pages? */
+export function isSameOrigin(req: Request): boolean {
+  const origin = req.headers.get('origin');
+  if (origin !== null) return origin === publicOrigin();
+  return req.headers.get('sec-fetch-site') === 'same-origin';
+}
+
+/** Refuses a state-changing request that did not come from flowfix's own pages (403), or is not JSON (415). */
+export function assertSameOrigin(req: Request): void {
+  if (SAFE_METHODS.has(req.method.toUpperCase())) return;
+  if (!isSameOrigin(req)) {
+    throw new AppError('forbidden', `Cross-origin request refused: only pages served from ${publicOrigin()} may do this`);
+  }
+  const type = (req.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new AppError('unsupported_media_type', 'Send the request as Content-Type: application/json');
+  }
+}
+
+// ─── personal token scopes ───
+function assertPersonalTokenScope(
+  access: Extract<Access, { auth: 'session' }>,
+  method: string,
+  held: PersonalTokenScopeName,
+): void {
+  const needs = access.personalTokenScope ?? (SAFE_METHODS.has(method.toUpperCase()) ? 'read' : 'decide');
+  if (!scopeCovers(held, needs)) {
+    throw new AppError('forbidden', `This personal token has the "${held}" scope; this needs "${needs}"`);
+  }
 }
 
 /** Parses a JSON body with a zod-like schema; a malformed body is a 400, an invalid one a 422. */

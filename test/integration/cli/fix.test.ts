@@ -96,7 +96,7 @@ async function setup(name: string) {
   const clone = path.join(dir, 'clone');
   git(dir, 'clone', '-q', '--branch', BRANCH, repo.dir, clone);
   const reviewer = await createUser(db.db, name, ['REVIEWER']);
-  const { token } = await issuePersonalToken({ userId: reviewer.id, input: { name: 'laptop' } });
+  const { token } = await issuePersonalToken({ userId: reviewer.id, input: { name: 'laptop', scope: 'decide' } });
   return { repo, fix, clone, reviewer, token };
 }
 
@@ -163,7 +163,7 @@ describe('flowfix fix apply', () => {
     git(clone, 'reset', '-q', '--hard');
 
     const grader = await createUser(db.db, 'Gail Grader', ['GRADER']);
-    const graderToken = (await issuePersonalToken({ userId: grader.id, input: { name: 'g' } })).token;
+    const graderToken = (await issuePersonalToken({ userId: grader.id, input: { name: 'g', scope: 'decide' } })).token;
     const other = fs.mkdtempSync(path.join(root, 'grader-'));
     git(other, 'clone', '-q', '--branch', BRANCH, (await db.db.repository.findFirstOrThrow({ where: { changes: { some: { id: fix.changeId } } } })).gitUrl, 'c');
     const forbidden = await run(['fix', 'apply', fix.id], { cwd: path.join(other, 'c'), env: { FLOWFIX_SERVER: serverUrl, FLOWFIX_TOKEN: graderToken } });

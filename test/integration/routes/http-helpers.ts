@@ -38,6 +38,12 @@ export async function callRoute({
   if (authorization) headers.authorization = authorization;
   const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
   if (payload !== undefined) headers['content-type'] = 'application/json';
+  // what the browser adds to our own pages' calls (lib/http/route.ts refuses
+  // a cookie's state-changing request without them)
+  if (cookie && method !== 'GET' && method !== 'HEAD') {
+    headers.origin ??= 'http://localhost:3000';
+    headers['content-type'] ??= 'application/json';
+  }
   const res = await handler(new NextRequest(`http://localhost:3000${url}`, { method, headers, body: payload }), {
     params: Promise.resolve(params),
   });

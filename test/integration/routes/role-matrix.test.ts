@@ -88,6 +88,12 @@ for (const file of routeFiles) {
 }
 
 const CALL_TIMEOUT_MS = 20_000;
+// NEXTAUTH_URL is unset in tests: the public origin is the default one
+const PUBLIC_ORIGIN = 'http://localhost:3000';
+
+function isMutating(method: Method): boolean {
+  return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+}
 
 async function call({
   route,
@@ -96,13 +102,19 @@ async function call({
 }: {
   route: RouteFile;
   method: Method;
-  headers?: Record<string, string>;
+  /** null drops a default header */
+  headers?: Record<string, string | null>;
 }): Promise<number> {
   const handler = route.handlers[method]!;
   const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+  // by default, what Chromium sends for our own pages' fetch calls
+  const merged: Record<string, string | null> = {
+    ...(isMutating(method) ? { origin: PUBLIC_ORIGIN, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' } : {}),
+    ...headers,
+  };
   const req = new NextRequest(`http://localhost:3000${route.url}`, {
     method,
-    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== null)),
     body: hasBody ? '{}' : undefined,
   });
   let timer: NodeJS.Timeout | undefined;
@@ -123,7 +135,7 @@ interface Caller {
   label: string;
   roles: RoleName[];
   cookie: string;
-  /** a personal API token acting as this caller (Bearer ffp_…) */
+  /** a personal API token acting as this caller (Bearer ffp_…), scope decide */
   personalToken: string;
 }
 
@@ -143,6 +155,7 @@ describe('every route handler × every role', () => {
   let ciToken = '';
   let revokedToken = '';
   let revokedPersonalToken = '';
+  let readOnlyPersonalToken = '';
 
   before(async () => {
     db = await createTestDb();
@@ -154,7 +167,7 @@ describe('every route handler × every role', () => {
     for (const p of people) {
       const slug = p.label.replace(/\s+/g, '-');
       const user = await db.db.user.create({ data: { email: `${slug}@matrix.test`, name: p.label, roles: p.roles } });
-      const { token: personalToken } = await issuePersonalToken({ userId: user.id, input: { name: 'matrix' } });
+      const { token: personalToken } = await issuePersonalToken({ userId: user.id, input: { name: 'matrix', scope: 'decide' } });
       callers.push({ ...p, cookie: await sessionCookie(user), personalToken });
     }
     adminCookie = callers.find((c) => c.label === 'admin')!.cookie;
@@ -166,6 +179,7 @@ describe('every route handler × every role', () => {
     const revokedPersonal = await issuePersonalToken({ userId: admin.id, input: { name: 'matrix revoked' } });
     await revokePersonalToken({ userId: admin.id, id: revokedPersonal.record.id });
     revokedPersonalToken = revokedPersonal.token;
+    readOnlyPersonalToken = (await issuePersonalToken({ userId: admin.id, input: { name: 'matrix read', scope: 'read' } })).token;
   });
   after(() => db.drop());
 
@@ -220,6 +234,11 @@ describe('every route handler × every role', () => {
           test('a valid CI token → let in', async () => {
             assertAllowed(await call({ route, method, headers: { authorization: `Bearer ${ciToken}` } }), 'CI token');
           });
+          test('a CI token from any origin, in any content type → not refused as cross-site (no cookie to abuse)', async () => {
+            const headers = { authorization: `Bearer ${ciToken}`, origin: 'https://ci.example', 'sec-fetch-site': 'cross-site' };
+            const status = await call({ route, method, headers: { ...headers, 'content-type': 'text/plain' } });
+            assertAllowed(status, 'CI token, cross-origin');
+          });
           return;
         }
 
@@ -238,12 +257,52 @@ describe('every route handler × every role', () => {
             assert.equal(await call({ route, method, headers: { authorization: `Bearer ${revokedPersonalToken}` } }), 401);
             assert.equal(await call({ route, method, headers: { authorization: `Bearer ffp_${'A'.repeat(43)}` } }), 401);
           });
+          const needs = sessionAccess.personalTokenScope ?? (isMutating(method) ? 'decide' : 'read');
+          test(`a personal token with the read scope → ${needs === 'read' ? 'let in' : '403 (needs decide)'}`, async () => {
+            const status = await call({ route, method, headers: { authorization: `Bearer ${readOnlyPersonalToken}` } });
+            if (needs === 'read') assertAllowed(status, 'read-scoped personal token');
+            else assert.equal(status, 403, 'a read-scoped token must not decide');
+          });
+          test('a personal token from another origin, without JSON → not refused as cross-site (no cookie to abuse)', async () => {
+            const caller = callers.find((c) => c.label === 'every role')!;
+            const headers = { authorization: `Bearer ${caller.personalToken}`, origin: 'https://elsewhere.example', 'content-type': 'text/plain' };
+            const status = await call({ route, method, headers: { ...headers, 'sec-fetch-site': 'cross-site' } });
+            assertAllowed(status, 'personal token, cross-origin');
+            assert.notEqual(status, 415, 'a token caller is not held to the cookie rules');
+          });
           for (const label of ['no role', ...ALL_ROLES.map((r) => r.toLowerCase()), 'every role']) {
             test(`with the personal token of ${label}`, async () => {
               const caller = callers.find((c) => c.label === label)!;
               const status = await call({ route, method, headers: { authorization: `Bearer ${caller.personalToken}` } });
               if (allows(sessionAccess, caller.roles)) assertAllowed(status, `${label} (personal token)`);
               else assert.equal(status, 403, `${label} (personal token) must be refused`);
+            });
+          }
+        }
+
+        if (isMutating(method)) {
+          // the cookie of someone every route lets in, so only the forgery check can refuse
+          const cookieOf = () => callers.find((c) => c.label === 'every role')!.cookie;
+          const refusedOrigins: Array<[string, Record<string, string | null>]> = [
+            ['another origin on the same site (another port)', { origin: 'http://localhost:3001', 'sec-fetch-site': 'same-site' }],
+            ['a cross-site origin', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }],
+            ['the opaque origin "null" (sandboxed frame, data: URL)', { origin: 'null', 'sec-fetch-site': 'cross-site' }],
+            ['the right host over another scheme', { origin: 'https://localhost:3000' }],
+            ['no Origin, Sec-Fetch-Site same-site', { origin: null, 'sec-fetch-site': 'same-site' }],
+            ['neither Origin nor Sec-Fetch-Site', { origin: null, 'sec-fetch-site': null }],
+          ];
+          for (const [what, headers] of refusedOrigins) {
+            test(`with the session cookie from ${what} → 403`, async () => {
+              assert.equal(await call({ route, method, headers: { cookie: cookieOf(), ...headers } }), 403);
+            });
+          }
+          test('with the session cookie, no Origin but Sec-Fetch-Site same-origin → let in', async () => {
+            const status = await call({ route, method, headers: { cookie: cookieOf(), origin: null, 'sec-fetch-site': 'same-origin' } });
+            assertAllowed(status, 'same-origin by Sec-Fetch-Site');
+          });
+          for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', null]) {
+            test(`with the session cookie from our origin but Content-Type ${type ?? '(none)'} → 415`, async () => {
+              assert.equal(await call({ route, method, headers: { cookie: cookieOf(), 'content-type': type } }), 415);
             });
           }
         }

@@ -1,9 +1,25 @@
 import NextAuth from 'next-auth';
+import { NextResponse } from 'next/server';
 import { getAuthOptions } from '@/lib/auth/options';
+import { isSameOrigin } from '@/lib/http/route';
 
 // next-auth's own endpoints (sign-in, callback, session, csrf, sign-out): public by design.
 async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) {
   return NextAuth(req as never, ctx as never, getAuthOptions());
 }
 
-export { handler as GET, handler as POST };
+// next-auth checks its own double-submit CSRF token on these POSTs; the
+// origin check is a second lock (a page on a sibling port or subdomain can
+// plant cookies, and with them a matching token). Its forms are url-encoded,
+// so only the origin is checked, not the content type.
+async function post(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) {
+  if (!isSameOrigin(req)) {
+    return NextResponse.json(
+      { error: { code: 'forbidden', message: 'Cross-origin sign-in or sign-out refused' } },
+      { status: 403, headers: { 'Cache-Control': 'no-store' } },
+    );
+  }
+  return handler(req, ctx);
+}
+
+export { handler as GET, post as POST };

@@ -9,8 +9,9 @@ export const dynamic = 'force-dynamic';
 // POST /api/fixes/:id/preview — a person opened the fix's diff: recorded as a
 // PREVIEW (for reviewers and admins, whose previews are the funnel's), and the
 // fix comes back as text, evidence and diff (what `flowfix fix show` prints)
-export const POST = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true }, { id: string }>(
-  { auth: 'session', roles: 'any', allowPersonalToken: true },
+// (a read-scoped personal token may: opening a diff is reading it)
+export const POST = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true; personalTokenScope: 'read' }, { id: string }>(
+  { auth: 'session', roles: 'any', allowPersonalToken: true, personalTokenScope: 'read' },
   async ({ req, params, user, via }) => {
     await readJson(req, PreviewBodySchema);
     const fix = await getFixForReview({ fixId: params.id });

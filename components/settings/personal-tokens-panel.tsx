@@ -1,0 +1,221 @@
+'use client';
+
+import { useState, type FormEvent } from 'react';
+import { describeError } from '../admin/api';
+import { formatAgo, formatDateTime } from '@/common/format';
+import {
+  useIssuePersonalToken,
+  usePersonalTokens,
+  useRevokePersonalToken,
+  type PersonalToken,
+  type PersonalTokenScope,
+} from './use-personal-tokens';
+
+const EXPIRIES = [
+  { value: '7', label: '7 days' },
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+  { value: '365', label: '1 year' },
+  { value: 'never', label: 'never' },
+] as const;
+
+const SCOPE_LABEL: Record<PersonalTokenScope, string> = { read: 'read', decide: 'read + decide' };
+
+function IssuedToken({ token, name, onDismiss }: { token: string; name: string; onDismiss: () => void }) {
+  return (
+    <div className="card admin-issued" role="status" data-testid="personal-token-issued">
+      <h3 className="card-title">Token “{name}” created</h3>
+      <div className="alert alert-info">
+        Copy it now: this is the only time it is shown; flowfix keeps only a hash. Use it from a terminal as
+        <code> FLOWFIX_TOKEN=… npx flowfix fix show FIX_ID</code>.
+      </div>
+      <div className="row admin-issued-row">
+        <input
+          className="input mono admin-issued-input"
+          readOnly
+          value={token}
+          onFocus={(e) => e.currentTarget.select()}
+          aria-label="The new personal token"
+          data-testid="personal-token-value"
+        />
+        <button className="btn" type="button" onClick={onDismiss} data-testid="personal-token-done">
+          I have stored it
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function IssueForm({ onIssued }: { onIssued: (r: { token: string; name: string }) => void }) {
+  const issue = useIssuePersonalToken();
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<PersonalTokenScope>('read');
+  const [expiry, setExpiry] = useState<string>('30');
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const expiresAt = expiry === 'never' ? undefined : new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
+    issue.mutate(
+      { name, scope, ...(expiresAt ? { expiresAt } : {}) },
+      {
+        onSuccess: (r) => {
+          setName('');
+          onIssued({ token: r.token, name: r.record.name });
+        },
+      },
+    );
+  }
+
+  return (
+    <form className="card stack" onSubmit={onSubmit} data-testid="personal-token-form">
+      <h3 className="card-title">Create a token</h3>
+      <label className="field admin-narrow">
+        Name
+        <input
+          className="input"
+          required
+          placeholder="e.g. laptop terminal"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          data-testid="personal-token-name"
+        />
+      </label>
+      <fieldset className="admin-fieldset">
+        <legend>May</legend>
+        <label className="admin-check">
+          <input type="radio" name="scope" checked={scope === 'read'} onChange={() => setScope('read')} data-testid="personal-token-scope-read" />
+          read: show fixes and download their patches (flowfix fix show)
+        </label>
+        <label className="admin-check">
+          <input
+            type="radio"
+            name="scope"
+            checked={scope === 'decide'}
+            onChange={() => setScope('decide')}
+            data-testid="personal-token-scope-decide"
+          />
+          read and decide: also accept and reject fixes as you (flowfix fix apply), within your roles
+        </label>
+      </fieldset>
+      <label className="field admin-narrow">
+        Expires after
+        <select className="input" value={expiry} onChange={(e) => setExpiry(e.target.value)} data-testid="personal-token-expiry">
+          {EXPIRIES.map((x) => (
+            <option key={x.value} value={x.value}>
+              {x.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {issue.isError && (
+        <div className="alert alert-error" role="alert" data-testid="personal-token-error">
+          {describeError(issue.error)}
+        </div>
+      )}
+      <div className="row">
+        <button className="btn btn-primary" type="submit" disabled={issue.isPending} data-testid="personal-token-create">
+          {issue.isPending ? 'Creating…' : 'Create token'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function TokenRow({ token }: { token: PersonalToken }) {
+  const revoke = useRevokePersonalToken();
+  const revoked = token.revokedAt !== null;
+  const expired = !revoked && token.expiresAt !== null && new Date(token.expiresAt).getTime() < Date.now();
+  return (
+    <tr data-testid="personal-token-row" data-name={token.name} className={revoked || expired ? 'admin-row-muted' : undefined}>
+      <td>
+        <div className="admin-strong">{token.name}</div>
+        <div className="mono small muted">{token.prefix}…</div>
+      </td>
+      <td>
+        <span className="badge" data-testid="personal-token-scope">
+          {SCOPE_LABEL[token.scope]}
+        </span>
+      </td>
+      <td className="small">{formatDateTime(token.createdAt)}</td>
+      <td className="small" data-testid="personal-token-last-used">
+        {formatAgo(token.lastUsedAt)}
+      </td>
+      <td className="small">{token.expiresAt ? formatDateTime(token.expiresAt) : 'never'}</td>
+      <td data-testid="personal-token-status">
+        {revoked ? (
+          <span className="badge badge-rejected">revoked</span>
+        ) : expired ? (
+          <span className="badge badge-stale">expired</span>
+        ) : (
+          <span className="badge badge-applied">active</span>
+        )}
+      </td>
+      <td className="admin-actions">
+        {!revoked && (
+          <button
+            className="btn btn-small btn-danger"
+            type="button"
+            disabled={revoke.isPending}
+            onClick={() => revoke.mutate(token.id)}
+            data-testid="personal-token-revoke"
+          >
+            Revoke
+          </button>
+        )}
+        {revoke.isError && (
+          <div className="alert alert-error small" role="alert">
+            {describeError(revoke.error)}
+          </div>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function PersonalTokensPanel() {
+  const tokens = usePersonalTokens();
+  const [issued, setIssued] = useState<{ token: string; name: string } | null>(null);
+  return (
+    <section className="stack" data-testid="personal-tokens">
+      {issued && <IssuedToken token={issued.token} name={issued.name} onDismiss={() => setIssued(null)} />}
+      <IssueForm onIssued={setIssued} />
+      {tokens.isError && (
+        <div className="alert alert-error" role="alert">
+          {describeError(tokens.error)}
+        </div>
+      )}
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Token</th>
+              <th>Scope</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th>Expires</th>
+              <th>Status</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.isPending && (
+              <tr>
+                <td colSpan={7} className="empty">
+                  Loading tokens…
+                </td>
+              </tr>
+            )}
+            {tokens.data?.length === 0 && (
+              <tr>
+                <td colSpan={7} className="empty">
+                  No personal tokens yet.
+                </td>
+              </tr>
+            )}
+            {tokens.data?.map((t) => <TokenRow key={t.id} token={t} />)}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
