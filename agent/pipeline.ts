@@ -327,10 +327,12 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
         command: settings.install,
         timeoutSeconds: settings.timeLimits.installSeconds,
         network: settings.installNetwork,
+        install: true,
       });
       meter.commandMs += installed.durationMs;
       await log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs });
       if (signal.aborted) throw new Abort('cancelled', 'the run was cancelled');
+      if (installed.limit) throw new Abort('setup_failed', `install stopped by the sandbox (${installed.limit}): ${installed.output.slice(-800)}`);
       if (installed.exitCode !== 0) throw new Abort('setup_failed', `install failed (exit ${installed.exitCode}): ${installed.output.slice(-800)}`);
     }
 
@@ -360,6 +362,8 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
     }
     const red = await gates.runTargets('red', 'fail');
     evidence.red = red.verdict;
+    // a test run the sandbox stopped reproduces nothing
+    if (red.run.command.limit) throw new Abort('setup_failed', `the test command was stopped by the sandbox (${red.run.command.limit}): ${red.run.command.output.slice(-800)}`);
     if (!red.verdict.passed) {
       if (red.run.reportError && red.run.results.every(didNotRun)) {
         throw new Abort('setup_failed', `the test command wrote no readable report: ${red.run.reportError}`);

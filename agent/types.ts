@@ -2,6 +2,8 @@
 // runner, evidence, scaffold, gates, policies, filters, summary) talks through
 // these types so each can be built and tested alone (DESIGN.md "Parts").
 
+import type { LimitReason } from '../lib/sandbox/limits';
+
 export type Phase = 'setup' | 'red' | 'localise' | 'patch' | 'verify' | 'summary';
 
 /** Named ways a run ends. Stored in Run.exitReason. */
@@ -32,6 +34,8 @@ export interface CommandResult {
   /** combined stdout+stderr, capped; `truncatedBytes` says how much was cut */
   output: string;
   truncatedBytes: number;
+  /** the sandbox limit that ended the command, if one did (lib/sandbox/limits.ts) */
+  limit?: LimitReason;
 }
 
 export type TestStatus = 'passed' | 'failed' | 'error' | 'skipped';
