@@ -11,7 +11,8 @@ export type ExitReason =
   | 'fixed'
   | 'not_reproduced' // target tests passed on the head revision (flaky)
   | 'not_caused_by_change' // target tests fail on the base revision too (when that filter is on)
-  | 'setup_failed' // install/build failed before any edit
+  | 'setup_failed' // install/build failed before any edit (or the sandbox stopped it: the detail names the limit)
+  | 'sandbox_unavailable' // no working sandbox, and the unsafe mode is off
   | 'no_candidate' // the policy ran out of ideas / candidates
   | 'tool_call_limit'
   | 'time_limit'

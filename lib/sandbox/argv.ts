@@ -151,6 +151,11 @@ function hostRootLinks(): string[] {
   return out;
 }
 
+/** bubblewrap: FLOWFIX_SANDBOX_BWRAP, or `bwrap` on PATH. */
+export function bwrapPath(): string {
+  return process.env.FLOWFIX_SANDBOX_BWRAP || 'bwrap';
+}
+
 /** The argv that runs `inner` (an argv) in the sandbox described by `spec`. */
 export function buildSandboxArgv(inner: string[], spec: SandboxSpec): { file: string; args: string[] } {
   const { identity, limits } = spec;
@@ -234,5 +239,5 @@ export function buildSandboxArgv(inner: string[], spec: SandboxSpec): { file: st
     );
   }
   args.push(...inner);
-  return { file: 'bwrap', args };
+  return { file: bwrapPath(), args };
 }
