@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SandboxIdentity } from './identity';
 import { runningAsRoot } from './identity';
-import type { SandboxLimits } from './limits';
+import { ulimitScript, type SandboxLimits } from './limits';
 
 // The bubblewrap command line for one repository command. What the command
 // sees, and nothing else:
@@ -213,19 +213,21 @@ export function buildSandboxArgv(inner: string[], spec: SandboxSpec): { file: st
     args.push('--perms', '0755', '--dir', '/run/flowfix', '--ro-bind', spec.egressSocket, EGRESS_SOCKET, '--ro-bind', RELAY_SOURCE, EGRESS_RELAY);
   }
   args.push('--chdir', spec.cwd, '--');
-  // Limits are set while still root (prlimit), then the uid drop (setpriv)
-  // keeps them: an unprivileged process can lower its limits, never raise them.
-  args.push(
-    '/usr/bin/prlimit',
-    `--data=${limits.memoryBytes}`,
-    `--nproc=${limits.processes}`,
-    // the hard limit a little later: at the soft one the process gets SIGXCPU (a
-    // named reason), at the hard one a bare SIGKILL
-    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 5}`,
-    `--fsize=${limits.fileSizeBytes}`,
-    '--core=0',
-    '--',
-  );
+  // Limits: a shell command sets them itself (ulimit, after the uid drop: an
+  // unprivileged process can lower its limits, never raise them); any other
+  // argv gets them from prlimit, still as root, and keeps them across setpriv.
+  const shell = inner[0] === '/bin/sh' && inner[1] === '-c' && inner.length >= 3;
+  if (!shell) {
+    args.push(
+      '/usr/bin/prlimit',
+      `--data=${limits.memoryBytes}`,
+      `--nproc=${limits.processes}`,
+      `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 5}`,
+      `--fsize=${limits.fileSizeBytes}`,
+      '--core=0',
+      '--',
+    );
+  }
   if (runningAsRoot()) {
     args.push(
       '/usr/bin/setpriv',
@@ -238,6 +240,7 @@ export function buildSandboxArgv(inner: string[], spec: SandboxSpec): { file: st
       '--',
     );
   }
+  if (shell) inner = [inner[0], inner[1], `${ulimitScript(limits)} ${inner[2]}`, ...inner.slice(3)];
   args.push(...inner);
   return { file: bwrapPath(), args };
 }

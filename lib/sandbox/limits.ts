@@ -45,6 +45,26 @@ export function resolveLimits(partial?: Partial<SandboxLimits>): SandboxLimits {
   return { ...DEFAULT_LIMITS, ...(partial ?? {}) };
 }
 
+/**
+ * The limits as /bin/sh (dash) `ulimit` builtins, for a sandbox whose command
+ * is a shell script anyway (saves an exec of prlimit per command). The CPU
+ * hard limit comes 5 s after the soft one: at the soft one the process gets
+ * SIGXCPU (a named reason), at the hard one a bare SIGKILL. A limit that
+ * cannot be set stops the command before anything runs.
+ */
+export function ulimitScript(limits: SandboxLimits): string {
+  const steps = [
+    `ulimit -S -t ${limits.cpuSeconds}`,
+    `ulimit -H -t ${limits.cpuSeconds + 5}`,
+    `ulimit -d ${Math.ceil(limits.memoryBytes / 1024)}`,
+    `ulimit -p ${limits.processes}`,
+    // dash counts file size in 512-byte blocks
+    `ulimit -f ${Math.ceil(limits.fileSizeBytes / 512)}`,
+    'ulimit -c 0',
+  ];
+  return `{ ${steps.join(' && ')}; } || { echo "flowfix: could not set the sandbox limits" >&2; exit 126; };`;
+}
+
 const SIGXCPU = 24;
 const SIGXFSZ = 25;
 
