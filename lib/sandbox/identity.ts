@@ -49,7 +49,7 @@ export async function handOver(dirs: string[], identity: SandboxIdentity): Promi
   await execFileAsync(
     'find',
     [...dirs, '-name', '.git', '-prune', '-o', '(', '!', '-uid', String(identity.uid), '-o', '!', '-gid', String(identity.gid), ')', '-exec', 'chown', '-h', owner, '{}', '+'],
-    { env: { PATH: '/usr/bin:/bin' } },
+    { env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv },
   ).catch((err: NodeJS.ErrnoException & { stderr?: string }) => {
     // a file a command removed while we walked is not an error
     if (!/No such file or directory/.test(err.stderr ?? '')) throw err;

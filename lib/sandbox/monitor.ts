@@ -57,7 +57,7 @@ export function watchLimits(input: {
     if (!measuring && dirs.length > 0) {
       measuring = true;
       const started = performance.now();
-      execFile('du', ['-s', '-B1', '-c', ...dirs], { env: { PATH: '/usr/bin:/bin' }, maxBuffer: 1024 * 1024 }, (_err, stdout) => {
+      execFile('du', ['-s', '-B1', '-c', ...dirs], { env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv, maxBuffer: 1024 * 1024, encoding: 'utf8' }, (_err: Error | null, stdout: string) => {
         measuring = false;
         // files vanishing mid-walk make du exit 1; its total is still good
         const total = Number(/^(\d+)\s+total$/m.exec(stdout ?? '')?.[1] ?? 0);

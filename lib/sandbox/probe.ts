@@ -43,7 +43,7 @@ function runProbe(): SandboxProbe {
       identity,
       limits: resolveLimits({ diskBytes: 64 * 1024 * 1024 }),
     });
-    const r = spawnSync(file, args, { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } });
+    const r = spawnSync(file, args, { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv });
     if (r.error) return { ok: false, reason: `bubblewrap (bwrap) could not start: ${r.error.message}` };
     if (r.status !== 0) return { ok: false, reason: `bubblewrap failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().slice(0, 500)}` };
     const lines = r.stdout.trim().split('\n');

@@ -34,7 +34,7 @@ let ws: Workspace;
 let settings: RepositorySettings;
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } }).trim();
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } as unknown as NodeJS.ProcessEnv }).trim();
 }
 
 function isAlive(pid: number): boolean {
