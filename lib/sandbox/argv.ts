@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { SandboxIdentity } from './identity';
 import { runningAsRoot } from './identity';
 import { ulimitScript, type SandboxLimits } from './limits';
@@ -35,7 +36,8 @@ export interface SandboxSpec {
 /** Where the egress socket and the relay appear inside the sandbox. */
 export const EGRESS_SOCKET = '/run/flowfix/egress.sock';
 export const EGRESS_RELAY = '/run/flowfix/relay.cjs';
-export const RELAY_SOURCE = path.join(import.meta.dirname, 'relay.cjs');
+// a URL relative to this module, like agent/python/helper.py's: bundlers ship it as an asset
+export const RELAY_SOURCE = fileURLToPath(new URL('./relay.cjs', import.meta.url));
 
 const ETC_FILES = [
   'ssl',
