@@ -1,15 +1,29 @@
-import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { readInheritedEnv, SECRET_ENV_NAMES } from '../lib/env';
+import { buildSandboxArgv } from '../lib/sandbox/argv';
+import { startEgressProxy, egressEnv, EGRESS_PRELUDE, type EgressProxy } from '../lib/sandbox/egress';
+import { newSandboxIdentity, type SandboxIdentity } from '../lib/sandbox/identity';
+import { describeLimit, limitFromExit, resolveLimits, type LimitReason, type SandboxLimits } from '../lib/sandbox/limits';
+import { sandboxMode } from '../lib/sandbox/mode';
+import { watchLimits } from '../lib/sandbox/monitor';
+import { probeSandbox } from '../lib/sandbox/probe';
 import type { CommandResult } from './types';
 
 // Runs the repository's own commands (install, build, tests). Those commands
 // are untrusted code, so each one:
+//  - runs in the sandbox (lib/sandbox): its own mount, PID, network, IPC and
+//    UTS namespaces, as an unprivileged uid of its own, seeing only its
+//    workspace read-write and the toolchains read-only, with resource limits
+//    that end it with a named reason (`disk_limit`, …);
 //  - runs in its own process group, and the whole group is killed on timeout,
 //    on abort and after the command ends (a test that forks a server and
-//    forgets it must not outlive the run);
+//    forgets it must not outlive the run); the PID namespace makes sure:
+//    when the command ends, everything it started ends with it;
 //  - sees an environment built from an allow-list, never the server's;
-//  - has no network when the machine allows it (a fresh network namespace);
+//  - has no network; with `network` on, only an egress proxy outside the
+//    sandbox, which never connects to loopback or private addresses;
 //  - has its output capped, keeping the head and the tail where the error is.
 
 /** Inherited from the server environment; nothing else is. */
@@ -27,26 +41,6 @@ const INHERITED_ENV = [
 
 const KILL_GRACE_MS = 1500;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
-
-export type NetworkIsolation = 'unshare' | 'bwrap' | null;
-
-let isolationProbe: NetworkIsolation | undefined;
-
-/** Which tool can take the network away on this machine; probed once per process. */
-export function detectNetworkIsolation(): NetworkIsolation {
-  if (isolationProbe !== undefined) return isolationProbe;
-  const probe = (cmd: string, args: string[]) => {
-    try {
-      return spawnSync(cmd, args, { stdio: 'ignore', timeout: 5000 }).status === 0;
-    } catch {
-      return false;
-    }
-  };
-  if (probe('unshare', ['-n', '--', 'true'])) isolationProbe = 'unshare';
-  else if (probe('bwrap', ['--unshare-net', '--dev-bind', '/', '/', 'true'])) isolationProbe = 'bwrap';
-  else isolationProbe = null;
-  return isolationProbe;
-}
 
 /** The names a repository's `env` setting may never set. */
 export function isForbiddenEnvName(name: string): boolean {
@@ -76,6 +70,11 @@ export function buildSandboxEnv(input: {
     // keep __pycache__ out of the workspace and out of the fix's diff
     PYTHONDONTWRITEBYTECODE: '1',
     npm_config_update_notifier: 'false',
+    // the workspace's .git belongs to the server (read-only in the sandbox);
+    // git in a test must still be able to read it
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'safe.directory',
+    GIT_CONFIG_VALUE_0: '*',
   };
   for (const [name, value] of Object.entries(input.extra ?? {})) {
     if (!isForbiddenEnvName(name)) env[name] = value;
@@ -92,9 +91,23 @@ export interface ExecOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** false → run in a fresh network namespace when the machine allows it */
+  /** true → the egress proxy (public hosts, or only `sandbox.egressHosts`); false → no network at all */
   network: boolean;
+  sandbox: CommandSandbox;
   maxOutputBytes?: number;
+}
+
+/** What a command's sandbox shows it, and its limits (lib/sandbox). */
+export interface CommandSandbox {
+  /** folders it may write (they must belong to `identity`: lib/sandbox/identity.ts handOver) */
+  writable: string[];
+  /** folders it may read, beyond the toolchains */
+  readOnly?: string[];
+  /** the uid/gid it runs as (root: the workspace's own; default: a fresh one) */
+  identity?: SandboxIdentity;
+  limits?: Partial<SandboxLimits>;
+  /** with `network`: the only hosts ("host" or "host:port") the egress proxy connects to */
+  egressHosts?: string[];
 }
 
 /** Keeps the first and last halves of a stream, counting what falls between. */
@@ -150,24 +163,26 @@ class CappedOutput {
 // leader's pid throughout.
 const GATE = 'IFS= read -r _ || exit 125; exec </dev/null;';
 
-/** The argv that runs `command` behind the gate, in a network namespace when `network` is off. */
-export function sandboxArgv(command: string, network: boolean): { file: string; args: string[] } {
-  const isolation = network ? null : detectNetworkIsolation();
-  if (isolation === 'unshare') {
-    // A fresh namespace has its loopback down; bring it up so tests that talk
-    // to localhost still work.
-    return {
-      file: 'unshare',
-      args: ['-n', '--', '/bin/sh', '-c', `${GATE} ip link set lo up 2>/dev/null; exec /bin/sh -c "$1"`, 'flowfix-sandbox', command],
-    };
-  }
-  if (isolation === 'bwrap') {
-    return {
-      file: 'bwrap',
-      args: ['--unshare-net', '--dev-bind', '/', '/', '--die-with-parent', '/bin/sh', '-c', `${GATE} exec /bin/sh -c "$1"`, 'flowfix-sandbox', command],
-    };
-  }
-  return { file: '/bin/sh', args: ['-c', `${GATE} exec /bin/sh -c "$1"`, 'flowfix-sandbox', command] };
+/**
+ * The argv that runs `command` behind the gate, in the sandbox (or, in the
+ * unsafe mode on a machine without one, in a plain shell).
+ */
+export function sandboxArgv(
+  command: string,
+  opts: { cwd: string; sandbox: CommandSandbox; identity: SandboxIdentity; limits: SandboxLimits; egressSocket?: string },
+): { file: string; args: string[] } {
+  // with the network, the relay to the egress proxy becomes the command's parent
+  const run = opts.egressSocket ? `${EGRESS_PRELUDE} /bin/sh -c "$1"` : 'exec /bin/sh -c "$1"';
+  const inner = ['/bin/sh', '-c', `${GATE} ${run}`, 'flowfix-sandbox', command];
+  if (!probeSandbox().ok) return { file: inner[0], args: inner.slice(1) };
+  return buildSandboxArgv(inner, {
+    writable: opts.sandbox.writable,
+    readOnly: opts.sandbox.readOnly ?? [],
+    cwd: opts.cwd,
+    identity: opts.identity,
+    limits: opts.limits,
+    ...(opts.egressSocket ? { egressSocket: opts.egressSocket } : {}),
+  });
 }
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -229,22 +244,73 @@ function watch(op: 'add' | 'del', pgid: number | undefined): void {
   else watchdog.stdin.write(`${op} ${pgid}\n`);
 }
 
-/** Runs one command in its own process group; never throws for the command's own failure. */
-export function runCommand(opts: ExecOptions): Promise<CommandResult> {
+function notStarted(opts: ExecOptions, started: number, why: string): CommandResult {
+  return {
+    command: opts.command,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    durationMs: Math.round(performance.now() - started),
+    output: `[flowfix] ${why}`,
+    truncatedBytes: 0,
+  };
+}
+
+/** Runs one command in its own process group, sandboxed; never throws for the command's own failure. */
+export async function runCommand(opts: ExecOptions): Promise<CommandResult> {
   const started = performance.now();
+  const probe = probeSandbox();
+  if (!probe.ok && sandboxMode() !== 'unsafe') {
+    return notStarted(opts, started, `refused to run the command: no working sandbox (${probe.reason}) and the unsafe mode is off`);
+  }
+  try {
+    if (!statSync(opts.cwd).isDirectory()) return notStarted(opts, started, `could not start the command: ${opts.cwd} is not a folder`);
+  } catch (err) {
+    return notStarted(opts, started, `could not start the command: ${(err as Error).message}`);
+  }
+  const limits = resolveLimits(opts.sandbox.limits);
+  const identity = opts.sandbox.identity ?? newSandboxIdentity();
+  let egress: EgressProxy | undefined;
+  if (opts.network) {
+    try {
+      egress = await startEgressProxy({ allowHosts: opts.sandbox.egressHosts });
+    } catch (err) {
+      return notStarted(opts, started, `could not start the egress proxy: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return await runSpawned(opts, { started, limits, identity, egress });
+  } finally {
+    await egress?.close();
+  }
+}
+
+function runSpawned(
+  opts: ExecOptions,
+  ctx: { started: number; limits: SandboxLimits; identity: SandboxIdentity; egress: EgressProxy | undefined },
+): Promise<CommandResult> {
+  const { started, limits, identity, egress } = ctx;
   const output = new CappedOutput(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
-  const { file, args } = sandboxArgv(opts.command, opts.network);
+  const { file, args } = sandboxArgv(opts.command, {
+    cwd: opts.cwd,
+    sandbox: opts.sandbox,
+    identity,
+    limits,
+    ...(egress ? { egressSocket: egress.socketPath } : {}),
+  });
+  const env = egress ? { ...opts.env, ...egressEnv() } : opts.env;
 
   return new Promise<CommandResult>((resolve) => {
     let timedOut = false;
     let aborted = opts.signal?.aborted ?? false;
+    let stoppedBy: LimitReason | undefined;
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
 
-    // turbopackIgnore: the file is a system tool (sh, unshare, bwrap), not a project file to trace
+    // turbopackIgnore: the file is a system tool (bwrap, sh), not a project file to trace
     const child = spawn(/*turbopackIgnore: true*/ file, args, {
       cwd: opts.cwd,
-      env: opts.env as NodeJS.ProcessEnv,
+      env: env as NodeJS.ProcessEnv,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -258,6 +324,16 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
       killGroup(pid, 'SIGTERM');
       killTimer ??= setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
     };
+    const limitWatch = watchLimits({
+      identity,
+      limits,
+      dirs: opts.sandbox.writable,
+      onLimit: (reason) => {
+        stoppedBy ??= reason;
+        // a full disk or a fork bomb gets no grace period
+        killGroup(pid, 'SIGKILL');
+      },
+    });
 
     const timer = setTimeout(() => {
       timedOut = true;
@@ -278,14 +354,20 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
       settled = true;
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
+      limitWatch.stop();
       opts.signal?.removeEventListener('abort', onAbort);
       // Leftovers (servers, watchers) die with the command.
       killGroup(pid, 'SIGKILL');
       watch('del', pid);
       let text = output.text();
       if (spawnError) text += `\n[flowfix] could not start the command: ${spawnError.message}`;
+      // a fork bomb that burnt out at its cap, then idled into the time
+      // limit, was stopped by the process limit: the runtime's message says so
+      const limit: LimitReason | undefined =
+        stoppedBy ?? (aborted || spawnError ? undefined : (limitFromExit(exitCode, signal, text) ?? (timedOut ? 'timeout' : undefined)));
       if (timedOut) text += `\n[flowfix] killed after ${opts.timeoutMs} ms (time limit)`;
       else if (aborted) text += '\n[flowfix] killed: the run was cancelled';
+      if (limit && limit !== 'timeout') text += `\n[flowfix] stopped by the sandbox: ${describeLimit(limit, limits)}`;
       resolve({
         command: opts.command,
         exitCode,
@@ -294,6 +376,7 @@ export function runCommand(opts: ExecOptions): Promise<CommandResult> {
         durationMs: Math.round(performance.now() - started),
         output: text,
         truncatedBytes: output.dropped,
+        ...(limit ? { limit } : {}),
       });
     };
 

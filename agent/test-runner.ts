@@ -1,7 +1,9 @@
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseJunitXml } from '../lib/junit/parse';
 import type { RepositorySettings } from '../lib/repositories/settings';
+import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
+import type { SandboxLimits } from '../lib/sandbox/limits';
 import { buildSandboxEnv, runCommand, shellQuote } from './exec';
 import { globToRegExp } from './glob';
 import type { CommandResult, TestResult, TestRun } from './types';
@@ -19,21 +21,51 @@ export interface CommandContext {
   signal?: AbortSignal;
 }
 
-/** Runs one of the repository's commands in the workspace, sandboxed. */
+/** The sandbox limits a repository's settings ask for (unset ones: the defaults). */
+export function limitsOf(settings: RepositorySettings): Partial<SandboxLimits> {
+  const l = settings.limits;
+  const MiB = 1024 * 1024;
+  return {
+    ...(l.memoryMb ? { memoryBytes: l.memoryMb * MiB } : {}),
+    ...(l.processes ? { processes: l.processes } : {}),
+    ...(l.cpuSeconds ? { cpuSeconds: l.cpuSeconds } : {}),
+    ...(l.fileSizeMb ? { fileSizeBytes: l.fileSizeMb * MiB } : {}),
+    ...(l.diskMb ? { diskBytes: l.diskMb * MiB } : {}),
+  };
+}
+
+/**
+ * Runs one of the repository's commands in the workspace, sandboxed. The
+ * install (`install: true`) may write the repository's dependency cache and
+ * reach only its registries; other commands read the cache and, with
+ * `network`, reach public hosts through the egress proxy.
+ */
 export async function runWorkspaceCommand(input: CommandContext & {
   command: string;
   timeoutSeconds: number;
   network: boolean;
+  install?: boolean;
 }): Promise<CommandResult> {
   const { workspace, settings } = input;
   workspace.markChanged();
+  const sandbox = await workspace.commandSandbox({ install: input.install ?? false });
+  const extra = {
+    ...settings.env,
+    ...(sandbox.cacheDir ? cacheEnv(sandbox.cacheDir) : {}),
+    ...(settings.allowInstallScripts ? {} : noInstallScriptsEnv()),
+  };
   const result = await runCommand({
     command: input.command,
     cwd: workspace.root,
-    env: buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir, extra: settings.env }),
+    env: buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir, extra }),
     timeoutMs: input.timeoutSeconds * 1000,
     signal: input.signal,
     network: input.network,
+    sandbox: {
+      ...sandbox,
+      limits: limitsOf(settings),
+      ...(input.install && input.network ? { egressHosts: settings.registries } : {}),
+    },
     maxOutputBytes: settings.maxOutputBytes,
   });
   workspace.setLastLog(result.output);
@@ -112,7 +144,14 @@ async function readReports(root: string, pattern: string): Promise<{ results: Te
     if (!abs.startsWith(root + path.sep)) continue;
     let bytes: Buffer;
     try {
-      bytes = await readFile(abs);
+      // the command wrote the report: a symlink to a server file must not make the server read it
+      const real = await realpath(abs);
+      if (!real.startsWith(root + path.sep)) {
+        found++;
+        problems.push(`${rel}: the report is a link that leaves the workspace`);
+        continue;
+      }
+      bytes = await readFile(real);
     } catch {
       continue;
     }

@@ -10,13 +10,15 @@ import type { ExpectedActual, StackFrame, TestResult } from '../common/test-resu
 
 export type { Phase, Diagnostic, GateName, GateVerdict, CodeSpan, Suspect, Usage } from '../common/run-events';
 export type { TestStatus, TestResult, ExpectedActual, StackFrame } from '../common/test-results';
+import type { LimitReason } from '../lib/sandbox/limits';
 
 /** Named ways a run ends. Stored in Run.exitReason. */
 export type ExitReason =
   | 'fixed'
   | 'not_reproduced' // target tests passed on the head revision (flaky)
   | 'not_caused_by_change' // target tests fail on the base revision too (when that filter is on)
-  | 'setup_failed' // install/build failed before any edit
+  | 'setup_failed' // install/build failed before any edit (or the sandbox stopped it: the detail names the limit)
+  | 'sandbox_unavailable' // no working sandbox, and the unsafe mode is off
   | 'no_candidate' // the policy ran out of ideas / candidates
   | 'tool_call_limit'
   | 'time_limit'
@@ -39,6 +41,8 @@ export interface CommandResult {
   /** combined stdout+stderr, capped; `truncatedBytes` says how much was cut */
   output: string;
   truncatedBytes: number;
+  /** the sandbox limit that ended the command, if one did (lib/sandbox/limits.ts) */
+  limit?: LimitReason;
 }
 
 export interface TestRun {

@@ -1,6 +1,9 @@
 import { mkdtemp, mkdir, readFile, readdir, realpath, rm, stat, writeFile, lstat, unlink, appendFile, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { dependencyCacheDir } from '../lib/sandbox/cache';
+import { handOver, newSandboxIdentity, type SandboxIdentity } from '../lib/sandbox/identity';
+import type { CommandSandbox } from './exec';
 import { git } from './git';
 import type { WorkspaceView } from './types';
 
@@ -10,6 +13,11 @@ import type { WorkspaceView } from './types';
 //   <run>/tmp   TMPDIR for them
 // The folder is removed by dispose(). Every path a policy or tool names is
 // resolved (realpath) and refused when it leaves the checkout or enters .git.
+// The repository's commands run as the workspace's own sandbox user
+// (lib/sandbox/identity.ts), so repo/, home/ and tmp/ belong to it, except
+// repo/.git, which stays the server's and is read-only in the sandbox (a hook
+// or config written there would run in the server's own git). Files the
+// server writes (edits, git checkouts) are handed over before the next command.
 
 export class WorkspacePathError extends Error {
   readonly kind = 'path' as const;
@@ -53,6 +61,8 @@ export interface CreateWorkspaceInput {
   parentDir?: string;
   /** extra patterns kept out of the diff (the JUnit report, build output) */
   excludes?: string[];
+  /** the repository's dependency cache (default: lib/sandbox/cache.ts, by source) */
+  cacheDir?: string;
 }
 
 export class Workspace implements WorkspaceView {
@@ -60,8 +70,14 @@ export class Workspace implements WorkspaceView {
   /** true from a reset() until anything may have changed the files: an edit, a command, a checkout */
   private pristine = false;
   private headTreeId: string | undefined;
+  /** false once the server wrote files the sandbox user does not own yet */
+  private handedOver = false;
+  /** the uid/gid this workspace's commands run as */
+  readonly identity: SandboxIdentity = newSandboxIdentity();
 
   private constructor(
+    /** the repository's dependency cache, shared by its runs */
+    readonly cacheDir: string,
     readonly runDir: string,
     readonly root: string,
     readonly home: string,
@@ -84,11 +100,32 @@ export class Workspace implements WorkspaceView {
       await git(repo, ['checkout', '--quiet', '--detach', head]);
       const excludes = [...DEFAULT_EXCLUDES, ...(input.excludes ?? [])];
       await appendFile(path.join(repo, '.git', 'info', 'exclude'), `\n# flowfix\n${excludes.join('\n')}\n`);
-      return new Workspace(runDir, await realpath(repo), home, tmp, head);
+      return new Workspace(input.cacheDir ?? dependencyCacheDir(input.source), runDir, await realpath(repo), home, tmp, head);
     } catch (err) {
       await rm(runDir, { recursive: true, force: true });
       throw err;
     }
+  }
+
+  /**
+   * The sandbox of this workspace's commands: repo/, home/ and tmp/
+   * writable, as the workspace's user; hands it the files the server wrote.
+   */
+  async commandSandbox(opts: { install?: boolean } = {}): Promise<CommandSandbox & { cacheDir?: string }> {
+    const writable = [this.root, this.home, this.tmpDir];
+    if (!this.handedOver) {
+      await handOver(writable, this.identity);
+      this.handedOver = true;
+    }
+    const cache = this.cacheDir;
+    if (opts.install) {
+      // the last run's user wrote it: this run's user takes it over
+      await mkdir(cache, { recursive: true });
+      await handOver([cache], this.identity);
+      return { writable: [...writable, cache], identity: this.identity, cacheDir: cache };
+    }
+    const hasCache = await stat(cache).then(() => true, () => false);
+    return { writable, identity: this.identity, ...(hasCache ? { readOnly: [cache], cacheDir: cache } : {}) };
   }
 
   /** Removes the whole run folder. */
@@ -210,6 +247,7 @@ export class Workspace implements WorkspaceView {
     const existing = await this.readBytesIfFile(abs);
     if (existing && looksBinary(existing)) throw new BinaryFileError(rel);
     this.markChanged();
+    this.handedOver = false;
     await mkdir(path.dirname(abs), { recursive: true });
     await writeFile(abs, content);
   }
@@ -268,6 +306,7 @@ export class Workspace implements WorkspaceView {
   /** Back to the head revision: every edit undone, new (non-ignored) files removed. */
   async reset(): Promise<void> {
     this.markChanged();
+    this.handedOver = false;
     await git(this.root, ['reset', '--quiet', '--hard', this.headRev]);
     await git(this.root, ['clean', '-fdq']);
     this.pristine = true;
@@ -276,6 +315,7 @@ export class Workspace implements WorkspaceView {
   /** `git apply` of a patch to the working tree (`options` before the `-` that reads it from stdin). */
   async applyPatch(patch: string, options: string[]): Promise<void> {
     this.markChanged();
+    this.handedOver = false;
     await git(this.root, ['apply', ...options, '-'], { input: patch });
   }
 
@@ -302,6 +342,7 @@ export class Workspace implements WorkspaceView {
   async checkoutRevision(rev: string): Promise<void> {
     const commit = (await git(this.root, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
     this.markChanged();
+    this.handedOver = false;
     await git(this.root, ['checkout', '--quiet', '--force', '--detach', commit]);
     await git(this.root, ['clean', '-fdq']);
   }

@@ -22,6 +22,10 @@ export async function red(state: SetupState): Promise<RedState> {
   }
   const redGate = await gates.runTargets('red', 'fail');
   evidence.red = redGate.verdict;
+  // a test run the sandbox stopped reproduces nothing
+  if (redGate.run.command.limit) {
+    throw new RunExit('setup_failed', `the test command was stopped by the sandbox (${redGate.run.command.limit}): ${redGate.run.command.output.slice(-800)}`);
+  }
   if (!redGate.verdict.passed) {
     if (redGate.run.reportError && redGate.run.results.every(didNotRun)) {
       throw new RunExit('setup_failed', `the test command wrote no readable report: ${redGate.run.reportError}`);

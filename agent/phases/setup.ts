@@ -52,10 +52,12 @@ export async function setup(state: RunState): Promise<SetupState> {
       command: settings.install,
       timeoutSeconds: settings.timeLimits.installSeconds,
       network: settings.installNetwork,
+      install: true,
     });
     meter.commandMs += installed.durationMs;
     await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs });
     state.throwIfCancelled();
+    if (installed.limit) throw new RunExit('setup_failed', `install stopped by the sandbox (${installed.limit}): ${installed.output.slice(-800)}`);
     if (installed.exitCode !== 0) throw new RunExit('setup_failed', `install failed (exit ${installed.exitCode}): ${installed.output.slice(-800)}`);
   }
 

@@ -1,6 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { buildSandboxArgv } from '../../lib/sandbox/argv';
+import { newSandboxIdentity } from '../../lib/sandbox/identity';
+import { resolveLimits } from '../../lib/sandbox/limits';
+import { sandboxMode } from '../../lib/sandbox/mode';
+import { probeSandbox } from '../../lib/sandbox/probe';
 import { buildSandboxEnv } from '../exec';
 
 // The agent's one way to ask Python about Python (helper.py: index spans,
@@ -9,10 +14,12 @@ import { buildSandboxEnv } from '../exec';
 // pooled: a request takes an idle helper (or starts one), has it to itself,
 // and gives it back. Concurrent runs never wait on each other's requests.
 //
-// A helper parses and compiles; it never runs repository code. It still gets
-// the sandbox's allow-listed environment (never the server's secrets), runs
-// with -I -S from the temp folder, and is killed when a request times out or
-// is aborted, or when it has been idle a while. Idle helpers do not keep the
+// A helper parses and compiles; it never runs repository code. It still reads
+// repository content, so it runs in the sandbox (lib/sandbox) like a command:
+// its own uid, no network, no workspace (the client sends the bytes of the
+// files it asks about) and nothing of the server but helper.py. It gets the sandbox's allow-listed environment (never the server's
+// secrets), runs with -I -S, and is killed when a request times out or is
+// aborted, or when it has been idle a while. Idle helpers do not keep the
 // Node process alive.
 
 const SCRIPT = fileURLToPath(new URL('./helper.py', import.meta.url));
@@ -41,9 +48,24 @@ class Helper {
   idleTimer: NodeJS.Timeout | undefined;
 
   constructor(python: string) {
-    this.child = spawn(python, ['-I', '-S', SCRIPT], {
+    const inner = [python, '-I', '-S', SCRIPT];
+    const probe = probeSandbox();
+    const refused = !probe.ok && sandboxMode() !== 'unsafe';
+    const { file, args } = refused
+      ? { file: '/bin/sh', args: ['-c', 'echo "$1" >&2; exit 1', 'sh', `no working sandbox for the Python helper (${probe.ok ? '' : probe.reason})`] }
+      : probe.ok
+      ? buildSandboxArgv(inner, {
+          writable: [],
+          // no workspace: the client sends the files' bytes (scaffold/python.ts)
+          readOnly: [SCRIPT],
+          cwd: '/tmp',
+          identity: newSandboxIdentity(),
+          limits: resolveLimits({ diskBytes: 64 * 1024 * 1024 }),
+        })
+      : { file: inner[0], args: inner.slice(1) };
+    this.child = spawn(file, args, {
       cwd: tmpdir(),
-      env: buildSandboxEnv({ home: tmpdir(), tmpDir: tmpdir() }) as NodeJS.ProcessEnv,
+      env: buildSandboxEnv({ home: '/tmp', tmpDir: '/tmp' }) as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));

@@ -6,10 +6,10 @@ pool), started with `python3 -I -S` so nothing from the workspace or the
 environment is imported. It reads one JSON request per line on stdin and
 answers each with one JSON line on stdout: {"ok": result} or {"error": text}.
 
-  {"mode": "index", "root": "/abs", "files": ["pkg/mod.py", ...]}
+  {"mode": "index", "sources": [{"file": "pkg/mod.py", "base64": "..."}, ...]}
     -> {"files": {"pkg/mod.py": {"spans": [...], "imports": [...], "calls": [...]}},
         "errors": {"bad.py": "SyntaxError: ..."}}
-  {"mode": "sites", "root": "/abs", "file": "pkg/mod.py", "start": 10, "end": 20}
+  {"mode": "sites", "file": "pkg/mod.py", "base64": "...", "start": 10, "end": 20}
     -> {"sites": [...]}  positions are (1-based line, 0-based character column)
   {"mode": "compile", "sources": [{"file": "pkg/mod.py", "base64": "..."}]}
     -> {"errors": [{"file": "pkg/mod.py", "line": 3, "message": "SyntaxError: ..."}]}
@@ -17,7 +17,8 @@ answers each with one JSON line on stdout: {"ok": result} or {"error": text}.
 Columns are converted from the UTF-8 byte offsets `ast` reports to character
 offsets, because the TypeScript side slices JavaScript strings. `compile`
 takes the file's bytes (base64) rather than a path, so it honours a coding
-declaration and reads nothing from disk; like py_compile it builds the code
+declaration; no mode reads anything from disk (the helper runs in the
+sandbox and sees no workspace: the client reads the files); like py_compile it builds the code
 object (some errors only show there) but writes no .pyc.
 """
 
@@ -93,13 +94,16 @@ class Indexer(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def index_files(root, files):
+def source_text(source):
+    return base64.b64decode(source["base64"]).decode("utf-8", errors="replace")
+
+
+def index_files(sources):
     out, errors = {}, {}
-    for rel in files:
-        path = os.path.join(root, rel)
+    for source in sources:
+        rel = source["file"]
         try:
-            with open(path, "r", encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
+            text = source_text(source)
             tree = ast.parse(text, filename=rel)
         except (SyntaxError, ValueError, OSError) as exc:
             errors[rel] = "%s: %s" % (type(exc).__name__, exc)
@@ -129,10 +133,10 @@ MUTABLE_OPS = {
 }
 
 
-def sites(root, rel, start, end):
+def sites(source, start, end):
     """Mutation sites inside lines start..end: tokens from tokenize, structure from ast."""
-    with open(os.path.join(root, rel), "r", encoding="utf-8", errors="replace") as fh:
-        text = fh.read()
+    rel = source["file"]
+    text = source_text(source)
     lines = text.splitlines(True)
     found = []
     # Tokens: operators, keywords used as operators, literals. tokenize skips
@@ -191,9 +195,9 @@ def compile_sources(sources):
 def handle(request):
     mode = request.get("mode")
     if mode == "index":
-        return index_files(request["root"], request["files"])
+        return index_files(request["sources"])
     if mode == "sites":
-        return sites(request["root"], request["file"], int(request["start"]), int(request["end"]))
+        return sites(request, int(request["start"]), int(request["end"]))
     if mode == "compile":
         return compile_sources(request["sources"])
     raise ValueError("unknown mode: %r" % (mode,))

@@ -1,7 +1,9 @@
 // Python spans and mutation sites through Python's own `ast` and `tokenize`,
 // asked of the agent's pooled Python helper (agent/python/helper.py).
+import { readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
-import { pythonRequest } from '../python/client';
+import { PythonHelperError, pythonRequest } from '../python/client';
 import type { FileIndex } from './model';
 import { isTestPath } from './model';
 
@@ -39,7 +41,9 @@ export async function indexPyFiles({ root, files, signal }: { root: string; file
   errors: Record<string, string>;
 }> {
   if (files.length === 0) return { indexes: [], errors: {} };
-  const parsed = PyIndexSchema.parse(await pythonRequest({ mode: 'index', root, files }, { signal }));
+  const { sources, errors } = await readWorkspaceSources(root, files);
+  const parsed = PyIndexSchema.parse(await pythonRequest({ mode: 'index', sources }, { signal }));
+  Object.assign(parsed.errors, errors);
   const indexes: FileIndex[] = Object.entries(parsed.files).map(([file, f]) => {
     const isTestFile = isTestPath(file);
     return {
@@ -56,6 +60,29 @@ export async function indexPyFiles({ root, files, signal }: { root: string; file
 
 /** Mutation sites (tokens and AST nodes) of one Python file within a line range. */
 export async function pythonSites({ root, file, start, end }: { root: string; file: string; start: number; end: number }): Promise<PySite[]> {
-  const parsed = z.object({ sites: z.array(PySiteSchema) }).parse(await pythonRequest({ mode: 'sites', root, file, start, end }));
+  const { sources, errors } = await readWorkspaceSources(root, [file]);
+  if (!sources.length) throw new PythonHelperError(errors[file] ?? `cannot read ${file}`);
+  const parsed = z.object({ sites: z.array(PySiteSchema) }).parse(await pythonRequest({ mode: 'sites', ...sources[0], start, end }));
   return parsed.sites;
+}
+
+/**
+ * The bytes of workspace files for the helper, which sees no files itself (it
+ * runs in the sandbox). A path that leaves `root`, through `..` or a symlink,
+ * is an error like a missing file: the server must not read it for anyone.
+ */
+async function readWorkspaceSources(root: string, files: string[]): Promise<{ sources: Array<{ file: string; base64: string }>; errors: Record<string, string> }> {
+  const sources: Array<{ file: string; base64: string }> = [];
+  const errors: Record<string, string> = {};
+  const realRoot = await realpath(root);
+  for (const file of files) {
+    try {
+      const abs = await realpath(path.resolve(realRoot, file));
+      if (!abs.startsWith(realRoot + path.sep)) throw new Error(`${file} leaves the workspace`);
+      sources.push({ file, base64: (await readFile(abs)).toString('base64') });
+    } catch (err) {
+      errors[file] = `OSError: ${(err as Error).message}`;
+    }
+  }
+  return { sources, errors };
 }

@@ -1,5 +1,8 @@
 import { getEnv } from '../../lib/env';
 import type { ModelSettings } from '../../lib/repositories/settings';
+import { setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox/mode';
+import { probeSandbox } from '../../lib/sandbox/probe';
+import { readSandboxMode } from '../../lib/sandbox/settings';
 import { heartbeat } from '../../lib/runs/lease';
 import { LeaseLostError } from '../../lib/runs/events';
 import type { FinishRunResult } from '../../lib/runs/schemas';
@@ -114,6 +117,19 @@ function toFinishResult(result: RepairResult, finalPayload: Record<string, unkno
   };
 }
 
+/**
+ * Why this run must not start: no working sandbox here, and the stored mode
+ * is not the admin's unsafe one. The mode read here is the one the run's
+ * commands then see (lib/sandbox/mode.ts).
+ */
+async function sandboxRefusal(): Promise<string | null> {
+  const mode = await readSandboxMode();
+  setProcessSandboxMode(mode);
+  const probe = probeSandbox();
+  if (probe.ok || mode === 'unsafe') return null;
+  return `no working sandbox on this machine (${probe.reason}); install bubblewrap, or an admin can switch to the unsafe mode`;
+}
+
 function failureResult(exitReason: string, detail: string): FinishRunResult {
   return { status: 'failed', exitReason, exitDetail: detail.slice(0, 4000) };
 }
@@ -166,12 +182,15 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
   try {
     const run = await getRunWorkContext({ runId });
     let input: RunRepairInput | undefined;
-    try {
-      input = await buildRepairInput({ run, sink, signal: controller.signal, ...(opts.workDir ? { workDir: opts.workDir } : {}) });
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      result = failureResult('model_error', err.message);
-    }
+    const refusal = await sandboxRefusal();
+    if (refusal) result = failureResult('sandbox_unavailable', refusal);
+    else
+      try {
+        input = await buildRepairInput({ run, sink, signal: controller.signal, ...(opts.workDir ? { workDir: opts.workDir } : {}) });
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        result = failureResult('model_error', err.message);
+      }
     if (input) {
       const repaired = await runRepair(input);
       result = toFinishResult(repaired, sink.finalPayload);

@@ -1,3 +1,4 @@
+import { probeSandbox } from '../../lib/sandbox/probe';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { getRunQueue, onRunQueued, type RunQueue } from '../../lib/queue';
@@ -46,6 +47,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
   const reapEveryMs = opts.reapEveryMs ?? Math.max(1000, Math.floor(leaseMs / 2));
   const resendAfterMs = opts.resendAfterMs ?? 60_000;
   const log = opts.log ?? (() => undefined);
+  // probed once per process; a run on a machine without a sandbox ends as sandbox_unavailable (execute.ts)
+  const probe = probeSandbox();
+  log({ event: 'sandbox', ok: probe.ok, ...(probe.ok ? {} : { reason: probe.reason }) });
   const queue: RunQueue = await getRunQueue();
   const shutdown = new AbortController();
   const held = new Map<string, Promise<RunOutcome>>();

@@ -15,6 +15,7 @@ import type { RepairResult } from '../../agent/pipeline';
 import type { AgentEvent, Phase, Suspect } from '../../agent/types';
 import { ModelSettingsSchema } from '../../lib/repositories/settings';
 import { checkBug } from './check-corpus';
+import { measureSandboxCost } from './sandbox-cost';
 import { BUGS, buildBugRepo, projectOf, settingsFor } from './corpus/index';
 import type { CorpusBug } from './corpus/types';
 
@@ -214,6 +215,10 @@ async function main(): Promise<void> {
     process.stderr.write(`${outcome.status === 'fixed' ? 'fixed ' : 'no fix'} ${bug.id} (${fmtMs(outcome.wallMs)})\n`);
   }
   process.stdout.write(`${report(outcomes)}\n`);
+  const cost = await measureSandboxCost();
+  process.stdout.write(
+    `\nsandbox cost per command               p50 ${cost.p50.toFixed(1)} ms, p95 ${cost.p95.toFixed(1)} ms (\`true\` behind the gate: sandboxed p50 ${cost.sandboxedP50.toFixed(1)} ms, plain ${cost.plainP50.toFixed(1)} ms)\n`,
+  );
   const out = values.json ?? path.join('bench', 'out', `agent-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   await mkdir(path.dirname(out), { recursive: true });
   await writeFile(out, JSON.stringify({ when: new Date().toISOString(), maxCandidates, outcomes }, null, 2));

@@ -11,7 +11,7 @@ import { useRegisterRepository, useUpdateRepository, type RepositoryInput } from
 // (lib/repositories/settings.ts), which names the offending path.
 
 const COMMAND_FIELDS = [
-  { key: 'install', label: 'Install command', placeholder: 'npm ci', help: 'Runs once per workspace, with network.' },
+  { key: 'install', label: 'Install command', placeholder: 'npm ci', help: 'Runs once per workspace in the sandbox, reaching only the registries; dependency install scripts stay off unless "allowInstallScripts": true.' },
   { key: 'build', label: 'Build command', placeholder: 'npm run build', help: 'Optional. Checked by the compile gate.' },
   {
     key: 'test',
@@ -185,7 +185,7 @@ export function RepositoryForm({ repo, onDone }: { repo: AdminRepository | null;
           <textarea
             className="input mono admin-json"
             rows={4}
-            placeholder={'{ "timeLimits": { "testSeconds": 300 }, "network": false, "env": { "CI": "1" } }'}
+            placeholder={'{ "timeLimits": { "testSeconds": 300 }, "network": false, "allowInstallScripts": false, "limits": { "memoryMb": 4096 }, "env": { "CI": "1" } }'}
             value={state.otherSettings}
             onChange={(e) => set('otherSettings', e.target.value)}
             data-testid="repo-other-settings"

@@ -97,6 +97,11 @@ const HARDENED_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
   ['core.autocrlf', 'false'],
+  // a run's workspace belongs to its sandbox user (lib/sandbox/identity.ts):
+  // git's ownership check would refuse it as "dubious". What that check
+  // guards against, a foreign repository's config running programs, the
+  // settings above already neutralise.
+  ['safe.directory', '*'],
 ];
 
 /** The same neutralising for a receive-pack git starts itself: git does not pass -c settings to a local transport's process. */

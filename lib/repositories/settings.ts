@@ -44,10 +44,32 @@ export const RepositorySettingsSchema = z.object({
   /** where the test command writes JUnit XML: a path, or a glob with * and ** (workspace-relative) */
   junitReport: z.string().trim().min(1).default('junit.xml'),
   timeLimits: TimeLimitsSchema,
-  /** network for build and test commands; off means a fresh network namespace */
+  /**
+   * network for build and test commands; off means none at all; on means
+   * HTTPS through the sandbox's egress proxy, never to loopback or private
+   * addresses (lib/sandbox/egress.ts)
+   */
   network: z.boolean().default(false),
-  /** install usually needs the registry */
+  /** install usually needs the registry: only the `registries` are reachable */
   installNetwork: z.boolean().default(true),
+  /** hosts ("host" or "host:port") an install may reach */
+  registries: z.array(z.string().trim().min(1).max(300)).max(50).default(['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org']),
+  /**
+   * dependency lifecycle scripts (npm/yarn/pnpm install scripts, pip source
+   * builds); off: npm_config_ignore_scripts, pip wheels only
+   */
+  allowInstallScripts: z.boolean().default(false),
+  /** the sandbox's resource limits (lib/sandbox/limits.ts); unset ones keep their defaults */
+  limits: z
+    .object({
+      memoryMb: z.number().int().min(64).max(1024 * 1024),
+      processes: z.number().int().min(16).max(1_000_000),
+      cpuSeconds: z.number().int().min(1).max(24 * 3600),
+      fileSizeMb: z.number().int().min(1).max(1024 * 1024),
+      diskMb: z.number().int().min(1).max(16 * 1024 * 1024),
+    })
+    .partial()
+    .default({}),
   /** extra variables for every command; secret-looking names are dropped by agent/exec.ts */
   env: z.record(EnvNameSchema, z.string().max(4000)).default({}),
   maxOutputBytes: z.number().int().min(4096).max(16 * 1024 * 1024).default(1024 * 1024),
@@ -147,15 +169,19 @@ export function resolveModelEndpoint({
 
 // ───── .flowfix.json ─────
 
+/** Settings only an admin may set: what the sandbox lets a repository's code do. */
+const ADMIN_ONLY = { network: true, installNetwork: true, registries: true, allowInstallScripts: true, limits: true } as const;
+const ADMIN_ONLY_KEYS = Object.keys(ADMIN_ONLY);
+
 /**
- * What a repository may say about itself. Network switches are deliberately
- * absent: a change under repair must not be able to give its own tests the
+ * What a repository may say about itself. Network switches, install scripts
+ * and sandbox limits are deliberately absent: a change under repair must not be able to give its own tests the
  * network. Model settings are absent too: an endpoint chosen by the
  * repository would receive the server's model key.
  */
 export const FlowfixFileSchema = z
   .object({
-    settings: RepositorySettingsSchema.omit({ network: true, installNetwork: true }).partial().strict().optional(),
+    settings: RepositorySettingsSchema.omit({ ...ADMIN_ONLY }).partial().strict().optional(),
     filterPolicy: z
       .object({ pre: PreFiltersSchema.unwrap().partial().optional(), post: PostFiltersSchema.unwrap().partial().optional() })
       .strict()
@@ -201,10 +227,10 @@ export function parseFlowfixFile(text: string): { file: Json; warnings: string[]
   const warnings: string[] = [];
   if (isPlainObject(raw) && isPlainObject(raw.settings)) {
     const settings: Json = { ...raw.settings };
-    for (const key of ['network', 'installNetwork']) {
+    for (const key of ADMIN_ONLY_KEYS) {
       if (key in settings) {
         delete settings[key];
-        warnings.push(`.flowfix.json settings.${key} ignored: only an admin can change network access`);
+        warnings.push(`.flowfix.json settings.${key} ignored: only an admin can change network access, install scripts and sandbox limits`);
       }
     }
     raw = { ...raw, settings };

@@ -5,6 +5,7 @@ import { UsersPanel } from '@/components/admin/users-panel';
 import { TokensPanel } from '@/components/admin/tokens-panel';
 import { RepositoriesPanel } from '@/components/admin/repositories-panel';
 import { AuditPanel } from '@/components/admin/audit-panel';
+import { SandboxPanel } from '@/components/admin/sandbox-panel';
 
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Admin · flowfix' };
@@ -17,6 +18,7 @@ export default async function AdminPage({ searchParams }: { searchParams: Promis
     <main className="page">
       <h1 className="page-title">Admin</h1>
       <p className="page-subtitle">Users and roles, CI tokens, and the repositories flowfix repairs. Every change here is audited.</p>
+      <SandboxPanel />
       <AdminTabs current={tab} />
       <div role="tabpanel" data-testid={`admin-panel-${tab}`}>
         {tab === 'users' && <UsersPanel currentUserId={user.id} />}

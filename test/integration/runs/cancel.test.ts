@@ -1,8 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { NextRequest } from 'next/server';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { generateToken } from '@/lib/auth/tokens';
@@ -19,12 +17,10 @@ import { checkedEvents, seedWorld, TARGET, TERMINAL, waitFor, type RunWorld } fr
 
 let db: TestDb;
 let worker: RunWorker;
-let scratch: string;
 const worlds: RunWorld[] = [];
 
 before(async () => {
   db = await createTestDb();
-  scratch = mkdtempSync(path.join(tmpdir(), 'flowfix-cancel-'));
   worker = await startWorker({ concurrency: 2, leaseMs: 10_000, heartbeatMs: 200, pollMs: 100 });
 });
 after(async () => {
@@ -32,12 +28,29 @@ after(async () => {
   await stopRunQueue();
   await db?.drop();
   worlds.forEach((w) => w.repo.cleanup());
-  rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A test command that records its process group, then hangs. */
-function hangingTest(pgidFile: string) {
-  return () => ({ test: `cut -d' ' -f5 /proc/$$/stat > ${pgidFile}; exec sleep 600` });
+/**
+ * A test command that hangs. It runs in the sandbox's PID namespace, so its
+ * own idea of its process group means nothing here: it is found from outside
+ * by its unique argv (`sleep <marker>`).
+ */
+function hangingTest(marker: string) {
+  return () => ({ test: `exec sleep ${marker}` });
+}
+
+/** The process group (as this process sees it) of the running `sleep <marker>`, if any. */
+function groupOf(marker: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') !== `sleep\0${marker}\0`) continue;
+      return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[2]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return undefined;
 }
 
 function groupAlive(pgid: number): boolean {
@@ -55,13 +68,10 @@ async function runStatus(runId: string) {
 
 describe(`cancellation (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
   test('cancel during a tool call: the run is CANCELLED within seconds and the command’s process group is gone', async () => {
-    const pgidFile = path.join(scratch, 'pgid-1');
-    const w = await seedWorld({ db: db.db, settings: hangingTest(pgidFile) });
+    const w = await seedWorld({ db: db.db, settings: hangingTest('600.1') });
     worlds.push(w);
     const { runId } = await requestRun({ changeId: w.changeId, trigger: 'MANUAL', policy: 'offline' });
-    const pgid = await waitFor(async () => (existsSync(pgidFile) ? Number(readFileSync(pgidFile, 'utf8').trim()) || undefined : undefined), {
-      what: 'the test command to start',
-    });
+    const pgid = await waitFor(async () => groupOf('600.1'), { what: 'the test command to start' });
     assert.ok(groupAlive(pgid), 'the hanging command is running');
     assert.equal((await runStatus(runId)).status, 'RUNNING');
 
@@ -83,8 +93,7 @@ describe(`cancellation (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
   });
 
   test('ingestion: a new revision triggers an AUTO run; a newer one cancels it and queues its own; a bot’s change is skipped', async () => {
-    const pgidFile = path.join(scratch, 'pgid-2');
-    const w = await seedWorld({ db: db.db, name: 'ingest-shop', settings: hangingTest(pgidFile) });
+    const w = await seedWorld({ db: db.db, name: 'ingest-shop', settings: hangingTest('600.2') });
     worlds.push(w);
     const { token, prefix, tokenHash } = generateToken();
     await db.db.ciToken.create({ data: { name: 'ci', prefix, tokenHash, allRepositories: true } });
@@ -108,9 +117,7 @@ describe(`cancellation (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
     const first = await report(w.repo.head);
     const run1 = await db.db.run.findFirstOrThrow({ where: { revisionId: first.revisionId } });
     assert.deepEqual([run1.trigger, run1.policy], ['AUTO', 'offline']);
-    await waitFor(async () => existsSync(pgidFile), { what: 'the first run to reach its test command' });
-    const pgid = Number(readFileSync(pgidFile, 'utf8').trim());
-    rmSync(pgidFile);
+    const pgid = await waitFor(async () => groupOf('600.2'), { what: 'the first run to reach its test command' });
 
     // the developer pushes again
     w.repo.write('README.md', '# shop\n\nsecond try\n');

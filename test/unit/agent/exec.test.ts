@@ -3,14 +3,21 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, networkInterfaces } from 'node:os';
 import path from 'node:path';
-import { runCommand, buildSandboxEnv, detectNetworkIsolation, sandboxArgv, shellQuote } from '@/agent/exec';
+import { runCommand, buildSandboxEnv, sandboxArgv, shellQuote, type CommandSandbox } from '@/agent/exec';
+import { handOver, newSandboxIdentity } from '@/lib/sandbox/identity';
+import { resolveLimits } from '@/lib/sandbox/limits';
+import { startEgressProxy } from '@/lib/sandbox/egress';
 
 let dir: string;
 let env: Record<string, string>;
+let sandbox: CommandSandbox;
+const identity = newSandboxIdentity();
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'flowfix-exec-'));
+  await handOver([dir], identity);
   env = buildSandboxEnv({ home: dir, tmpDir: dir });
+  sandbox = { writable: [dir], identity };
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -29,9 +36,27 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Outside pids of the processes whose argv is exactly `argv` (a command's own
+ * pids are its PID namespace's, so the tests find them by a unique argv).
+ */
+function pidsOf(...argv: string[]): number[] {
+  const want = argv.join('\0') + '\0';
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8') === want && isAlive(p);
+      } catch {
+        return false;
+      }
+    });
+}
+
 describe('runCommand', () => {
   test('captures exit code and combined output', async () => {
-    const r = await runCommand({ command: 'echo out; echo err >&2; exit 3', cwd: dir, env, timeoutMs: 10_000, network: true });
+    const r = await runCommand({ command: 'echo out; echo err >&2; exit 3', cwd: dir, env, timeoutMs: 10_000, network: false, sandbox });
     assert.equal(r.exitCode, 3);
     assert.equal(r.timedOut, false);
     assert.match(r.output, /out/);
@@ -55,7 +80,7 @@ describe('runCommand', () => {
         // a repository setting may add variables, but never secret-looking ones
         extra: { DATABASE_URL: 'x', MY_TOKEN: 'y', FEATURE_FLAG: 'on' },
       });
-      const r = await runCommand({ command: 'env', cwd: dir, env: sandboxEnv, timeoutMs: 10_000, network: true });
+      const r = await runCommand({ command: 'env', cwd: dir, env: sandboxEnv, timeoutMs: 10_000, network: false, sandbox });
       assert.equal(r.exitCode, 0);
       for (const value of Object.values(secrets)) assert.ok(!r.output.includes(value), `leaked ${value}`);
       assert.doesNotMatch(r.output, /DATABASE_URL|NEXTAUTH|FLOWFIX_|OIDC|MY_TOKEN/);
@@ -69,32 +94,47 @@ describe('runCommand', () => {
 
   test('a hanging command is killed on timeout together with the child it spawned', async () => {
     const pidFile = path.join(dir, 'grandchild.pid');
-    const script = `const c=require('child_process').spawn('sleep',['1000'],{stdio:'ignore'});require('fs').writeFileSync(${JSON.stringify(pidFile)},String(c.pid));setInterval(()=>{},1000)`;
-    const r = await runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 1500, network: true });
+    const script = `const c=require('child_process').spawn('sleep',['1000.3'],{stdio:'ignore'});require('fs').writeFileSync(${JSON.stringify(pidFile)},String(c.pid));setInterval(()=>{},1000)`;
+    const running = runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 1500, network: false, sandbox });
+    let seen: number[] = [];
+    for (let i = 0; i < 100 && seen.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      seen = pidsOf('sleep', '1000.3');
+    }
+    const r = await running;
     assert.equal(r.timedOut, true);
+    assert.equal(r.limit, 'timeout');
     assert.match(r.output, /time limit/);
-    const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    assert.ok(grandchild > 0);
+    assert.ok(Number(readFileSync(pidFile, 'utf8')) > 0);
+    assert.equal(seen.length, 1, 'the grandchild ran');
     // give the kernel a moment to deliver SIGKILL
-    for (let i = 0; i < 50 && isAlive(grandchild); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(isAlive(grandchild), false, `grandchild ${grandchild} survived`);
+    for (let i = 0; i < 50 && isAlive(seen[0]); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(isAlive(seen[0]), false, `grandchild ${seen[0]} survived`);
   });
 
   test('a background process left behind by a finished command is killed too', async () => {
     const pidFile = path.join(dir, 'bg.pid');
-    const r = await runCommand({ command: `sleep 1000 & echo $! > ${pidFile}; echo done`, cwd: dir, env, timeoutMs: 10_000, network: true });
+    const r = await runCommand({ command: `sleep 1000.4 & echo $! > ${pidFile}; echo done`, cwd: dir, env, timeoutMs: 10_000, network: false, sandbox });
     assert.equal(r.exitCode, 0);
     assert.equal(r.timedOut, false);
-    const bg = Number(readFileSync(pidFile, 'utf8'));
-    for (let i = 0; i < 50 && isAlive(bg); i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(isAlive(bg), false);
+    assert.ok(Number(readFileSync(pidFile, 'utf8')) > 0, 'the background process started');
+    for (let i = 0; i < 50 && pidsOf('sleep', '1000.4').length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(pidsOf('sleep', '1000.4'), []);
   });
 
   test('a command waits at its gate: if its worker dies before opening it, the command never runs', async () => {
     const { spawn } = await import('node:child_process');
+    const egress = await startEgressProxy({});
+    after(() => egress.close());
     for (const network of [true, false]) {
       const marker = path.join(dir, `ran-${network}`);
-      const { file, args } = sandboxArgv(`echo ran > ${marker}; echo stdin=$(cat | wc -c)`, network);
+      const { file, args } = sandboxArgv(`echo ran > ${marker}; echo stdin=$(cat | wc -c)`, {
+        cwd: dir,
+        sandbox,
+        identity,
+        limits: resolveLimits(),
+        ...(network ? { egressSocket: egress.socketPath } : {}),
+      });
       const run = (gate: string | null) =>
         new Promise<{ code: number | null; out: string }>((resolve) => {
           const child = spawn(file, args, { cwd: dir, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -122,12 +162,15 @@ describe('runCommand', () => {
    */
   async function startWorkerWithHangingCommand(t: TestContext, name: string) {
     const { spawn } = await import('node:child_process');
-    const pidFile = path.join(dir, `${name}.pid`);
     const root = path.resolve(import.meta.dirname, '../../..');
+    // unique argvs: the command's pids inside its PID namespace mean nothing here
+    const bgArg = `1000.${name.length}1`;
+    const fgArg = `1000.${name.length}2`;
     const worker = `
       const { runCommand, buildSandboxEnv } = await import('./agent/exec.ts');
       const env = buildSandboxEnv({ home: ${JSON.stringify(dir)}, tmpDir: ${JSON.stringify(dir)} });
-      runCommand({ command: 'sleep 1000 & echo $! > ${pidFile}; echo started; sleep 1000', cwd: ${JSON.stringify(dir)}, env, timeoutMs: 3_600_000, network: true });
+      const sandbox = { writable: [${JSON.stringify(dir)}], identity: ${JSON.stringify(identity)} };
+      runCommand({ command: 'sleep ${bgArg} & echo started; sleep ${fgArg}', cwd: ${JSON.stringify(dir)}, env, timeoutMs: 3_600_000, network: false, sandbox });
       setInterval(() => {}, 1000);
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', worker], { cwd: root, stdio: 'ignore' });
@@ -135,25 +178,17 @@ describe('runCommand', () => {
     // whatever the test's outcome, nothing it started is left running
     t.after(() => {
       child.kill('SIGKILL');
-      // the command's shell leads its process group
-      if (pids.length === 2) {
+      for (const pid of pids) {
         try {
-          process.kill(-pids[1], 'SIGKILL');
+          process.kill(pid, 'SIGKILL');
         } catch {
           // gone already
         }
       }
     });
-    for (let i = 0; i < 400 && pids.length === 0; i++) {
+    for (let i = 0; i < 400 && pids.length < 2; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      try {
-        const bg = Number(readFileSync(pidFile, 'utf8'));
-        // the command's shell is the background sleep's parent
-        const shell = parentOf(bg);
-        if (bg > 0 && shell > 0) pids = [bg, shell];
-      } catch {
-        // not written yet
-      }
+      pids = [...pidsOf('sleep', bgArg), ...pidsOf('sleep', fgArg)];
     }
     assert.equal(pids.length, 2, 'the command started');
     assert.ok(pids.every(isAlive));
@@ -206,7 +241,7 @@ describe('runCommand', () => {
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 200);
-    const r = await runCommand({ command: 'sleep 30', cwd: dir, env, timeoutMs: 60_000, network: true, signal: controller.signal });
+    const r = await runCommand({ command: 'sleep 30', cwd: dir, env, timeoutMs: 60_000, network: false, sandbox, signal: controller.signal });
     assert.ok(Date.now() - started < 10_000);
     assert.notEqual(r.exitCode, 0);
     assert.match(r.output, /cancelled/);
@@ -218,7 +253,8 @@ describe('runCommand', () => {
       cwd: dir,
       env,
       timeoutMs: 10_000,
-      network: true,
+      network: false,
+      sandbox,
       maxOutputBytes: 4096,
     });
     assert.ok(r.truncatedBytes > 100_000);
@@ -229,24 +265,31 @@ describe('runCommand', () => {
   });
 
   test('a command that cannot start reports it instead of throwing', async () => {
-    const r = await runCommand({ command: 'true', cwd: path.join(dir, 'missing-dir'), env, timeoutMs: 5000, network: true });
+    const r = await runCommand({ command: 'true', cwd: path.join(dir, 'missing-dir'), env, timeoutMs: 5000, network: false, sandbox });
     assert.equal(r.exitCode, null);
     assert.match(r.output, /could not start/);
   });
 
-  test('network off: the command sees only the loopback interface, and loopback works', async () => {
-    assert.ok(detectNetworkIsolation() !== null, 'this machine should support network isolation');
+  test("network off: the command sees only its own loopback, which works, and not the host's", async () => {
     const hostInterfaces = Object.keys(networkInterfaces());
     assert.ok(hostInterfaces.some((n) => n !== 'lo'), 'host has a non-loopback interface');
-    const script =
-      "const net=require('net');console.log(JSON.stringify(Object.keys(require('os').networkInterfaces())));" +
-      "const s=net.createServer(c=>c.end('pong')).listen(0,'127.0.0.1',()=>{net.connect(s.address().port,'127.0.0.1').on('data',d=>{console.log(String(d));s.close();process.exit(0)})})";
-    const off = await runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 10_000, network: false });
-    assert.equal(off.exitCode, 0, off.output);
-    assert.deepEqual(JSON.parse(off.output.split('\n')[0]), ['lo']);
-    assert.match(off.output, /pong/);
-    const on = await runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 10_000, network: true });
-    assert.ok(JSON.parse(on.output.split('\n')[0]).length > 1);
+    const { createServer } = await import('node:net');
+    const host = createServer((c) => c.end('host-pong')).listen(0, '127.0.0.1');
+    await new Promise((r) => host.once('listening', r));
+    const hostPort = (host.address() as { port: number }).port;
+    try {
+      const script =
+        "const net=require('net');console.log(JSON.stringify(Object.keys(require('os').networkInterfaces())));" +
+        "const s=net.createServer(c=>c.end('pong')).listen(0,'127.0.0.1',()=>{net.connect(s.address().port,'127.0.0.1').on('data',d=>{console.log(String(d));" +
+        `net.connect(${hostPort},'127.0.0.1').on('data',d=>{console.log('REACHED '+d);process.exit(0)}).on('error',e=>{console.log('host: '+e.code);process.exit(0)})})})`;
+      const off = await runCommand({ command: `node -e ${shellQuote(script)}`, cwd: dir, env, timeoutMs: 10_000, network: false, sandbox });
+      assert.equal(off.exitCode, 0, off.output);
+      assert.deepEqual(JSON.parse(off.output.split('\n')[0]), ['lo']);
+      assert.match(off.output, /pong/);
+      assert.match(off.output, /host: ECONNREFUSED/);
+      assert.doesNotMatch(off.output, /REACHED/);
+    } finally {
+      host.close();
+    }
   });
 });
-
