@@ -120,7 +120,15 @@ const CASES: PageCase[] = [
       await expect(page.getByTestId('run-phase-bar')).toBeVisible();
     },
   },
-  ...(['users', 'tokens', 'repositories'] as const).map<PageCase>((tab) => ({
+  {
+    name: 'personal tokens',
+    role: 'reviewer',
+    open: async (page) => {
+      await page.goto('/settings/tokens');
+      await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    },
+  },
+  ...(['users', 'tokens', 'repositories', 'audit'] as const).map<PageCase>((tab) => ({
     name: `admin: ${tab}`,
     role: 'admin',
     open: async (page) => {

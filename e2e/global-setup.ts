@@ -7,7 +7,7 @@ import { E2E_DATA_DIR } from '../playwright.config';
 // that. Wait for the marker it writes when everything is in place.
 export default async function globalSetup(): Promise<void> {
   const marker = path.resolve(E2E_DATA_DIR, 'demo-ready.json');
-  const deadline = Date.now() + 240_000;
+  const deadline = Date.now() + 600_000;
   while (Date.now() < deadline) {
     if (existsSync(marker)) {
       JSON.parse(readFileSync(marker, 'utf8'));
