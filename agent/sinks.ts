@@ -2,7 +2,7 @@ import type { AgentEvent, EventSink } from './types';
 
 // Event sinks for the pipeline: an array (tests, the CLI's final report), a
 // printer (the CLI's live trajectory) and a fan-out. The database sink lives
-// with the worker (issue 4).
+// with the worker (agent/worker/db-sink.ts).
 
 /** Keeps every event in memory, in order. */
 export class ArraySink implements EventSink {

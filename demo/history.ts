@@ -3,7 +3,7 @@ import { createRng, type Rng } from './prng';
 
 // A few weeks of made-up, clearly labelled activity (origin DEMO_HISTORY,
 // titles starting "[history]") so the metrics pages have something to show on
-// a fresh demo. The shape follows FlowAgent's funnel (DESIGN.md): about 70% of
+// a fresh demo. The shape follows FlowAgent's published funnel: about 70% of
 // failing changes skipped by pre-execution filters, about half of the attempts
 // produce a fix, about 30% of fixes dropped as stale, posted fixes previewed
 // and applied more often from the CLI than from the dashboard (FlowAgent:

@@ -1,5 +1,5 @@
 // The LLM policy: a ReAct loop over chat completions with tools (FlowAgent's
-// generate-and-validate loop, DESIGN.md). Two kinds of error (CONVENTIONS.md):
+// generate-and-validate loop). Two kinds of error:
 // a malformed tool call or invalid argument goes back to the model as an
 // observation (a few consecutive times); a limit — tool calls, deadline,
 // tokens, cost, cancellation, an endpoint that keeps failing — ends the run

@@ -1,7 +1,7 @@
 import type { Policy, PolicyOutcome, Usage } from '../types';
 
 // A reviewer's edited fix goes back through the same gates as an agent's
-// (issue 5, "edit then accept"): the diff is one edit through the compile
+// ("edit then accept"): the diff is one edit through the compile
 // gate, then GREEN; the pipeline adds the regression suite, the final rerun
 // and the post-execution filters. Named 'offline' because it calls no model.
 

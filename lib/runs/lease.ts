@@ -17,7 +17,7 @@ type Tx = Prisma.TransactionClient;
 
 /** Lease length: a worker that misses heartbeats this long is presumed dead. */
 export const DEFAULT_LEASE_MS = 30_000;
-/** Heartbeat period; also how fast a cancel reaches the worker (~1 s, CONVENTIONS.md). */
+/** Heartbeat period; also how fast a cancel reaches the worker (~1 s). */
 export const DEFAULT_HEARTBEAT_MS = 1_000;
 
 export interface LockedRun {

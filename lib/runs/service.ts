@@ -14,8 +14,8 @@ import { closeCancelledTx, closeRunTx, lockRunTx, setChangeStatusForRunTx } from
 import { planRevisionRepair } from './plan';
 import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput, type RunPolicy } from './schemas';
 
-// The run lifecycle's data functions (DESIGN.md "Runs never live inside an
-// HTTP request"): a route or ingestion records the intent here and the queue
+// The run lifecycle's data functions (a run never lives inside an HTTP
+// request): a route or ingestion records the intent here and the queue
 // carries it to a worker (agent/worker), which claims it (lease.ts), streams
 // its events (events.ts) and ends it with finishRun.
 

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readInheritedEnv } from '../env';
 import type { SandboxIdentity } from './identity';
 import { runningAsRoot } from './identity';
 import { ulimitScript, type SandboxLimits } from './limits';
@@ -75,10 +76,11 @@ export function toolchainFolders(): string[] {
   const found = new Set<string>();
   const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
   if (!isInside('/usr', nodePrefix)) found.add(nodePrefix);
-  const home = process.env.HOME ?? '/root';
-  const pyenv = process.env.PYENV_ROOT ?? path.join(home, '.pyenv');
+  const inherited = readInheritedEnv(['HOME', 'PYENV_ROOT']);
+  const home = inherited.HOME ?? '/root';
+  const pyenv = inherited.PYENV_ROOT ?? path.join(home, '.pyenv');
   if (existsSync(pyenv)) found.add(realpathSync(pyenv));
-  for (const extra of (process.env.FLOWFIX_SANDBOX_TOOLCHAINS ?? '').split(':')) {
+  for (const extra of (readInheritedEnv(['FLOWFIX_SANDBOX_TOOLCHAINS']).FLOWFIX_SANDBOX_TOOLCHAINS ?? '').split(':')) {
     if (extra && path.isAbsolute(extra) && existsSync(extra)) found.add(realpathSync(extra));
   }
   const server = realpathSync(process.cwd());
@@ -155,7 +157,7 @@ function hostRootLinks(): string[] {
 
 /** bubblewrap: FLOWFIX_SANDBOX_BWRAP, or `bwrap` on PATH. */
 export function bwrapPath(): string {
-  return process.env.FLOWFIX_SANDBOX_BWRAP || 'bwrap';
+  return readInheritedEnv(['FLOWFIX_SANDBOX_BWRAP']).FLOWFIX_SANDBOX_BWRAP || 'bwrap';
 }
 
 /** The argv that runs `inner` (an argv) in the sandbox described by `spec`. */
