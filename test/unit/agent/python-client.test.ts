@@ -1,7 +1,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   checkPythonSyntax,
@@ -89,7 +89,8 @@ describe('the pooled Python helper', () => {
     closePythonHelpers();
     await checkPythonSyntax([src('a.py', 'a = 1\n')]);
     const [pid] = pythonHelperPids();
-    process.kill(pid, 'SIGKILL');
+    // the helper runs in the sandbox: kill the interpreter too, not only the process flowfix spawned
+    killTree(pid);
     // no wait: the pool has not seen the exit yet and hands out the dead helper
     assert.deepEqual(await checkPythonSyntax([src('b.py', 'b = (\n')]).then((e) => e.map((x) => x.file)), ['b.py']);
     assert.notEqual(pythonHelperPids()[0], pid);
@@ -163,3 +164,30 @@ describe('the pooled Python helper', () => {
     assert.equal(alive(pid), false, 'the helper exits when its stdin closes');
   });
 });
+
+/** SIGKILLs a process and every descendant, deepest first (synchronously, before the event loop sees any exit). */
+function killTree(root: number): void {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited while we looked
+    }
+  }
+  const order: number[] = [];
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) walk(child);
+    order.push(pid);
+  };
+  walk(root);
+  for (const pid of order) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
