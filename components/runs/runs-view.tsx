@@ -5,19 +5,12 @@ import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useMemo } from 'react';
 import { RUN_STATUSES } from '@/common/run-list';
 import { formatAge, formatDuration, formatExactTime } from '@/common/format';
+import { STATUS_TEXT } from '@/components/run/format';
 import { runFiltersToParams, useRuns, type RunFilters } from './use-runs';
 
 // Every run, filterable by status, repository and policy; the filters live in
 // the URL so a view can be shared and survives going back.
 
-const STATUS_LABEL: Record<(typeof RUN_STATUSES)[number], string> = {
-  QUEUED: 'Queued',
-  RUNNING: 'Running',
-  FIXED: 'Fixed',
-  NO_FIX: 'No fix',
-  FAILED: 'Failed',
-  CANCELLED: 'Cancelled',
-};
 
 function readFilters(params: URLSearchParams): RunFilters {
   const status = (params.get('status') ?? '').split(',').filter((s) => (RUN_STATUSES as readonly string[]).includes(s));
@@ -47,7 +40,7 @@ export function RunsView() {
           {RUN_STATUSES.map((s) => (
             <label key={s} className="admin-check small">
               <input type="checkbox" checked={filters.status.includes(s)} onChange={() => toggleStatus(s)} data-testid={`runs-status-${s}`} />
-              {STATUS_LABEL[s]}
+              {STATUS_TEXT[s]}
             </label>
           ))}
         </fieldset>
@@ -110,7 +103,7 @@ export function RunsView() {
                 <tr key={r.id} data-testid="runs-row" data-run-id={r.id}>
                   <td>
                     <Link href={`/runs/${encodeURIComponent(r.id)}`} className={`badge badge-run-${r.status.toLowerCase()}`}>
-                      {STATUS_LABEL[r.status as keyof typeof STATUS_LABEL] ?? r.status}
+                      {STATUS_TEXT[r.status] ?? r.status}
                     </Link>
                     {r.exitReason && r.status !== 'FIXED' && <div className="muted small mono">{r.exitReason}</div>}
                   </td>

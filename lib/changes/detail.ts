@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { getDb } from '../db';
+import { addJunitCounts } from '../junit/parse';
 import { AppError } from '../errors';
 import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/views';
 // A pure function over text (no I/O, no state): the same reading of assertion
@@ -198,7 +199,7 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
         expectedActual: ea ? { expected: ea.expected, actual: ea.actual, operator: ea.operator ?? null } : null,
       };
     }),
-    testCounts: reports.length === 0 ? null : sumCounts(reports),
+    testCounts: reports.length === 0 ? null : { reports: reports.length, ...addJunitCounts(reports) },
     runs: runs.map((r) => ({
       id: r.id,
       status: r.status,
@@ -222,19 +223,6 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
   };
 }
 
-function sumCounts(reports: Array<Omit<TestCountsView, 'reports'>>): TestCountsView {
-  const sum = (pick: (r: Omit<TestCountsView, 'reports'>) => number) => reports.reduce((n, r) => n + pick(r), 0);
-  const timed = reports.filter((r) => r.durationMs !== null);
-  return {
-    reports: reports.length,
-    tests: sum((r) => r.tests),
-    passed: sum((r) => r.passed),
-    failed: sum((r) => r.failed),
-    errored: sum((r) => r.errored),
-    skipped: sum((r) => r.skipped),
-    durationMs: timed.length === 0 ? null : timed.reduce((n, r) => n + (r.durationMs ?? 0), 0),
-  };
-}
 
 // the JSON column as ingestion stores it; rows from before it existed, or anything unreadable, read as []
 const ProblemsSchema = z.array(z.object({ kind: z.enum(['failure', 'error']), message: z.string().optional() })).catch([]);

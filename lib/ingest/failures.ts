@@ -1,7 +1,7 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
 import type { TestProblem, TestResult } from '../../common/test-results';
-import { disambiguateTestIds, junitTestId, parseJunitXml, type JunitCounts } from '../junit/parse';
+import { addJunitCounts, disambiguateTestIds, junitTestId, parseJunitXml, type JunitCounts } from '../junit/parse';
 import { INGEST_LIMITS, type TestInput } from './schema';
 import { capChars } from '../../common/text';
 import { cleanText } from './text';
@@ -127,20 +127,7 @@ export function collectFailures({
     failures: all.slice(0, INGEST_LIMITS.failuresPerRevision),
     droppedFailures: Math.max(0, all.length - INGEST_LIMITS.failuresPerRevision),
     testsSeen: tests.length + results.length,
-    counts: reports.length === 0 ? null : addCounts(reports.map((r) => r.counts)),
+    counts: reports.length === 0 ? null : addJunitCounts(reports.map((r) => r.counts)),
     reports,
-  };
-}
-
-function addCounts(all: JunitCounts[]): JunitCounts {
-  const sum = (pick: (c: JunitCounts) => number) => all.reduce((n, c) => n + pick(c), 0);
-  const timed = all.filter((c) => c.durationMs !== null);
-  return {
-    tests: sum((c) => c.tests),
-    passed: sum((c) => c.passed),
-    failed: sum((c) => c.failed),
-    errored: sum((c) => c.errored),
-    skipped: sum((c) => c.skipped),
-    durationMs: timed.length === 0 ? null : timed.reduce((n, c) => n + (c.durationMs ?? 0), 0),
   };
 }

@@ -325,6 +325,20 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
   return { results, summary, suites, warnings };
 }
 
+/** Several reports' counts as one (shards of one run); the duration is null only when no report had one. */
+export function addJunitCounts(all: readonly JunitCounts[]): JunitCounts {
+  const sum = (pick: (c: JunitCounts) => number) => all.reduce((n, c) => n + pick(c), 0);
+  const timed = all.filter((c) => c.durationMs !== null);
+  return {
+    tests: sum((c) => c.tests),
+    passed: sum((c) => c.passed),
+    failed: sum((c) => c.failed),
+    errored: sum((c) => c.errored),
+    skipped: sum((c) => c.skipped),
+    durationMs: timed.length === 0 ? null : timed.reduce((n, c) => n + (c.durationMs ?? 0), 0),
+  };
+}
+
 /**
  * Makes test ids unique in place: the second and later cases with an id
  * already taken become "<id> [2]", "<id> [3]", … in document order, skipping
