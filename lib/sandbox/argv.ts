@@ -1,7 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readInheritedEnv } from '../env';
 import type { SandboxIdentity } from './identity';
 import { runningAsRoot } from './identity';
@@ -37,8 +36,15 @@ export interface SandboxSpec {
 /** Where the egress socket and the relay appear inside the sandbox. */
 export const EGRESS_SOCKET = '/run/flowfix/egress.sock';
 export const EGRESS_RELAY = '/run/flowfix/relay.cjs';
-// a URL relative to this module, like agent/python/helper.py's: bundlers ship it as an asset
-export const RELAY_SOURCE = fileURLToPath(new URL('./relay.cjs', import.meta.url));
+/**
+ * The relay script on the server, found like flowfix's own node_modules
+ * below: from the server's checkout (the working directory of every flowfix
+ * process). Not `new URL(…, import.meta.url)`: Next's bundler turns that
+ * into an object node:url refuses, and the server crashed at start.
+ */
+export function relaySource(): string {
+  return path.join(realpathSync(/*turbopackIgnore: true*/ process.cwd()), 'lib', 'sandbox', 'relay.cjs');
+}
 
 const ETC_FILES = [
   'ssl',
@@ -74,22 +80,22 @@ let toolchainCache: string[] | undefined;
 export function toolchainFolders(): string[] {
   if (toolchainCache) return toolchainCache;
   const found = new Set<string>();
-  const nodePrefix = path.dirname(path.dirname(realpathSync(process.execPath)));
+  const nodePrefix = path.dirname(path.dirname(realpathSync(/*turbopackIgnore: true*/ process.execPath)));
   if (!isInside('/usr', nodePrefix)) found.add(nodePrefix);
   const inherited = readInheritedEnv(['HOME', 'PYENV_ROOT']);
   const home = inherited.HOME ?? '/root';
   const pyenv = inherited.PYENV_ROOT ?? path.join(home, '.pyenv');
-  if (existsSync(pyenv)) found.add(realpathSync(pyenv));
+  if (existsSync(/*turbopackIgnore: true*/ pyenv)) found.add(realpathSync(/*turbopackIgnore: true*/ pyenv));
   for (const extra of (readInheritedEnv(['FLOWFIX_SANDBOX_TOOLCHAINS']).FLOWFIX_SANDBOX_TOOLCHAINS ?? '').split(':')) {
-    if (extra && path.isAbsolute(extra) && existsSync(extra)) found.add(realpathSync(extra));
+    if (extra && path.isAbsolute(extra) && existsSync(/*turbopackIgnore: true*/ extra)) found.add(realpathSync(/*turbopackIgnore: true*/ extra));
   }
-  const server = realpathSync(process.cwd());
+  const server = realpathSync(/*turbopackIgnore: true*/ process.cwd());
   const folders = [...found].filter((dir) => dir !== '/' && !isInside(dir, server) && !isInside(server, dir) && !isInside('/usr', dir));
   // flowfix's own node_modules, and nothing else of its checkout: the demo,
   // bench and test repositories run TypeScript through its tsx and tsc
   // rather than installing their own (public packages, no secret)
   const own = path.join(server, 'node_modules');
-  if (existsSync(own)) folders.push(realpathSync(own));
+  if (existsSync(/*turbopackIgnore: true*/ own)) folders.push(realpathSync(/*turbopackIgnore: true*/ own));
   toolchainCache = folders;
   return toolchainCache;
 }
@@ -214,7 +220,7 @@ export function buildSandboxArgv(inner: string[], spec: SandboxSpec): { file: st
   }
   for (const dir of readOnly) if (existsSync(dir)) args.push(...parentDirs(dir, made), '--ro-bind', dir, dir);
   if (spec.egressSocket) {
-    args.push('--perms', '0755', '--dir', '/run/flowfix', '--ro-bind', spec.egressSocket, EGRESS_SOCKET, '--ro-bind', RELAY_SOURCE, EGRESS_RELAY);
+    args.push('--perms', '0755', '--dir', '/run/flowfix', '--ro-bind', spec.egressSocket, EGRESS_SOCKET, '--ro-bind', relaySource(), EGRESS_RELAY);
   }
   args.push('--chdir', spec.cwd, '--');
   // Limits: a shell command sets them itself (ulimit, after the uid drop: an
