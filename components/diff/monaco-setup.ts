@@ -64,6 +64,7 @@ monaco.editor.defineTheme(MONACO_THEME, {
   colors: {
     'editorLineNumber.foreground': '#5e6b7d',
     'editorLineNumber.activeForeground': '#1c2430',
+    'editorLineNumber.dimmedForeground': '#5e6b7d',
     'diffEditor.insertedLineBackground': '#e6ffec',
     'diffEditor.insertedTextBackground': '#acf2bd',
     'diffEditor.removedLineBackground': '#ffebe9',

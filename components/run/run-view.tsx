@@ -284,7 +284,7 @@ export function RunView({
               {deferredQuery.trim() ? `${shown.length} of ${events.length} steps` : `${events.length} steps`}
             </span>
           </div>
-          <div className="run-event-scroll" ref={listRef} onScroll={onScroll}>
+          <div className="run-event-scroll" ref={listRef} onScroll={onScroll} tabIndex={0} role="region" aria-label="Trajectory">
             {events.length === 0 && (
               <div className="empty" data-testid="run-waiting">
                 {status === 'QUEUED' ? 'Waiting for a worker to pick up the run…' : 'Waiting for the first step…'}

@@ -106,8 +106,8 @@ export function TriageTable({ items, onAuthor }: { items: ChangeListItem[]; onAu
               <ChangeCell item={item} />
               <td>{item.repository.name}</td>
               <AuthorCell item={item} onAuthor={onAuthor} />
-              <td className="triage-num">{item.failingTestCount}</td>
-              <td className="triage-num">{item.revisionNumber}</td>
+              <td className="triage-num" data-label="failing tests">{item.failingTestCount}</td>
+              <td className="triage-num" data-label="revision">{item.revisionNumber}</td>
               <td className="triage-age">
                 <time dateTime={item.lastFailureAt} title={formatExactTime(item.lastFailureAt)}>
                   {formatAge(item.ageMs)}
