@@ -58,7 +58,9 @@ async function nodeSuite(name, files, env) {
   console.log(`\n=== ${name} (${files.length} files)`);
   const { code, output } = await run(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+    // --test-force-exit: a file whose tests have all finished ends even if a
+    // handle (a child's pipe, a timer) is still open, instead of hanging the suite
+    ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', '--test-concurrency=2', ...files],
     { NODE_ENV: 'test', ...env },
   );
   const pass = Number(/ℹ pass (\d+)/.exec(output)?.[1] ?? 0);
