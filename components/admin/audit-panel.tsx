@@ -85,7 +85,7 @@ export function AuditPanel() {
           {describeError(audit.error)}
         </div>
       )}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Audit log entries">
         <table className="table">
           <thead>
             <tr>

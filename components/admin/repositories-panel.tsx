@@ -119,7 +119,7 @@ export function RepositoriesPanel() {
           {describeError(repositories.error)}
         </div>
       )}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Repositories">
         <table className="table">
           <thead>
             <tr>

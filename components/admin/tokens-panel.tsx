@@ -235,7 +235,7 @@ export function TokensPanel() {
           {describeError(tokens.error)}
         </div>
       )}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="CI tokens">
         <table className="table">
           <thead>
             <tr>

@@ -255,7 +255,7 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
           {describeError(users.error)}
         </div>
       )}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Users">
         <table className="table">
           <thead>
             <tr>

@@ -184,7 +184,7 @@ export function PersonalTokensPanel() {
           {describeError(tokens.error)}
         </div>
       )}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Your personal tokens">
         <table className="table">
           <thead>
             <tr>

@@ -1,3 +1,4 @@
+import 'server-only';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { getEnv } from '../env';

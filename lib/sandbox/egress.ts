@@ -1,3 +1,4 @@
+import 'server-only';
 import { lookup } from 'node:dns/promises';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { isIP, createServer, connect, type Socket } from 'node:net';

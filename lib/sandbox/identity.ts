@@ -1,3 +1,4 @@
+import 'server-only';
 import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { promisify } from 'node:util';

@@ -1,3 +1,4 @@
+import 'server-only';
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import type { SandboxIdentity } from './identity';
