@@ -23,7 +23,7 @@ describe('decision surface and edited-diff paths', () => {
     db = await createTestDb();
     reviewer = await createUser(db.db, 'Rae Viewer', ['REVIEWER']);
     cookie = await sessionCookie(reviewer);
-    bearer = `Bearer ${(await issuePersonalToken({ userId: reviewer.id, input: { name: 'laptop' } })).token}`;
+    bearer = `Bearer ${(await issuePersonalToken({ userId: reviewer.id, input: { name: 'laptop', scope: 'decide' } })).token}`;
   });
   after(() => db.drop());
 
