@@ -73,7 +73,7 @@ test('a reviewer makes tokens on their page and the real CLI uses them against t
     expect(patch.status()).toBe(200);
     expect(patch.headers()['content-type']).toContain('text/x-diff');
     expect(await patch.text()).toMatch(/^diff --git a\//);
-    const preview = await api.post(`/api/fixes/${fixId}/preview`, { headers: bearer(readToken), data: { surface: 'CLI' } });
+    const preview = await api.post(`/api/fixes/${fixId}/preview`, { headers: bearer(readToken), data: {} });
     expect(preview.status()).toBe(200);
 
     // scope: a read token may not decide; a decide token is let through to the

@@ -121,7 +121,8 @@ test('a keyboard accept waits to be undone; r opens the reject form, Escape clos
 test('a reviewer reads the root cause, opens the Monaco diff from our origin, and records a preview', async ({ page, baseURL }) => {
   const urls = recordRequests(page);
   await signInAs(page, 'reviewer');
-  const { fixId } = await openFirstQueuedFix(page, { history: true });
+  // a real fix (PR-418's, made READY by the test above), whose evidence has all four gates
+  const { fixId } = await openFirstQueuedFix(page);
 
   // root cause first, then the validation chain
   const card = page.getByTestId('fix-card');
@@ -182,7 +183,7 @@ test('a deep link opens the fix and the file in the diff', async ({ page }) => {
 test('a demo history fix is read-only: marked as history, no decision buttons, accept refused', async ({ page }) => {
   await signInAs(page, 'reviewer');
   const { fixId } = await openFirstQueuedFix(page, { history: true });
-  await expect(page.getByTestId('fix-card').getByText('history')).toBeVisible();
+  await expect(page.getByTestId('fix-card').getByText('history', { exact: true })).toBeVisible();
   await expect(page.getByTestId('fix-history-note')).toBeVisible();
   await expect(page.getByTestId('fix-accept')).toHaveCount(0);
   await expect(page.getByTestId('fix-reject')).toHaveCount(0);
@@ -193,7 +194,7 @@ test('a demo history fix is read-only: marked as history, no decision buttons, a
 
 test('a grader reads fixes but gets no decision buttons', async ({ page }) => {
   await signInAs(page, 'grader');
-  await openFirstQueuedFix(page, { history: true });
+  await openFirstQueuedFix(page);
   await expect(page.getByTestId('fix-summary')).toBeVisible();
   await expect(page.getByTestId('fix-decisions-readonly')).toBeVisible();
   await expect(page.getByTestId('fix-accept')).toHaveCount(0);
