@@ -94,10 +94,13 @@ test('every page has the CSP, Permissions-Policy and frame headers, and Chromium
   await expect(page.getByTestId('triage-row').first()).toBeVisible();
 
   await visit(page, '/review');
+  // the demo history keeps the queue full whatever other specs decided
+  await page.getByTestId('queue-include-history').check();
   const item = page.getByTestId('queue-item').first();
   await expect(item).toBeVisible();
   const fixId = (await item.getAttribute('data-fix-id'))!;
-  const href = (await item.getByTestId('queue-open').getAttribute('href'))!;
+  await item.click();
+  const href = (await page.getByTestId('queue-open').getAttribute('href'))!;
 
   // the change page with the fix's Monaco diff open: Monaco's code, styles,
   // font and worker all load under the policy
