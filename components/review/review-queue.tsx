@@ -1,5 +1,6 @@
 'use client';
 
+import { LoadMore } from '@/components/load-more';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -318,13 +319,7 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
           ))}
         </ul>
       )}
-      {query.hasNextPage && (
-        <div className="triage-more">
-          <button type="button" className="btn" disabled={query.isFetchingNextPage} onClick={() => void query.fetchNextPage()}>
-            {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
-          </button>
-        </div>
-      )}
+      <LoadMore query={query} />
     </div>
   );
 }

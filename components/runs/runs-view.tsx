@@ -1,5 +1,6 @@
 'use client';
 
+import { LoadMore } from '@/components/load-more';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useMemo } from 'react';
@@ -143,13 +144,7 @@ export function RunsView() {
           </table>
         </div>
       )}
-      {query.hasNextPage && (
-        <div className="triage-more">
-          <button type="button" className="btn" disabled={query.isFetchingNextPage} onClick={() => void query.fetchNextPage()}>
-            {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
-          </button>
-        </div>
-      )}
+      <LoadMore query={query} />
     </div>
   );
 }
