@@ -1,11 +1,11 @@
 'use client';
 
 import { useState } from 'react';
-import { describeError } from './api';
 import { formatDateTime } from '@/common/format';
 import type { AdminAuditEntry } from './types';
 import { useAdminUsers } from './use-admin-users';
 import { auditExportUrl, useAdminAudit, type AuditFilterInput } from './use-admin-audit';
+import { DataTable } from '@/components/data-table';
 
 const EMPTY: AuditFilterInput = { actor: '', action: '', from: '', to: '' };
 
@@ -80,55 +80,31 @@ export function AuditPanel() {
           </button>
         )}
       </div>
-      {audit.isError && (
-        <div className="alert alert-error" role="alert" data-testid="audit-error">
-          {describeError(audit.error)}
-        </div>
-      )}
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="Audit log entries">
-        <table className="table">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Actor</th>
-              <th>Action</th>
-              <th>Target</th>
-              <th>Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {audit.isPending && (
-              <tr>
-                <td colSpan={5} className="empty">
-                  Loading the audit log…
-                </td>
-              </tr>
-            )}
-            {!audit.isPending && entries.length === 0 && (
-              <tr>
-                <td colSpan={5} className="empty">
-                  No entries match this filter.
-                </td>
-              </tr>
-            )}
-            {entries.map((e) => (
-              <tr key={e.id} data-testid="audit-row" data-id={e.id} data-action={e.action}>
-                <td className="small">{formatDateTime(e.createdAt)}</td>
-                <td className="small mono">{actorLabel(e)}</td>
-                <td className="mono small" data-testid="audit-action">
-                  {e.action}
-                </td>
-                <td className="small mono admin-ellipsis" title={target(e)}>
-                  {target(e)}
-                </td>
-                <td className="small mono admin-ellipsis" title={JSON.stringify(e.data)}>
-                  {JSON.stringify(e.data)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Audit log entries"
+        headers={['When', 'Actor', 'Action', 'Target', 'Details']}
+        query={audit}
+        rows={entries}
+        loading="Loading the audit log…"
+        empty="No entries match this filter."
+        errorTestId="audit-error"
+      >
+        {(e) => (
+          <tr key={e.id} data-testid="audit-row" data-id={e.id} data-action={e.action}>
+            <td className="small">{formatDateTime(e.createdAt)}</td>
+            <td className="small mono">{actorLabel(e)}</td>
+            <td className="mono small" data-testid="audit-action">
+              {e.action}
+            </td>
+            <td className="small mono admin-ellipsis" title={target(e)}>
+              {target(e)}
+            </td>
+            <td className="small mono admin-ellipsis" title={JSON.stringify(e.data)}>
+              {JSON.stringify(e.data)}
+            </td>
+          </tr>
+        )}
+      </DataTable>
       {audit.hasNextPage && (
         <button className="btn" type="button" onClick={() => audit.fetchNextPage()} disabled={audit.isFetchingNextPage} data-testid="audit-more">
           {audit.isFetchingNextPage ? 'Loading…' : 'Older entries'}

@@ -6,6 +6,7 @@ import { formatDateTime } from '@/common/format';
 import { RepositoryForm } from './repository-form';
 import type { AdminRepository } from './types';
 import { useAdminRepositories, useUpdateRepository } from './use-admin-repositories';
+import { DataTable } from '@/components/data-table';
 
 function RepositoryRow({ repo, onEdit }: { repo: AdminRepository; onEdit: () => void }) {
   const update = useUpdateRepository();
@@ -114,52 +115,25 @@ export function RepositoriesPanel() {
       </div>
       {editing === 'new' && <RepositoryForm key="new" repo={null} onDone={() => setEditing(null)} />}
       {editingRepo && <RepositoryForm key={editingRepo.id} repo={editingRepo} onDone={() => setEditing(null)} />}
-      {repositories.isError && (
-        <div className="alert alert-error" role="alert">
-          {describeError(repositories.error)}
-        </div>
-      )}
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="Repositories">
-        <table className="table">
-          <thead>
-            <tr>
-              <th>Repository</th>
-              <th>Branch</th>
-              <th>Target test command</th>
-              <th>Policy</th>
-              <th>Changes</th>
-              <th>Status</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {repositories.isPending && (
-              <tr>
-                <td colSpan={7} className="empty">
-                  Loading repositories…
-                </td>
-              </tr>
-            )}
-            {repositories.data?.length === 0 && (
-              <tr>
-                <td colSpan={7} className="empty">
-                  No repositories yet. Register one so CI can report its failures.
-                </td>
-              </tr>
-            )}
-            {repositories.data?.map((r) => (
-              <RepositoryRow
-                key={r.id}
-                repo={r}
-                onEdit={() => {
-                  setEditing(r.id);
-                  window.scrollTo({ top: 0, behavior: 'smooth' });
-                }}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Repositories"
+        headers={['Repository', 'Branch', 'Target test command', 'Policy', 'Changes', 'Status', '']}
+        query={repositories}
+        rows={repositories.data}
+        loading="Loading repositories…"
+        empty="No repositories yet. Register one so CI can report its failures."
+      >
+        {(r) => (
+          <RepositoryRow
+            key={r.id}
+            repo={r}
+            onEdit={() => {
+              setEditing(r.id);
+              window.scrollTo({ top: 0, behavior: 'smooth' });
+            }}
+          />
+        )}
+      </DataTable>
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { formatAgo, formatDateTime } from '@/common/format';
 import type { AdminToken } from './types';
 import { useAdminRepositories } from './use-admin-repositories';
 import { useAdminTokens, useIssueToken, useRevokeToken } from './use-admin-tokens';
+import { DataTable } from '@/components/data-table';
 
 function IssuedToken({ token, name, onDismiss }: { token: string; name: string; onDismiss: () => void }) {
   const [copied, setCopied] = useState(false);
@@ -230,42 +231,16 @@ export function TokensPanel() {
           onCancel={() => setIssuing(false)}
         />
       )}
-      {tokens.isError && (
-        <div className="alert alert-error" role="alert">
-          {describeError(tokens.error)}
-        </div>
-      )}
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="CI tokens">
-        <table className="table">
-          <thead>
-            <tr>
-              <th>Token</th>
-              <th>Scope</th>
-              <th>Created by</th>
-              <th>Last used</th>
-              <th>Status</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.isPending && (
-              <tr>
-                <td colSpan={6} className="empty">
-                  Loading tokens…
-                </td>
-              </tr>
-            )}
-            {tokens.data?.length === 0 && (
-              <tr>
-                <td colSpan={6} className="empty">
-                  No CI tokens yet.
-                </td>
-              </tr>
-            )}
-            {tokens.data?.map((t) => <TokenRow key={t.id} token={t} />)}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="CI tokens"
+        headers={['Token', 'Scope', 'Created by', 'Last used', 'Status', '']}
+        query={tokens}
+        rows={tokens.data}
+        loading="Loading tokens…"
+        empty="No CI tokens yet."
+      >
+        {(t) => <TokenRow key={t.id} token={t} />}
+      </DataTable>
     </section>
   );
 }

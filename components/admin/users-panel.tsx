@@ -5,6 +5,7 @@ import { describeError } from './api';
 import { formatAgo, formatDateTime } from '@/common/format';
 import { ROLES, ROLE_HELP, type AdminUser, type RoleName } from './types';
 import { useAdminUsers, useCreateUser, useUnlockUser, useUpdateUser } from './use-admin-users';
+import { DataTable } from '@/components/data-table';
 
 function RoleCheckboxes({
   value,
@@ -250,34 +251,9 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
         </button>
       </div>
       {creating && <CreateUserForm onDone={() => setCreating(false)} />}
-      {users.isError && (
-        <div className="alert alert-error" role="alert">
-          {describeError(users.error)}
-        </div>
-      )}
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="Users">
-        <table className="table">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>Roles</th>
-              <th>Status</th>
-              <th>Last sign-in</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {users.isPending && (
-              <tr>
-                <td colSpan={5} className="empty">
-                  Loading users…
-                </td>
-              </tr>
-            )}
-            {users.data?.map((u) => <UserRow key={u.id} user={u} isSelf={u.id === currentUserId} />)}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Users" headers={['User', 'Roles', 'Status', 'Last sign-in', '']} query={users} rows={users.data} loading="Loading users…">
+        {(u) => <UserRow key={u.id} user={u} isSelf={u.id === currentUserId} />}
+      </DataTable>
     </section>
   );
 }

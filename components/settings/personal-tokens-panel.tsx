@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { describeError } from '../admin/api';
 import { formatAgo, formatDateTime } from '@/common/format';
+import { DataTable } from '@/components/data-table';
 import {
   useIssuePersonalToken,
   usePersonalTokens,
@@ -179,43 +180,16 @@ export function PersonalTokensPanel() {
     <section className="stack" data-testid="personal-tokens">
       {issued && <IssuedToken token={issued.token} name={issued.name} onDismiss={() => setIssued(null)} />}
       <IssueForm onIssued={setIssued} />
-      {tokens.isError && (
-        <div className="alert alert-error" role="alert">
-          {describeError(tokens.error)}
-        </div>
-      )}
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="Your personal tokens">
-        <table className="table">
-          <thead>
-            <tr>
-              <th>Token</th>
-              <th>Scope</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>Expires</th>
-              <th>Status</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.isPending && (
-              <tr>
-                <td colSpan={7} className="empty">
-                  Loading tokens…
-                </td>
-              </tr>
-            )}
-            {tokens.data?.length === 0 && (
-              <tr>
-                <td colSpan={7} className="empty">
-                  No personal tokens yet.
-                </td>
-              </tr>
-            )}
-            {tokens.data?.map((t) => <TokenRow key={t.id} token={t} />)}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Your personal tokens"
+        headers={['Token', 'Scope', 'Created', 'Last used', 'Expires', 'Status', '']}
+        query={tokens}
+        rows={tokens.data}
+        loading="Loading tokens…"
+        empty="No personal tokens yet."
+      >
+        {(t) => <TokenRow key={t.id} token={t} />}
+      </DataTable>
     </section>
   );
 }
