@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getDb } from '../db';
-import { addJunitCounts } from '../junit/parse';
+import { addJunitCounts, type JunitCounts } from '../junit/parse';
 import { AppError } from '../errors';
 import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/views';
 // A pure function over text (no I/O, no state): the same reading of assertion
@@ -87,15 +87,10 @@ export interface ChangeDetail {
   fixes: FixView[];
 }
 
-export interface TestCountsView {
-  /** JUnit reports the counts add up */
+/** A revision's JUnit reports added up */
+export interface TestCountsView extends JunitCounts {
+  /** how many reports the counts add up */
   reports: number;
-  tests: number;
-  passed: number;
-  failed: number;
-  errored: number;
-  skipped: number;
-  durationMs: number | null;
 }
 
 const MAX_RUNS = 50;
