@@ -11,6 +11,7 @@ import { runTests, runWorkspaceCommand } from '@/agent/test-runner';
 import type { Policy } from '@/agent/types';
 import { Workspace } from '@/agent/workspace';
 import { RepositorySettingsSchema, type RepositorySettings } from '@/lib/repositories/settings';
+import { pidsOf } from '../../helpers/processes';
 
 // The hostile repository (test/fixtures/hostile-repo) against the real
 // sandbox: its commands run through agent/test-runner.ts and agent/exec.ts as
@@ -35,28 +36,6 @@ let settings: RepositorySettings;
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } as unknown as NodeJS.ProcessEnv }).trim();
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-function pidsOf(...argv: string[]): number[] {
-  const want = argv.join('\0') + '\0';
-  return readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .map(Number)
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8') === want && isAlive(p);
-      } catch {
-        return false;
-      }
-    });
 }
 
 /** Runs one attack as a command of the run; returns the command's result and the attack's report. */

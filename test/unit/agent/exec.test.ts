@@ -7,6 +7,7 @@ import { runCommand, buildSandboxEnv, sandboxArgv, shellQuote, type CommandSandb
 import { handOver, newSandboxIdentity } from '@/lib/sandbox/identity';
 import { resolveLimits } from '@/lib/sandbox/limits';
 import { startEgressProxy } from '@/lib/sandbox/egress';
+import { isAlive, pidsOf } from '../../helpers/processes';
 
 let dir: string;
 let env: Record<string, string>;
@@ -20,39 +21,6 @@ before(async () => {
   sandbox = { writable: [dir], identity };
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // a killed process whose parent is gone may linger as a zombie until reaped
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Outside pids of the processes whose argv is exactly `argv` (a command's own
- * pids are its PID namespace's, so the tests find them by a unique argv).
- */
-function pidsOf(...argv: string[]): number[] {
-  const want = argv.join('\0') + '\0';
-  return readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .map(Number)
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8') === want && isAlive(p);
-      } catch {
-        return false;
-      }
-    });
-}
 
 describe('runCommand', () => {
   test('captures exit code and combined output', async () => {
