@@ -6,7 +6,7 @@ import { funnel } from './funnel';
 import { adoption } from './adoption';
 import { latency } from './latency';
 import { cost } from './cost';
-import { noFixReasons } from './quality';
+import { gradedPrecision, noFixReasons } from './quality';
 import { overview } from './overview';
 
 // One entry point for the API route and the pages: a section of Insights for
@@ -16,7 +16,7 @@ export type { Funnel } from './funnel';
 export type { Adoption } from './adoption';
 export type { Latency } from './latency';
 export type { Cost } from './cost';
-export type { NoFixReasons } from './quality';
+export type { NoFixReasons, GradedPrecision } from './quality';
 export type { Overview } from './overview';
 
 export async function insightsSection({
@@ -44,6 +44,9 @@ export async function insightsSection({
     case 'cost':
       return { section, period, data: await cost({ scope, db }) };
     case 'quality':
-      return { section, period, data: { noFix: await noFixReasons({ scope, db }) } };
+    {
+      const [noFix, graded] = await Promise.all([noFixReasons({ scope, db }), gradedPrecision({ scope })]);
+      return { section, period, data: { noFix, precision: graded } };
+    }
   }
 }

@@ -4,6 +4,8 @@ import { ratio } from '../../common/insights-query';
 import { funnel } from './funnel';
 import { latency } from './latency';
 import { cost } from './cost';
+import { precisionFilter } from './quality';
+import { precision } from '../grading/precision';
 import type { InsightsScope } from './scope';
 
 // The manager's landing page: the numbers that matter for the cohort of the
@@ -20,6 +22,8 @@ export interface HeadlineNumbers {
   p50LatencyMinutes: number | null;
   costPerApplied: number | null;
   totalCostUsd: number;
+  /** settled fixes created in the week judged correct, with its 95% Wilson interval */
+  precision: { settled: number; share: number | null; low: number | null; high: number | null };
 }
 
 export interface Overview {
@@ -28,7 +32,12 @@ export interface Overview {
 }
 
 async function headline(scope: InsightsScope, db: Db): Promise<HeadlineNumbers> {
-  const [f, l, c] = await Promise.all([funnel({ scope, db }), latency({ scope, db }), cost({ scope, db })]);
+  const [f, l, c, [p]] = await Promise.all([
+    funnel({ scope, db }),
+    latency({ scope, db }),
+    cost({ scope, db }),
+    precision(precisionFilter(scope)),
+  ]);
   const step = (k: string) => f.steps.find((s) => s.key === k)!.count;
   return {
     fixesPosted: step('posted'),
@@ -36,6 +45,7 @@ async function headline(scope: InsightsScope, db: Db): Promise<HeadlineNumbers> 
     p50LatencyMinutes: l.fix.p50,
     costPerApplied: c.total.costPerApplied,
     totalCostUsd: c.total.costUsd,
+    precision: { settled: p.settled, share: p.correct.share, low: p.correct.low, high: p.correct.high },
   };
 }
 

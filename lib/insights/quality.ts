@@ -1,9 +1,11 @@
 import 'server-only';
 import { getDb, type Db } from '../db';
 import { ratio } from '../../common/insights-query';
+import { precision, reviewersVsGraders, type PrecisionFilter, type PrecisionRow } from '../grading/precision';
 import { SqlParams, cohortWhere, count, queryRows, runWhere, type InsightsScope } from './scope';
 
-// Why the cohort's finished repair runs (scope.ts) produced no fix, as
+// Quality: precision from the graders' settled labels (lib/grading/precision.ts
+// computes it; only the filter is translated here), and why the cohort's finished repair runs (scope.ts) produced no fix, as
 // categories of the run's exit reason. A policy that ran out of candidates
 // ("no_candidate") is split by its trajectory: when no candidate ever reached
 // the GREEN gate, the compile gate rejected them all; otherwise GREEN was
@@ -72,4 +74,41 @@ FROM rr r WHERE NOT r.has_fix GROUP BY 1, 2`;
     };
   });
   return { finishedRuns: count(head?.n), noFixRuns, categories };
+}
+
+/** The grading module's filter for a scope: the period is the fix's creation time there. */
+export function precisionFilter(scope: InsightsScope): PrecisionFilter {
+  return {
+    from: scope.from ?? undefined,
+    to: scope.to,
+    // a repository name that matches none must match no fix, not every fix
+    repositoryId: scope.repositoryId === null ? NO_REPOSITORY : scope.repositoryId,
+    policy: scope.policy,
+    model: scope.model,
+  };
+}
+
+// not a cuid: no repository has this id
+const NO_REPOSITORY = '(no such repository)';
+
+export interface GradedPrecision {
+  /** settled fixes (a consensus label) created in the period: label shares with 95% Wilson intervals */
+  overall: PrecisionRow;
+  byRepository: PrecisionRow[];
+  byPolicy: PrecisionRow[];
+  byModel: PrecisionRow[];
+  reviewersVsGraders: Awaited<ReturnType<typeof reviewersVsGraders>>;
+}
+
+/** Precision from the graders' settled labels, as the grading module computes it. */
+export async function gradedPrecision({ scope }: { scope: InsightsScope }): Promise<GradedPrecision> {
+  const filter = precisionFilter(scope);
+  const [[overall], byRepository, byPolicy, byModel, vs] = await Promise.all([
+    precision(filter),
+    precision(filter, 'repository'),
+    precision(filter, 'policy'),
+    precision(filter, 'model'),
+    reviewersVsGraders(filter),
+  ]);
+  return { overall, byRepository, byPolicy, byModel, reviewersVsGraders: vs };
 }

@@ -6,6 +6,7 @@ import { insightsSection } from '../../../lib/insights';
 import { InsightsQuerySchema, type InsightsQuery } from '../../../common/insights-query';
 import { GET as getInsights } from '../../../app/api/insights/[section]/route';
 import type { Prisma } from '../../../lib/generated/prisma/client';
+import { wilson } from '../../../common/stats';
 
 // A small history whose figures are computed by hand below, on PGlite and on
 // PostgreSQL (FLOWFIX_TEST_DB). Twelve changes first fail in November 2026
@@ -59,6 +60,8 @@ interface FixSpec {
   status?: 'READY' | 'DROPPED' | 'APPLIED' | 'REJECTED';
   dropReason?: string;
   decisions?: Array<{ kind: 'PREVIEW' | 'ACCEPT' | 'EDIT_ACCEPT' | 'REJECT'; surface: 'DASHBOARD' | 'CLI' | 'API'; reason?: 'WRONG_FIX' }>;
+  /** the graders' settled label */
+  consensus?: 'CORRECT' | 'OVERFITTING' | 'INCORRECT' | 'IRRELEVANT';
 }
 
 let seq = 0;
@@ -159,6 +162,9 @@ async function addChange({
         createdAt: new Date(at + (fix.minutes + 5 + j) * MIN),
       }));
       if (decisions.length) await db.db.decision.createMany({ data: decisions });
+      if (fix.consensus) {
+        await db.db.consensus.create({ data: { fixId: created.id, label: fix.consensus, settledById: reviewerId, settledAt: new Date(at + 3 * 60 * MIN) } });
+      }
     }
   }
 }
@@ -191,21 +197,26 @@ before(async () => {
     repo: a,
     at: RECENT,
     runs: [llm(10, 1000, 100, 0.5, 'fixed', { phases: { setup: 1000, red: 2000 } })],
-    fix: { minutes: 10, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'ACCEPT', surface: 'DASHBOARD' }] },
+    fix: { minutes: 10, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'ACCEPT', surface: 'DASHBOARD' }], consensus: 'CORRECT' },
     reviewerId: r,
   }); // C5
   await addChange({
     repo: b,
     at: RECENT + MIN,
     runs: [offline(6, 'fixed', { phases: { setup: 3000, red: 4000 } }), offline(1, 'fixed', { trigger: 'REVALIDATE' })],
-    fix: { minutes: 20, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'CLI' }, { kind: 'EDIT_ACCEPT', surface: 'CLI' }] },
+    fix: { minutes: 20, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'CLI' }, { kind: 'EDIT_ACCEPT', surface: 'CLI' }], consensus: 'CORRECT' },
     reviewerId: r,
   }); // C6
   await addChange({
     repo: b,
     at: EARLY + 4 * MIN,
     runs: [llm(20, 3000, 300, 1.5, 'fixed')],
-    fix: { minutes: 30, status: 'REJECTED', decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'REJECT', surface: 'DASHBOARD', reason: 'WRONG_FIX' }] },
+    fix: {
+      minutes: 30,
+      status: 'REJECTED',
+      decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'REJECT', surface: 'DASHBOARD', reason: 'WRONG_FIX' }],
+      consensus: 'INCORRECT',
+    },
     reviewerId: r,
   }); // C7
   await addChange({
@@ -392,6 +403,30 @@ describe('quality', () => {
     assert.equal(byCategory.budget_exhausted, 0);
     assert.equal(noFix.categories.find((c: { category: string }) => c.category === 'not_reproduced').share, 1 / 3);
   });
+
+  test('precision from the settled labels, with Wilson intervals, per repository', async () => {
+    const { precision } = await section('quality');
+    // C5 and C6 correct, C7 incorrect
+    assert.equal(precision.overall.settled, 3);
+    assert.equal(precision.overall.correct.count, 2);
+    assert.equal(precision.overall.correct.share, 2 / 3);
+    const interval = wilson(2, 3)!;
+    assert.equal(precision.overall.correct.low, interval.low);
+    assert.equal(precision.overall.correct.high, interval.high);
+    assert.equal(precision.overall.incorrect.count, 1);
+    assert.deepEqual(
+      precision.byRepository
+        .map((r: { label: string; settled: number; correct: { count: number } }) => [r.label, r.settled, r.correct.count])
+        .sort((x: string[], y: string[]) => x[0].localeCompare(y[0])),
+      [
+        ['repo-a', 1, 1],
+        ['repo-b', 2, 1],
+      ],
+    );
+    const { precision: none } = await section('quality', { ...NOVEMBER, repo: 'no-such-repo' });
+    assert.equal(none.overall.settled, 0);
+    assert.equal(none.overall.correct.share, null);
+  });
 });
 
 describe('overview', () => {
@@ -406,6 +441,9 @@ describe('overview', () => {
     assert.equal(o.lastWeek.applyRate, null);
     assert.equal(o.lastWeek.p50LatencyMinutes, null);
     assert.equal(o.lastWeek.costPerApplied, null);
+    assert.equal(o.thisWeek.precision.settled, 2);
+    assert.equal(o.thisWeek.precision.share, 1);
+    assert.equal(o.lastWeek.precision.share, null);
   });
 });
 
