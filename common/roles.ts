@@ -25,3 +25,6 @@ export const GRADING_ROLES = ['GRADER', 'MANAGER', 'ADMIN'] as const satisfies r
 
 /** Create, close and reopen grading queues, settle disputes, read agreement, precision and exports. */
 export const GRADING_MANAGER_ROLES = ['MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];
+
+/** Read Insights: the funnel, adoption, latency, cost and quality. */
+export const INSIGHTS_ROLES = ['MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];

@@ -1,5 +1,6 @@
 import { withRoute } from '@/lib/http/route';
 import { AppError } from '@/lib/errors';
+import { INSIGHTS_ROLES } from '@/common/roles';
 import { insightsSection } from '@/lib/insights';
 import { INSIGHTS_SECTIONS, parseInsightsQuery, type InsightsSection } from '@/common/insights-query';
 
@@ -7,8 +8,8 @@ export const dynamic = 'force-dynamic';
 
 // GET /api/insights/{overview|funnel|adoption|latency|cost|quality}?period=…&repo=…
 // Managers and admins only. Times in the answer are UTC ISO instants.
-export const GET = withRoute<{ auth: 'session'; roles: ['MANAGER', 'ADMIN'] }, { section: string }>(
-  { auth: 'session', roles: ['MANAGER', 'ADMIN'] },
+export const GET = withRoute<{ auth: 'session'; roles: typeof INSIGHTS_ROLES }, { section: string }>(
+  { auth: 'session', roles: INSIGHTS_ROLES },
   async ({ req, params }) => {
     if (!(INSIGHTS_SECTIONS as readonly string[]).includes(params.section)) {
       throw new AppError('not_found', `No Insights section "${params.section}"`);
