@@ -92,3 +92,9 @@ export function formatUtcDay(iso: string): string {
 export function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 }
+
+/** Minutes to one decimal, as latency figures are quoted: "9.9 min"; "—" when unknown. */
+export function formatMinutes(minutes: number | null | undefined): string {
+  if (minutes === null || minutes === undefined || !Number.isFinite(minutes)) return '—';
+  return `${minutes < 10 ? minutes.toFixed(1) : Math.round(minutes)} min`;
+}

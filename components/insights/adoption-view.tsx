@@ -45,8 +45,8 @@ export function AdoptionView() {
               <YAxis tickFormatter={percentTick} domain={[0, 1]} {...AXIS} width={48} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend />
-              <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[4, 4, 0, 0]} />
-              <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} />
+              <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
+              <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>
@@ -63,7 +63,7 @@ export function AdoptionView() {
               <XAxis type="number" allowDecimals={false} {...AXIS} />
               <YAxis type="category" dataKey="kind" width={130} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={cnt} />
-              <Bar dataKey="count" name="decisions" radius={[0, 4, 4, 0]} fill={PALETTE.blue}>
+              <Bar dataKey="count" name="decisions" radius={[0, 4, 4, 0]} fill={PALETTE.blue} maxBarSize={36}>
                 {kinds.map((k) => (
                   <BarCell key={k.kind} fill={k.fill} />
                 ))}
@@ -90,8 +90,8 @@ export function AdoptionView() {
             <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={(v, name) => (String(name).includes('/') ? pct(v) : cnt(v))} />
             <Legend />
-            <Bar yAxisId="n" dataKey="posted" name="posted" fill={PALETTE.violet} opacity={0.35} radius={[4, 4, 0, 0]} />
-            <Bar yAxisId="n" dataKey="applied" name="applied" fill={PALETTE.green} opacity={0.6} radius={[4, 4, 0, 0]} />
+            <Bar yAxisId="n" dataKey="posted" name="posted" fill={PALETTE.violet} opacity={0.35} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Bar yAxisId="n" dataKey="applied" name="applied" fill={PALETTE.green} opacity={0.6} radius={[4, 4, 0, 0]} maxBarSize={36} />
             <Line yAxisId="r" dataKey="applyPerPreview" name="apply / preview" stroke={PALETTE.blue} strokeWidth={2} dot={{ r: 3 }} connectNulls />
             <Line yAxisId="r" dataKey="applyPerPosted" name="apply / posted" stroke={PALETTE.amber} strokeWidth={2} dot={{ r: 3 }} connectNulls />
           </ComposedChart>
@@ -116,7 +116,7 @@ export function AdoptionView() {
               <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={cnt} />
               <Legend formatter={(v) => humanise(String(v))} />
               {reasonKeys.map((k, i) => (
-                <Bar key={k} dataKey={k} name={k} stackId="r" fill={SERIES[i % SERIES.length]} />
+                <Bar key={k} dataKey={k} name={k} stackId="r" fill={SERIES[i % SERIES.length]} maxBarSize={36} />
               ))}
             </BarChart>
           </ResponsiveContainer>
@@ -138,8 +138,8 @@ export function AdoptionView() {
               <YAxis type="category" dataKey="repository" width={150} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend />
-              <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[0, 4, 4, 0]} />
-              <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} />
+              <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[0, 4, 4, 0]} maxBarSize={36} />
+              <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} maxBarSize={36} />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>

@@ -1,6 +1,6 @@
 'use client';
 
-import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ComposedChart, LabelList, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCost, formatCostExact, formatCount, formatPercent, formatTokens, formatUtcDay } from '@/common/format';
 import { ChartCard } from './chart-card';
 import { AXIS, CHART_HEIGHT, GRID, PALETTE, SectionState, TOOLTIP, Tiles, dayTick } from './charts';
@@ -58,9 +58,15 @@ export function CostView() {
             <YAxis tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={usd} />
             <Legend />
-            <Bar dataKey="costPerRun" name="per run" fill={PALETTE.slate} radius={[4, 4, 0, 0]} />
-            <Bar dataKey="costPerPosted" name="per posted fix" fill={PALETTE.violet} radius={[4, 4, 0, 0]} />
-            <Bar dataKey="costPerApplied" name="per applied fix" fill={PALETTE.green} radius={[4, 4, 0, 0]} />
+            <Bar dataKey="costPerRun" name="per run" fill={PALETTE.slate} radius={[4, 4, 0, 0]} maxBarSize={36}>
+              <LabelList dataKey="costPerRun" position="top" className="insights-bar-label" formatter={usd} />
+            </Bar>
+            <Bar dataKey="costPerPosted" name="per posted fix" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36}>
+              <LabelList dataKey="costPerPosted" position="top" className="insights-bar-label" formatter={usd} />
+            </Bar>
+            <Bar dataKey="costPerApplied" name="per applied fix" fill={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36}>
+              <LabelList dataKey="costPerApplied" position="top" className="insights-bar-label" formatter={usd} />
+            </Bar>
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>
@@ -89,7 +95,7 @@ export function CostView() {
             <YAxis yAxisId="a" orientation="right" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
             <Legend />
-            <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} opacity={0.75} radius={[4, 4, 0, 0]} />
+            <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} opacity={0.75} radius={[4, 4, 0, 0]} maxBarSize={36} />
             <Line yAxisId="a" dataKey="costPerApplied" name="cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={{ r: 3 }} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>

@@ -88,6 +88,7 @@ function ReasonCard({ funnel, step, query }: { funnel: Funnel; step: 'skipped' |
             fill={step === 'skipped' ? PALETTE.amber : PALETTE.red}
             radius={[0, 4, 4, 0]}
             cursor="pointer"
+            maxBarSize={36}
             onClick={(entry: { payload?: { href?: string } }) => entry.payload?.href && router.push(entry.payload.href)}
           >
             <LabelList dataKey="count" position="right" className="insights-bar-label" />
@@ -133,7 +134,7 @@ export function FunnelView() {
             <XAxis type="number" {...AXIS} allowDecimals={false} />
             <YAxis type="category" dataKey="label" width={230} {...AXIS} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-            <Bar dataKey="count" name="count" radius={[0, 4, 4, 0]}>
+            <Bar dataKey="count" name="count" radius={[0, 4, 4, 0]} maxBarSize={36}>
               {steps.map((s, i) => (
                 <BarCell key={s.key} fill={STEP_COLOURS[s.key] ?? SERIES[i % SERIES.length]} />
               ))}

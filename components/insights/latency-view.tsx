@@ -1,12 +1,12 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatDuration, formatPercent } from '@/common/format';
+import { formatDuration, formatMinutes, formatPercent } from '@/common/format';
 import { ChartCard, type Cell } from './chart-card';
 import { AXIS, CHART_HEIGHT, GRID, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
-const minutes = (v: number | null | undefined) => (v === null || v === undefined ? '—' : formatDuration(v * 60_000));
+const minutes = formatMinutes;
 const PHASE_LABELS: Record<string, string> = { setup: 'Setup', red: 'RED', localise: 'Localise', patch: 'Patch', verify: 'Verify', summary: 'Summary' };
 
 export function LatencyView() {
@@ -15,7 +15,7 @@ export function LatencyView() {
   if (!data) return <SectionState isLoading={isLoading} error={error} />;
   const l = data.data;
   const cdfRows: Cell[][] = l.fix.cdf.map((p, i) => [p.share, p.minutes, l.developer.cdf[i]?.minutes ?? null]);
-  const phases = l.phases.map((p) => ({ ...p, label: PHASE_LABELS[p.phase] ?? humanise(p.phase), p50s: p.p50Ms === null ? null : p.p50Ms / 1000, p90s: p.p90Ms === null ? null : p.p90Ms / 1000 }));
+  const phases = l.phases.map((p) => ({ ...p, label: PHASE_LABELS[p.phase] ?? humanise(p.phase), p50m: p.p50Ms === null ? null : p.p50Ms / 60_000, p90m: p.p90Ms === null ? null : p.p90Ms / 60_000 }));
   return (
     <div className="stack">
       <Tiles
@@ -49,6 +49,7 @@ export function LatencyView() {
               dataKey="minutes"
               domain={[0, 'dataMax']}
               tickFormatter={(v: number) => `${Math.round(v)}`}
+              allowDecimals={false}
               label={{ value: 'minutes after the failure report', position: 'insideBottom', offset: -8, fontSize: 12, fill: 'currentColor' }}
               {...AXIS}
             />
@@ -79,11 +80,11 @@ export function LatencyView() {
           <BarChart data={phases} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...GRID} />
             <XAxis dataKey="label" {...AXIS} />
-            <YAxis tickFormatter={(v: number) => formatDuration(v * 1000)} {...AXIS} width={64} />
-            <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 1000)} />
+            <YAxis tickFormatter={(v: number) => `${v} min`} {...AXIS} width={56} />
+            <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 60_000)} />
             <Legend />
-            <Bar dataKey="p50s" name="p50" fill={PALETTE.blue} radius={[4, 4, 0, 0]} />
-            <Bar dataKey="p90s" name="p90" fill={PALETTE.violet} opacity={0.7} radius={[4, 4, 0, 0]} />
+            <Bar dataKey="p50m" name="p50" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
+            <Bar dataKey="p90m" name="p90" fill={PALETTE.violet} opacity={0.7} radius={[4, 4, 0, 0]} maxBarSize={48} />
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>

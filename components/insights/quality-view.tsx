@@ -1,6 +1,6 @@
 'use client';
 
-import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ErrorBar, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCount, formatPercent } from '@/common/format';
 import type { GradedPrecision } from '@/lib/insights';
 import { ChartCard } from './chart-card';
@@ -63,8 +63,9 @@ function PrecisionCard({ id, title, rows }: { id: string; title: string; rows: R
           <XAxis type="number" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} />
           <YAxis type="category" dataKey="label" width={140} {...AXIS} />
           <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
-          <Bar dataKey="share" name="correct" fill={PALETTE.green} radius={[0, 4, 4, 0]}>
+          <Bar dataKey="share" name="correct" fill={PALETTE.green} radius={[0, 4, 4, 0]} maxBarSize={36}>
             <ErrorBar dataKey="err" width={6} strokeWidth={1.5} stroke="currentColor" direction="x" />
+            <LabelList dataKey="share" position="insideLeft" className="insights-bar-label insights-bar-label-on" formatter={(v: unknown) => formatPercent(v as number)} />
           </Bar>
         </BarChart>
       </ResponsiveContainer>
@@ -114,7 +115,7 @@ export function QualityView() {
             <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
             <Legend />
             {LABELS.map((l) => (
-              <Bar key={l} dataKey={l} name={l} stackId="l" fill={LABEL_COLOURS[l]} />
+              <Bar key={l} dataKey={l} name={l} stackId="l" fill={LABEL_COLOURS[l]} maxBarSize={36} />
             ))}
           </BarChart>
         </ResponsiveContainer>
@@ -145,7 +146,7 @@ export function QualityView() {
             <XAxis type="number" allowDecimals={false} {...AXIS} />
             <YAxis type="category" dataKey="label" width={250} {...AXIS} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-            <Bar dataKey="count" name="runs" fill={PALETTE.red} radius={[0, 4, 4, 0]} />
+            <Bar dataKey="count" name="runs" fill={PALETTE.red} radius={[0, 4, 4, 0]} maxBarSize={36} />
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>
