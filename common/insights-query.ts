@@ -34,7 +34,11 @@ const DateSchema = z
   .string()
   .trim()
   .regex(DATE, 'must be a UTC date YYYY-MM-DD')
-  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), 'is not a date')
+  // a day that does not exist (2026-02-30) would roll over into the next month
+  .refine((v) => {
+    const t = Date.parse(`${v}T00:00:00Z`);
+    return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === v;
+  }, 'is not a date')
   .optional();
 
 export const InsightsQuerySchema = z
