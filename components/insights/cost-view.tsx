@@ -23,8 +23,8 @@ export function CostView() {
         tiles={[
           { label: 'Total model cost', value: formatCost(t.costUsd), detail: <span title={formatCostExact(t.costUsd)}>{formatCount(t.runs)} runs</span>, testId: 'cost-total' },
           { label: 'Per run', value: usd(t.costPerRun), detail: `${tokens(t.tokensPerRun)} tokens · ${calls(t.toolCallsPerRun)} tool calls` },
-          { label: 'Per posted fix', value: usd(t.costPerPosted), detail: `${tokens(t.tokensPerPosted)} tokens · ${formatCount(t.posted)} posted` },
-          { label: 'Per applied fix', value: usd(t.costPerApplied), detail: `${tokens(t.tokensPerApplied)} tokens · ${formatCount(t.applied)} applied`, testId: 'cost-per-applied' },
+          { label: 'Per posted fix', value: usd(t.costPerPosted), detail: `${tokens(t.tokensPerPosted)} tokens · ${calls(t.toolCallsPerPosted)} tool calls · ${formatCount(t.posted)} posted` },
+          { label: 'Per applied fix', value: usd(t.costPerApplied), detail: `${tokens(t.tokensPerApplied)} tokens · ${calls(t.toolCallsPerApplied)} tool calls · ${formatCount(t.applied)} applied`, testId: 'cost-per-applied' },
           { label: 'Posted at zero model cost', value: formatPercent(c.zeroCost.share), detail: `${formatCount(c.zeroCost.posted)} fixes by the offline tier` },
           { label: 'Tool calls per run, p50 / p90', value: `${calls(t.p50ToolCalls)} / ${calls(t.p90ToolCalls)}`, detail: `tokens p50 ${tokens(t.p50Tokens)} · p90 ${tokens(t.p90Tokens)}` },
         ]}
@@ -43,11 +43,31 @@ export function CostView() {
             { label: 'cost (USD)', numeric: true, format: usd },
             { label: 'cost/run', numeric: true, format: usd },
             { label: 'posted', numeric: true, format: (v) => formatCount(Number(v)) },
+            { label: 'tool calls/posted', numeric: true, format: calls },
+            { label: 'tokens/posted', numeric: true, format: tokens },
             { label: 'cost/posted', numeric: true, format: usd },
             { label: 'applied', numeric: true, format: (v) => formatCount(Number(v)) },
+            { label: 'tool calls/applied', numeric: true, format: calls },
+            { label: 'tokens/applied', numeric: true, format: tokens },
             { label: 'cost/applied', numeric: true, format: usd },
           ],
-          rows: c.byPolicyModel.map((g) => [g.policy, g.model, g.runs, g.toolCallsPerRun, g.tokensPerRun, g.costUsd, g.costPerRun, g.posted, g.costPerPosted, g.applied, g.costPerApplied]),
+          rows: c.byPolicyModel.map((g) => [
+            g.policy,
+            g.model,
+            g.runs,
+            g.toolCallsPerRun,
+            g.tokensPerRun,
+            g.costUsd,
+            g.costPerRun,
+            g.posted,
+            g.toolCallsPerPosted,
+            g.tokensPerPosted,
+            g.costPerPosted,
+            g.applied,
+            g.toolCallsPerApplied,
+            g.tokensPerApplied,
+            g.costPerApplied,
+          ]),
         }}
         empty={t.runs === 0 ? 'No run in this period.' : null}
       >

@@ -24,6 +24,8 @@ export interface CostRow {
   costPerApplied: number | null;
   tokensPerPosted: number | null;
   tokensPerApplied: number | null;
+  toolCallsPerPosted: number | null;
+  toolCallsPerApplied: number | null;
 }
 
 export interface Cost {
@@ -55,6 +57,8 @@ function costRow(r: { runs: unknown; tool_calls: unknown; tokens: unknown; cost:
     costPerApplied: ratio(costUsd, applied),
     tokensPerPosted: ratio(tokens, posted),
     tokensPerApplied: ratio(tokens, applied),
+    toolCallsPerPosted: ratio(toolCalls, posted),
+    toolCallsPerApplied: ratio(toolCalls, applied),
   };
 }
 

@@ -375,6 +375,8 @@ describe('effort and cost', () => {
     assert.ok(Math.abs(c.total.costPerApplied - 1.625) < 1e-9);
     assert.ok(Math.abs(c.total.costPerRun - 0.325) < 1e-9);
     assert.equal(c.total.toolCallsPerRun, 7.3);
+    assert.equal(c.total.toolCallsPerApplied, 36.5);
+    assert.equal(c.total.tokensPerPosted, 7150 / 4);
     assert.deepEqual(c.zeroCost, { posted: 2, share: 0.5 });
     const llm = c.byPolicyModel.find((g: { policy: string }) => g.policy === 'llm');
     assert.equal(llm.model, 'm1');
