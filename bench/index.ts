@@ -18,9 +18,10 @@ import { triageBench } from './triage';
 import { liveLatencyBench } from './live-latency';
 import { runsThroughputBench } from './runs-throughput';
 import { estimateBench } from './estimate';
+import { insightsBench } from './insights';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, insightsBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),

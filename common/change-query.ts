@@ -79,6 +79,8 @@ export const ChangeListQuerySchema = z
       .pipe(z.enum(AUTHOR_KINDS).optional()),
     history: z.enum(HISTORY_MODES).default('include'),
     author: optionalText(200),
+    /** exact status reason: the pre-execution filter that skipped a change, "dropped:<filter>", a run's exit reason */
+    reason: optionalText(200),
     q: optionalText(200),
     // age = time since the change's latest failure report
     minAge: DurationSchema,
@@ -103,6 +105,8 @@ export interface ChangeListFilters {
   history: HistoryMode;
   /** exact author name */
   author?: string;
+  /** exact status reason ("known_flaky", "dropped:stale", "not_reproduced") */
+  reason?: string;
   /** substring of title, external id, author or branch (case-insensitive) */
   q?: string;
   /** failed at least this long ago ("7d") */
@@ -133,6 +137,7 @@ export function toChangeListSearchParams(
   if (filters.kind) p.set('kind', filters.kind.toLowerCase());
   if (filters.history && filters.history !== 'include') p.set('history', filters.history);
   if (filters.author) p.set('author', filters.author);
+  if (filters.reason) p.set('reason', filters.reason);
   if (filters.q) p.set('q', filters.q);
   if (filters.minAge) p.set('minAge', filters.minAge);
   if (filters.maxAge) p.set('maxAge', filters.maxAge);
@@ -141,7 +146,7 @@ export function toChangeListSearchParams(
   return p;
 }
 
-const FILTER_KEYS = new Set(['status', 'repo', 'kind', 'history', 'author', 'q', 'minAge', 'maxAge']);
+const FILTER_KEYS = new Set(['status', 'repo', 'kind', 'history', 'author', 'reason', 'q', 'minAge', 'maxAge']);
 
 /** Parses the page URL leniently: an invalid parameter is dropped, not fatal. */
 export function filtersFromSearchParams(params: URLSearchParams): ChangeListFilters {

@@ -70,3 +70,31 @@ export function formatAgo(iso: string | null | undefined, now = Date.now()): str
 export function shortSha(sha: string | null | undefined): string {
   return sha ? sha.slice(0, 10) : '—';
 }
+
+/** A share as a percentage: "37.8%", "100%"; "—" when there is no data (null). */
+export function formatPercent(share: number | null | undefined, digits = 1): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return '—';
+  const pct = share * 100;
+  return `${Number.isInteger(pct) ? pct : pct.toFixed(digits)}%`;
+}
+
+/** A count with thousands separators in the reader's locale: "1,785,955". */
+export function formatCount(n: number): string {
+  return n.toLocaleString();
+}
+
+/** A UTC day (an ISO instant at midnight UTC) as a short date, without shifting it into the reader's zone. */
+export function formatUtcDay(iso: string): string {
+  return new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+}
+
+/** The reader's time zone name ("Europe/Paris"), to label times with. */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+}
+
+/** Minutes to one decimal, as latency figures are quoted: "9.9 min"; "—" when unknown. */
+export function formatMinutes(minutes: number | null | undefined): string {
+  if (minutes === null || minutes === undefined || !Number.isFinite(minutes)) return '—';
+  return `${minutes < 10 ? minutes.toFixed(1) : Math.round(minutes)} min`;
+}

@@ -19,3 +19,12 @@ export const ADMIN_ROLES = ['ADMIN'] as const satisfies readonly RoleName[];
 export function hasRoleIn(roles: readonly string[], allowed: readonly RoleName[]): boolean {
   return roles.some((r) => (allowed as readonly string[]).includes(r));
 }
+
+/** Grade fixes in the grading queues they are seated in (managers and admins see every queue). */
+export const GRADING_ROLES = ['GRADER', 'MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];
+
+/** Create, close and reopen grading queues, settle disputes, read agreement, precision and exports. */
+export const GRADING_MANAGER_ROLES = ['MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];
+
+/** Read Insights: the funnel, adoption, latency, cost and quality. */
+export const INSIGHTS_ROLES = ['MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];

@@ -491,6 +491,18 @@ class HistoryBuilder {
       events.push({ runId, seq: events.length, type: 'phase', payload: { phase, status: 'started' }, createdAt: this.past(t) });
       t += phaseTimings[phase];
     });
+    // a policy that ran out of candidates: some reached the GREEN gate and
+    // failed it, others never got past the compile gate (Insights tells them
+    // apart by this event); decided without a draw so the rest stays the same
+    if (exitReason === 'no_candidate' && toolCalls % 2 === 0) {
+      events.push({
+        runId,
+        seq: events.length,
+        type: 'gate',
+        payload: { gate: 'green', passed: false, durationMs: Math.round(phaseTimings.patch / 4), detail: '[history] target tests still fail' },
+        createdAt: this.past(finishedAt - phaseTimings.summary - phaseTimings.verify),
+      });
+    }
     events.push({
       runId,
       seq: events.length,

@@ -1,6 +1,7 @@
 import type { Prisma } from './generated/prisma/client';
 import { getDb } from './db';
 import { AppError } from './errors';
+import { csvCell } from '../common/csv';
 import { AUDIT_EXPORT_MAX_ROWS, type AuditFilter } from './audit-query';
 
 export interface AuditEntry {
@@ -115,13 +116,6 @@ export async function auditActions(): Promise<string[]> {
 }
 
 const CSV_COLUMNS = ['id', 'createdAt', 'actorKind', 'actorId', 'actorEmail', 'action', 'targetType', 'targetId', 'data'] as const;
-
-// A cell a spreadsheet would run as a formula (=, +, -, @, tab, CR) is prefixed
-// with a quote: the log holds text that callers chose (emails, names, reasons).
-function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
 
 export function auditCsv(entries: AuditView[]): string {
   const lines = [CSV_COLUMNS.join(',')];

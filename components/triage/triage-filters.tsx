@@ -22,6 +22,7 @@ export function hasActiveFilters(filters: ChangeListFilters): boolean {
       filters.kind ||
       filters.history !== 'include' ||
       filters.author ||
+      filters.reason ||
       filters.q ||
       filters.minAge ||
       filters.maxAge,
@@ -138,6 +139,19 @@ export function TriageFilters({
               className="btn btn-small"
               aria-label={`Remove author filter ${filters.author}`}
               onClick={() => onChange({ ...filters, author: undefined })}
+            >
+              ×
+            </button>
+          </span>
+        )}
+        {filters.reason && (
+          <span className="triage-active-filter" data-testid="triage-reason-filter">
+            reason: <strong>{filters.reason}</strong>
+            <button
+              type="button"
+              className="btn btn-small"
+              aria-label={`Remove reason filter ${filters.reason}`}
+              onClick={() => onChange({ ...filters, reason: undefined })}
             >
               ×
             </button>

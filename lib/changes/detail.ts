@@ -176,24 +176,7 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
           createdAt: revision.createdAt.toISOString(),
         }
       : null,
-    failures: (failureRevision?.failures ?? []).map((f) => {
-      const ea = parseExpectedActual(f.testId, `${f.message}\n${f.logExcerpt}`);
-      return {
-        id: f.id,
-        testId: f.testId,
-        testName: f.testName,
-        suite: f.suite,
-        file: f.file,
-        line: f.line,
-        kind: f.kind,
-        message: f.message,
-        problems: ProblemsSchema.parse(f.problems),
-        logExcerpt: f.logExcerpt,
-        durationMs: f.durationMs,
-        ciUrl: f.ciUrl,
-        expectedActual: ea ? { expected: ea.expected, actual: ea.actual, operator: ea.operator ?? null } : null,
-      };
-    }),
+    failures: (failureRevision?.failures ?? []).map(toFailureView),
     testCounts: reports.length === 0 ? null : { reports: reports.length, ...addJunitCounts(reports) },
     runs: runs.map((r) => ({
       id: r.id,
@@ -218,6 +201,39 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
   };
 }
 
+
+/** A stored failure as the pages show it (the change page, the grading page). */
+export function toFailureView(f: {
+  id: string;
+  testId: string;
+  testName: string;
+  suite: string | null;
+  file: string | null;
+  line: number | null;
+  kind: string;
+  message: string;
+  problems: unknown;
+  logExcerpt: string;
+  durationMs: number | null;
+  ciUrl: string | null;
+}): FailureView {
+  const ea = parseExpectedActual(f.testId, `${f.message}\n${f.logExcerpt}`);
+  return {
+    id: f.id,
+    testId: f.testId,
+    testName: f.testName,
+    suite: f.suite,
+    file: f.file,
+    line: f.line,
+    kind: f.kind,
+    message: f.message,
+    problems: ProblemsSchema.parse(f.problems),
+    logExcerpt: f.logExcerpt,
+    durationMs: f.durationMs,
+    ciUrl: f.ciUrl,
+    expectedActual: ea ? { expected: ea.expected, actual: ea.actual, operator: ea.operator ?? null } : null,
+  };
+}
 
 // the JSON column as ingestion stores it; rows from before it existed, or anything unreadable, read as []
 const ProblemsSchema = z.array(z.object({ kind: z.enum(['failure', 'error']), message: z.string().optional() })).catch([]);

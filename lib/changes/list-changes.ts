@@ -104,6 +104,7 @@ function buildWhere({
   const history = historyFilter(filters.history);
   if (history) and.push(history);
   if (filters.author) and.push({ author: filters.author });
+  if (filters.reason) and.push({ statusReason: filters.reason });
   if (filters.q) and.push(textSearch(filters.q));
   and.push(...ageWindow({ filters, now }));
   return and;

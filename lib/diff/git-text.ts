@@ -75,3 +75,30 @@ export async function unifiedDiffFromTexts({ files }: { files: TextFileChange[] 
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * `git diff from to` in a local repository (the change's own diff, or what
+ * the developer did between two revisions), or null when it cannot be read
+ * or is larger than maxBytes.
+ */
+export async function diffBetweenRevisions({
+  repoPath,
+  from,
+  to,
+  maxBytes = 512 * 1024,
+}: {
+  repoPath: string;
+  from: string;
+  to: string;
+  maxBytes?: number;
+}): Promise<string | null> {
+  if (!REV.test(from) || !REV.test(to) || !path.isAbsolute(repoPath)) return null;
+  try {
+    const { stdoutBytes } = await runGit('read', repoPath, ['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--'], {
+      maxOutputBytes: maxBytes,
+    });
+    return stdoutBytes.toString('utf8');
+  } catch {
+    return null;
+  }
+}

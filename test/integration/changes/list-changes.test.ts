@@ -163,6 +163,12 @@ describe('listChanges', () => {
     assert.deepEqual(ids((await list({ author: 'ada' })).items), ['c_offbyone', 'c_history']);
   });
 
+  test('filters by exact status reason (the Insights funnel links here)', async () => {
+    assert.deepEqual(ids((await list({ reason: 'bot author' })).items), ['c_renovate']);
+    assert.deepEqual(ids((await list({ status: ['SKIPPED'], reason: 'bot author' })).items), ['c_renovate']);
+    assert.deepEqual((await list({ reason: 'bot' })).items, [], 'exact, not a substring');
+  });
+
   test('includes or hides demo history', async () => {
     const all = (await list({})).items;
     assert.equal(all.find((i) => i.id === 'c_history')?.isHistory, true);

@@ -73,6 +73,7 @@ describe('filters in the page URL', () => {
       kind: 'BOT' as const,
       history: 'exclude' as const,
       author: 'renovate[bot]',
+      reason: 'dropped:stale',
       q: 'off-by-one',
       minAge: '1h',
       maxAge: '7d',

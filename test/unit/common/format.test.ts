@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatAge, formatAgo, formatCost, formatCostExact, formatDuration, formatTokens, shortSha } from '@/common/format';
+import { formatAge, formatAgo, formatCost, formatCostExact, formatDuration, formatPercent, formatTokens, formatUtcDay, shortSha } from '@/common/format';
 
 describe('display formatters', () => {
   test('cost: under a cent is "<$0.01" everywhere, with the exact figure for the title', () => {
@@ -20,6 +20,16 @@ describe('display formatters', () => {
     assert.equal(formatDuration(null), '—');
     assert.equal(formatDuration(undefined), '—');
     assert.equal(formatDuration(Number.NaN), '—');
+  });
+
+  test('percentages: no data is a dash, never NaN% or 0%', () => {
+    assert.deepEqual([0.3784, 1, 0, 2 / 3].map((s) => formatPercent(s)), ['37.8%', '100%', '0%', '66.7%']);
+    assert.equal(formatPercent(null), '—');
+    assert.equal(formatPercent(Number.NaN), '—');
+  });
+
+  test('a UTC day stays that day whatever the reader\'s zone', () => {
+    assert.match(formatUtcDay('2026-11-23T00:00:00.000Z'), /23/);
   });
 
   test('token counts', () => {

@@ -1,0 +1,69 @@
+import fs from 'node:fs/promises';
+import { expect, test } from '@playwright/test';
+import { signInAs } from './helpers';
+
+// A manager reads Insights on the demo's history: changes the period and the
+// repository (the filter lives in the URL), follows a funnel reason to the
+// triage list filtered the same way, and reads a chart as a table and as CSV.
+// A reviewer has no Insights.
+
+test('a manager slices the funnel and follows a reason to the triage list', async ({ page }) => {
+  await signInAs(page, 'manager');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Insights' }).click();
+  await expect(page).toHaveURL(/\/insights$/);
+  await expect(page.getByTestId('kpi-posted')).toBeVisible();
+
+  await page.getByTestId('insights-nav').getByRole('link', { name: 'Funnel' }).click();
+  await expect(page.getByTestId('chart-funnel')).toBeVisible();
+  await page.getByTestId('insights-period').selectOption('all');
+  await expect(page).toHaveURL(/period=all/);
+  await page.getByTestId('insights-repo').selectOption('ledger-py');
+  await expect(page).toHaveURL(/repo=ledger-py/);
+  // the filter survives a reload and travels with the section tabs
+  await page.reload();
+  await expect(page.getByTestId('insights-repo')).toHaveValue('ledger-py');
+  await expect(page.getByTestId('insights-nav').getByRole('link', { name: 'Adoption' })).toHaveAttribute('href', /repo=ledger-py/);
+
+  const reason = page.getByTestId('funnel-skipped-links').getByRole('link').first();
+  await expect(reason).toBeVisible();
+  const reasonKey = await reason.getAttribute('data-reason');
+  await reason.click();
+  await expect(page).toHaveURL(/\/changes\?/);
+  const url = new URL(page.url());
+  expect(url.searchParams.get('status')).toBe('SKIPPED');
+  expect(url.searchParams.get('reason')).toBe(reasonKey);
+  expect(url.searchParams.get('repo')).toBe('ledger-py');
+  await expect(page.getByTestId('triage-reason-filter')).toContainText(reasonKey!);
+  const rows = page.getByTestId('triage-row');
+  await expect(rows.first()).toBeVisible();
+  expect(new Set(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-status'))))).toEqual(new Set(['SKIPPED']));
+  expect(new Set(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-repository'))))).toEqual(new Set(['ledger-py']));
+});
+
+test('a chart turns into its table, and its CSV holds exactly those figures', async ({ page }) => {
+  await signInAs(page, 'manager');
+  await page.goto('/insights/funnel?period=all');
+  await page.getByTestId('chart-funnel-table').click();
+  const table = page.getByTestId('chart-funnel-data');
+  await expect(table).toBeVisible();
+  const shown = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr.children[1] as HTMLElement).innerText.replace(/\D/g, '')));
+  expect(shown).toHaveLength(8);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('chart-funnel-csv').click()]);
+  expect(download.suggestedFilename()).toBe('funnel.csv');
+  const lines = (await fs.readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n');
+  expect(lines[0]).toBe('step,count,share of,retention,of changes');
+  expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(shown);
+
+  await page.getByTestId('chart-funnel-chart').click();
+  await expect(table).toBeHidden();
+});
+
+test('a reviewer has no Insights: no link, and 403 for the page and the API', async ({ page }) => {
+  await signInAs(page, 'reviewer');
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Insights' })).toHaveCount(0);
+  const res = await page.goto('/insights/funnel');
+  expect(res?.status()).toBe(403);
+  const api = await page.request.get('/api/insights/funnel');
+  expect(api.status()).toBe(403);
+});

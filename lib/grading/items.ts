@@ -1,0 +1,420 @@
+import 'server-only';
+import { getDb } from '../db';
+import { AppError } from '../errors';
+import { writeAudit } from '../audit';
+import type { SessionUser } from '../auth/session';
+import type { Prisma } from '../generated/prisma/client';
+import { toFailureView, type FailureView } from '../changes/detail';
+import { diffStatOf } from '../fixes/views';
+import { readFixEvidence, type FixEvidenceView } from '../fixes/evidence';
+import { sanitizeHtml } from '../html/sanitize';
+import { diffBetweenRevisions } from '../diff/git-text';
+import type { GradeLabelName, GradeTagName } from '../../common/grading';
+import { canLeadQueue, loadQueue, queueForGrader, queueForLead, type QueueRow } from './queues';
+import type { GradeInput } from './schemas';
+
+// A grader's work in a queue: "next item" (a reservation, so two graders
+// never take the last open slot of an item), the item as the grading page
+// shows it — blind: nobody else's label, rationale or the consensus until the
+// grader has given their own, and the reviewers' decisions only where the
+// queue allows — submitting and revising a label, skipping, and settling a
+// disputed item. Every change is kept in GradeEvent.
+//
+// Concurrency: every hand-out and every submission locks the queue's row
+// first (SELECT … FOR UPDATE), so counting an item's labels and reservations
+// and taking a slot happen as one step; a second tab's submission waits and
+// then finds the first one's label, and revises it instead of adding one.
+
+export const DEFAULT_LEASE_MS = 20 * 60_000;
+
+type Tx = Prisma.TransactionClient;
+
+async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number }> {
+  const rows = await tx.$queryRaw<Array<{ status: string; gradersPerFix: number }>>`
+    SELECT status::text AS status, "gradersPerFix" FROM "GradingQueue" WHERE id = ${queueId} FOR UPDATE`;
+  if (!rows[0]) throw new AppError('not_found', 'No such grading queue');
+  return { status: rows[0].status, gradersPerFix: Number(rows[0].gradersPerFix) };
+}
+
+function assertOpen(status: string): void {
+  if (status !== 'OPEN') throw new AppError('conflict', 'This queue is closed: a manager can reopen it');
+}
+
+/** Labels on the fix plus reservations held by others right now. */
+async function takenSlotsTx(tx: Tx, { itemId, fixId, graderId }: { itemId: string; fixId: string; graderId: string }): Promise<number> {
+  const [row] = await tx.$queryRaw<Array<{ n: number }>>`
+    SELECT ((SELECT count(*) FROM "Grade" WHERE "fixId" = ${fixId})
+          + (SELECT count(*) FROM "GradingLease" WHERE "itemId" = ${itemId} AND "graderId" <> ${graderId} AND "expiresAt" > now()))::int AS n`;
+  return Number(row.n);
+}
+
+/**
+ * The item this grader should label next, reserved for them for leaseMs: the
+ * one they already hold, else the first (in queue order) they have neither
+ * labelled nor skipped, not settled, with a slot that no label and no live
+ * reservation of another grader fills. null when there is none.
+ */
+export async function nextItem({
+  queueId,
+  user,
+  leaseMs = DEFAULT_LEASE_MS,
+}: {
+  queueId: string;
+  user: SessionUser;
+  leaseMs?: number;
+}): Promise<{ itemId: string; leaseExpiresAt: string } | null> {
+  await queueForGrader(queueId, user);
+  return getDb().$transaction(async (tx) => {
+    const queue = await lockQueueTx(tx, queueId);
+    assertOpen(queue.status);
+    const rows = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT i.id FROM "GradingItem" i
+      WHERE i."queueId" = ${queueId}
+        AND NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" = ${user.id})
+        AND NOT EXISTS (SELECT 1 FROM "GradingSkip" s WHERE s."itemId" = i.id AND s."graderId" = ${user.id})
+        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
+        AND (
+          EXISTS (SELECT 1 FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" = ${user.id} AND l."expiresAt" > now())
+          OR (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId")
+           + (SELECT count(*) FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" <> ${user.id} AND l."expiresAt" > now())
+           < ${queue.gradersPerFix}
+        )
+      ORDER BY EXISTS (SELECT 1 FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" = ${user.id} AND l."expiresAt" > now()) DESC,
+        i.position
+      LIMIT 1`;
+    const itemId = rows[0]?.id;
+    if (!itemId) return null;
+    const expiresAt = new Date(Date.now() + leaseMs);
+    await tx.gradingLease.upsert({
+      where: { itemId_graderId: { itemId, graderId: user.id } },
+      create: { itemId, graderId: user.id, expiresAt },
+      update: { expiresAt },
+    });
+    return { itemId, leaseExpiresAt: expiresAt.toISOString() };
+  });
+}
+
+async function loadItem(queue: QueueRow, itemId: string) {
+  const item = await getDb().gradingItem.findUnique({ where: { id: itemId }, select: { id: true, queueId: true, fixId: true, position: true } });
+  if (!item || item.queueId !== queue.id) throw new AppError('not_found', 'No such item in this queue');
+  return item;
+}
+
+// ───── the item as a grader sees it ─────
+
+export interface OtherLabel {
+  grader: string;
+  label: GradeLabelName;
+  tags: GradeTagName[];
+  rationale: string;
+}
+
+export interface GradingItemView {
+  queue: { id: string; name: string; instructions: string; gradersPerFix: number; status: string; showDecisions: boolean };
+  item: { id: string; position: number; total: number };
+  change: {
+    id: string;
+    title: string;
+    description: string;
+    externalId: string;
+    author: string;
+    repository: string;
+    url: string | null;
+    /** the change's own diff (base → head of the fixed revision); null when the repository cannot be read */
+    diff: string | null;
+  };
+  failures: FailureView[];
+  fix: {
+    id: string;
+    /** sanitised: written by a model */
+    summaryHtml: string;
+    diff: string;
+    files: string[];
+    diffStat: { files: number; added: number; removed: number };
+    evidence: FixEvidenceView;
+  };
+  /** what the developer did next: their own later revision of the change, as a diff from the fixed revision */
+  laterRevision: { number: number; headRev: string; diff: string | null } | null;
+  mine: { label: GradeLabelName; tags: GradeTagName[]; rationale: string; updatedAt: string } | null;
+  skipped: { reason: string } | null;
+  leaseExpiresAt: string | null;
+  /** only once `mine` is set: the other labels */
+  others: OtherLabel[] | null;
+  /** only once `mine` is set */
+  consensus: { label: GradeLabelName; automatic: boolean; note: string } | null;
+  /** only where the queue allows it, or once `mine` is set */
+  decision: { kind: string; reason: string | null; reasonText: string | null } | null;
+  /** the grader's progress in the queue */
+  progress: { labelled: number; total: number };
+}
+
+export async function getItemView({ queueId, itemId, user }: { queueId: string; itemId: string; user: SessionUser }): Promise<GradingItemView> {
+  const queue = await queueForGrader(queueId, user);
+  const item = await loadItem(queue, itemId);
+  return buildItemView({ queue, item, user });
+}
+
+async function buildItemView({
+  queue,
+  item,
+  user,
+}: {
+  queue: QueueRow;
+  item: { id: string; fixId: string; position: number };
+  user: SessionUser;
+}): Promise<GradingItemView> {
+  const db = getDb();
+  const fix = await db.fix.findUniqueOrThrow({
+    where: { id: item.fixId },
+    include: {
+      revision: { include: { failures: { orderBy: [{ kind: 'asc' }, { testId: 'asc' }] } } },
+      change: { include: { repository: { select: { name: true, gitUrl: true } } } },
+    },
+  });
+  const [mine, skip, lease, total, labelled] = await Promise.all([
+    db.grade.findUnique({ where: { fixId_graderId: { fixId: fix.id, graderId: user.id } } }),
+    db.gradingSkip.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
+    db.gradingLease.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
+    db.gradingItem.count({ where: { queueId: queue.id } }),
+    db.gradingItem.count({ where: { queueId: queue.id, fix: { grades: { some: { graderId: user.id } } } } }),
+  ]);
+  const later = await db.changeRevision.findFirst({
+    where: { changeId: fix.changeId, number: { gt: fix.revision.number } },
+    orderBy: { number: 'desc' },
+    select: { number: true, headRev: true },
+  });
+  const repoPath = fix.change.repository.gitUrl;
+  const [changeDiff, laterDiff] = await Promise.all([
+    diffBetweenRevisions({ repoPath, from: fix.revision.baseRev, to: fix.revision.headRev }),
+    later ? diffBetweenRevisions({ repoPath, from: fix.revision.headRev, to: later.headRev }) : Promise.resolve(null),
+  ]);
+  // Blind until the grader's own label: nothing of anyone else's judgement.
+  const seesOthers = mine !== null;
+  let others: OtherLabel[] | null = null;
+  let consensus: GradingItemView['consensus'] = null;
+  if (seesOthers) {
+    const [rows, settled] = await Promise.all([
+      db.grade.findMany({ where: { fixId: fix.id, graderId: { not: user.id } }, include: { grader: { select: { name: true } } }, orderBy: { createdAt: 'asc' } }),
+      db.consensus.findUnique({ where: { fixId: fix.id } }),
+    ]);
+    others = rows.map((g) => ({ grader: g.grader.name, label: g.label, tags: g.tags as GradeTagName[], rationale: g.rationale }));
+    consensus = settled ? { label: settled.label, automatic: settled.automatic, note: settled.note } : null;
+  }
+  let decision: GradingItemView['decision'] = null;
+  if (queue.showDecisions || seesOthers) {
+    const d = await db.decision.findFirst({
+      where: { fixId: fix.id, kind: { in: ['ACCEPT', 'EDIT_ACCEPT', 'REJECT'] } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
+    decision = d ? { kind: d.kind, reason: d.reason, reasonText: d.reasonText } : null;
+  }
+  return {
+    queue: {
+      id: queue.id,
+      name: queue.name,
+      instructions: queue.instructions,
+      gradersPerFix: queue.gradersPerFix,
+      status: queue.status,
+      showDecisions: queue.showDecisions,
+    },
+    item: { id: item.id, position: item.position, total },
+    change: {
+      id: fix.change.id,
+      title: fix.change.title,
+      description: fix.change.description,
+      externalId: fix.change.externalId,
+      author: fix.change.author,
+      repository: fix.change.repository.name,
+      url: fix.change.url,
+      diff: changeDiff,
+    },
+    failures: fix.revision.failures.map(toFailureView),
+    fix: {
+      id: fix.id,
+      summaryHtml: sanitizeHtml(fix.summaryHtml),
+      diff: fix.diff,
+      files: fix.files,
+      diffStat: diffStatOf(fix.diff),
+      evidence: readFixEvidence(fix.evidence),
+    },
+    laterRevision: later ? { number: later.number, headRev: later.headRev, diff: laterDiff } : null,
+    mine: mine ? { label: mine.label, tags: mine.tags as GradeTagName[], rationale: mine.rationale, updatedAt: mine.updatedAt.toISOString() } : null,
+    skipped: skip ? { reason: skip.reason } : null,
+    leaseExpiresAt: lease && lease.expiresAt > new Date() ? lease.expiresAt.toISOString() : null,
+    others,
+    consensus,
+    decision,
+    progress: { labelled, total },
+  };
+}
+
+// ───── labelling ─────
+
+export interface SubmitResult {
+  /** label: the first label of this grader on this fix; revise: a change to it; unchanged: the same again */
+  outcome: 'label' | 'revise' | 'unchanged';
+  /** the fix's settled label after this submission, when it settled it (unanimous) */
+  settledAutomatically: boolean;
+}
+
+/**
+ * Labels (or relabels) the item's fix for this grader. One label per fix and
+ * grader, whichever queue it came through. Refused once the fix's label is
+ * settled, when the queue is closed, and when every slot is taken by labels
+ * and other graders' reservations (409). The last of the needed labels, when
+ * all agree, settles the fix automatically.
+ */
+export async function submitGrade({
+  queueId,
+  itemId,
+  user,
+  input,
+}: {
+  queueId: string;
+  itemId: string;
+  user: SessionUser;
+  input: GradeInput;
+}): Promise<SubmitResult> {
+  const queue = await queueForGrader(queueId, user);
+  const item = await loadItem(queue, itemId);
+  return getDb().$transaction(async (tx) => {
+    const locked = await lockQueueTx(tx, queueId);
+    assertOpen(locked.status);
+    if (await tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } })) {
+      throw new AppError('conflict', 'This fix’s label is already settled: labels can no longer change');
+    }
+    const existing = await tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } });
+    let outcome: SubmitResult['outcome'];
+    if (existing) {
+      const same = existing.label === input.label && existing.rationale === input.rationale && existing.tags.join(',') === input.tags.join(',');
+      outcome = same ? 'unchanged' : 'revise';
+      if (!same) {
+        await tx.grade.update({ where: { id: existing.id }, data: { label: input.label, tags: input.tags, rationale: input.rationale } });
+      }
+    } else {
+      const held = await tx.gradingLease.findUnique({ where: { itemId_graderId: { itemId, graderId: user.id } } });
+      const holding = held !== null && held.expiresAt > new Date();
+      if (!holding && (await takenSlotsTx(tx, { itemId, fixId: item.fixId, graderId: user.id })) >= locked.gradersPerFix) {
+        throw new AppError('conflict', `This fix already has its ${locked.gradersPerFix} labels or reservations: take the next item`);
+      }
+      await tx.grade.create({ data: { fixId: item.fixId, graderId: user.id, label: input.label, tags: input.tags, rationale: input.rationale } });
+      outcome = 'label';
+    }
+    await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
+    await tx.gradingSkip.deleteMany({ where: { itemId, graderId: user.id } });
+    if (outcome !== 'unchanged') {
+      await tx.gradeEvent.create({
+        data: { fixId: item.fixId, actorId: user.id, queueId, kind: outcome, label: input.label, tags: input.tags, rationale: input.rationale },
+      });
+    }
+    let settledAutomatically = false;
+    const labels = await tx.grade.findMany({ where: { fixId: item.fixId }, select: { label: true } });
+    if (labels.length >= locked.gradersPerFix && new Set(labels.map((l) => l.label)).size === 1) {
+      await tx.consensus.create({ data: { fixId: item.fixId, label: input.label, automatic: true, note: `Unanimous: ${labels.length} labels`, settledById: user.id } });
+      await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'auto_settle', label: input.label } });
+      settledAutomatically = true;
+    }
+    return { outcome, settledAutomatically };
+  });
+}
+
+/** Sets the item aside for this grader with a reason; their reservation returns to the queue. */
+export async function skipItem({ queueId, itemId, user, reason }: { queueId: string; itemId: string; user: SessionUser; reason: string }): Promise<void> {
+  const queue = await queueForGrader(queueId, user);
+  const item = await loadItem(queue, itemId);
+  await getDb().$transaction(async (tx) => {
+    await lockQueueTx(tx, queueId);
+    if (await tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } }, select: { id: true } })) {
+      throw new AppError('conflict', 'You have labelled this fix already: revise your label instead of skipping');
+    }
+    await tx.gradingSkip.upsert({
+      where: { itemId_graderId: { itemId, graderId: user.id } },
+      create: { itemId, graderId: user.id, reason },
+      update: { reason },
+    });
+    await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
+    await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'skip', rationale: reason } });
+  });
+}
+
+// ───── disputes ─────
+
+export interface DisputedItem {
+  itemId: string;
+  position: number;
+  fixId: string;
+  change: { title: string; externalId: string; repository: string };
+  labels: Array<{ grader: string; label: GradeLabelName; tags: GradeTagName[]; rationale: string; updatedAt: string }>;
+}
+
+/** Items with all their labels and no settled label (disagreeing, or complete through another queue), queue order. */
+export async function listDisputed({ queueId, user }: { queueId: string; user: SessionUser }): Promise<DisputedItem[]> {
+  const queue = await queueForLead(queueId, user);
+  const ids = await getDb().$queryRaw<Array<{ id: string }>>`
+    SELECT i.id FROM "GradingItem" i
+    WHERE i."queueId" = ${queueId}
+      AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
+      AND (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId") >= ${queue.gradersPerFix}
+    ORDER BY i.position
+    LIMIT 500`;
+  const items = await getDb().gradingItem.findMany({
+    where: { id: { in: ids.map((r) => r.id) } },
+    orderBy: { position: 'asc' },
+    include: {
+      fix: {
+        select: {
+          id: true,
+          change: { select: { title: true, externalId: true, repository: { select: { name: true } } } },
+          grades: { include: { grader: { select: { name: true } } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+        },
+      },
+    },
+  });
+  return items.map((i) => ({
+    itemId: i.id,
+    position: i.position,
+    fixId: i.fix.id,
+    change: { title: i.fix.change.title, externalId: i.fix.change.externalId, repository: i.fix.change.repository.name },
+    labels: i.fix.grades.map((g) => ({
+      grader: g.grader.name,
+      label: g.label,
+      tags: g.tags as GradeTagName[],
+      rationale: g.rationale,
+      updatedAt: g.updatedAt.toISOString(),
+    })),
+  }));
+}
+
+/** A manager or the queue's lead grader records the settled label of an item, with a note. */
+export async function settleItem({
+  queueId,
+  itemId,
+  user,
+  label,
+  note,
+}: {
+  queueId: string;
+  itemId: string;
+  user: SessionUser;
+  label: GradeLabelName;
+  note: string;
+}): Promise<void> {
+  const queue = await loadQueue(queueId);
+  if (!canLeadQueue(queue, user)) throw new AppError('forbidden', 'Only a manager, an admin or the queue’s lead grader may settle');
+  const item = await loadItem(queue, itemId);
+  await getDb().$transaction(async (tx) => {
+    await lockQueueTx(tx, queueId);
+    if (await tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } })) {
+      throw new AppError('conflict', 'This fix’s label is already settled');
+    }
+    if ((await tx.grade.count({ where: { fixId: item.fixId } })) === 0) {
+      throw new AppError('conflict', 'Nobody has labelled this fix yet: there is nothing to settle');
+    }
+    await tx.consensus.create({ data: { fixId: item.fixId, label, note, automatic: false, settledById: user.id } });
+    await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'settle', label, rationale: note } });
+    await writeAudit(
+      { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
+      tx,
+    );
+  });
+}

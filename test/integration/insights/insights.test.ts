@@ -1,0 +1,499 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDb, type TestDb } from '../../helpers/test-db';
+import { callRoute, sessionCookie } from '../routes/http-helpers';
+import { insightsSection } from '../../../lib/insights';
+import { InsightsQuerySchema, type InsightsQuery } from '../../../common/insights-query';
+import { GET as getInsights } from '../../../app/api/insights/[section]/route';
+import type { Prisma } from '../../../lib/generated/prisma/client';
+import { wilson } from '../../../common/stats';
+
+// A small history whose figures are computed by hand below, on PGlite and on
+// PostgreSQL (FLOWFIX_TEST_DB). Twelve changes first fail in November 2026
+// (one more in October, outside every period asked for):
+//
+//   C1 known_flaky, C2 bot_author (a bot), C3 known_flaky (repo-b): skipped
+//   C4  offline  not_reproduced                          no fix
+//   C5  llm/m1   fix 10 min   preview+accept (dashboard)  this week
+//   C6  offline  fix 20 min   preview+edit-accept (CLI)   this week, + a re-validation run
+//   C7  llm/m1   fix 30 min   preview+reject WRONG_FIX    repo-b
+//   C8  llm/m1   fix 12 min   dropped: stale (revision superseded at 5 min)
+//   C9  offline  fix 40 min   dropped: reverts_change
+//   C10 llm/m1   no_candidate, reached GREEN             no fix
+//   C11 offline  no_candidate, never reached GREEN       no fix, repo-b
+//   C12 offline  fix 40 min   posted, never previewed
+//
+// funnel: 12 → 3 skipped → 9 attempted → 6 found → 2 dropped → 4 posted → 3 previewed → 2 applied
+
+const NOW = new Date('2026-11-30T12:00:00Z');
+const EARLY = Date.parse('2026-11-10T09:00:00Z'); // a Tuesday: week of 2026-11-09
+const RECENT = Date.parse('2026-11-25T09:00:00Z'); // a Wednesday: week of 2026-11-23
+const MIN = 60_000;
+const NOVEMBER = { period: 'custom', from: '2026-11-01', to: '2026-11-30' } as const;
+
+let db: TestDb;
+let managerCookie: string;
+let reviewerCookie: string;
+
+function q(input: Record<string, string>): InsightsQuery {
+  return InsightsQuerySchema.parse(input);
+}
+
+async function section(name: Parameters<typeof insightsSection>[0]['section'], input: Record<string, string> = NOVEMBER) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return (await insightsSection({ section: name, query: q(input), now: NOW, db: db.db })).data as any;
+}
+
+interface RunSpec {
+  policy: 'offline' | 'llm';
+  toolCalls: number;
+  prompt?: number;
+  completion?: number;
+  cost?: number;
+  exit: string;
+  phases?: Record<string, number>;
+  greenGate?: boolean;
+  trigger?: 'AUTO' | 'REVALIDATE';
+}
+interface FixSpec {
+  minutes: number;
+  status?: 'READY' | 'DROPPED' | 'APPLIED' | 'REJECTED';
+  dropReason?: string;
+  decisions?: Array<{ kind: 'PREVIEW' | 'ACCEPT' | 'EDIT_ACCEPT' | 'REJECT'; surface: 'DASHBOARD' | 'CLI' | 'API'; reason?: 'WRONG_FIX' }>;
+  /** the graders' settled label */
+  consensus?: 'CORRECT' | 'OVERFITTING' | 'INCORRECT' | 'IRRELEVANT';
+}
+
+let seq = 0;
+async function addChange({
+  repo,
+  at,
+  bot = false,
+  skip,
+  runs = [],
+  fix,
+  supersededAfterMin,
+  reviewerId,
+}: {
+  repo: string;
+  at: number;
+  bot?: boolean;
+  skip?: string;
+  runs?: RunSpec[];
+  fix?: FixSpec;
+  supersededAfterMin?: number;
+  reviewerId: string;
+}): Promise<void> {
+  const n = ++seq;
+  const change = await db.db.change.create({
+    data: {
+      repositoryId: repo,
+      externalId: `C${n}`,
+      title: `change ${n}`,
+      author: bot ? 'renovate[bot]' : 'Dana',
+      authorKind: bot ? 'BOT' : 'HUMAN',
+      branch: `b${n}`,
+      baseRev: 'a'.repeat(40),
+      headRev: 'b'.repeat(40),
+      status: skip ? 'SKIPPED' : 'NO_FIX',
+      statusReason: skip ?? null,
+      createdAt: new Date(at),
+      lastFailureAt: new Date(at),
+    },
+  });
+  const revision = await db.db.changeRevision.create({
+    data: {
+      changeId: change.id,
+      number: 1,
+      baseRev: 'a'.repeat(40),
+      headRev: 'b'.repeat(40),
+      branch: `b${n}`,
+      createdAt: new Date(at),
+      supersededAt: supersededAfterMin === undefined ? null : new Date(at + supersededAfterMin * MIN),
+    },
+  });
+  if (supersededAfterMin !== undefined) {
+    await db.db.changeRevision.create({
+      data: { changeId: change.id, number: 2, baseRev: 'a'.repeat(40), headRev: 'c'.repeat(40), branch: `b${n}`, createdAt: new Date(at + supersededAfterMin * MIN) },
+    });
+  }
+  for (const [i, spec] of runs.entries()) {
+    const run = await db.db.run.create({
+      data: {
+        changeId: change.id,
+        revisionId: revision.id,
+        trigger: spec.trigger ?? 'AUTO',
+        policy: spec.policy,
+        model: spec.policy === 'llm' ? 'm1' : null,
+        status: spec.exit === 'fixed' ? 'FIXED' : 'NO_FIX',
+        exitReason: spec.exit,
+        phaseTimings: spec.phases ?? {},
+        toolCalls: spec.toolCalls,
+        promptTokens: spec.prompt ?? 0,
+        completionTokens: spec.completion ?? 0,
+        costUsd: spec.cost ?? 0,
+        createdAt: new Date(at + MIN),
+        startedAt: new Date(at + MIN),
+        finishedAt: new Date(at + 9 * MIN),
+      },
+    });
+    if (spec.greenGate) {
+      await db.db.runEvent.create({ data: { runId: run.id, seq: 0, type: 'gate', payload: { gate: 'green', passed: false } } });
+    }
+    if (i === 0 && fix) {
+      const created = await db.db.fix.create({
+        data: {
+          runId: run.id,
+          changeId: change.id,
+          revisionId: revision.id,
+          diff: 'diff',
+          files: ['a.ts'],
+          status: fix.status ?? 'READY',
+          dropReason: fix.dropReason ?? null,
+          createdAt: new Date(at + fix.minutes * MIN),
+        },
+      });
+      const decisions: Prisma.DecisionCreateManyInput[] = (fix.decisions ?? []).map((d, j) => ({
+        fixId: created.id,
+        userId: reviewerId,
+        kind: d.kind,
+        surface: d.surface,
+        reason: d.reason ?? null,
+        createdAt: new Date(at + (fix.minutes + 5 + j) * MIN),
+      }));
+      if (decisions.length) await db.db.decision.createMany({ data: decisions });
+      if (fix.consensus) {
+        await db.db.consensus.create({ data: { fixId: created.id, label: fix.consensus, settledById: reviewerId, settledAt: new Date(at + 3 * 60 * MIN) } });
+      }
+    }
+  }
+}
+
+before(async () => {
+  db = await createTestDb();
+  const a = (await db.db.repository.create({ data: { name: 'repo-a', gitUrl: '/srv/a.git' } })).id;
+  const b = (await db.db.repository.create({ data: { name: 'repo-b', gitUrl: '/srv/b.git' } })).id;
+  const reviewer = await db.db.user.create({ data: { email: 'r@example.test', name: 'Rae', roles: ['REVIEWER'] } });
+  const manager = await db.db.user.create({ data: { email: 'm@example.test', name: 'Max', roles: ['MANAGER'] } });
+  managerCookie = await sessionCookie(manager);
+  reviewerCookie = await sessionCookie(reviewer);
+  const r = reviewer.id;
+  const llm = (toolCalls: number, prompt: number, completion: number, cost: number, exit: string, extra: Partial<RunSpec> = {}): RunSpec => ({
+    policy: 'llm',
+    toolCalls,
+    prompt,
+    completion,
+    cost,
+    exit,
+    ...extra,
+  });
+  const offline = (toolCalls: number, exit: string, extra: Partial<RunSpec> = {}): RunSpec => ({ policy: 'offline', toolCalls, exit, ...extra });
+
+  await addChange({ repo: a, at: EARLY, skip: 'known_flaky', reviewerId: r }); // C1
+  await addChange({ repo: a, at: EARLY + MIN, bot: true, skip: 'bot_author', reviewerId: r }); // C2
+  await addChange({ repo: b, at: EARLY + 2 * MIN, skip: 'known_flaky', reviewerId: r }); // C3
+  await addChange({ repo: a, at: EARLY + 3 * MIN, runs: [offline(4, 'not_reproduced')], reviewerId: r }); // C4
+  await addChange({
+    repo: a,
+    at: RECENT,
+    runs: [llm(10, 1000, 100, 0.5, 'fixed', { phases: { setup: 1000, red: 2000 } })],
+    fix: { minutes: 10, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'ACCEPT', surface: 'DASHBOARD' }], consensus: 'CORRECT' },
+    reviewerId: r,
+  }); // C5
+  await addChange({
+    repo: b,
+    at: RECENT + MIN,
+    runs: [offline(6, 'fixed', { phases: { setup: 3000, red: 4000 } }), offline(1, 'fixed', { trigger: 'REVALIDATE' })],
+    fix: { minutes: 20, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'CLI' }, { kind: 'EDIT_ACCEPT', surface: 'CLI' }], consensus: 'CORRECT' },
+    reviewerId: r,
+  }); // C6
+  await addChange({
+    repo: b,
+    at: EARLY + 4 * MIN,
+    runs: [llm(20, 3000, 300, 1.5, 'fixed')],
+    fix: {
+      minutes: 30,
+      status: 'REJECTED',
+      decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'REJECT', surface: 'DASHBOARD', reason: 'WRONG_FIX' }],
+      consensus: 'INCORRECT',
+    },
+    reviewerId: r,
+  }); // C7
+  await addChange({
+    repo: a,
+    at: EARLY + 5 * MIN,
+    runs: [llm(14, 2000, 200, 1.0, 'dropped:stale')],
+    fix: { minutes: 12, status: 'DROPPED', dropReason: 'stale' },
+    supersededAfterMin: 5,
+    reviewerId: r,
+  }); // C8
+  await addChange({
+    repo: a,
+    at: EARLY + 6 * MIN,
+    runs: [offline(2, 'dropped:reverts_change')],
+    fix: { minutes: 40, status: 'DROPPED', dropReason: 'reverts_change' },
+    reviewerId: r,
+  }); // C9
+  await addChange({ repo: a, at: EARLY + 7 * MIN, runs: [llm(8, 500, 50, 0.25, 'no_candidate', { greenGate: true })], reviewerId: r }); // C10
+  await addChange({ repo: b, at: EARLY + 8 * MIN, runs: [offline(5, 'no_candidate')], reviewerId: r }); // C11
+  await addChange({ repo: a, at: EARLY + 9 * MIN, runs: [offline(3, 'fixed')], fix: { minutes: 40 }, reviewerId: r }); // C12
+  // October: outside every period below
+  await addChange({
+    repo: a,
+    at: Date.parse('2026-10-01T09:00:00Z'),
+    runs: [llm(50, 9000, 900, 9, 'fixed')],
+    fix: { minutes: 3, status: 'APPLIED', decisions: [{ kind: 'ACCEPT', surface: 'API' }] },
+    reviewerId: r,
+  });
+});
+
+after(async () => {
+  await db?.drop();
+});
+
+function steps(f: { steps: Array<{ key: string; count: number; retention: number | null }> }) {
+  return Object.fromEntries(f.steps.map((s) => [s.key, s.count]));
+}
+
+function assertNoNaN(value: unknown, path = 'result'): void {
+  if (typeof value === 'number') assert.ok(Number.isFinite(value), `${path} is ${value}`);
+  else if (Array.isArray(value)) value.forEach((v, i) => assertNoNaN(v, `${path}[${i}]`));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) assertNoNaN(v, `${path}.${k}`);
+}
+
+describe('funnel', () => {
+  test('counts every step and reason of the period, with retention against the step before', async () => {
+    const f = await section('funnel');
+    assert.deepEqual(steps(f), { changes: 12, skipped: 3, attempted: 9, found: 6, dropped: 2, posted: 4, previewed: 3, applied: 2 });
+    const byKey = Object.fromEntries(f.steps.map((s: { key: string }) => [s.key, s]));
+    assert.equal(byKey.skipped.retention, 3 / 12);
+    assert.equal(byKey.attempted.retention, 9 / 12);
+    assert.equal(byKey.found.retention, 6 / 9);
+    assert.equal(byKey.dropped.retention, 2 / 6);
+    assert.equal(byKey.posted.retention, 4 / 6);
+    assert.equal(byKey.previewed.retention, 3 / 4);
+    assert.equal(byKey.applied.retention, 2 / 3);
+    assert.equal(byKey.applied.ofChanges, 2 / 12);
+    assert.deepEqual(byKey.skipped.reasons, [
+      { reason: 'known_flaky', count: 2, share: 2 / 3 },
+      { reason: 'bot_author', count: 1, share: 1 / 3 },
+    ]);
+    assert.deepEqual(byKey.dropped.reasons, [
+      { reason: 'reverts_change', count: 1, share: 0.5 },
+      { reason: 'stale', count: 1, share: 0.5 },
+    ]);
+    assert.equal(f.notAttempted, 0);
+  });
+
+  test('all time includes October; a repository, a policy and bot authors narrow it', async () => {
+    assert.deepEqual(steps(await section('funnel', { period: 'all' })), {
+      changes: 13, skipped: 3, attempted: 10, found: 7, dropped: 2, posted: 5, previewed: 4, applied: 3,
+    });
+    assert.deepEqual(steps(await section('funnel', { ...NOVEMBER, repo: 'repo-b' })), {
+      changes: 4, skipped: 1, attempted: 3, found: 2, dropped: 0, posted: 2, previewed: 2, applied: 1,
+    });
+    assert.deepEqual(steps(await section('funnel', { ...NOVEMBER, policy: 'llm' })), {
+      changes: 12, skipped: 3, attempted: 4, found: 3, dropped: 1, posted: 2, previewed: 2, applied: 1,
+    });
+    assert.deepEqual(steps(await section('funnel', { ...NOVEMBER, author: 'bot' })), {
+      changes: 1, skipped: 1, attempted: 0, found: 0, dropped: 0, posted: 0, previewed: 0, applied: 0,
+    });
+    assert.equal(steps(await section('funnel', { ...NOVEMBER, repo: 'no-such-repo' })).changes, 0);
+  });
+});
+
+describe('adoption', () => {
+  test('per surface, per kind, per repository and per week', async () => {
+    const a = await section('adoption');
+    assert.equal(a.posted, 4);
+    assert.deepEqual(a.surfaces, [
+      { surface: 'DASHBOARD', previewed: 2, applied: 1, applyPerPreview: 0.5, applyPerPosted: 0.25 },
+      { surface: 'CLI', previewed: 1, applied: 1, applyPerPreview: 1, applyPerPosted: 0.25 },
+      { surface: 'API', previewed: 0, applied: 0, applyPerPreview: null, applyPerPosted: 0 },
+    ]);
+    assert.deepEqual(a.decisions, { accept: 1, editAccept: 1, reject: 1 });
+    assert.deepEqual(a.rejectReasons, [{ bucket: '2026-11-09T00:00:00.000Z', reasons: { WRONG_FIX: 1 } }]);
+    assert.deepEqual(a.repositories, [
+      { repository: 'repo-a', posted: 2, previewed: 1, applied: 1, rejected: 0, applyPerPreview: 1, applyPerPosted: 0.5 },
+      { repository: 'repo-b', posted: 2, previewed: 2, applied: 1, rejected: 1, applyPerPreview: 0.5, applyPerPosted: 0.5 },
+    ]);
+    assert.deepEqual(a.trend, [
+      { bucket: '2026-11-09T00:00:00.000Z', posted: 2, previewed: 1, applied: 0, rejected: 1, applyPerPreview: 0, applyPerPosted: 0 },
+      { bucket: '2026-11-23T00:00:00.000Z', posted: 2, previewed: 2, applied: 2, rejected: 0, applyPerPreview: 1, applyPerPosted: 1 },
+    ]);
+  });
+
+  test('daily buckets', async () => {
+    const a = await section('adoption', { ...NOVEMBER, bucket: 'day' });
+    assert.deepEqual(
+      a.trend.map((t: { bucket: string; posted: number }) => [t.bucket, t.posted]),
+      [
+        ['2026-11-10T00:00:00.000Z', 2],
+        ['2026-11-25T00:00:00.000Z', 2],
+      ],
+    );
+  });
+});
+
+describe('latency', () => {
+  test('percentiles by linear interpolation (percentile_cont), the CDF, stale share and phase times', async () => {
+    const l = await section('latency');
+    // posted fixes at 10, 20, 30, 40 minutes
+    assert.equal(l.fix.count, 4);
+    assert.ok(Math.abs(l.fix.p10 - 13) < 1e-9, String(l.fix.p10));
+    assert.ok(Math.abs(l.fix.p25 - 17.5) < 1e-9, String(l.fix.p25));
+    assert.ok(Math.abs(l.fix.p50 - 25) < 1e-9, String(l.fix.p50));
+    assert.ok(Math.abs(l.fix.p90 - 37) < 1e-9, String(l.fix.p90));
+    assert.equal(l.fix.cdf.length, 21);
+    assert.deepEqual(l.fix.cdf[0], { share: 0, minutes: 10 });
+    assert.deepEqual(l.fix.cdf[20], { share: 1, minutes: 40 });
+    assert.ok(Math.abs(l.fix.cdf[10].minutes - 25) < 1e-9);
+    // the developer pushed a new revision of C8 after 5 minutes
+    assert.equal(l.developer.count, 1);
+    assert.ok(Math.abs(l.developer.p50 - 5) < 1e-9);
+    assert.deepEqual(l.stale, { count: 1, found: 6, share: 1 / 6 });
+    const setup = l.phases.find((p: { phase: string }) => p.phase === 'setup');
+    assert.deepEqual(setup, { phase: 'setup', runs: 2, p50Ms: 2000, p90Ms: 2800 });
+    const red = l.phases.find((p: { phase: string }) => p.phase === 'red');
+    assert.deepEqual(red, { phase: 'red', runs: 2, p50Ms: 3000, p90Ms: 3800 });
+    const patch = l.phases.find((p: { phase: string }) => p.phase === 'patch');
+    assert.deepEqual(patch, { phase: 'patch', runs: 0, p50Ms: null, p90Ms: null });
+  });
+});
+
+describe('effort and cost', () => {
+  test('totals, per posted and applied fix, by policy and model, the zero-cost share', async () => {
+    const c = await section('cost');
+    // nine repair runs and one re-validation run
+    assert.equal(c.total.runs, 10);
+    assert.equal(c.total.toolCalls, 73);
+    assert.equal(c.total.tokens, 7150);
+    assert.ok(Math.abs(c.total.costUsd - 3.25) < 1e-9);
+    assert.equal(c.total.posted, 4);
+    assert.equal(c.total.applied, 2);
+    assert.ok(Math.abs(c.total.costPerPosted - 0.8125) < 1e-9);
+    assert.ok(Math.abs(c.total.costPerApplied - 1.625) < 1e-9);
+    assert.ok(Math.abs(c.total.costPerRun - 0.325) < 1e-9);
+    assert.equal(c.total.toolCallsPerRun, 7.3);
+    assert.equal(c.total.toolCallsPerApplied, 36.5);
+    assert.equal(c.total.tokensPerPosted, 7150 / 4);
+    assert.deepEqual(c.zeroCost, { posted: 2, share: 0.5 });
+    const llm = c.byPolicyModel.find((g: { policy: string }) => g.policy === 'llm');
+    assert.equal(llm.model, 'm1');
+    assert.equal(llm.runs, 4);
+    assert.equal(llm.toolCalls, 52);
+    assert.equal(llm.posted, 2);
+    assert.equal(llm.applied, 1);
+    assert.ok(Math.abs(llm.costPerApplied - 3.25) < 1e-9);
+    const offline = c.byPolicyModel.find((g: { policy: string }) => g.policy === 'offline');
+    assert.equal(offline.model, null);
+    assert.equal(offline.runs, 6);
+    assert.equal(offline.costUsd, 0);
+    assert.equal(offline.costPerApplied, 0);
+  });
+});
+
+describe('quality', () => {
+  test('why runs produced no fix', async () => {
+    const { noFix } = await section('quality');
+    assert.equal(noFix.finishedRuns, 9);
+    assert.equal(noFix.noFixRuns, 3);
+    const byCategory = Object.fromEntries(noFix.categories.map((c: { category: string; count: number }) => [c.category, c.count]));
+    assert.equal(byCategory.not_reproduced, 1);
+    assert.equal(byCategory.green_not_reached, 1);
+    assert.equal(byCategory.compile_rejected, 1);
+    assert.equal(byCategory.budget_exhausted, 0);
+    assert.equal(noFix.categories.find((c: { category: string }) => c.category === 'not_reproduced').share, 1 / 3);
+  });
+
+  test('precision from the settled labels, with Wilson intervals, per repository', async () => {
+    const { precision } = await section('quality');
+    // C5 and C6 correct, C7 incorrect
+    assert.equal(precision.overall.settled, 3);
+    assert.equal(precision.overall.correct.count, 2);
+    assert.equal(precision.overall.correct.share, 2 / 3);
+    const interval = wilson(2, 3)!;
+    assert.equal(precision.overall.correct.low, interval.low);
+    assert.equal(precision.overall.correct.high, interval.high);
+    assert.equal(precision.overall.incorrect.count, 1);
+    assert.deepEqual(
+      precision.byRepository
+        .map((r: { label: string; settled: number; correct: { count: number } }) => [r.label, r.settled, r.correct.count])
+        .sort((x: string[], y: string[]) => x[0].localeCompare(y[0])),
+      [
+        ['repo-a', 1, 1],
+        ['repo-b', 2, 1],
+      ],
+    );
+    const { precision: none } = await section('quality', { ...NOVEMBER, repo: 'no-such-repo' });
+    assert.equal(none.overall.settled, 0);
+    assert.equal(none.overall.correct.share, null);
+  });
+});
+
+describe('overview', () => {
+  test('this week against last week', async () => {
+    const o = await section('overview');
+    assert.equal(o.thisWeek.fixesPosted, 2);
+    assert.equal(o.thisWeek.applyRate, 1);
+    assert.ok(Math.abs(o.thisWeek.p50LatencyMinutes - 15) < 1e-9);
+    // C5's run (0.5) and C6's two offline runs (0) for two applied fixes
+    assert.ok(Math.abs(o.thisWeek.costPerApplied - 0.25) < 1e-9);
+    assert.equal(o.lastWeek.fixesPosted, 0);
+    assert.equal(o.lastWeek.applyRate, null);
+    assert.equal(o.lastWeek.p50LatencyMinutes, null);
+    assert.equal(o.lastWeek.costPerApplied, null);
+    assert.equal(o.thisWeek.precision.settled, 2);
+    assert.equal(o.thisWeek.precision.share, 1);
+    assert.equal(o.lastWeek.precision.share, null);
+  });
+});
+
+describe('a period with no data', () => {
+  test('says so with nulls, never NaN or 0%', async () => {
+    const empty = { period: 'custom', from: '2025-01-01', to: '2025-01-31' };
+    for (const name of ['funnel', 'adoption', 'latency', 'cost', 'quality', 'overview'] as const) assertNoNaN(await section(name, empty), name);
+    const f = await section('funnel', empty);
+    assert.ok(f.steps.every((s: { count: number }) => s.count === 0));
+    assert.ok(f.steps.every((s: { retention: number | null }) => s.retention === null));
+    const l = await section('latency', empty);
+    assert.equal(l.fix.p50, null);
+    assert.deepEqual(l.fix.cdf, []);
+    assert.equal(l.stale.share, null);
+    const c = await section('cost', empty);
+    assert.equal(c.total.costPerApplied, null);
+    assert.equal(c.total.costPerRun, null);
+    assert.equal(c.zeroCost.share, null);
+    const a = await section('adoption', empty);
+    assert.ok(a.surfaces.every((s: { applyPerPreview: number | null; applyPerPosted: number | null }) => s.applyPerPreview === null && s.applyPerPosted === null));
+  });
+});
+
+describe('GET /api/insights/[section]', () => {
+  test('answers a manager with the section for the URL filter, in UTC', async () => {
+    const res = await callRoute({
+      handler: getInsights,
+      url: '/api/insights/funnel?period=custom&from=2026-11-01&to=2026-11-30&repo=repo-b',
+      cookie: managerCookie,
+      params: { section: 'funnel' },
+    });
+    assert.equal(res.status, 200);
+    const body = res.json as { period: { from: string; to: string }; data: { steps: Array<{ key: string; count: number }> } };
+    assert.deepEqual(body.period, { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' });
+    assert.equal(body.data.steps[0].count, 4);
+  });
+
+  test('refuses a reviewer (403), an unknown section (404) and a bad filter (422)', async () => {
+    const forbidden = await callRoute({ handler: getInsights, url: '/api/insights/funnel', cookie: reviewerCookie, params: { section: 'funnel' } });
+    assert.equal(forbidden.status, 403);
+    const unknown = await callRoute({ handler: getInsights, url: '/api/insights/nope', cookie: managerCookie, params: { section: 'nope' } });
+    assert.equal(unknown.status, 404);
+    const bad = await callRoute({
+      handler: getInsights,
+      url: '/api/insights/funnel?period=custom&from=2026-12-01&to=2026-11-01',
+      cookie: managerCookie,
+      params: { section: 'funnel' },
+    });
+    assert.equal(bad.status, 422);
+  });
+});
