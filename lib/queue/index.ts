@@ -15,6 +15,13 @@ import { RunJobSchema } from '../runs/schemas';
 // and pg-boss's job expiry never has to match a 30-minute repair.
 
 export const RUN_QUEUE = 'flowfix-runs';
+// Code-host webhook deliveries to process (lib/hosts/process.ts). Unlike a
+// run, a delivery's processing is short and safe to repeat, so the job itself
+// carries it: a failure (the host answered 502 after the client's own
+// retries) is retried by pg-boss with exponential backoff.
+export const HOST_EVENT_QUEUE = 'flowfix-host-events';
+const HOST_EVENT_RETRIES = 6;
+const HOST_EVENT_RETRY_DELAY_S = 2;
 
 export interface QueuedJob {
   jobId: string;
@@ -26,6 +33,12 @@ export interface RunQueue {
   enqueue(runId: string): Promise<void>;
   fetch(max: number): Promise<QueuedJob[]>;
   complete(jobIds: string[]): Promise<void>;
+  /** a webhook delivery (its WebhookDelivery row id) to process in the background; one waiting job per delivery */
+  enqueueDelivery(deliveryRowId: string): Promise<void>;
+  fetchDeliveries(max: number): Promise<Array<{ jobId: string; deliveryRowId: string }>>;
+  completeDelivery(jobId: string): Promise<void>;
+  /** retried later with backoff, up to the retry limit */
+  failDelivery(jobId: string, error: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +73,17 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     // two processes creating the queue at once: the loser finds it there
     if (!(await boss.getQueue(RUN_QUEUE))) throw err;
   });
+  await boss
+    .createQueue(HOST_EVENT_QUEUE, {
+      name: HOST_EVENT_QUEUE,
+      policy: 'standard',
+      retryLimit: HOST_EVENT_RETRIES,
+      retryDelay: HOST_EVENT_RETRY_DELAY_S,
+      retryBackoff: true,
+    })
+    .catch(async (err: unknown) => {
+      if (!(await boss.getQueue(HOST_EVENT_QUEUE))) throw err;
+    });
 
   return {
     async enqueue(runId) {
@@ -82,6 +106,26 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     },
     async complete(jobIds) {
       if (jobIds.length > 0) await boss.complete(RUN_QUEUE, jobIds);
+    },
+    async enqueueDelivery(deliveryRowId) {
+      await boss.send(HOST_EVENT_QUEUE, { deliveryRowId }, { singletonKey: deliveryRowId });
+      wakeups.emit('delivery', deliveryRowId);
+    },
+    async fetchDeliveries(max) {
+      if (max <= 0) return [];
+      const jobs = await boss.fetch<{ deliveryRowId?: unknown }>(HOST_EVENT_QUEUE, { batchSize: max });
+      const out: Array<{ jobId: string; deliveryRowId: string }> = [];
+      for (const job of jobs ?? []) {
+        if (typeof job.data?.deliveryRowId === 'string') out.push({ jobId: job.id, deliveryRowId: job.data.deliveryRowId });
+        else await boss.fail(HOST_EVENT_QUEUE, job.id, { message: 'malformed job' });
+      }
+      return out;
+    },
+    async completeDelivery(jobId) {
+      await boss.complete(HOST_EVENT_QUEUE, jobId);
+    },
+    async failDelivery(jobId, error) {
+      await boss.fail(HOST_EVENT_QUEUE, jobId, { message: error.slice(0, 2000) });
     },
     async stop() {
       await boss.stop({ graceful: false, wait: true, close: true });
@@ -136,6 +180,12 @@ export async function stopRunQueue({ handle }: { handle?: DbHandle } = {}): Prom
 export function onRunQueued(listener: (runId: string) => void): () => void {
   wakeups.on('queued', listener);
   return () => wakeups.off('queued', listener);
+}
+
+/** In-process wake-up when this process records a webhook delivery. */
+export function onDeliveryQueued(listener: (deliveryRowId: string) => void): () => void {
+  wakeups.on('delivery', listener);
+  return () => wakeups.off('delivery', listener);
 }
 
 export function onQueueError(listener: (err: unknown) => void): () => void {
