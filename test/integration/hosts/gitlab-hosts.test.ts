@@ -1,0 +1,143 @@
+import './hosts-env';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDb, type TestDb } from '../../helpers/test-db';
+import { callRoute, sessionCookie } from '../routes/http-helpers';
+import * as hostsRoute from '../../../app/api/admin/hosts/route';
+import * as hostReposRoute from '../../../app/api/admin/hosts/[id]/repositories/route';
+import * as webhookRoute from '../../../app/api/hosts/gitlab/webhook/route';
+import { startGitLabApiDouble, type GitLabApiDouble } from '../../doubles/gitlab-api-double';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
+import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture } from './helpers';
+
+// A GitLab connection end to end: the real @gitbeaker/rest client over real
+// HTTP to a GitLab API test double; hooks authenticated by their secret token;
+// a failed merge-request pipeline's test report and failed jobs' logs
+// ingested by the background job; merge-request events stale pending work.
+
+const HOOK_TOKEN = 'gitlab-hook-secret-token';
+const ctx = { params: Promise.resolve({}) };
+
+describe('GitLab: registration, hooks and failed pipelines (hosts)', () => {
+  let db: TestDb;
+  let gl: GitLabApiDouble;
+  let repo: GitFixture;
+  let cookie: string;
+  let hostId = '';
+  let repositoryId = '';
+  let worker: DeliveryWorker;
+
+  const post = (req: Request) => webhookRoute.POST(req as never, ctx);
+  const settled = (id: string) =>
+    waitFor(async () => {
+      const row = await db.db.webhookDelivery.findFirst({ where: { deliveryId: id } });
+      return row && row.status !== 'RECEIVED' ? row : null;
+    }, { what: `delivery ${id} to settle` });
+  const pipelineHook = (pipelineId: number, status = 'failed', mr: { iid: number } | null = { iid: 3 }) => ({
+    object_kind: 'pipeline',
+    object_attributes: { id: pipelineId, status, sha: repo.head, ref: 'feature' },
+    merge_request: mr,
+    project: { id: 501, path_with_namespace: 'acme/shop' },
+  });
+
+  before(async () => {
+    db = await createTestDb();
+    gl = await startGitLabApiDouble();
+    repo = makeGitFixture();
+    const admin = await db.db.user.create({ data: { email: 'admin@gitlab.test', name: 'Admin', roles: ['ADMIN'] } });
+    cookie = await sessionCookie(admin);
+    repositoryId = (await db.db.repository.create({ data: { name: 'acme/shop', gitUrl: repo.dir } })).id;
+    gl.projects.push({ id: 501, path: 'acme/shop' }, { id: 502, path: 'acme/docs' });
+    gl.mergeRequests.push({ projectId: 501, iid: 3, title: 'Subtract instead', author: 'dev', sourceBranch: 'feature', baseSha: repo.base, headSha: repo.head });
+    worker = await startDeliveryWorker({ pollMs: 50 });
+  });
+  after(async () => {
+    await worker.stop();
+    await gl.close();
+    repo.cleanup();
+    await db.drop();
+  });
+
+  test('register with a token, link a project from the token’s own list; the token is never returned', async () => {
+    const res = await callRoute({ handler: hostsRoute.POST, url: '/api/admin/hosts', method: 'POST', cookie, body: { kind: 'GITLAB', name: 'gitlab.example', apiBaseUrl: gl.url, token: gl.token, webhookSecret: HOOK_TOKEN } });
+    assert.equal(res.status, 201, JSON.stringify(res.json));
+    assert.ok(!JSON.stringify(res.json).includes(gl.token) && !JSON.stringify(res.json).includes(HOOK_TOKEN));
+    hostId = (res.json as { host: { id: string } }).host.id;
+    const row = await db.db.codeHost.findUniqueOrThrow({ where: { id: hostId } });
+    assert.match(row.tokenCipher ?? '', /^ffs1:/);
+    assert.ok(!row.tokenCipher!.includes(gl.token));
+
+    const list = await callRoute({ handler: hostReposRoute.GET, url: `/api/admin/hosts/${hostId}/repositories`, cookie, params: { id: hostId } });
+    assert.equal(list.status, 200, JSON.stringify(list.json));
+    assert.deepEqual((list.json as { repositories: Array<{ fullName: string }> }).repositories.map((r) => r.fullName), ['acme/docs', 'acme/shop']);
+    const link = await callRoute({ handler: hostReposRoute.POST, url: `/api/admin/hosts/${hostId}/repositories`, method: 'POST', cookie, params: { id: hostId }, body: { externalId: '501', repositoryId } });
+    assert.equal(link.status, 201, JSON.stringify(link.json));
+  });
+
+  test('hooks: a wrong or missing secret token → 401, a replay → 409, an unlinked project → 404', async () => {
+    assert.equal((await post(gitlabDelivery({ token: 'not-the-token', event: 'Pipeline Hook', payload: pipelineHook(1, 'running') }))).status, 401);
+    const missing = gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: pipelineHook(1, 'running') });
+    missing.headers.delete('x-gitlab-token');
+    assert.equal((await post(missing)).status, 401);
+    assert.equal((await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: pipelineHook(1, 'running'), deliveryId: 'gl-dup' }))).status, 202);
+    assert.equal((await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: pipelineHook(1, 'running'), deliveryId: 'gl-dup' }))).status, 409);
+    const unlinked = await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: { ...pipelineHook(1), project: { id: 502 } } }));
+    assert.equal(unlinked.status, 404);
+    assert.equal((await settled('gl-dup')).status, 'IGNORED');
+  });
+
+  test('a failed merge-request pipeline: its test report and failed job logs are ingested', async () => {
+    gl.pipelines.set(77, {
+      id: 77,
+      projectId: 501,
+      sha: repo.head,
+      status: 'failed',
+      testCases: [
+        { status: 'failed', name: 'adds two numbers', classname: 'sum', file: 'test/sum.test.js', system_output: 'expected 3, got -1\n    at test/sum.test.js:4' },
+        { status: 'success', name: 'adds zero', classname: 'sum' },
+      ],
+      jobs: [
+        { id: 900, name: 'unit', status: 'failed', trace: '$ npm test\nFAIL test/sum.test.js' },
+        { id: 901, name: 'lint', status: 'success', trace: 'clean' },
+      ],
+    });
+    assert.equal((await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: pipelineHook(77), deliveryId: 'gl-77' }))).status, 202);
+    const row = await settled('gl-77');
+    assert.equal(row.status, 'PROCESSED', row.detail ?? '');
+    const change = await db.db.change.findUniqueOrThrow({ where: { repositoryId_externalId: { repositoryId, externalId: '3' } }, include: { failures: true, revisions: true } });
+    assert.equal(change.title, 'Subtract instead');
+    assert.deepEqual([change.baseRev, change.headRev, change.branch], [repo.base, repo.head, 'feature']);
+    assert.deepEqual(change.failures.map((f) => [f.testName, f.message]), [['adds two numbers', 'expected 3, got -1']]);
+    assert.match(change.revisions[0].ciLog, /FAIL test\/sum\.test\.js/);
+    assert.ok(!change.revisions[0].ciLog.includes('clean'));
+    assert.equal(change.revisions[0].ciUrl, `${gl.url}/acme/shop/-/pipelines/77`);
+  });
+
+  test('a failed job is followed to its finished pipeline; a pipeline without failed tests or outside a merge request is ignored with the reason', async () => {
+    gl.pipelines.set(78, { id: 78, projectId: 501, sha: repo.head, status: 'running', testCases: [], jobs: [] });
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Job Hook', payload: { object_kind: 'build', build_id: 1, build_status: 'failed', pipeline_id: 78, project_id: 501 }, deliveryId: 'job-78' }));
+    assert.match((await settled('job-78')).detail ?? '', /pipeline 78 is running/);
+    gl.pipelines.set(79, { id: 79, projectId: 501, sha: repo.head, status: 'failed', testCases: [{ status: 'error', name: 'boots', classname: 'app', stack_trace: 'Error: boom' }], jobs: [] });
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Job Hook', payload: { object_kind: 'build', build_id: 2, build_status: 'failed', pipeline_id: 79, project_id: 501 }, deliveryId: 'job-79' }));
+    assert.equal((await settled('job-79')).status, 'PROCESSED');
+    assert.ok(await db.db.failure.findFirst({ where: { testName: 'boots', kind: 'error' } }));
+
+    gl.pipelines.set(80, { id: 80, projectId: 501, sha: repo.head, status: 'failed', testCases: [{ status: 'success', name: 'ok', classname: 'x' }], jobs: [] });
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: pipelineHook(80), deliveryId: 'gl-80' }));
+    assert.match((await settled('gl-80')).detail ?? '', /lists no failed test \(is artifacts:reports:junit set\?\)/);
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: pipelineHook(81, 'failed', null), deliveryId: 'gl-81' }));
+    assert.match((await settled('gl-81')).detail ?? '', /not a merge request's pipeline/);
+  });
+
+  test('merge request: an update with new commits stales the pending fix; a merge ends pending work', async () => {
+    const change = await db.db.change.findUniqueOrThrow({ where: { repositoryId_externalId: { repositoryId, externalId: '3' } }, include: { revisions: true } });
+    const run = await db.db.run.create({ data: { changeId: change.id, revisionId: change.revisions[0].id, policy: 'offline', status: 'FIXED' } });
+    const fix = await db.db.fix.create({ data: { runId: run.id, changeId: change.id, revisionId: change.revisions[0].id, diff: 'd', files: [] } });
+    const mrHook = (action: string, last: string) => ({ object_kind: 'merge_request', object_attributes: { iid: 3, action, oldrev: repo.head, last_commit: { id: last } }, project: { id: 501 } });
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Merge Request Hook', payload: mrHook('update', 'e'.repeat(40)), deliveryId: 'mr-update' }));
+    assert.match((await settled('mr-update')).detail ?? '', /1 pending fix\(es\) made stale/);
+    assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status, 'STALE');
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Merge Request Hook', payload: mrHook('merge', 'e'.repeat(40)), deliveryId: 'mr-merge' }));
+    assert.match((await settled('mr-merge')).detail ?? '', /merged/);
+  });
+});
