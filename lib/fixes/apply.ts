@@ -6,6 +6,7 @@ import { ChangeStatus, DecisionKind, FixStatus } from '../generated/prisma/enums
 import { ApplyFixError, applyFixCommit, findFixCommit, fixCommitMessage, type ApplyFixCommitResult } from '../git/apply-fix';
 import { DECIDABLE, fixUnavailableError, requireDecider, type Decider } from './decisions';
 import { summaryToText } from './text';
+import { notifyCodeHost } from '../hosts/sync';
 import { ApplyClaimSchema, SurfaceSchema, type ApplyClaim, type SurfaceName } from './schemas';
 
 // Accepting a fix = writing it as a commit on the change's branch.
@@ -238,10 +239,12 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
     case 'already_applied': {
       const reconciled = result.outcome === 'already_applied';
       const { decisionId } = await recordApplied({ fix, userId: user.id, claim, commit: result.commit, reconciled });
+      await notifyCodeHost(fix.changeId);
       return { fixId, commit: result.commit, branch: fix.revision.branch, decisionId, reconciled };
     }
     case 'moved': {
       const message = await recordStale({ fix, userId: user.id, actualHead: result.actualHead });
+      await notifyCodeHost(fix.changeId);
       throw new AppError('conflict', message.charAt(0).toUpperCase() + message.slice(1), {
         details: { status: FixStatus.STALE, expectedHead: fix.revision.headRev, actualHead: result.actualHead },
       });

@@ -9,6 +9,7 @@ import { IngestMetadataSchema } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
 import { githubInstallationClient, type GitHubClient } from './clients';
 import { endPendingWork, staleOlderHeads } from './pull-requests';
+import { notifyCodeHost } from './sync';
 import { globToRegExp, readZip, ZipError } from './zip';
 
 // GitHub deliveries → flowfix. A failed workflow run (or check suite) of a
@@ -101,6 +102,7 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
         limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
       });
       ingested += 1;
+      await notifyCodeHost(result.changeId);
       details.push(`run ${run.id}: ${result.failures} failure(s) on revision ${result.revisionNumber} of #${number}${result.created ? '' : ' (already known)'}`);
     } catch (err) {
       // a report that holds no failure, or a refused one, is an answer, not a reason to retry

@@ -9,6 +9,7 @@ import { cleanText } from '../ingest/text';
 import { gitlabClient, type GitLabClient } from './clients';
 import type { ProcessOutcome } from './github-events';
 import { endPendingWork, staleOlderHeads } from './pull-requests';
+import { notifyCodeHost } from './sync';
 
 // GitLab deliveries → flowfix. A failed merge-request pipeline: the
 // pipeline's test report (what `artifacts:reports:junit` feeds GitLab's own
@@ -117,6 +118,7 @@ async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }:
       upload: { metadata, junitReports: [], log: cleanText(logs.join('\n\n')) },
       limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
     });
+    await notifyCodeHost(result.changeId);
     return { status: 'PROCESSED', detail: `pipeline ${pipelineId}: ${result.failures} failure(s) on revision ${result.revisionNumber} of !${mrIid}` };
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return { status: 'IGNORED', detail: `pipeline ${pipelineId}: ${err.message}` };

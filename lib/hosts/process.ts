@@ -1,7 +1,8 @@
 import 'server-only';
 import { getDb } from '../db';
 import { CodeHostKind, WebhookDeliveryStatus } from '../generated/prisma/enums';
-import { getRunQueue, onDeliveryQueued } from '../queue';
+import { getRunQueue, HOST_EVENT_QUEUE, HOST_SYNC_QUEUE, onHostJobQueued, type HostJobQueue } from '../queue';
+import { syncChange } from './sync';
 import { processGitHubDelivery, type ProcessOutcome } from './github-events';
 import { processGitLabDelivery } from './gitlab-events';
 
@@ -54,41 +55,55 @@ async function recordGaveUp(deliveryRowId: string, error: string): Promise<void>
 
 export interface DeliveryWorker {
   stop(): Promise<void>;
-  /** resolves once no job is waiting and none is in hand (tests, the bench) */
-  idle(): Promise<void>;
 }
 
-/** Takes delivery jobs off the queue, a few at a time, until stopped. */
+type Handler = (id: string) => Promise<string>;
+
+/**
+ * Takes code-host jobs off the queue until stopped: webhook deliveries
+ * (processDelivery) and pull-request syncs (syncChange, lib/hosts/sync.ts).
+ */
 export async function startDeliveryWorker({ pollMs = 500, batch = 4, log = () => undefined }: { pollMs?: number; batch?: number; log?: (entry: Record<string, unknown>) => void } = {}): Promise<DeliveryWorker> {
   const queue = await getRunQueue();
   let stopped = false;
   let wake: (() => void) | undefined;
-  let busy = false;
-  const idleWaiters: Array<() => void> = [];
-  const off = onDeliveryQueued(() => wake?.());
+  const off = onHostJobQueued(() => wake?.());
+  const handlers: Array<[HostJobQueue, Handler, (id: string, err: unknown) => Promise<void>]> = [
+    [
+      HOST_EVENT_QUEUE,
+      async (id) => {
+        const outcome = await processDelivery(id);
+        return typeof outcome === 'string' ? outcome : outcome.status;
+      },
+      async (id, err) => {
+        const attempts = (await getDb().webhookDelivery.findUnique({ where: { id }, select: { attempts: true } }))?.attempts ?? 0;
+        if (attempts > MAX_ATTEMPTS) await recordGaveUp(id, describeError(err));
+      },
+    ],
+    [HOST_SYNC_QUEUE, async (id) => (await syncChange(id)).join(', ') || 'nothing to do', async () => undefined],
+  ];
   const loop = (async () => {
     while (!stopped) {
-      busy = true;
-      const jobs = await queue.fetchDeliveries(batch).catch((err: unknown) => {
-        log({ event: 'delivery_queue_error', error: (err as Error).message });
-        return [];
-      });
-      for (const job of jobs) {
-        try {
-          const outcome = await processDelivery(job.deliveryRowId);
-          await queue.completeDelivery(job.jobId);
-          log({ event: 'delivery_done', deliveryRowId: job.deliveryRowId, status: typeof outcome === 'string' ? outcome : outcome.status });
-        } catch (err) {
-          log({ event: 'delivery_error', deliveryRowId: job.deliveryRowId, error: describeError(err) });
-          await queue.failDelivery(job.jobId, describeError(err)).catch(() => undefined);
-          const attempts = (await getDb().webhookDelivery.findUnique({ where: { id: job.deliveryRowId }, select: { attempts: true } }))?.attempts ?? 0;
-          if (attempts > MAX_ATTEMPTS) await recordGaveUp(job.deliveryRowId, describeError(err));
+      let worked = 0;
+      for (const [name, handler, gaveUp] of handlers) {
+        const jobs = await queue.fetchHostJobs(name, batch).catch((err: unknown) => {
+          log({ event: 'host_queue_error', error: (err as Error).message });
+          return [];
+        });
+        worked += jobs.length;
+        for (const job of jobs) {
+          try {
+            const result = await handler(job.id);
+            await queue.completeHostJob(name, job.jobId);
+            log({ event: 'host_job_done', queue: name, id: job.id, result });
+          } catch (err) {
+            log({ event: 'host_job_error', queue: name, id: job.id, error: describeError(err) });
+            await queue.failHostJob(name, job.jobId, describeError(err)).catch(() => undefined);
+            await gaveUp(job.id, err).catch(() => undefined);
+          }
         }
       }
-      busy = false;
-      if (jobs.length > 0) continue;
-      idleWaiters.splice(0).forEach((r) => r());
-      if (stopped) break;
+      if (worked > 0 || stopped) continue;
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, pollMs);
         function done() {
@@ -106,12 +121,6 @@ export async function startDeliveryWorker({ pollMs = 500, batch = 4, log = () =>
       off();
       wake?.();
       await loop;
-    },
-    idle() {
-      return new Promise<void>((resolve) => {
-        idleWaiters.push(resolve);
-        if (!busy) wake?.();
-      });
     },
   };
 }

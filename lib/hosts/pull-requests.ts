@@ -2,6 +2,7 @@ import 'server-only';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { notifyCodeHost } from './sync';
 
 // What a pull (merge) request's own events mean for its change: a new push
 // makes every pending fix made on an older head stale and asks its runs to
@@ -12,7 +13,7 @@ import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 const PENDING_CHANGE = [ChangeStatus.NEW, ChangeStatus.QUEUED, ChangeStatus.RUNNING, ChangeStatus.FIX_READY];
 
 async function stalePending({ repositoryId, externalId, keepHeadRev, why }: { repositoryId: string; externalId: string; keepHeadRev: string | null; why: string }): Promise<number> {
-  return getDb().$transaction(async (tx) => {
+  const result = await getDb().$transaction(async (tx) => {
     const change = await tx.change.findUnique({ where: { repositoryId_externalId: { repositoryId, externalId } }, select: { id: true, headRev: true, status: true } });
     if (!change || (keepHeadRev !== null && change.headRev === keepHeadRev)) return 0;
     const older = { changeId: change.id, ...(keepHeadRev !== null ? { revision: { headRev: { not: keepHeadRev } } } : {}) };
@@ -24,8 +25,11 @@ async function stalePending({ repositoryId, externalId, keepHeadRev, why }: { re
       await tx.change.update({ where: { id: change.id }, data: { status: ChangeStatus.STALE, statusReason: why } });
     }
     await writeAudit({ actorKind: 'system', action: 'change.stale', targetType: 'change', targetId: change.id, data: { why, fixesStaled: count } }, tx);
-    return count;
+    return { count, changeId: change.id };
   });
+  if (result === 0) return 0;
+  await notifyCodeHost(result.changeId);
+  return result.count;
 }
 
 /** New commits on the request: fixes made on any other head go stale. Returns how many. */

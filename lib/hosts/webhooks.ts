@@ -7,7 +7,7 @@ import { AppError, isUniqueViolation } from '../errors';
 import { CodeHostKind } from '../generated/prisma/enums';
 import type { CodeHost, Prisma } from '../generated/prisma/client';
 import { readLimitedBody } from '../ingest/body';
-import { getRunQueue } from '../queue';
+import { getRunQueue, HOST_EVENT_QUEUE } from '../queue';
 import { SECRET_PURPOSE } from './clients';
 import { secretBox } from './secrets';
 
@@ -150,6 +150,6 @@ export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook):
     }
     throw err;
   }
-  await (await getRunQueue()).enqueueDelivery(row.id);
+  await (await getRunQueue()).enqueueHostJob(HOST_EVENT_QUEUE, row.id);
   return { status: 'queued', id: row.id, deliveryId };
 }

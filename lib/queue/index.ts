@@ -20,8 +20,13 @@ export const RUN_QUEUE = 'flowfix-runs';
 // carries it: a failure (the host answered 502 after the client's own
 // retries) is retried by pg-boss with exponential backoff.
 export const HOST_EVENT_QUEUE = 'flowfix-host-events';
-const HOST_EVENT_RETRIES = 6;
-const HOST_EVENT_RETRY_DELAY_S = 2;
+// Bringing a change's pull request up to date (the check run, the comment):
+// one waiting job per change ('short' policy + singletonKey), so a burst of
+// run transitions costs one sync, which reads the state when it runs.
+export const HOST_SYNC_QUEUE = 'flowfix-host-sync';
+export type HostJobQueue = typeof HOST_EVENT_QUEUE | typeof HOST_SYNC_QUEUE;
+const HOST_JOB_RETRIES = 6;
+const HOST_JOB_RETRY_DELAY_S = 2;
 
 export interface QueuedJob {
   jobId: string;
@@ -33,12 +38,12 @@ export interface RunQueue {
   enqueue(runId: string): Promise<void>;
   fetch(max: number): Promise<QueuedJob[]>;
   complete(jobIds: string[]): Promise<void>;
-  /** a webhook delivery (its WebhookDelivery row id) to process in the background; one waiting job per delivery */
-  enqueueDelivery(deliveryRowId: string): Promise<void>;
-  fetchDeliveries(max: number): Promise<Array<{ jobId: string; deliveryRowId: string }>>;
-  completeDelivery(jobId: string): Promise<void>;
+  /** a code-host job: a webhook delivery's row id (HOST_EVENT_QUEUE) or a change id to sync (HOST_SYNC_QUEUE) */
+  enqueueHostJob(queue: HostJobQueue, id: string): Promise<void>;
+  fetchHostJobs(queue: HostJobQueue, max: number): Promise<Array<{ jobId: string; id: string }>>;
+  completeHostJob(queue: HostJobQueue, jobId: string): Promise<void>;
   /** retried later with backoff, up to the retry limit */
-  failDelivery(jobId: string, error: string): Promise<void>;
+  failHostJob(queue: HostJobQueue, jobId: string, error: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,17 +78,13 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     // two processes creating the queue at once: the loser finds it there
     if (!(await boss.getQueue(RUN_QUEUE))) throw err;
   });
-  await boss
-    .createQueue(HOST_EVENT_QUEUE, {
-      name: HOST_EVENT_QUEUE,
-      policy: 'standard',
-      retryLimit: HOST_EVENT_RETRIES,
-      retryDelay: HOST_EVENT_RETRY_DELAY_S,
-      retryBackoff: true,
-    })
-    .catch(async (err: unknown) => {
-      if (!(await boss.getQueue(HOST_EVENT_QUEUE))) throw err;
-    });
+  for (const [name, policy] of [[HOST_EVENT_QUEUE, 'standard'], [HOST_SYNC_QUEUE, 'short']] as const) {
+    await boss
+      .createQueue(name, { name, policy, retryLimit: HOST_JOB_RETRIES, retryDelay: HOST_JOB_RETRY_DELAY_S, retryBackoff: true })
+      .catch(async (err: unknown) => {
+        if (!(await boss.getQueue(name))) throw err;
+      });
+  }
 
   return {
     async enqueue(runId) {
@@ -107,25 +108,25 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     async complete(jobIds) {
       if (jobIds.length > 0) await boss.complete(RUN_QUEUE, jobIds);
     },
-    async enqueueDelivery(deliveryRowId) {
-      await boss.send(HOST_EVENT_QUEUE, { deliveryRowId }, { singletonKey: deliveryRowId });
-      wakeups.emit('delivery', deliveryRowId);
+    async enqueueHostJob(queue, id) {
+      await boss.send(queue, { id }, { singletonKey: id });
+      wakeups.emit('host-job', queue);
     },
-    async fetchDeliveries(max) {
+    async fetchHostJobs(queue, max) {
       if (max <= 0) return [];
-      const jobs = await boss.fetch<{ deliveryRowId?: unknown }>(HOST_EVENT_QUEUE, { batchSize: max });
-      const out: Array<{ jobId: string; deliveryRowId: string }> = [];
+      const jobs = await boss.fetch<{ id?: unknown }>(queue, { batchSize: max });
+      const out: Array<{ jobId: string; id: string }> = [];
       for (const job of jobs ?? []) {
-        if (typeof job.data?.deliveryRowId === 'string') out.push({ jobId: job.id, deliveryRowId: job.data.deliveryRowId });
-        else await boss.fail(HOST_EVENT_QUEUE, job.id, { message: 'malformed job' });
+        if (typeof job.data?.id === 'string') out.push({ jobId: job.id, id: job.data.id });
+        else await boss.fail(queue, job.id, { message: 'malformed job' });
       }
       return out;
     },
-    async completeDelivery(jobId) {
-      await boss.complete(HOST_EVENT_QUEUE, jobId);
+    async completeHostJob(queue, jobId) {
+      await boss.complete(queue, jobId);
     },
-    async failDelivery(jobId, error) {
-      await boss.fail(HOST_EVENT_QUEUE, jobId, { message: error.slice(0, 2000) });
+    async failHostJob(queue, jobId, error) {
+      await boss.fail(queue, jobId, { message: error.slice(0, 2000) });
     },
     async stop() {
       await boss.stop({ graceful: false, wait: true, close: true });
@@ -182,10 +183,10 @@ export function onRunQueued(listener: (runId: string) => void): () => void {
   return () => wakeups.off('queued', listener);
 }
 
-/** In-process wake-up when this process records a webhook delivery. */
-export function onDeliveryQueued(listener: (deliveryRowId: string) => void): () => void {
-  wakeups.on('delivery', listener);
-  return () => wakeups.off('delivery', listener);
+/** In-process wake-up when this process queues a code-host job. */
+export function onHostJobQueued(listener: (queue: HostJobQueue) => void): () => void {
+  wakeups.on('host-job', listener);
+  return () => wakeups.off('host-job', listener);
 }
 
 export function onQueueError(listener: (err: unknown) => void): () => void {

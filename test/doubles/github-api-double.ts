@@ -85,8 +85,32 @@ export interface RecordedRequest {
   status: number;
 }
 
+export interface DoubleCheckRun {
+  id: number;
+  repositoryId: number;
+  name: string;
+  head_sha: string;
+  status: string;
+  conclusion: string | null;
+  details_url?: string;
+  output: { title?: string; summary?: string };
+  /** every state it went through, in order */
+  history: Array<{ status: string; conclusion: string | null; title?: string; at: number }>;
+}
+
+export interface DoubleComment {
+  id: number;
+  repositoryId: number;
+  issueNumber: number;
+  body: string;
+  user: string;
+  edits: number;
+}
+
 export interface GitHubApiDouble {
   url: string;
+  checkRuns: DoubleCheckRun[];
+  comments: DoubleComment[];
   appId: string;
   privateKey: string;
   repositories: DoubleRepository[];
@@ -157,7 +181,10 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     faults: [],
     requests: [],
     issuedTokens: [],
+    checkRuns: [],
+    comments: [],
   };
+  let nextId = 5000;
   let base = '';
 
   const repoByName = (owner: string, name: string) => state.repositories.find((r) => r.owner === owner && r.name === name);
@@ -267,7 +294,37 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     return `${base}/_blobs/${key}`;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, record: (auth: RecordedRequest['auth'], status: number) => void): Promise<void> {
+  function checkRunShape(r: DoubleRepository, c: DoubleCheckRun): Pick<Schemas['check-run'], 'id' | 'head_sha' | 'node_id' | 'external_id' | 'url' | 'html_url' | 'details_url' | 'status' | 'conclusion' | 'name'> {
+    return {
+      id: c.id,
+      node_id: `CR_${c.id}`,
+      head_sha: c.head_sha,
+      external_id: null,
+      url: `${base}/repos/${fullName(r)}/check-runs/${c.id}`,
+      html_url: `${base}/${fullName(r)}/runs/${c.id}`,
+      details_url: c.details_url ?? null,
+      status: c.status as Schemas['check-run']['status'],
+      conclusion: c.conclusion as Schemas['check-run']['conclusion'],
+      name: c.name,
+    };
+  }
+
+  function commentShape(r: DoubleRepository, c: DoubleComment): Pick<Schemas['issue-comment'], 'id' | 'node_id' | 'url' | 'html_url' | 'body' | 'user' | 'created_at' | 'updated_at' | 'issue_url' | 'author_association'> {
+    return {
+      id: c.id,
+      node_id: `IC_${c.id}`,
+      url: `${base}/repos/${fullName(r)}/issues/comments/${c.id}`,
+      html_url: `${base}/${fullName(r)}/pull/${c.issueNumber}#issuecomment-${c.id}`,
+      body: c.body,
+      user: simpleUser(c.user, 9, 'Bot'),
+      created_at: now(),
+      updated_at: now(),
+      issue_url: `${base}/repos/${fullName(r)}/issues/${c.issueNumber}`,
+      author_association: 'NONE',
+    };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer, record: (auth: RecordedRequest['auth'], status: number) => void): Promise<void> {
     const url = new URL(req.url ?? '/', base);
     const method = req.method ?? 'GET';
     const path = url.pathname.replace(/^\/api\/v3/, '');
@@ -339,6 +396,45 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     const rest = inRepo[3];
 
     let m: RegExpExecArray | null;
+    const input = (): Record<string, unknown> => (body.length ? (JSON.parse(body.toString()) as Record<string, unknown>) : {});
+    if (method === 'POST' && rest === '/check-runs') {
+      const b = input();
+      const output = (b.output ?? {}) as DoubleCheckRun['output'];
+      const c: DoubleCheckRun = { id: nextId++, repositoryId: repo.id, name: String(b.name), head_sha: String(b.head_sha), status: String(b.status ?? 'queued'), conclusion: (b.conclusion as string | undefined) ?? null, details_url: b.details_url as string | undefined, output, history: [] };
+      c.history.push({ status: c.status, conclusion: c.conclusion, title: output.title, at: Date.now() });
+      state.checkRuns.push(c);
+      json(res, 201, checkRunShape(repo, c));
+      return record(auth, 201);
+    }
+    if (method === 'PATCH' && (m = /^\/check-runs\/(\d+)$/.exec(rest))) {
+      const c = state.checkRuns.find((x) => x.id === Number(m![1]) && x.repositoryId === repo.id);
+      if (!c) return deny(404, 'Not Found');
+      const b = input();
+      if (b.status) c.status = String(b.status);
+      if (b.conclusion !== undefined) {
+        c.conclusion = b.conclusion as string;
+        c.status = 'completed';
+      }
+      if (b.output) c.output = b.output as DoubleCheckRun['output'];
+      if (b.details_url) c.details_url = String(b.details_url);
+      c.history.push({ status: c.status, conclusion: c.conclusion, title: c.output.title, at: Date.now() });
+      json(res, 200, checkRunShape(repo, c));
+      return record(auth, 200);
+    }
+    if (method === 'POST' && (m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
+      const c: DoubleComment = { id: nextId++, repositoryId: repo.id, issueNumber: Number(m[1]), body: String(input().body), user: 'flowfix[bot]', edits: 0 };
+      state.comments.push(c);
+      json(res, 201, commentShape(repo, c));
+      return record(auth, 201);
+    }
+    if (method === 'PATCH' && (m = /^\/issues\/comments\/(\d+)$/.exec(rest))) {
+      const c = state.comments.find((x) => x.id === Number(m![1]) && x.repositoryId === repo.id);
+      if (!c) return deny(404, 'Not Found');
+      c.body = String(input().body);
+      c.edits += 1;
+      json(res, 200, commentShape(repo, c));
+      return record(auth, 200);
+    }
     if (method === 'GET' && (m = /^\/pulls\/(\d+)$/.exec(rest))) {
       const pull = state.pulls.get(`${fullName(repo)}#${m[1]}`);
       if (!pull) return deny(404, 'Not Found');
@@ -391,7 +487,7 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       const record = (auth: RecordedRequest['auth'], status: number) => state.requests.push({ method: req.method ?? 'GET', path, auth, status });
-      handle(req, res, record).catch((err: unknown) => {
+      handle(req, res, Buffer.concat(chunks), record).catch((err: unknown) => {
         json(res, 500, { message: String(err) });
         record('none', 500);
       });
