@@ -8,7 +8,7 @@
  * Faults can be scripted per path, and every request is recorded.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ExpandedMergeRequestSchema, ExpandedPipelineSchema, JobSchema, PipelineTestReportSchema, SimpleProjectSchema } from '@gitbeaker/core';
+import type { CommitStatusSchema, NoteSchema, ExpandedMergeRequestSchema, ExpandedPipelineSchema, JobSchema, PipelineTestReportSchema, SimpleProjectSchema } from '@gitbeaker/core';
 
 export interface GitLabDoubleProject {
   id: number;
@@ -50,6 +50,9 @@ export interface GitLabApiDouble {
   projects: GitLabDoubleProject[];
   mergeRequests: GitLabDoubleMergeRequest[];
   pipelines: Map<number, GitLabDoublePipeline>;
+  /** commit statuses set, in order */
+  statuses: Array<{ projectId: number; sha: string; state: string; name: string; description?: string; targetUrl?: string; at: number }>;
+  notes: Array<{ id: number; projectId: number; iid: number; body: string; edits: number }>;
   faults: Array<{ path: RegExp; status: number; times: number }>;
   requests: Array<{ method: string; path: string; status: number }>;
   close(): Promise<void>;
@@ -62,7 +65,8 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: { token?: string } = {}): Promise<GitLabApiDouble> {
   let base = '';
-  const state: Omit<GitLabApiDouble, 'url' | 'close'> = { token, projects: [], mergeRequests: [], pipelines: new Map(), faults: [], requests: [] };
+  const state: Omit<GitLabApiDouble, 'url' | 'close'> = { token, projects: [], mergeRequests: [], pipelines: new Map(), statuses: [], notes: [], faults: [], requests: [] };
+  let nextId = 7000;
 
   function projectShape(p: GitLabDoubleProject): Pick<SimpleProjectSchema, 'id' | 'name' | 'path' | 'path_with_namespace' | 'http_url_to_repo' | 'default_branch' | 'web_url'> {
     return { id: p.id, name: p.path.split('/').at(-1)!, path: p.path.split('/').at(-1)!, path_with_namespace: p.path, http_url_to_repo: `${base}/${p.path}.git`, default_branch: 'main', web_url: `${base}/${p.path}` };
@@ -104,7 +108,7 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
     };
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse, record: (status: number) => void): void {
+  function handle(req: IncomingMessage, res: ServerResponse, body: Buffer, record: (status: number) => void): void {
     const url = new URL(req.url ?? '/', base);
     const path = url.pathname;
     const send = (status: number, body: unknown, headers?: Record<string, string>) => {
@@ -125,6 +129,28 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
     if (!m || !project) return send(404, { message: '404 Project Not Found' });
     const rest = m[2];
     let r: RegExpExecArray | null;
+    // gitbeaker sends JSON bodies
+    const input = (): Record<string, unknown> => (body.length ? (JSON.parse(body.toString()) as Record<string, unknown>) : {});
+    if (req.method === 'POST' && (r = /^\/statuses\/([0-9a-f]{40})$/.exec(rest))) {
+      const b = input();
+      const entry = { projectId: project.id, sha: r[1], state: String(b.state), name: String(b.name ?? 'default'), description: b.description as string | undefined, targetUrl: b.target_url as string | undefined, at: Date.now() };
+      state.statuses.push(entry);
+      const shape: Pick<CommitStatusSchema, 'id' | 'sha' | 'ref' | 'status' | 'name' | 'target_url' | 'description'> = { id: nextId++, sha: entry.sha, ref: 'feature', status: entry.state as CommitStatusSchema['status'], name: entry.name, target_url: entry.targetUrl ?? '', description: entry.description };
+      return send(201, shape);
+    }
+    if (req.method === 'POST' && (r = /^\/merge_requests\/(\d+)\/notes$/.exec(rest))) {
+      const note = { id: nextId++, projectId: project.id, iid: Number(r[1]), body: String(input().body), edits: 0 };
+      state.notes.push(note);
+      const shape: Pick<NoteSchema, 'id' | 'body' | 'noteable_type' | 'system'> = { id: note.id, body: note.body, noteable_type: 'MergeRequest', system: false };
+      return send(201, shape);
+    }
+    if (req.method === 'PUT' && (r = /^\/merge_requests\/(\d+)\/notes\/(\d+)$/.exec(rest))) {
+      const note = state.notes.find((n) => n.projectId === project.id && n.iid === Number(r![1]) && n.id === Number(r![2]));
+      if (!note) return send(404, { message: '404 Note Not Found' });
+      note.body = String(input().body);
+      note.edits += 1;
+      return send(200, { id: note.id, body: note.body, noteable_type: 'MergeRequest', system: false });
+    }
     if ((r = /^\/pipelines\/(\d+)$/.exec(rest))) {
       const pl = state.pipelines.get(Number(r[1]));
       if (!pl || pl.projectId !== project.id) return send(404, { message: '404 Not found' });
@@ -165,10 +191,11 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
   }
 
   const server: Server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      handle(req, res, (status) => state.requests.push({ method: req.method ?? 'GET', path, status }));
+      handle(req, res, Buffer.concat(chunks), (status) => state.requests.push({ method: req.method ?? 'GET', path, status }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -9,6 +9,8 @@ import * as webhookRoute from '../../../app/api/hosts/gitlab/webhook/route';
 import { startGitLabApiDouble, type GitLabApiDouble } from '../../doubles/gitlab-api-double';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
 import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture } from './helpers';
+import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
+import { claimRun, finishRun } from '../../../lib/runs/service';
 
 // A GitLab connection end to end: the real @gitbeaker/rest client over real
 // HTTP to a GitLab API test double; hooks authenticated by their secret token;
@@ -113,6 +115,24 @@ describe('GitLab: registration, hooks and failed pipelines (hosts)', () => {
     assert.equal(change.revisions[0].ciUrl, `${gl.url}/acme/shop/-/pipelines/77`);
   });
 
+  test('out: the commit status runs while flowfix works and succeeds with a fix; one merge-request note carries it', async () => {
+    const running = await waitFor(async () => gl.statuses.find((st) => st.sha === repo.head && st.state === 'running'), { what: 'a running commit status' });
+    assert.equal(running.name, 'flowfix');
+    assert.match(running.description ?? '', /^Working on it/);
+    const change = await db.db.change.findUniqueOrThrow({ where: { repositoryId_externalId: { repositoryId, externalId: '3' } } });
+    assert.equal(running.targetUrl, `http://localhost:3000/changes/${change.id}`);
+    const run = await db.db.run.findFirstOrThrow({ where: { changeId: change.id } });
+    assert.ok((await claimRun({ runId: run.id, workerId: 'w' })).claimed);
+    await finishRun({ runId: run.id, workerId: 'w', result: { status: 'fixed', exitReason: 'fixed', diff: 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-a - b\n+a + b\n', summaryHtml: '<p>Subtraction instead of addition.</p>' } });
+    await notifyCodeHostOfRun(run.id);
+    const done = await waitFor(async () => gl.statuses.find((st) => st.sha === repo.head && st.state === 'success'), { what: 'a successful commit status' });
+    assert.equal(done.description, 'A fix is ready');
+    const note = await waitFor(async () => gl.notes[0], { what: 'the note' });
+    assert.equal(note.iid, 3);
+    assert.ok(note.body.indexOf('Subtraction instead of addition.') < note.body.indexOf('+a + b'));
+    assert.equal(gl.notes.length, 1);
+  });
+
   test('a failed job is followed to its finished pipeline; a pipeline without failed tests or outside a merge request is ignored with the reason', async () => {
     gl.pipelines.set(78, { id: 78, projectId: 501, sha: repo.head, status: 'running', testCases: [], jobs: [] });
     await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Job Hook', payload: { object_kind: 'build', build_id: 1, build_status: 'failed', pipeline_id: 78, project_id: 501 }, deliveryId: 'job-78' }));
@@ -131,13 +151,15 @@ describe('GitLab: registration, hooks and failed pipelines (hosts)', () => {
 
   test('merge request: an update with new commits stales the pending fix; a merge ends pending work', async () => {
     const change = await db.db.change.findUniqueOrThrow({ where: { repositoryId_externalId: { repositoryId, externalId: '3' } }, include: { revisions: true } });
-    const run = await db.db.run.create({ data: { changeId: change.id, revisionId: change.revisions[0].id, policy: 'offline', status: 'FIXED' } });
-    const fix = await db.db.fix.create({ data: { runId: run.id, changeId: change.id, revisionId: change.revisions[0].id, diff: 'd', files: [] } });
+    // the fix the run of the earlier test left READY
+    const fix = await db.db.fix.findFirstOrThrow({ where: { changeId: change.id, revisionId: change.revisions[0].id, status: 'READY' } });
     const mrHook = (action: string, last: string) => ({ object_kind: 'merge_request', object_attributes: { iid: 3, action, oldrev: repo.head, last_commit: { id: last } }, project: { id: 501 } });
     await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Merge Request Hook', payload: mrHook('update', 'e'.repeat(40)), deliveryId: 'mr-update' }));
     assert.match((await settled('mr-update')).detail ?? '', /1 pending fix\(es\) made stale/);
     assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status, 'STALE');
     await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Merge Request Hook', payload: mrHook('merge', 'e'.repeat(40)), deliveryId: 'mr-merge' }));
     assert.match((await settled('mr-merge')).detail ?? '', /merged/);
+    const note = await waitFor(async () => (gl.notes[0]?.body.includes('**Stale**') ? gl.notes[0] : null), { what: 'the note to say stale' });
+    assert.ok(note.edits >= 1 && gl.notes.length === 1, 'the same note, edited');
   });
 });
