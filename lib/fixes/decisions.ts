@@ -145,16 +145,19 @@ export async function rejectFix({
   reason,
   text,
   surface = 'DASHBOARD',
+  decider,
 }: {
   fixId: string;
   userId: string;
   reason: string;
   text?: string;
   surface?: SurfaceName;
+  /** a person a code host authorised (lib/hosts/commands.ts) instead of a flowfix role */
+  decider?: Decider;
 }): Promise<{ decisionId: string }> {
   const body = RejectFixBodySchema.parse({ reason, text: text || undefined });
   const where = SurfaceSchema.parse(surface);
-  await requireDecider(userId);
+  if (!decider) await requireDecider(userId);
   const result = await getDb().$transaction(async (tx) => {
     const { count } = await tx.fix.updateMany({ where: { id: fixId, ...DECIDABLE }, data: { status: FixStatus.REJECTED } });
     if (count === 0) throw await fixUnavailableError({ fixId, tx });

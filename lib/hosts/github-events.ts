@@ -10,6 +10,7 @@ import { cleanText } from '../ingest/text';
 import { githubInstallationClient, type GitHubClient } from './clients';
 import { endPendingWork, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
+import { processGitHubComment } from './commands';
 import { globToRegExp, readZip, ZipError } from './zip';
 
 // GitHub deliveries → flowfix. A failed workflow run (or check suite) of a
@@ -72,6 +73,8 @@ export async function processGitHubDelivery({ host, link, event, payload, delive
       }
       return { status: 'IGNORED', detail: `pull request ${payload.action as string}` };
     }
+    case 'issue_comment':
+      return processGitHubComment({ host, link, payload });
     default:
       return { status: 'IGNORED', detail: `flowfix does not act on ${event} events` };
   }

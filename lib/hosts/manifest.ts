@@ -17,7 +17,7 @@ export const GITHUB_APP_PERMISSIONS = {
   metadata: 'read',
 } as const;
 
-export const GITHUB_APP_EVENTS = ['check_suite', 'workflow_run', 'pull_request'] as const;
+export const GITHUB_APP_EVENTS = ['check_suite', 'workflow_run', 'pull_request', 'issue_comment'] as const;
 
 export function githubAppManifest({ origin = publicOrigin() }: { origin?: string } = {}) {
   return {

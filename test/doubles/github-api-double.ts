@@ -33,7 +33,8 @@ export interface DoublePull {
   title: string;
   body?: string;
   user: { login: string; type?: 'User' | 'Bot' };
-  head: { ref: string; sha: string; repoFullName?: string };
+  /** repoFullName/cloneUrl: a fork's, when the pull request comes from one */
+  head: { ref: string; sha: string; repoFullName?: string; cloneUrl?: string };
   base: { ref: string; sha: string };
   additions?: number;
   deletions?: number;
@@ -109,6 +110,8 @@ export interface DoubleComment {
 
 export interface GitHubApiDouble {
   url: string;
+  /** each user's permission on every repository (absent: none) */
+  permissions: Map<string, 'admin' | 'maintain' | 'write' | 'triage' | 'read'>;
   checkRuns: DoubleCheckRun[];
   comments: DoubleComment[];
   appId: string;
@@ -183,6 +186,7 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     issuedTokens: [],
     checkRuns: [],
     comments: [],
+    permissions: new Map(),
   };
   let nextId = 5000;
   let base = '';
@@ -230,17 +234,24 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       maintainer_can_modify: p.maintainerCanModify ?? false,
       merged: false,
     };
-    const head: Pick<Schemas['pull-request']['head'], 'ref' | 'sha' | 'label'> & { repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name'> } = {
+    const own = headRepo === fullName(r);
+    const head: Pick<Schemas['pull-request']['head'], 'ref' | 'sha' | 'label'> & { repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name' | 'clone_url' | 'fork'> } = {
       ref: p.head.ref,
       sha: p.head.sha,
       label: `${headRepo.split('/')[0]}:${p.head.ref}`,
-      repo: { id: headRepo === fullName(r) ? r.id : r.id + 100_000, full_name: headRepo, name: headRepo.split('/')[1] },
+      repo: {
+        id: own ? r.id : r.id + 100_000,
+        full_name: headRepo,
+        name: headRepo.split('/')[1],
+        clone_url: own ? (r.cloneUrl ?? `${base}/${fullName(r)}.git`) : (p.head.cloneUrl ?? `${base}/${headRepo}.git`),
+        fork: !own,
+      },
     };
-    const baseRef: Pick<Schemas['pull-request']['base'], 'ref' | 'sha' | 'label'> & { repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name'> } = {
+    const baseRef: Pick<Schemas['pull-request']['base'], 'ref' | 'sha' | 'label'> & { repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name' | 'clone_url'> } = {
       ref: p.base.ref,
       sha: p.base.sha,
       label: `${r.owner}:${p.base.ref}`,
-      repo: { id: r.id, full_name: fullName(r), name: r.name },
+      repo: { id: r.id, full_name: fullName(r), name: r.name, clone_url: r.cloneUrl ?? `${base}/${fullName(r)}.git` },
     };
     const shape = { ...fields, head, base: baseRef };
     return shape;
@@ -397,6 +408,19 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
 
     let m: RegExpExecArray | null;
     const input = (): Record<string, unknown> => (body.length ? (JSON.parse(body.toString()) as Record<string, unknown>) : {});
+    if (method === 'GET' && (m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest))) {
+      const login = decodeURIComponent(m[1]);
+      const role = state.permissions.get(login);
+      // GitHub's legacy "permission" folds maintain into write and triage into read
+      const legacy = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : (role ?? 'none');
+      const body: Schemas['repository-collaborator-permission'] = {
+        permission: legacy,
+        role_name: role ?? 'none',
+        user: { ...simpleUser(login, 11, 'User'), permissions: { admin: role === 'admin', maintain: role === 'maintain', push: legacy === 'write' || legacy === 'admin', triage: role === 'triage', pull: role !== undefined }, role_name: role ?? 'none' },
+      };
+      json(res, 200, body);
+      return record(auth, 200);
+    }
     if (method === 'POST' && rest === '/check-runs') {
       const b = input();
       const output = (b.output ?? {}) as DoubleCheckRun['output'];
