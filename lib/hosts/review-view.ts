@@ -19,8 +19,8 @@ export interface ReviewState {
   changeId: string;
   headRev: string;
   check: CheckState;
-  /** null: nothing to comment yet (no fix) */
-  comment: string | null;
+  /** what the comment says, rendered by renderComment once the suggestions are known; null: no fix yet */
+  comment: Omit<CommentInput, 'suggestionsPosted'> | null;
   detailsUrl: string;
 }
 
@@ -138,14 +138,13 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
   }
 
   const comment = fix
-    ? renderComment({
+    ? {
         changeId,
         detailsUrl,
         fix: { id: fix.id, status: fix.status, diff: fix.diff, summary: summaryToText(fix.summaryHtml), appliedCommit: fix.appliedCommit },
-        suggestionsPosted: false,
         rejectedBecause: fix.decisions[0] ? (fix.decisions[0].reasonText ?? fix.decisions[0].reason?.toLowerCase().replace(/_/g, ' ')) : null,
         staleBecause: change.status === ChangeStatus.STALE ? change.statusReason : null,
-      })
+      }
     : null;
   return { changeId, headRev: change.headRev, check, comment, detailsUrl };
 }

@@ -3,7 +3,9 @@ import { getDb } from '../db';
 import { CodeHostKind } from '../generated/prisma/enums';
 import { getRunQueue, HOST_SYNC_QUEUE } from '../queue';
 import { githubInstallationClient, gitlabClient } from './clients';
-import { describeForReview, digest, type CheckState } from './review-view';
+import { describeForReview, digest, renderComment, type CheckState } from './review-view';
+import { suggestionsFor } from './suggestions';
+import { FixStatus } from '../generated/prisma/enums';
 
 // Brings a change's pull (merge) request up to date with flowfix: the
 // "flowfix" check run on the head commit (GitHub) or commit status (GitLab),
@@ -53,7 +55,6 @@ export async function syncChange(changeId: string): Promise<string[]> {
     (await db.codeReviewThread.upsert({ where: { changeId }, create: { changeId, hostId: link.hostId }, update: {} }));
   const done: string[] = [];
   const checkDigest = digest({ head: view.headRev, check: view.check });
-  const commentDigest = view.comment === null ? null : digest(view.comment);
 
   if (link.host.kind === CodeHostKind.GITHUB) {
     const client = githubInstallationClient(link.host, link.installationId ?? '');
@@ -71,12 +72,34 @@ export async function syncChange(changeId: string): Promise<string[]> {
       }
       await db.codeReviewThread.update({ where: { changeId }, data: { lastCheckState: checkDigest } });
     }
-    if (view.comment !== null && thread.lastCommentDigest !== commentDigest) {
+    let suggestionsPosted = view.comment !== null && thread.suggestionsFixId === view.comment.fix.id;
+    if (view.comment && !suggestionsPosted && view.comment.fix.status === FixStatus.READY) {
+      // the diff as suggested changes, in one review, when every hunk sits inside the pull request's own diff
+      const files = await client.paginate(client.rest.pulls.listFiles, { owner, repo, pull_number: Number(change.externalId), per_page: 100 });
+      const suggestions = suggestionsFor(view.comment.fix.diff, files);
+      if (suggestions) {
+        await client.rest.pulls.createReview({
+          owner,
+          repo,
+          pull_number: Number(change.externalId),
+          commit_id: view.headRev,
+          event: 'COMMENT',
+          body: `flowfix suggests this fix (root cause in the flowfix comment): ${view.detailsUrl}`,
+          comments: suggestions.map((sg) => ({ path: sg.path, line: sg.line, side: 'RIGHT' as const, ...(sg.startLine < sg.line ? { start_line: sg.startLine, start_side: 'RIGHT' as const } : {}), body: sg.body })),
+        });
+        await db.codeReviewThread.update({ where: { changeId }, data: { suggestionsFixId: view.comment.fix.id } });
+        suggestionsPosted = true;
+        done.push('suggestions.posted');
+      }
+    }
+    const body = view.comment ? renderComment({ ...view.comment, suggestionsPosted }) : null;
+    const commentDigest = body === null ? null : digest(body);
+    if (body !== null && thread.lastCommentDigest !== commentDigest) {
       if (thread.commentId) {
-        await client.rest.issues.updateComment({ owner, repo, comment_id: Number(thread.commentId), body: view.comment });
+        await client.rest.issues.updateComment({ owner, repo, comment_id: Number(thread.commentId), body });
         done.push('comment.updated');
       } else {
-        const { data } = await client.rest.issues.createComment({ owner, repo, issue_number: Number(change.externalId), body: view.comment });
+        const { data } = await client.rest.issues.createComment({ owner, repo, issue_number: Number(change.externalId), body });
         await db.codeReviewThread.update({ where: { changeId }, data: { commentId: String(data.id) } });
         done.push('comment.created');
       }
@@ -89,12 +112,14 @@ export async function syncChange(changeId: string): Promise<string[]> {
       await db.codeReviewThread.update({ where: { changeId }, data: { lastCheckState: checkDigest, checkRunHeadRev: view.headRev } });
       done.push('commit_status.set');
     }
-    if (view.comment !== null && thread.lastCommentDigest !== commentDigest) {
+    const body = view.comment ? renderComment({ ...view.comment, suggestionsPosted: false }) : null;
+    const commentDigest = body === null ? null : digest(body);
+    if (body !== null && thread.lastCommentDigest !== commentDigest) {
       if (thread.commentId) {
-        await api.MergeRequestNotes.edit(link.externalId, Number(change.externalId), Number(thread.commentId), { body: view.comment });
+        await api.MergeRequestNotes.edit(link.externalId, Number(change.externalId), Number(thread.commentId), { body });
         done.push('note.updated');
       } else {
-        const note = await api.MergeRequestNotes.create(link.externalId, Number(change.externalId), view.comment);
+        const note = await api.MergeRequestNotes.create(link.externalId, Number(change.externalId), body);
         await db.codeReviewThread.update({ where: { changeId }, data: { commentId: String(note.id) } });
         done.push('note.created');
       }

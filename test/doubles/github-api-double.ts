@@ -40,6 +40,8 @@ export interface DoublePull {
   deletions?: number;
   changedFiles?: number;
   maintainerCanModify?: boolean;
+  /** the pull request's own diff, per file (GET /pulls/{n}/files) */
+  files?: Array<{ filename: string; patch?: string }>;
 }
 
 export interface DoubleArtifact {
@@ -108,8 +110,16 @@ export interface DoubleComment {
   edits: number;
 }
 
+export interface DoubleReview {
+  pullNumber: number;
+  commitId: string;
+  body: string;
+  comments: Array<{ path: string; line: number; start_line?: number; side?: string; body: string }>;
+}
+
 export interface GitHubApiDouble {
   url: string;
+  reviews: DoubleReview[];
   /** each user's permission on every repository (absent: none) */
   permissions: Map<string, 'admin' | 'maintain' | 'write' | 'triage' | 'read'>;
   checkRuns: DoubleCheckRun[];
@@ -187,6 +197,7 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     checkRuns: [],
     comments: [],
     permissions: new Map(),
+    reviews: [],
   };
   let nextId = 5000;
   let base = '';
@@ -457,6 +468,41 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       c.body = String(input().body);
       c.edits += 1;
       json(res, 200, commentShape(repo, c));
+      return record(auth, 200);
+    }
+    if (method === 'GET' && (m = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
+      const pull = state.pulls.get(`${fullName(repo)}#${m[1]}`);
+      if (!pull) return deny(404, 'Not Found');
+      const files: Array<Pick<Schemas['diff-entry'], 'sha' | 'filename' | 'status' | 'additions' | 'deletions' | 'changes' | 'blob_url' | 'raw_url' | 'contents_url' | 'patch'>> = (pull.files ?? []).map((f) => ({
+        sha: null,
+        filename: f.filename,
+        status: 'modified',
+        additions: 1,
+        deletions: 1,
+        changes: 2,
+        blob_url: `${base}/${fullName(repo)}/blob/${pull.head.sha}/${f.filename}`,
+        raw_url: `${base}/${fullName(repo)}/raw/${pull.head.sha}/${f.filename}`,
+        contents_url: `${base}/repos/${fullName(repo)}/contents/${f.filename}`,
+        ...(f.patch !== undefined ? { patch: f.patch } : {}),
+      }));
+      json(res, 200, files);
+      return record(auth, 200);
+    }
+    if (method === 'POST' && (m = /^\/pulls\/(\d+)\/reviews$/.exec(rest))) {
+      const b = input() as { commit_id?: string; body?: string; comments?: DoubleReview['comments']; event?: string };
+      const review: DoubleReview = { pullNumber: Number(m[1]), commitId: String(b.commit_id), body: String(b.body ?? ''), comments: b.comments ?? [] };
+      state.reviews.push(review);
+      const shape: Pick<Schemas['pull-request-review'], 'id' | 'node_id' | 'body' | 'state' | 'commit_id' | 'html_url' | 'pull_request_url' | 'author_association'> = {
+        id: nextId++,
+        node_id: 'PRR_1',
+        body: review.body,
+        state: 'COMMENTED',
+        commit_id: review.commitId,
+        html_url: `${base}/${fullName(repo)}/pull/${review.pullNumber}#review`,
+        pull_request_url: `${base}/repos/${fullName(repo)}/pulls/${review.pullNumber}`,
+        author_association: 'NONE',
+      };
+      json(res, 200, shape);
       return record(auth, 200);
     }
     if (method === 'GET' && (m = /^\/pulls\/(\d+)$/.exec(rest))) {
