@@ -18,9 +18,10 @@ import { triageBench } from './triage';
 import { liveLatencyBench } from './live-latency';
 import { runsThroughputBench } from './runs-throughput';
 import { estimateBench } from './estimate';
+import { hostsBench } from './hosts';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, hostsBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),
