@@ -4,7 +4,7 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import { acceptFix } from '../fixes/apply';
 import { DECIDABLE, rejectFix, type Decider } from '../fixes/decisions';
-import { githubInstallationClient, type GitHubClient } from './clients';
+import { githubInstallationClient, gitlabClient, type GitHubClient } from './clients';
 import type { ProcessOutcome } from './github-events';
 
 // Comment commands on a pull request: `/flowfix apply` and
@@ -86,6 +86,53 @@ export async function processGitHubComment({ host, link, payload }: { host: Code
     return answer('rejected the fix. It will not be applied.', 'PROCESSED', `rejected ${fix.id}`);
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return answer(`${err.message}`, 'IGNORED', `refused: ${err.message}`);
+    throw err;
+  }
+}
+
+/** GitLab's Developer role: may push to unprotected branches. */
+const GITLAB_DEVELOPER = 30;
+
+/** The same commands in a merge-request note (GitLab): Developer access or more, asked of the members API. */
+export async function processGitLabNote({ host, link, payload }: { host: CodeHost; link: CodeHostRepository; payload: Record<string, unknown> }): Promise<ProcessOutcome> {
+  const attrs = payload.object_attributes as { noteable_type?: string; note?: string; system?: boolean } | undefined;
+  const mr = payload.merge_request as { iid?: number } | undefined;
+  const user = payload.user as { id?: number; username?: string; bot?: boolean } | undefined;
+  if (attrs?.noteable_type !== 'MergeRequest' || !mr?.iid || attrs.system) return { status: 'IGNORED', detail: 'not a note on a merge request' };
+  const command = parseCommentCommand(attrs.note ?? '');
+  if (!command || !user?.id || !user.username) return { status: 'IGNORED', detail: 'no flowfix command' };
+  if (user.bot) return { status: 'IGNORED', detail: `a bot (${user.username}) cannot give commands` };
+  const api = gitlabClient(host);
+  const login = user.username;
+  const answer = async (text: string, status: ProcessOutcome['status'], detail: string): Promise<ProcessOutcome> => {
+    await api.MergeRequestNotes.create(link.externalId, mr.iid!, `@${login} ${text}`);
+    return { status, detail };
+  };
+  let level = 0;
+  try {
+    const member = await api.ProjectMembers.show(link.externalId, user.id, { includeInherited: true });
+    level = Number(member.access_level ?? 0);
+  } catch (err) {
+    const status = (err as { cause?: { response?: { status?: number } } }).cause?.response?.status;
+    if (status !== 404) throw err;
+  }
+  if (level < GITLAB_DEVELOPER) {
+    return answer(`\`/flowfix ${command.kind}\` needs the Developer role or more on ${link.fullName}. Nothing was done.`, 'IGNORED', `refused: ${login} has access level ${level}`);
+  }
+  const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId: link.repositoryId, externalId: String(mr.iid) } }, select: { id: true } });
+  const fix = change ? await getDb().fix.findFirst({ where: { changeId: change.id, ...DECIDABLE }, orderBy: { createdAt: 'desc' }, select: { id: true } }) : null;
+  if (!fix) return answer('there is no fix of flowfix waiting for a decision on this merge request.', 'IGNORED', 'no decidable fix');
+  const decider = await codeReviewUser(host, login);
+  try {
+    if (command.kind === 'apply') {
+      const result = await acceptFix({ fixId: fix.id, userId: decider.id, surface: 'CODE_REVIEW', decider });
+      return answer(`applied the fix as ${result.commit.slice(0, 12)} on \`${result.branch}\`.`, 'PROCESSED', `applied ${fix.id} as ${result.commit}`);
+    }
+    if (!command.reason) return answer('say why: `/flowfix reject <reason>`.', 'IGNORED', 'reject without a reason');
+    await rejectFix({ fixId: fix.id, userId: decider.id, reason: 'OTHER', text: command.reason.slice(0, 2000), surface: 'CODE_REVIEW', decider });
+    return answer('rejected the fix. It will not be applied.', 'PROCESSED', `rejected ${fix.id}`);
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return answer(err.message, 'IGNORED', `refused: ${err.message}`);
     throw err;
   }
 }

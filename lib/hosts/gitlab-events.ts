@@ -10,6 +10,7 @@ import { gitlabClient, type GitLabClient } from './clients';
 import type { ProcessOutcome } from './github-events';
 import { endPendingWork, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
+import { processGitLabNote } from './commands';
 
 // GitLab deliveries → flowfix. A failed merge-request pipeline: the
 // pipeline's test report (what `artifacts:reports:junit` feeds GitLab's own
@@ -60,6 +61,8 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
       }
       return { status: 'IGNORED', detail: `merge request ${attrs.action ?? 'event'}` };
     }
+    case 'Note Hook':
+      return processGitLabNote({ host, link, payload });
     default:
       return { status: 'IGNORED', detail: `flowfix does not act on ${event} events` };
   }

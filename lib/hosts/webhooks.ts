@@ -30,7 +30,7 @@ export interface VerifiedWebhook {
 /** Events flowfix acts on; anything else is acknowledged and not recorded. */
 const HANDLED: Record<HostKindName, ReadonlySet<string>> = {
   github: new Set(['workflow_run', 'check_suite', 'pull_request', 'issue_comment']),
-  gitlab: new Set(['Pipeline Hook', 'Job Hook', 'Merge Request Hook']),
+  gitlab: new Set(['Pipeline Hook', 'Job Hook', 'Merge Request Hook', 'Note Hook']),
 };
 
 function unauthenticated(message: string): AppError {

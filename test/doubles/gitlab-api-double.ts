@@ -8,7 +8,7 @@
  * Faults can be scripted per path, and every request is recorded.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { CommitStatusSchema, NoteSchema, ExpandedMergeRequestSchema, ExpandedPipelineSchema, JobSchema, PipelineTestReportSchema, SimpleProjectSchema } from '@gitbeaker/core';
+import type { CommitStatusSchema, MemberSchema, NoteSchema, ExpandedMergeRequestSchema, ExpandedPipelineSchema, JobSchema, PipelineTestReportSchema, SimpleProjectSchema } from '@gitbeaker/core';
 
 export interface GitLabDoubleProject {
   id: number;
@@ -53,6 +53,8 @@ export interface GitLabApiDouble {
   /** commit statuses set, in order */
   statuses: Array<{ projectId: number; sha: string; state: string; name: string; description?: string; targetUrl?: string; at: number }>;
   notes: Array<{ id: number; projectId: number; iid: number; body: string; edits: number }>;
+  /** access level per user id on every project (10 guest, 20 reporter, 30 developer, 40 maintainer) */
+  members: Map<number, { username: string; accessLevel: number }>;
   faults: Array<{ path: RegExp; status: number; times: number }>;
   requests: Array<{ method: string; path: string; status: number }>;
   close(): Promise<void>;
@@ -65,14 +67,16 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: { token?: string } = {}): Promise<GitLabApiDouble> {
   let base = '';
-  const state: Omit<GitLabApiDouble, 'url' | 'close'> = { token, projects: [], mergeRequests: [], pipelines: new Map(), statuses: [], notes: [], faults: [], requests: [] };
+  const state: Omit<GitLabApiDouble, 'url' | 'close'> = { token, projects: [], mergeRequests: [], pipelines: new Map(), statuses: [], notes: [], members: new Map(), faults: [], requests: [] };
   let nextId = 7000;
 
   function projectShape(p: GitLabDoubleProject): Pick<SimpleProjectSchema, 'id' | 'name' | 'path' | 'path_with_namespace' | 'http_url_to_repo' | 'default_branch' | 'web_url'> {
     return { id: p.id, name: p.path.split('/').at(-1)!, path: p.path.split('/').at(-1)!, path_with_namespace: p.path, http_url_to_repo: `${base}/${p.path}.git`, default_branch: 'main', web_url: `${base}/${p.path}` };
   }
-  function mrShape(p: GitLabDoubleProject, m: GitLabDoubleMergeRequest): Pick<ExpandedMergeRequestSchema, 'iid' | 'title' | 'description' | 'source_branch' | 'web_url' | 'sha' | 'state' | 'author' | 'diff_refs'> {
+  function mrShape(p: GitLabDoubleProject, m: GitLabDoubleMergeRequest): Pick<ExpandedMergeRequestSchema, 'iid' | 'title' | 'description' | 'source_branch' | 'web_url' | 'sha' | 'state' | 'author' | 'diff_refs' | 'source_project_id' | 'target_project_id'> {
     return {
+      source_project_id: p.id,
+      target_project_id: p.id,
       iid: m.iid,
       title: m.title,
       description: '',
@@ -177,6 +181,12 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(job.trace ?? '');
       return record(200);
+    }
+    if ((r = /^\/members\/all\/(\d+)$/.exec(rest))) {
+      const member = state.members.get(Number(r[1]));
+      if (!member) return send(404, { message: '404 Member Not Found' });
+      const shape: Pick<MemberSchema, 'id' | 'username' | 'name' | 'state' | 'access_level'> = { id: Number(r[1]), username: member.username, name: member.username, state: 'active', access_level: member.accessLevel as MemberSchema['access_level'] };
+      return send(200, shape);
     }
     if ((r = /^\/merge_requests\/(\d+)$/.exec(rest))) {
       const mr = state.mergeRequests.find((x) => x.projectId === project.id && x.iid === Number(r![1]));

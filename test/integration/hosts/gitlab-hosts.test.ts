@@ -162,4 +162,34 @@ describe('GitLab: registration, hooks and failed pipelines (hosts)', () => {
     const note = await waitFor(async () => (gl.notes[0]?.body.includes('**Stale**') ? gl.notes[0] : null), { what: 'the note to say stale' });
     assert.ok(note.edits >= 1 && gl.notes.length === 1, 'the same note, edited');
   });
+
+  test('merge-request notes: /flowfix apply needs the Developer role (asked of the members API); a developer applies with the CODE_REVIEW surface', async () => {
+    gl.mergeRequests.push({ projectId: 501, iid: 4, title: 'Another', author: 'dev', sourceBranch: 'feature', baseSha: repo.base, headSha: repo.head });
+    gl.pipelines.set(90, { id: 90, projectId: 501, sha: repo.head, status: 'failed', testCases: [{ status: 'failed', name: 'adds', classname: 'sum', system_output: 'expected 3' }], jobs: [] });
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload: pipelineHook(90, 'failed', { iid: 4 }), deliveryId: 'gl-90' }));
+    assert.equal((await settled('gl-90')).status, 'PROCESSED');
+    const change = await db.db.change.findUniqueOrThrow({ where: { repositoryId_externalId: { repositoryId, externalId: '4' } } });
+    const run = await db.db.run.findFirstOrThrow({ where: { changeId: change.id } });
+    assert.ok((await claimRun({ runId: run.id, workerId: 'w' })).claimed);
+    const diff = 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
+    await finishRun({ runId: run.id, workerId: 'w', result: { status: 'fixed', exitReason: 'fixed', diff, files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' } });
+    const fix = await db.db.fix.findFirstOrThrow({ where: { changeId: change.id } });
+    gl.members.set(41, { username: 'guest', accessLevel: 20 }).set(42, { username: 'developer', accessLevel: 30 });
+    const note = (userId: number, username: string, body: string) => ({ object_kind: 'note', object_attributes: { noteable_type: 'MergeRequest', note: body }, merge_request: { iid: 4 }, user: { id: userId, username }, project: { id: 501 } });
+
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Note Hook', payload: note(41, 'guest', '/flowfix apply'), deliveryId: 'note-guest' }));
+    assert.match((await settled('note-guest')).detail ?? '', /refused: guest has access level 20/);
+    assert.match(gl.notes.at(-1)!.body, /^@guest `\/flowfix apply` needs the Developer role/);
+    assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status, 'READY');
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Note Hook', payload: note(43, 'stranger', '/flowfix apply'), deliveryId: 'note-stranger' }));
+    assert.match((await settled('note-stranger')).detail ?? '', /access level 0/);
+
+    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Note Hook', payload: note(42, 'developer', 'ok\n/flowfix apply'), deliveryId: 'note-dev' }));
+    const row = await settled('note-dev');
+    assert.equal(row.status, 'PROCESSED', row.detail ?? '');
+    const decision = await db.db.decision.findFirstOrThrow({ where: { fixId: fix.id, kind: 'ACCEPT' }, include: { user: true } });
+    assert.deepEqual([decision.surface, decision.user.name], ['CODE_REVIEW', 'developer (GitLab)']);
+    assert.match(gl.notes.at(-1)!.body, /^@developer applied the fix as [0-9a-f]{12} on `feature`/);
+    assert.ok(gl.requests.some((r) => r.path === '/api/v4/projects/501/members/all/42'));
+  });
 });
