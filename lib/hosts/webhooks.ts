@@ -150,6 +150,12 @@ export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook):
     }
     throw err;
   }
-  await (await getRunQueue()).enqueueHostJob(HOST_EVENT_QUEUE, row.id);
+  try {
+    await (await getRunQueue()).enqueueHostJob(HOST_EVENT_QUEUE, row.id);
+  } catch (err) {
+    // not queued: forget the delivery, so the host's redelivery of the same id is taken rather than refused as a replay
+    await getDb().webhookDelivery.delete({ where: { id: row.id } }).catch(() => undefined);
+    throw err;
+  }
   return { status: 'queued', id: row.id, deliveryId };
 }
