@@ -19,9 +19,10 @@ import { liveLatencyBench } from './live-latency';
 import { runsThroughputBench } from './runs-throughput';
 import { estimateBench } from './estimate';
 import { insightsBench } from './insights';
+import { hostsBench } from './hosts';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, insightsBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, insightsBench, hostsBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),

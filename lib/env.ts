@@ -41,6 +41,19 @@ const EnvSchema = z
     // how many reverse proxies in front append to X-Forwarded-For; 0: none, so
     // the header is the client's own word and sign-in is limited by account only
     FLOWFIX_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    // the key that encrypts code-host secrets at rest (lib/hosts/secrets.ts):
+    // 32 random bytes in base64 (`openssl rand -base64 32`); its id is stored
+    // with every ciphertext. FLOWFIX_SECRETS_OLD_KEYS: earlier keys as
+    // id:base64 pairs, comma-separated, still able to decrypt after a rotation
+    FLOWFIX_SECRETS_KEY: z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes in base64 (openssl rand -base64 32)')
+      .optional(),
+    FLOWFIX_SECRETS_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ and - only').default('k1'),
+    FLOWFIX_SECRETS_OLD_KEYS: z
+      .string()
+      .regex(/^([A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=]+)(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=]+)*$/, 'id:base64 pairs, comma-separated')
+      .optional(),
   })
   .superRefine((e, ctx) => {
     if (e.NODE_ENV === 'production' && !e.NEXTAUTH_SECRET) {
@@ -88,6 +101,8 @@ export const SECRET_ENV_NAMES = [
   'NEXTAUTH_SECRET',
   'OIDC_CLIENT_SECRET',
   'FLOWFIX_MODEL_API_KEY',
+  'FLOWFIX_SECRETS_KEY',
+  'FLOWFIX_SECRETS_OLD_KEYS',
 ] as const;
 
 /**

@@ -4,6 +4,8 @@ import os from 'node:os';
 import { getRunQueue, onRunQueued, type RunQueue } from '../../lib/queue';
 import { reconcileStuckApplies } from '../../lib/fixes/apply';
 import { claimRun, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS, listWaitingRuns, reapRuns } from '../../lib/runs/lease';
+import { startDeliveryWorker, type DeliveryWorker } from '../../lib/hosts/process';
+import { notifyCodeHostOfRun } from '../../lib/hosts/sync';
 import { executeRun, type RunOutcome } from './execute';
 
 // The worker loop: fetch as many jobs as there are free slots, claim each run
@@ -25,6 +27,8 @@ export interface WorkerOptions {
   resendAfterMs?: number;
   workDir?: string;
   log?: (entry: Record<string, unknown>) => void;
+  /** also process code-host webhook deliveries from the queue (lib/hosts/process.ts); default true */
+  deliveries?: boolean;
 }
 
 export interface RunWorker {
@@ -79,6 +83,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
       .then(async (outcome) => {
         held.delete(runId);
         log({ event: 'run_done', runId, ...outcome });
+        // the pull request's check and comment follow the run (a queued job)
+        await notifyCodeHostOfRun(runId);
         if (outcome.kind === 'released') await queue.enqueue(runId).catch(() => undefined);
         nudge();
         return outcome;
@@ -112,6 +118,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
           if (claim?.claimed) {
             log({ event: 'claim', runId: job.runId, attempt: claim.attempt, workerId });
             hold(job.runId);
+            await notifyCodeHostOfRun(job.runId);
           } else if (claim) {
             log({ event: 'claim_refused', runId: job.runId, reason: claim.reason });
           } else {
@@ -127,6 +134,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
     }
   };
   const looping = loop();
+  const deliveries: DeliveryWorker | undefined = opts.deliveries === false ? undefined : await startDeliveryWorker({ pollMs, log });
   log({ event: 'worker_started', workerId, concurrency: opts.concurrency });
 
   return {
@@ -137,6 +145,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
       offQueued();
       nudge();
       await looping;
+      await deliveries?.stop();
       if (held.size > 0) {
         log({ event: 'draining', runs: [...held.keys()], graceMs });
         let timer: NodeJS.Timeout | undefined;

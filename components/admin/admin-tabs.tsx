@@ -4,6 +4,7 @@ export const ADMIN_TABS = [
   { id: 'users', label: 'Users' },
   { id: 'tokens', label: 'CI tokens' },
   { id: 'repositories', label: 'Repositories' },
+  { id: 'hosts', label: 'Code hosts' },
   { id: 'audit', label: 'Audit log' },
 ] as const;
 export type AdminTabId = (typeof ADMIN_TABS)[number]['id'];

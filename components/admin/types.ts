@@ -31,3 +31,5 @@ export const ROLE_HELP: Record<RoleName, string> = {
 export const LANGUAGES = ['typescript', 'javascript', 'python', 'java', 'go', 'other'] as const;
 
 export type AdminAuditEntry = Serialized<AuditView>;
+
+export type { HostView as AdminHost, HostRepositoryView as AdminHostRepository } from '@/lib/hosts/views';

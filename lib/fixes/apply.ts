@@ -6,6 +6,8 @@ import { ChangeStatus, DecisionKind, FixStatus } from '../generated/prisma/enums
 import { ApplyFixError, applyFixCommit, findFixCommit, fixCommitMessage, type ApplyFixCommitResult } from '../git/apply-fix';
 import { DECIDABLE, fixUnavailableError, requireDecider, type Decider } from './decisions';
 import { summaryToText } from './text';
+import { notifyCodeHost } from '../hosts/sync';
+import { hostPushTarget } from '../hosts/push-target';
 import { ApplyClaimSchema, SurfaceSchema, type ApplyClaim, type SurfaceName } from './schemas';
 
 // Accepting a fix = writing it as a commit on the change's branch.
@@ -218,8 +220,11 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
   let result: ApplyFixCommitResult;
   try {
     fix = await loadApplyContext(fixId);
+    // a repository linked to a code host is pushed with the host's short-lived token (lib/hosts/push-target.ts)
+    const target = await hostPushTarget({ repositoryId: fix.change.repository.id, gitUrl: fix.change.repository.gitUrl, externalId: fix.change.externalId });
     result = await applyFixCommit({
-      gitUrl: fix.change.repository.gitUrl,
+      gitUrl: target?.gitUrl ?? fix.change.repository.gitUrl,
+      ...(target ? { credentials: target.credentials } : {}),
       branch: fix.revision.branch,
       expectedHead: fix.revision.headRev,
       diff: claim.editedDiff ?? fix.diff,
@@ -238,10 +243,12 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
     case 'already_applied': {
       const reconciled = result.outcome === 'already_applied';
       const { decisionId } = await recordApplied({ fix, userId: user.id, claim, commit: result.commit, reconciled });
+      await notifyCodeHost(fix.changeId);
       return { fixId, commit: result.commit, branch: fix.revision.branch, decisionId, reconciled };
     }
     case 'moved': {
       const message = await recordStale({ fix, userId: user.id, actualHead: result.actualHead });
+      await notifyCodeHost(fix.changeId);
       throw new AppError('conflict', message.charAt(0).toUpperCase() + message.slice(1), {
         details: { status: FixStatus.STALE, expectedHead: fix.revision.headRev, actualHead: result.actualHead },
       });
@@ -255,9 +262,13 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
   }
 }
 
-/** Accepts a READY fix: one commit on the change's branch, authored by the reviewer. */
-export async function acceptFix({ fixId, userId, surface }: { fixId: string; userId: string; surface: SurfaceName }): Promise<AcceptResult> {
-  const user = await requireDecider(userId);
+/**
+ * Accepts a READY fix: one commit on the change's branch, authored by the
+ * reviewer. `decider`: a person a code host authorised (write permission
+ * checked through its API, lib/hosts/commands.ts) instead of a flowfix role.
+ */
+export async function acceptFix({ fixId, userId, surface, decider }: { fixId: string; userId: string; surface: SurfaceName; decider?: Decider }): Promise<AcceptResult> {
+  const user = decider ?? (await requireDecider(userId));
   const claim: ApplyClaim = { kind: 'ACCEPT', surface: SurfaceSchema.parse(surface) };
   await claimFix({ fixId, userId: user.id, claim });
   return applyClaimed({ fixId, user, claim });
@@ -343,7 +354,14 @@ export async function reconcileApplyingFix({
   const claim = ApplyClaimSchema.parse(fix.applyClaim);
   let commit: string | null;
   try {
-    commit = await findFixCommit({ gitUrl: fix.change.repository.gitUrl, branch: fix.revision.branch, since: fix.revision.headRev, fixId });
+    const target = await hostPushTarget({ repositoryId: fix.change.repository.id, gitUrl: fix.change.repository.gitUrl, externalId: fix.change.externalId });
+    commit = await findFixCommit({
+      gitUrl: target?.gitUrl ?? fix.change.repository.gitUrl,
+      branch: fix.revision.branch,
+      since: fix.revision.headRev,
+      fixId,
+      ...(target ? { credentials: target.credentials } : {}),
+    });
   } catch {
     // the repository is unreachable right now: nothing can be concluded
     return 'in_progress';

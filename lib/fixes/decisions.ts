@@ -5,6 +5,7 @@ import { AppError } from '../errors';
 import { ChangeStatus, DecisionKind, FixStatus, Origin } from '../generated/prisma/enums';
 import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
+import { notifyCodeHost } from '../hosts/sync';
 
 /** The fixes a person may still decide on: READY, and not an example from the demo history. */
 export const DECIDABLE = { status: FixStatus.READY, change: { origin: { not: Origin.DEMO_HISTORY } } } satisfies Prisma.FixWhereInput;
@@ -144,17 +145,20 @@ export async function rejectFix({
   reason,
   text,
   surface = 'DASHBOARD',
+  decider,
 }: {
   fixId: string;
   userId: string;
   reason: string;
   text?: string;
   surface?: SurfaceName;
+  /** a person a code host authorised (lib/hosts/commands.ts) instead of a flowfix role */
+  decider?: Decider;
 }): Promise<{ decisionId: string }> {
   const body = RejectFixBodySchema.parse({ reason, text: text || undefined });
   const where = SurfaceSchema.parse(surface);
-  await requireDecider(userId);
-  return getDb().$transaction(async (tx) => {
+  if (!decider) await requireDecider(userId);
+  const result = await getDb().$transaction(async (tx) => {
     const { count } = await tx.fix.updateMany({ where: { id: fixId, ...DECIDABLE }, data: { status: FixStatus.REJECTED } });
     if (count === 0) throw await fixUnavailableError({ fixId, tx });
     const fix = await tx.fix.findUniqueOrThrow({ where: { id: fixId }, select: { changeId: true, runId: true } });
@@ -184,6 +188,9 @@ export async function rejectFix({
       },
       tx,
     );
-    return { decisionId: decision.id };
+    return { decisionId: decision.id, changeId: fix.changeId };
   });
+  // the pull request's comment and check say so (a queued job, lib/hosts/sync.ts)
+  await notifyCodeHost(result.changeId);
+  return { decisionId: result.decisionId };
 }

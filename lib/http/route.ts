@@ -9,6 +9,7 @@ import {
   type PersonalTokenScopeName,
 } from '../auth/personal-tokens';
 import { publicOrigin } from '../env';
+import { verifyWebhook, type HostKindName, type VerifiedWebhook } from '../hosts/webhooks';
 
 // The one route wrapper: resolves who is calling, checks the role, runs the
 // handler, translates errors. Per-route rules stay in the handler.
@@ -28,6 +29,9 @@ export type Access =
       personalTokenScope?: PersonalTokenScopeName;
     }
   | { auth: 'token' }
+  // a code host's webhook: authenticated by the delivery's signature (GitHub)
+  // or secret token (GitLab), checked by lib/hosts/webhooks.ts before the handler runs
+  | { auth: 'webhook'; host: HostKindName }
   | { auth: 'public' };
 
 interface BaseContext<P> {
@@ -37,12 +41,15 @@ interface BaseContext<P> {
 export type SessionContext<P> = BaseContext<P> & { user: SessionUser; via: 'cookie' | 'personal_token' };
 export type TokenContext<P> = BaseContext<P> & { token: TokenPrincipal };
 export type PublicContext<P> = BaseContext<P>;
+export type WebhookContext<P> = BaseContext<P> & { webhook: VerifiedWebhook };
 
 type ContextFor<A extends Access, P> = A extends { auth: 'session' }
   ? SessionContext<P>
   : A extends { auth: 'token' }
     ? TokenContext<P>
-    : PublicContext<P>;
+    : A extends { auth: 'webhook' }
+      ? WebhookContext<P>
+      : PublicContext<P>;
 
 export type RouteHandler = ((req: NextRequest, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>) & {
   access: Access;
@@ -55,7 +62,7 @@ export function withRoute<A extends Access, P = Record<string, string>>(
   const wrapped = async (req: NextRequest, routeCtx?: { params?: Promise<unknown> }): Promise<Response> => {
     try {
       const params = ((await routeCtx?.params) ?? {}) as P;
-      let ctx: BaseContext<P> & Partial<{ user: SessionUser; via: 'cookie' | 'personal_token'; token: TokenPrincipal }>;
+      let ctx: BaseContext<P> & Partial<{ user: SessionUser; via: 'cookie' | 'personal_token'; token: TokenPrincipal; webhook: VerifiedWebhook }>;
       if (access.auth === 'session') {
         let user = await getSessionUser(req);
         let via: 'cookie' | 'personal_token' = 'cookie';
@@ -73,6 +80,8 @@ export function withRoute<A extends Access, P = Record<string, string>>(
         ctx = { req, params, user, via };
       } else if (access.auth === 'token') {
         ctx = { req, params, token: await authenticateToken(req.headers.get('authorization')) };
+      } else if (access.auth === 'webhook') {
+        ctx = { req, params, webhook: await verifyWebhook(access.host, req) };
       } else {
         ctx = { req, params };
       }

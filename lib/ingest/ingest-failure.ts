@@ -41,27 +41,38 @@ export interface IngestLimits {
 
 type Tx = Prisma.TransactionClient;
 
+/**
+ * Who reports: a CI token (POST /api/v1/failures), or a code host's webhook
+ * delivery for the repository it is linked to (lib/hosts/process.ts).
+ */
+export type IngestReporter =
+  | { token: TokenPrincipal }
+  | { host: { hostId: string; repositoryId: string; deliveryId: string } };
+
+function reporterCovers(reporter: IngestReporter, repositoryId: string): boolean {
+  return 'token' in reporter ? tokenCoversRepository(reporter.token, repositoryId) : reporter.host.repositoryId === repositoryId;
+}
+
 // first key of the two-key advisory lock: keeps our locks apart from other users of hashtext keys
 const CHANGE_LOCK_NAMESPACE = 0x66667831; // "ffx1"
 const MAX_ATTEMPTS = 5;
 
-/** Ingests an upload on behalf of a CI token. Throws AppError for every refusal. */
+/** Ingests an upload on behalf of a CI token or a code host. Throws AppError for every refusal. */
 export async function ingestFailureReport({
   db,
-  token,
   upload,
   limits,
+  ...reporter
 }: {
   db: PrismaClient;
-  token: TokenPrincipal;
   upload: IngestUpload;
   limits: IngestLimits;
-}): Promise<IngestResult> {
+} & IngestReporter): Promise<IngestResult> {
   const { metadata } = upload;
   const repository = await db.repository.findUnique({ where: { name: metadata.repository } });
   // unknown, archived and out of the token's scope answer alike: a different
   // status or message would tell a token which repository names exist
-  if (!repository || repository.archivedAt || !tokenCoversRepository(token, repository.id)) {
+  if (!repository || repository.archivedAt || !reporterCovers(reporter, repository.id)) {
     throw new AppError('not_found', `No repository "${metadata.repository}" this CI token may report to`);
   }
 
@@ -88,7 +99,7 @@ export async function ingestFailureReport({
           failures: collected.failures,
           reports: collected.reports,
           log,
-          token,
+          reporter,
         }),
       // duplicates queue behind the advisory lock: give them room to wait
       { maxWait: 15_000, timeout: 30_000 },
@@ -221,7 +232,7 @@ async function storeRevision({
   failures,
   reports,
   log,
-  token,
+  reporter,
 }: {
   tx: Tx;
   repositoryId: string;
@@ -229,7 +240,7 @@ async function storeRevision({
   failures: FailureDraft[];
   reports: CollectedFailures['reports'];
   log: { text: string; truncatedBytes: number };
-  token: TokenPrincipal;
+  reporter: IngestReporter;
 }): Promise<Omit<IngestResult, 'droppedFailures'>> {
   const externalId = metadata.change.externalId;
   await lockChange({ tx, repositoryId, externalId });
@@ -281,12 +292,12 @@ async function storeRevision({
 
   await writeAudit(
     {
-      actorKind: 'token',
+      actorKind: 'token' in reporter ? 'token' : 'system',
       action: 'failure.ingest',
       targetType: 'change',
       targetId: result.changeId,
       data: {
-        tokenId: token.tokenId,
+        ...('token' in reporter ? { tokenId: reporter.token.tokenId } : { hostId: reporter.host.hostId, deliveryId: reporter.host.deliveryId }),
         revisionId: result.revisionId,
         headRev: metadata.headRev,
         created: result.created,

@@ -15,6 +15,18 @@ import { RunJobSchema } from '../runs/schemas';
 // and pg-boss's job expiry never has to match a 30-minute repair.
 
 export const RUN_QUEUE = 'flowfix-runs';
+// Code-host webhook deliveries to process (lib/hosts/process.ts). Unlike a
+// run, a delivery's processing is short and safe to repeat, so the job itself
+// carries it: a failure (the host answered 502 after the client's own
+// retries) is retried by pg-boss with exponential backoff.
+export const HOST_EVENT_QUEUE = 'flowfix-host-events';
+// Bringing a change's pull request up to date (the check run, the comment):
+// one waiting job per change ('short' policy + singletonKey), so a burst of
+// run transitions costs one sync, which reads the state when it runs.
+export const HOST_SYNC_QUEUE = 'flowfix-host-sync';
+export type HostJobQueue = typeof HOST_EVENT_QUEUE | typeof HOST_SYNC_QUEUE;
+const HOST_JOB_RETRIES = 6;
+const HOST_JOB_RETRY_DELAY_S = 2;
 
 export interface QueuedJob {
   jobId: string;
@@ -26,6 +38,12 @@ export interface RunQueue {
   enqueue(runId: string): Promise<void>;
   fetch(max: number): Promise<QueuedJob[]>;
   complete(jobIds: string[]): Promise<void>;
+  /** a code-host job: a webhook delivery's row id (HOST_EVENT_QUEUE) or a change id to sync (HOST_SYNC_QUEUE) */
+  enqueueHostJob(queue: HostJobQueue, id: string): Promise<void>;
+  fetchHostJobs(queue: HostJobQueue, max: number): Promise<Array<{ jobId: string; id: string }>>;
+  completeHostJob(queue: HostJobQueue, jobId: string): Promise<void>;
+  /** retried later with backoff, up to the retry limit */
+  failHostJob(queue: HostJobQueue, jobId: string, error: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +78,13 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     // two processes creating the queue at once: the loser finds it there
     if (!(await boss.getQueue(RUN_QUEUE))) throw err;
   });
+  for (const [name, policy] of [[HOST_EVENT_QUEUE, 'standard'], [HOST_SYNC_QUEUE, 'short']] as const) {
+    await boss
+      .createQueue(name, { name, policy, retryLimit: HOST_JOB_RETRIES, retryDelay: HOST_JOB_RETRY_DELAY_S, retryBackoff: true })
+      .catch(async (err: unknown) => {
+        if (!(await boss.getQueue(name))) throw err;
+      });
+  }
 
   return {
     async enqueue(runId) {
@@ -82,6 +107,26 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     },
     async complete(jobIds) {
       if (jobIds.length > 0) await boss.complete(RUN_QUEUE, jobIds);
+    },
+    async enqueueHostJob(queue, id) {
+      await boss.send(queue, { id }, { singletonKey: id });
+      wakeups.emit('host-job', queue);
+    },
+    async fetchHostJobs(queue, max) {
+      if (max <= 0) return [];
+      const jobs = await boss.fetch<{ id?: unknown }>(queue, { batchSize: max });
+      const out: Array<{ jobId: string; id: string }> = [];
+      for (const job of jobs ?? []) {
+        if (typeof job.data?.id === 'string') out.push({ jobId: job.id, id: job.data.id });
+        else await boss.fail(queue, job.id, { message: 'malformed job' });
+      }
+      return out;
+    },
+    async completeHostJob(queue, jobId) {
+      await boss.complete(queue, jobId);
+    },
+    async failHostJob(queue, jobId, error) {
+      await boss.fail(queue, jobId, { message: error.slice(0, 2000) });
     },
     async stop() {
       await boss.stop({ graceful: false, wait: true, close: true });
@@ -136,6 +181,12 @@ export async function stopRunQueue({ handle }: { handle?: DbHandle } = {}): Prom
 export function onRunQueued(listener: (runId: string) => void): () => void {
   wakeups.on('queued', listener);
   return () => wakeups.off('queued', listener);
+}
+
+/** In-process wake-up when this process queues a code-host job. */
+export function onHostJobQueued(listener: (queue: HostJobQueue) => void): () => void {
+  wakeups.on('host-job', listener);
+  return () => wakeups.off('host-job', listener);
 }
 
 export function onQueueError(listener: (err: unknown) => void): () => void {

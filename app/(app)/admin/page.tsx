@@ -5,6 +5,7 @@ import { UsersPanel } from '@/components/admin/users-panel';
 import { TokensPanel } from '@/components/admin/tokens-panel';
 import { RepositoriesPanel } from '@/components/admin/repositories-panel';
 import { AuditPanel } from '@/components/admin/audit-panel';
+import { HostsPanel } from '@/components/admin/hosts-panel';
 import { SandboxPanel } from '@/components/admin/sandbox-panel';
 
 export const dynamic = 'force-dynamic';
@@ -24,6 +25,7 @@ export default async function AdminPage({ searchParams }: { searchParams: Promis
         {tab === 'users' && <UsersPanel currentUserId={user.id} />}
         {tab === 'tokens' && <TokensPanel />}
         {tab === 'repositories' && <RepositoriesPanel />}
+        {tab === 'hosts' && <HostsPanel />}
         {tab === 'audit' && <AuditPanel />}
       </div>
     </main>

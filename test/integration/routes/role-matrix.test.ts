@@ -71,8 +71,9 @@ function describeRoute(file: string): { url: string; params: Record<string, stri
 }
 
 /** The access a route's path implies; a handler that declares anything else fails the test. */
-function expectedPolicy(route: RouteFile): 'public' | 'token' | 'admin' | 'session' {
+function expectedPolicy(route: RouteFile): 'public' | 'token' | 'webhook' | 'admin' | 'session' {
   if (PUBLIC_ROUTES.has(route.file)) return 'public';
+  if (/^\/api\/hosts\/[^/]+\/webhook$/.test(route.url)) return 'webhook';
   if (route.url.startsWith('/api/v1/')) return 'token';
   if (route.url.startsWith('/api/admin/') || route.url === '/api/admin') return 'admin';
   return 'session';
@@ -186,6 +187,8 @@ describe('every route handler × every role', () => {
   test('route files were found, including the admin and ingestion routes', () => {
     assert.ok(routeFiles.includes('app/api/admin/users/route.ts'), routeFiles.join(', '));
     assert.ok(routeFiles.includes('app/api/v1/failures/route.ts'), routeFiles.join(', '));
+    assert.ok(routeFiles.includes('app/api/hosts/github/webhook/route.ts'), routeFiles.join(', '));
+    assert.ok(routeFiles.includes('app/api/hosts/gitlab/webhook/route.ts'), routeFiles.join(', '));
     assert.ok(routes.every((r) => Object.keys(r.handlers).length > 0), 'every route file exports at least one method');
   });
 
@@ -203,8 +206,27 @@ describe('every route handler × every role', () => {
           if (policy === 'public') assert.equal(access.auth, 'public');
           if (policy === 'token') assert.equal(access.auth, 'token', 'routes under /api/v1 are for CI tokens');
           if (policy === 'admin') assert.deepEqual(access, { auth: 'session', roles: ['ADMIN'] }, 'admin routes are ADMIN only');
-          if (policy === 'session') assert.equal(access.auth, 'session', 'only listed routes may be public or token routes');
+          if (policy === 'webhook') assert.deepEqual(access, { auth: 'webhook', host: route.url.split('/')[3] }, 'code-host webhooks are authenticated by their signature');
+          if (policy === 'session') assert.equal(access.auth, 'session', 'only listed routes may be public, token or webhook routes');
         });
+
+        if (policy === 'webhook') {
+          // authenticated by the delivery's own signature or secret token: nothing else lets a caller in
+          test('anonymous (no signature) → 401', async () => {
+            assert.equal(await call({ route, method }), 401);
+          });
+          test('an admin session cookie → 401', async () => {
+            assert.equal(await call({ route, method, headers: { cookie: adminCookie } }), 401);
+          });
+          test('a valid CI token → 401', async () => {
+            assert.equal(await call({ route, method, headers: { authorization: `Bearer ${ciToken}` } }), 401);
+          });
+          test('a made-up signature or secret token → 401', async () => {
+            const headers = { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}`, 'x-gitlab-token': 'made-up-token', 'x-github-delivery': 'd1', 'x-github-event': 'workflow_run', 'x-gitlab-event': 'Pipeline Hook', 'x-gitlab-event-uuid': 'd1' };
+            assert.equal(await call({ route, method, headers }), 401);
+          });
+          return;
+        }
 
         if (policy === 'public') {
           test('anonymous callers are let in', async () => {

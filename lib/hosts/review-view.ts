@@ -1,0 +1,150 @@
+import 'server-only';
+import { createHash } from 'node:crypto';
+import { getDb } from '../db';
+import { publicOrigin } from '../env';
+import { summaryToText } from '../fixes/text';
+import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { estimateRemaining, formatRemainingRange, loadPhaseMedians, progressFromPhaseEvents } from '../runs/estimate';
+
+// What the pull (merge) request shows of a change, decided from the
+// database alone: the check's state (GitHub check run / GitLab commit
+// status) and the one comment's text. Pure rendering lives here; calling the
+// hosts is lib/hosts/sync.ts.
+
+export type CheckState =
+  | { status: 'queued' | 'in_progress'; title: string; summary: string }
+  | { status: 'completed'; conclusion: 'success' | 'neutral' | 'skipped' | 'cancelled'; title: string; summary: string };
+
+export interface ReviewState {
+  changeId: string;
+  headRev: string;
+  check: CheckState;
+  /** what the comment says, rendered by renderComment once the suggestions are known; null: no fix yet */
+  comment: Omit<CommentInput, 'suggestionsPosted'> | null;
+  detailsUrl: string;
+}
+
+const MARKER = (changeId: string) => `<!-- flowfix:change:${changeId} -->`;
+
+export function digest(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+}
+
+function fence(text: string): string {
+  // a fence longer than any backtick run inside, so the diff cannot close it
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(longest + 1);
+}
+
+export interface CommentInput {
+  changeId: string;
+  detailsUrl: string;
+  fix: { id: string; status: FixStatus; diff: string; summary: string; appliedCommit: string | null };
+  /** set when the diff was posted as suggested changes on the pull request's own diff */
+  suggestionsPosted: boolean;
+  rejectedBecause?: string | null;
+  staleBecause?: string | null;
+}
+
+/** The one comment: root cause first, then the diff, then links; the state of the fix on top when it is no longer pending. */
+export function renderComment(input: CommentInput): string {
+  const { fix } = input;
+  const lines: string[] = [MARKER(input.changeId), '### flowfix'];
+  if (fix.status === FixStatus.APPLIED) lines.push(`**Applied** as ${fix.appliedCommit ? `\`${fix.appliedCommit.slice(0, 12)}\`` : 'a commit on this branch'}.`);
+  if (fix.status === FixStatus.REJECTED) lines.push(`**Rejected**${input.rejectedBecause ? `: ${input.rejectedBecause}` : ''}. It will not be applied.`);
+  if (fix.status === FixStatus.STALE) lines.push(`**Stale**${input.staleBecause ? `: ${input.staleBecause}` : ''}. This fix was made for an older head and can no longer be applied.`);
+  lines.push('', '**Root cause**', '', fix.summary || '(no summary)', '');
+  if (input.suggestionsPosted && fix.status === FixStatus.READY) {
+    lines.push('The fix is posted as suggested changes on this pull request’s diff: commit them there, or apply it from flowfix.');
+  } else {
+    const f = fence(fix.diff);
+    lines.push('<details><summary>The fix (diff)</summary>', '', `${f}diff`, fix.diff.trimEnd(), f, '', '</details>');
+  }
+  lines.push('', `[Preview in flowfix](${input.detailsUrl}) · [Apply in flowfix](${input.detailsUrl})`);
+  return lines.join('\n');
+}
+
+/** The state of the change's review surfaces now. */
+export async function describeForReview(changeId: string): Promise<ReviewState | null> {
+  const db = getDb();
+  const change = await db.change.findUnique({
+    where: { id: changeId },
+    select: { id: true, headRev: true, status: true, statusReason: true, repositoryId: true },
+  });
+  if (!change) return null;
+  const detailsUrl = `${publicOrigin()}/changes/${encodeURIComponent(change.id)}`;
+  const [run, fix] = await Promise.all([
+    db.run.findFirst({
+      where: { changeId, revision: { headRev: change.headRev } },
+      orderBy: { createdAt: 'desc' },
+      select: { id: true, status: true, exitReason: true, policy: true },
+    }),
+    db.fix.findFirst({
+      where: { changeId, status: { not: FixStatus.DROPPED } },
+      orderBy: { createdAt: 'desc' },
+      select: {
+        id: true,
+        status: true,
+        diff: true,
+        summaryHtml: true,
+        appliedCommit: true,
+        revision: { select: { headRev: true } },
+        decisions: { where: { kind: 'REJECT' }, orderBy: { createdAt: 'desc' }, take: 1, select: { reason: true, reasonText: true } },
+      },
+    }),
+  ]);
+
+  let check: CheckState;
+  if (run && (run.status === RunStatus.QUEUED || run.status === RunStatus.RUNNING)) {
+    const estimate = await loadPhaseMedians({ repositoryId: change.repositoryId, policy: run.policy, db });
+    const events =
+      run.status === RunStatus.RUNNING
+        ? (await db.runEvent.findMany({ where: { runId: run.id, type: 'phase' }, orderBy: { seq: 'asc' }, select: { payload: true, createdAt: true } })).map((e) => ({
+            payload: e.payload as Record<string, unknown>,
+            at: e.createdAt.toISOString(),
+          }))
+        : [];
+    const left = formatRemainingRange(estimateRemaining({ estimate, progress: progressFromPhaseEvents(events), now: Date.now() }));
+    check = {
+      status: 'in_progress',
+      title: `Working on it (${left})`,
+      summary: `flowfix is ${run.status === RunStatus.QUEUED ? 'about to reproduce' : 'repairing'} the failing tests of this commit: ${left}.\n\nFollow it live: ${detailsUrl}`,
+    };
+  } else if (fix && fix.revision.headRev === change.headRev) {
+    const summary = summaryToText(fix.summaryHtml);
+    const root = `Root cause: ${firstLine(summary) || 'see flowfix'}`;
+    check =
+      fix.status === FixStatus.APPLIED
+        ? { status: 'completed', conclusion: 'success', title: `Fix applied${fix.appliedCommit ? ` as ${fix.appliedCommit.slice(0, 12)}` : ''}`, summary: `${root}\n\n${detailsUrl}` }
+        : fix.status === FixStatus.REJECTED
+          ? { status: 'completed', conclusion: 'neutral', title: 'Fix rejected', summary: `${root}\n\n${detailsUrl}` }
+          : fix.status === FixStatus.STALE
+            ? { status: 'completed', conclusion: 'neutral', title: 'Fix stale', summary: `${root}\n\n${detailsUrl}` }
+            : { status: 'completed', conclusion: 'neutral', title: 'A fix is ready', summary: `${root}\n\nPreview and apply: ${detailsUrl}` };
+  } else if (run) {
+    const outcome = run.status === RunStatus.CANCELLED ? 'cancelled' : `no fix (${run.exitReason ?? run.status.toLowerCase()})`;
+    check = { status: 'completed', conclusion: run.status === RunStatus.CANCELLED ? 'cancelled' : 'neutral', title: `No fix: ${outcome}`, summary: `flowfix ended with ${outcome}.\n\n${detailsUrl}` };
+  } else if (change.status === ChangeStatus.SKIPPED) {
+    check = { status: 'completed', conclusion: 'skipped', title: 'Skipped', summary: `${change.statusReason ?? 'A filter skipped this change.'}\n\n${detailsUrl}` };
+  } else if (change.status === ChangeStatus.STALE) {
+    check = { status: 'completed', conclusion: 'neutral', title: 'Stale', summary: `${change.statusReason ?? 'The change moved on.'}\n\n${detailsUrl}` };
+  } else {
+    check = { status: 'queued', title: 'Queued', summary: `flowfix received the failure.\n\n${detailsUrl}` };
+  }
+
+  const comment = fix
+    ? {
+        changeId,
+        detailsUrl,
+        fix: { id: fix.id, status: fix.status, diff: fix.diff, summary: summaryToText(fix.summaryHtml), appliedCommit: fix.appliedCommit },
+        rejectedBecause: fix.decisions[0] ? (fix.decisions[0].reasonText ?? fix.decisions[0].reason?.toLowerCase().replace(/_/g, ' ')) : null,
+        staleBecause: change.status === ChangeStatus.STALE ? change.statusReason : null,
+      }
+    : null;
+  return { changeId, headRev: change.headRev, check, comment, detailsUrl };
+}
