@@ -308,6 +308,7 @@ describe('adoption', () => {
     assert.equal(a.posted, 4);
     assert.deepEqual(a.surfaces, [
       { surface: 'DASHBOARD', previewed: 2, applied: 1, applyPerPreview: 0.5, applyPerPosted: 0.25 },
+      { surface: 'CODE_REVIEW', previewed: 0, applied: 0, applyPerPreview: null, applyPerPosted: 0 },
       { surface: 'CLI', previewed: 1, applied: 1, applyPerPreview: 1, applyPerPosted: 0.25 },
       { surface: 'API', previewed: 0, applied: 0, applyPerPreview: null, applyPerPosted: 0 },
     ]);
