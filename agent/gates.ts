@@ -15,7 +15,7 @@ import type {
   TestRun,
 } from './types';
 import { BinaryFileError, WorkspacePathError, type Workspace } from './workspace';
-import { gateEvent } from '../common/run-events';
+import { gateEvent, logEvent } from '../common/run-events';
 import { countTests } from '../common/test-results';
 
 // EviACT's compile gate and test-driven gate. Every edit a policy makes goes
@@ -73,6 +73,15 @@ export function createGates(input: GatesInput): Gates {
     await sink.emit(gateEvent(verdict));
     return verdict;
   };
+
+  // the report reader's warnings (repeated ids and what they became), each said once per run
+  const warned = new Set<string>();
+  async function reportWarnings(run: TestRun): Promise<void> {
+    const fresh = (run.warnings ?? []).filter((w) => !warned.has(w));
+    if (fresh.length === 0) return;
+    for (const w of fresh) warned.add(w);
+    await sink.emit(logEvent(`test report: ${fresh.slice(0, 5).join('; ')}${fresh.length > 5 ? `; and ${fresh.length - 5} more` : ''}`, { warnings: fresh.slice(0, 50) }));
+  }
 
   async function command(cmd: string, timeoutSeconds: number, network: boolean): Promise<CommandResult> {
     const result = await runWorkspaceCommand({ workspace, settings, signal: input.signal, command: cmd, timeoutSeconds, network });
@@ -151,6 +160,7 @@ export function createGates(input: GatesInput): Gates {
     meter.targetRuns++;
     const run = await runTests({ workspace, settings, signal: input.signal, kind: 'target', targets });
     meter.commandMs += run.command.durationMs;
+    await reportWarnings(run);
     const passedAll = allPassed(run);
     // RED passes when a target really fails; a target that is missing from the
     // report (the command crashed, the id is wrong) is not a reproduction
@@ -173,6 +183,7 @@ export function createGates(input: GatesInput): Gates {
     meter.regressionRuns++;
     const run = await runTests({ workspace, settings, signal: input.signal, kind: 'regression', targets: [] });
     meter.commandMs += run.command.durationMs;
+    await reportWarnings(run);
     const failing = failedResults(run);
     const passed = !run.reportError && failing.length === 0 && run.results.length > 0;
     const verdict: GateVerdict = {

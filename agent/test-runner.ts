@@ -1,6 +1,6 @@
 import { readFile, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { parseJunitXml } from '../lib/junit/parse';
+import { disambiguateTestIds, parseJunitXml } from '../lib/junit/parse';
 import type { RepositorySettings } from '../lib/repositories/settings';
 import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
 import type { SandboxLimits } from '../lib/sandbox/limits';
@@ -133,10 +133,23 @@ async function clearReports(root: string, pattern: string): Promise<void> {
   }
 }
 
-/** Reads and merges every report; problems become `reportError`. */
-async function readReports(root: string, pattern: string): Promise<{ results: TestResult[]; reportError?: string }> {
+export interface ReadReports {
+  results: TestResult[];
+  /** the parser's warnings (a repeated test id and the id it is stored under, a field cut short), per report */
+  warnings: string[];
+  reportError?: string;
+}
+
+/**
+ * Reads and merges every report; problems become `reportError`. Ids are unique
+ * across the reports by the parser's own rule (a repeated id becomes
+ * "<id> [2]", "<id> [3]", … in document order), the one ingestion applies to
+ * an upload, so the agent's ids and the ingested failures' ids agree.
+ */
+export async function readTestReports(root: string, pattern: string): Promise<ReadReports> {
   const files = await findReports(root, pattern);
   const results: TestResult[] = [];
+  const warnings: string[] = [];
   const problems: string[] = [];
   let found = 0;
   for (const rel of files) {
@@ -157,14 +170,17 @@ async function readReports(root: string, pattern: string): Promise<{ results: Te
     }
     found++;
     try {
-      results.push(...parseJunitXml(bytes).results);
+      const parsed = parseJunitXml(bytes);
+      results.push(...parsed.results);
+      warnings.push(...parsed.warnings.map((w) => `${rel}: ${w}`));
     } catch (err) {
       problems.push(`${rel}: ${(err as Error).message}`);
     }
   }
-  if (found === 0) return { results, reportError: `no JUnit report at ${pattern} (did the test command run?)` };
-  if (problems.length) return { results, reportError: problems.join('; ') };
-  return { results };
+  for (const renamed of disambiguateTestIds(results)) warnings.push(`repeated test id ${renamed.from} across reports stored as ${renamed.to}`);
+  if (found === 0) return { results, warnings, reportError: `no JUnit report at ${pattern} (did the test command run?)` };
+  if (problems.length) return { results, warnings, reportError: problems.join('; ') };
+  return { results, warnings };
 }
 
 export type TestRunKind = 'target' | 'regression';
@@ -174,6 +190,50 @@ const NOT_RUN_PREFIX = 'did not run:';
 /** A placeholder result for a target the report did not mention. */
 export function didNotRun(result: TestResult): boolean {
   return result.status === 'error' && (result.message ?? '').startsWith(NOT_RUN_PREFIX);
+}
+
+/** An id without the " [n]" (" [n] [m]" across reports) a repeated id gets. */
+const baseTestId = (id: string) => id.replace(/( \[\d+\])+$/, '');
+
+const STATUS_RANK: Record<TestResult['status'], number> = { error: 3, failed: 2, passed: 1, skipped: 0 };
+
+/**
+ * One result per target. A test the report lists more than once (a
+ * parametrised test, a runner that names every assertion alike) answers to
+ * the target with all its instances ("<id>", "<id> [2]", …): the target fails
+ * when any instance fails and passes only when none does. A target missing
+ * from the report comes back as an error ("did not run"), never as passed.
+ */
+export function selectTargetResults(
+  results: TestResult[],
+  targets: Array<{ id: string; name?: string }>,
+  reportError?: string,
+): TestResult[] {
+  return targets.map((target) => {
+    const base = baseTestId(target.id);
+    const instances = results.filter((r) => matchesTarget(r, target.id) || baseTestId(r.id) === base || matchesTarget(r, base));
+    if (instances.length === 0) {
+      return {
+        id: target.id,
+        name: target.name ?? target.id,
+        status: 'error',
+        message: reportError ? `${NOT_RUN_PREFIX} ${reportError}` : `${NOT_RUN_PREFIX} the test is not in the JUnit report`,
+      };
+    }
+    // the worst instance speaks for the target (the first of equals, in report order)
+    let worst = 0;
+    instances.forEach((r, i) => {
+      if (STATUS_RANK[r.status] > STATUS_RANK[instances[worst].status]) worst = i;
+    });
+    const chosen = instances[worst];
+    if (instances.length === 1) return chosen;
+    const where = `instance ${worst + 1} of ${instances.length}`;
+    return {
+      ...chosen,
+      id: baseTestId(instances[0].id),
+      ...(chosen.status === 'failed' || chosen.status === 'error' ? { message: `${chosen.message ?? chosen.status} (${where})` } : {}),
+    };
+  });
 }
 
 /**
@@ -197,22 +257,12 @@ export async function runTests(
     timeoutSeconds: kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds,
     network: settings.network,
   });
-  const { results, reportError } = await readReports(root, settings.junitReport);
+  const { results, warnings, reportError } = await readTestReports(root, settings.junitReport);
   await clearReports(root, settings.junitReport);
-  if (kind === 'regression') return { command: result, results, ...(reportError ? { reportError } : {}) };
-  const selected: TestResult[] = [];
-  for (const target of input.targets) {
-    const match = results.find((r) => matchesTarget(r, target.id));
-    selected.push(
-      match ?? {
-        id: target.id,
-        name: target.name ?? target.id,
-        status: 'error',
-        message: reportError ? `${NOT_RUN_PREFIX} ${reportError}` : `${NOT_RUN_PREFIX} the test is not in the JUnit report`,
-      },
-    );
-  }
-  return { command: result, results: selected, ...(reportError ? { reportError } : {}) };
+  const extra = { ...(reportError ? { reportError } : {}), ...(warnings.length ? { warnings } : {}) };
+  if (kind === 'regression') return { command: result, results, ...extra };
+  const selected = selectTargetResults(results, input.targets, reportError);
+  return { command: result, results: selected, ...extra };
 }
 
 /** True when every result passed (and there is at least one). */

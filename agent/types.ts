@@ -50,6 +50,8 @@ export interface TestRun {
   results: TestResult[];
   /** no JUnit report could be read: results are empty and this says why */
   reportError?: string;
+  /** what the report reader noticed: repeated test ids and the ids they were stored under, fields cut short */
+  warnings?: string[];
 }
 
 // ───── evidence and localisation ─────

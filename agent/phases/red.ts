@@ -15,6 +15,7 @@ export async function red(state: SetupState): Promise<RedState> {
     meter.commandMs += full.command.durationMs;
     meter.regressionRuns++;
     if (full.reportError) throw new RunExit('setup_failed', `the test command wrote no readable report: ${full.reportError}`);
+    if (full.warnings?.length) await state.log(`test report: ${full.warnings.slice(0, 5).join('; ')}`, { warnings: full.warnings.slice(0, 50) });
     const failing = failedResults(full);
     await state.log(`no targets given: ${failing.length} failing test(s) in a full run`, { tests: failing.map((r) => r.id).slice(0, 50) });
     if (failing.length === 0) throw new RunExit('not_reproduced', 'every test passes on the head revision');
