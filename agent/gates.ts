@@ -64,10 +64,23 @@ function verdictTests(run: TestRun): GateVerdict['tests'] {
   return run.results.slice(0, 200).map((r) => ({ id: r.id, status: r.status, ...(r.message ? { message: r.message.slice(0, 500) } : {}) }));
 }
 
+/**
+ * The time limit of a target run after RED: a few times what RED took, at
+ * least CANDIDATE_MIN_SECONDS, at most the settings' `testSeconds`. Buggy
+ * programs and candidate edits often loop forever; one such candidate must
+ * cost seconds, not the whole test limit, and the budget goes to the next.
+ */
+export const CANDIDATE_MIN_SECONDS = 15;
+export function candidateTimeoutSeconds(redMs: number, testSeconds: number): number {
+  return Math.min(testSeconds, Math.max(CANDIDATE_MIN_SECONDS, Math.ceil((redMs * 4) / 1000) + 5));
+}
+
 export function createGates(input: GatesInput): Gates {
   const { workspace, settings, sink } = input;
   const meter = input.meter ?? createMeter();
   let targets = input.targets;
+  // set by the first RED run that finished in time
+  let targetTimeout: number | undefined;
 
   const emitVerdict = async (verdict: GateVerdict) => {
     await sink.emit(gateEvent(verdict));
@@ -158,8 +171,12 @@ export function createGates(input: GatesInput): Gates {
 
   async function runTargets(gate: GateName, expect: 'pass' | 'fail'): Promise<{ verdict: GateVerdict; run: TestRun }> {
     meter.targetRuns++;
-    const run = await runTests({ workspace, settings, signal: input.signal, kind: 'target', targets });
+    const timeoutSeconds = gate === 'red' ? settings.timeLimits.testSeconds : (targetTimeout ?? settings.timeLimits.testSeconds);
+    const run = await runTests({ workspace, settings, signal: input.signal, kind: 'target', targets, timeoutSeconds });
     meter.commandMs += run.command.durationMs;
+    if (gate === 'red' && !run.command.timedOut && targetTimeout === undefined) {
+      targetTimeout = candidateTimeoutSeconds(run.command.durationMs, settings.timeLimits.testSeconds);
+    }
     await reportWarnings(run);
     const passedAll = allPassed(run);
     // RED passes when a target really fails; a target that is missing from the

@@ -178,7 +178,7 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     }
   }
   for (const renamed of disambiguateTestIds(results)) warnings.push(`repeated test id ${renamed.from} across reports stored as ${renamed.to}`);
-  if (found === 0) return { results, warnings, reportError: `no JUnit report at ${pattern} (did the test command run?)` };
+  if (found === 0) return { results, warnings, reportError: `the test command wrote no JUnit report at ${pattern}` };
   if (problems.length) return { results, warnings, reportError: problems.join('; ') };
   return { results, warnings };
 }
@@ -242,7 +242,12 @@ export function selectTargetResults(
  * report comes back as an error ("did not run"), so it can never count as passing.
  */
 export async function runTests(
-  input: CommandContext & { kind: TestRunKind; targets: Array<{ id: string; name?: string; file?: string }> },
+  input: CommandContext & {
+    kind: TestRunKind;
+    targets: Array<{ id: string; name?: string; file?: string }>;
+    /** instead of the settings' time limit (the gates give candidates less: see createGates) */
+    timeoutSeconds?: number;
+  },
 ): Promise<TestRun> {
   const { workspace, settings, kind } = input;
   const root = workspace.root;
@@ -254,15 +259,34 @@ export async function runTests(
     settings,
     signal: input.signal,
     command,
-    timeoutSeconds: kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds,
+    timeoutSeconds: input.timeoutSeconds ?? (kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds),
     network: settings.network,
   });
-  const { results, warnings, reportError } = await readTestReports(root, settings.junitReport);
+  const read = await readTestReports(root, settings.junitReport);
+  const { results, warnings } = read;
+  // a command we stopped is named as such, not as a missing report
+  const stopped = stoppedBecause(result, input.signal);
+  const reportError = read.reportError && (stopped ?? read.reportError);
   await clearReports(root, settings.junitReport);
   const extra = { ...(reportError ? { reportError } : {}), ...(warnings.length ? { warnings } : {}) };
   if (kind === 'regression') return { command: result, results, ...extra };
   const selected = selectTargetResults(results, input.targets, reportError);
   return { command: result, results: selected, ...extra };
+}
+
+/** Why flowfix stopped a command (the time limit, a cancelled run), if it did. */
+export function stoppedBecause(result: CommandResult, signal?: AbortSignal): string | undefined {
+  if (signal?.aborted) return 'cancelled: the run was cancelled while the command ran';
+  if (result.timedOut) return `timed out: the command did not finish within ${Math.round(result.durationMs / 1000)} s and was killed`;
+  return undefined;
+}
+
+/** A command's outcome for a person: the command, its exit code or signal, and the last of its output. */
+export function commandOutcome(result: CommandResult, tailChars = 1500): string {
+  const how = result.exitCode !== null ? `exit code ${result.exitCode}` : result.signal ? `killed by ${result.signal}` : 'no exit code';
+  const output = result.output.trimEnd();
+  const tail = output.length > tailChars ? `…${output.slice(-tailChars)}` : output;
+  return `command \`${result.command}\` (${how}); output${output ? ` (last ${Math.min(tailChars, output.length)} characters):\n${tail}` : ': (none)'}`;
 }
 
 /** True when every result passed (and there is at least one). */

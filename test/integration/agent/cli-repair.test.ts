@@ -1,5 +1,6 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { repairCommand } from '@/agent/cli/repair';
@@ -69,5 +70,27 @@ describe('flowfix repair', () => {
     assert.equal(code, 1);
     const result = JSON.parse(c.out.join(''));
     assert.equal(result.exitReason, 'not_reproduced');
+  });
+
+  test('SIGTERM to the CLI ends the run as cancelled, with the test command killed', async () => {
+    const repo = createTsRepo();
+    repos.push(repo);
+    const bin = path.join(process.cwd(), 'bin/flowfix.mjs');
+    const child = spawn(
+      process.execPath,
+      [bin, 'repair', '--repo', repo.dir, '--base', repo.base, '--head', repo.head, '--test', 'x::y', '--test-command', 'sleep 120', '--language', 'typescript'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('RED started')) setTimeout(() => child.kill('SIGTERM'), 300);
+    });
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const started = Date.now();
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.match(out, /Result: cancelled \(cancelled\)/, out);
+    assert.equal(code, 1);
+    assert.ok(Date.now() - started < 60_000);
   });
 });

@@ -1,6 +1,8 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { CANDIDATE_MIN_SECONDS, candidateTimeoutSeconds, createGates } from '@/agent/gates';
 import { runRepair } from '@/agent/pipeline';
+import { Workspace } from '@/agent/workspace';
 import { ArraySink } from '@/agent/sinks';
 import { createOfflinePolicy } from '@/agent/policies/offline';
 import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
@@ -57,5 +59,36 @@ describe('repeated test names', () => {
       logs.some((t) => t.includes('repeated test id test::cart > total of a cart stored as test::cart > total of a cart [2]')),
       logs.join('\n'),
     );
+  });
+});
+
+describe('hangs', () => {
+  test('candidates get a few times what RED took, not the whole test limit', () => {
+    assert.equal(candidateTimeoutSeconds(1_000, 600), CANDIDATE_MIN_SECONDS);
+    assert.equal(candidateTimeoutSeconds(20_000, 600), 85);
+    assert.equal(candidateTimeoutSeconds(200_000, 600), 600);
+  });
+
+  test('a candidate that loops forever costs seconds, is named a timeout, and the next candidate still runs', async () => {
+    const repo = createTsRepo();
+    repos.push(repo);
+    const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
+    try {
+      const settings = { ...repo.settings, build: undefined, timeLimits: { ...repo.settings.timeLimits, testSeconds: 600 } };
+      const gates = createGates({ workspace: ws, settings, targets: [{ id: 'test::cart > total multiplies price by quantity' }], sink: new ArraySink() });
+      assert.equal((await gates.runTargets('red', 'fail')).verdict.passed, true);
+      const loop = await gates.applyEdit({ kind: 'replace', file: 'src/cart.ts', oldText: 'let sum = 0;', newText: 'let sum = 0;\n  while (items) sum += 0;' });
+      assert.equal(loop.passed, true);
+      const hung = await gates.green();
+      assert.equal(hung.verdict.passed, false);
+      assert.match(hung.verdict.detail ?? '', /^timed out: the command did not finish within \d+ s/);
+      assert.ok(hung.run.command.durationMs < 60_000, `took ${hung.run.command.durationMs} ms`);
+      assert.match(hung.run.results[0].message ?? '', /timed out/);
+      await gates.reset();
+      await gates.applyEdit({ kind: 'replace', file: 'src/cart.ts', oldText: 'item.price + item.qty', newText: 'item.price * item.qty' });
+      assert.equal((await gates.green()).verdict.passed, true);
+    } finally {
+      await ws.dispose();
+    }
   });
 });
