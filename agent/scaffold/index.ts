@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Evidence, Suspect } from '../types';
 import { listSourceFiles } from './files';
 import type { CodeGraph } from './graph';
-import { buildGraph } from './graph';
+import { buildGraph, packageEntry, type PackageEntry } from './graph';
 import type { FileIndex } from './model';
 import { indexPyFiles } from './python';
 import { rankSpans } from './rank';
@@ -42,13 +42,27 @@ async function indexTs({ root, files }: { root: string; files: string[] }): Prom
   return { indexes, errors };
 }
 
+/** Each package.json's root entries (one that does not parse is skipped). */
+async function readPackages(root: string, files: string[]): Promise<PackageEntry[]> {
+  const out: PackageEntry[] = [];
+  for (const file of files) {
+    try {
+      const dir = path.posix.dirname(file);
+      out.push(packageEntry(dir === '.' ? '' : dir, JSON.parse(await readFile(path.join(root, file), 'utf8'))));
+    } catch {
+      // not JSON: nothing to resolve through
+    }
+  }
+  return out;
+}
+
 export async function indexWorkspace({ root, signal }: { root: string; signal?: AbortSignal }): Promise<WorkspaceIndex> {
   const started = performance.now();
   const files = await listSourceFiles({ root });
   // Python runs in its own process meanwhile.
   const [ts, py] = await Promise.all([indexTs({ root, files: files.ts }), indexPyFiles({ root, files: files.py, signal })]);
   return {
-    graph: buildGraph([...ts.indexes, ...py.indexes]),
+    graph: buildGraph([...ts.indexes, ...py.indexes], await readPackages(root, files.packages)),
     errors: { ...ts.errors, ...py.errors },
     durationMs: performance.now() - started,
   };

@@ -1,5 +1,6 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -263,6 +264,37 @@ describe('localise: other languages and hygiene', () => {
       'app/m.py': 'def total():\n    return 1\n',
     });
     const files = await listSourceFiles({ root });
-    assert.deepEqual(files, { ts: ['src/a.ts'], py: ['app/m.py'] });
+    assert.deepEqual(files, { ts: ['src/a.ts'], py: ['app/m.py'], packages: [] });
+  });
+});
+
+describe('localise: libraries whose tests import the package root', () => {
+  const LIBS = path.join(process.cwd(), 'test/fixtures/agent-libs');
+
+  test("require('..') and require('.') reach the library source through package.json main", async () => {
+    const { graph } = await indexWorkspace({ root: path.join(LIBS, 'slug-main') });
+    assert.deepEqual([...(graph.imports.get('test/slugify.js') ?? [])], ['lib/index.js']);
+    assert.deepEqual([...(graph.imports.get('test.js') ?? [])], ['lib/index.js']);
+    assert.deepEqual([...(graph.imports.get('lib/index.js') ?? [])], ['lib/slugify.js']);
+  });
+
+  test('a package importing itself by name resolves through package.json exports', async () => {
+    const { graph } = await indexWorkspace({ root: path.join(LIBS, 'slug-exports') });
+    assert.deepEqual([...(graph.imports.get('test.js') ?? [])], ['src/main.js']);
+  });
+
+  test("the library's function, not the example with the same name, is the first suspect", async () => {
+    const root = path.join(LIBS, 'slug-main');
+    const testFile = readFileSync(path.join(root, 'test/slugify.js'), 'utf8');
+    const suspects = await localise({
+      root,
+      evidence: evidence({
+        failingTests: [{ id: 'test/slugify.js::a custom separator', name: 'a custom separator', file: 'test/slugify.js', message: "'hello-world' !== 'hello_world'" }],
+        frames: [{ file: 'test/slugify.js', line: lineOf(testFile, "slugify('Hello World', '_')"), fn: 'TestContext.<anonymous>' }],
+      }),
+      editedSpans: [],
+    });
+    assert.equal(suspects[0]?.file, 'lib/slugify.js', JSON.stringify(suspects, null, 1));
+    assert.equal(suspects[0].symbol, 'slugify');
   });
 });
