@@ -9,7 +9,7 @@ import {
   mergeSettings,
 } from '../../lib/repositories/settings';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
-import { createPrintSink } from '../sinks';
+import { createPrintSink, gateOutcome } from '../sinks';
 import type { Policy } from '../types';
 
 // `flowfix repair`: the whole pipeline on a local repository, printing the
@@ -31,7 +31,9 @@ Options:
                          repeat for several; default: every test failing on --head
   --policy NAME          offline (default), llm or tiered (offline, then llm)
   --settings FILE        JSON with { settings, filterPolicy, modelSettings } (admin level)
-  --test-command CMD     the test command template (see the README)
+  --test-command CMD     the test command template; placeholders {ids}, {names},
+                         {files}, {namePattern} are documented in agent/README.md
+                         (default: detected from the repository, see there)
   --build-command CMD    the build command
   --install-command CMD  the install command
   --junit PATH           where the test command writes JUnit XML (path or glob)
@@ -118,19 +120,30 @@ function htmlToText(html: string): string {
     .trim();
 }
 
+/** A suspect by its function; a window of lines (no function encloses them) by its lines and why. */
+function suspectLabel(s: RepairResult['suspects'][number]): string {
+  const lines = `${s.file}:${s.startLine}-${s.endLine}`;
+  if (s.kind === 'window') return `${lines} (lines around ${s.reasons[0] ?? 'the evidence'})`;
+  return `${lines} ${s.symbol}`;
+}
+
 /** The closing report: suspects, verdicts, diff, summary, outcome. */
 export function formatReport(result: RepairResult): string {
   const out: string[] = [''];
   out.push('Suspects');
   if (result.suspects.length === 0) out.push('  (none)');
-  result.suspects.forEach((s, i) => out.push(`  ${i + 1}. ${s.file}:${s.startLine}-${s.endLine} ${s.symbol} (score ${s.score.toFixed(2)})`, ...s.reasons.map((r) => `       - ${r}`)));
+  result.suspects.forEach((s, i) => out.push(`  ${i + 1}. ${suspectLabel(s)} (score ${s.score.toFixed(2)})`, ...s.reasons.map((r) => `       - ${r}`)));
   out.push('', 'Gate verdicts');
   for (const v of result.evidence.verdicts) {
-    out.push(`  ${v.gate.padEnd(10)} ${v.passed ? 'PASS' : 'FAIL'} ${String(v.durationMs).padStart(6)} ms  ${v.detail ?? ''}`);
+    out.push(`  ${v.gate.padEnd(10)} ${gateOutcome(v.gate, v.passed)} ${String(v.durationMs).padStart(6)} ms  ${v.detail ?? ''}`);
     for (const d of v.diagnostics?.slice(0, 3) ?? []) out.push(`             ${d.kind}${d.file ? ` ${d.file}${d.line ? `:${d.line}` : ''}` : ''}: ${d.message.split('\n')[0]}`);
   }
   if (result.evidence.notCausedByChange) out.push('', 'Note: the target tests fail on the base revision too: the failure was not caused by the change.');
-  if (result.diff) out.push('', result.dropped ? `Diff (dropped: ${result.dropped.reason})` : 'Diff', result.diff.trimEnd());
+  if (result.diff && result.dropped) {
+    // indented: a script that looks for "diff --git" in the output must not find (and apply) a refused fix
+    out.push('', `Dropped fix (${result.dropped.reason}): ${result.dropped.detail}. Not a fix; its changes, indented so that no tool applies them:`);
+    out.push(...result.diff.trimEnd().split('\n').map((l) => `    | ${l}`));
+  } else if (result.diff) out.push('', 'Diff', result.diff.trimEnd());
   if (result.summaryHtml) out.push('', 'Summary', htmlToText(result.summaryHtml));
   const t = result.timings;
   out.push(

@@ -77,16 +77,22 @@ export interface LocaliseInput {
   signal?: AbortSignal;
   /** reuse an index built earlier in the same run */
   index?: WorkspaceIndex;
+  /** the repository's tests and helpers (agent/test-files.ts); default: the conventions */
+  isTestFile?: (rel: string) => boolean;
+  /** keep the failing tests' own cases (a stale expectation the change contradicts) */
+  keepFailingTests?: boolean;
 }
 
 /** The top-K suspects (default 3), each with the reasons it ranks where it does. */
-export async function localise({ root, evidence, editedSpans, k = 3, signal, index }: LocaliseInput): Promise<Suspect[]> {
+export async function localise({ root, evidence, editedSpans, k = 3, signal, index, isTestFile, keepFailingTests }: LocaliseInput): Promise<Suspect[]> {
   const { graph } = index ?? (await indexWorkspace({ root, signal }));
   const ranked = rankSpans({
     root,
     graph,
     evidence,
     editedSpans,
+    ...(isTestFile ? { isTestFile } : {}),
+    ...(keepFailingTests ? { keepFailingTests } : {}),
     fileExists: (rel) => {
       const abs = path.resolve(root, rel);
       return abs.startsWith(path.resolve(root) + path.sep) && existsSync(abs);

@@ -48,7 +48,9 @@ describe('flowfix repair', () => {
     const text = c.out.join('');
     assert.equal(code, 0, text + c.err.join(''));
     assert.match(text, /── RED started/);
-    assert.match(text, /gate red\s+PASS/);
+    assert.match(text, /gate red\s+the target tests fail on the head ✓/);
+    // each candidate line comes before its own gates
+    assert.match(text, /candidate 1 [^\n]*\n\s+gate compile\s+PASS[^\n]*\n\s+gate green/);
     assert.match(text, /Suspects\n  1\. src\/cart\.ts:\d+-\d+ total/);
     assert.match(text, /Gate verdicts\n/);
     assert.match(text, /final\s+PASS/);
