@@ -6,6 +6,7 @@ import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
 import type { SandboxLimits } from '../lib/sandbox/limits';
 import { buildSandboxEnv, runCommand, shellQuote } from './exec';
 import { globToRegExp } from './glob';
+import { parseTap } from './runners';
 import type { CommandResult, TestResult, TestRun } from './types';
 import type { Workspace } from './workspace';
 
@@ -170,6 +171,11 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     }
     found++;
     try {
+      if (rel.endsWith('.tap')) {
+        // a TAP producer's output (agent/runners.ts)
+        results.push(...parseTap(bytes.toString('utf8')));
+        continue;
+      }
       const parsed = parseJunitXml(bytes);
       results.push(...parsed.results);
       warnings.push(...parsed.warnings.map((w) => `${rel}: ${w}`));
@@ -178,7 +184,7 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     }
   }
   for (const renamed of disambiguateTestIds(results)) warnings.push(`repeated test id ${renamed.from} across reports stored as ${renamed.to}`);
-  if (found === 0) return { results, warnings, reportError: `the test command wrote no JUnit report at ${pattern}` };
+  if (found === 0) return { results, warnings, reportError: `the test command wrote no report at ${pattern}` };
   if (problems.length) return { results, warnings, reportError: problems.join('; ') };
   return { results, warnings };
 }

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -9,6 +11,7 @@ import {
   mergeSettings,
 } from '../../lib/repositories/settings';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
+import { detectRunner } from '../runners';
 import { createPrintSink, gateOutcome } from '../sinks';
 import type { Policy } from '../types';
 
@@ -108,6 +111,23 @@ async function buildPolicies(name: string, modelSettings: ReturnType<typeof Mode
 
 class UsageProblem extends Error {}
 
+/** The files a runner is detected from, read at a revision (the base: the head must not pick its own settings). */
+async function filesAtRevision(repoPath: string, rev: string): Promise<(rel: string) => string | null> {
+  const names = ['package.json', 'tsconfig.json', 'pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'conftest.py', 'tox.ini', 'requirements.txt', 'requirements-dev.txt'];
+  const files = new Map<string, string>();
+  if (/^[A-Za-z0-9._/^~@{}-]+$/.test(rev) && !rev.startsWith('-')) {
+    for (const name of names) {
+      try {
+        const { stdout } = await promisify(execFile)('git', ['-C', repoPath, 'show', `${rev}:${name}`], { maxBuffer: 4 * 1024 * 1024 });
+        files.set(name, stdout);
+      } catch {
+        // not at that revision
+      }
+    }
+  }
+  return (rel) => files.get(rel) ?? null;
+}
+
 function htmlToText(html: string): string {
   return html
     .replace(/<\/(p|li|ul|ol)>/g, '\n')
@@ -199,10 +219,31 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     if (args.junit) flags.junitReport = args.junit;
     if (args.language) flags.language = args.language;
     if (args.network) flags.network = true;
+    const flowfixFileText = await readFlowfixFileAtRevision({ repoPath, rev: args.base });
+    // No test command anywhere: the repository's own runner, with a reporter flowfix reads
+    const fromFile = ((): Record<string, unknown> => {
+      try {
+        return ((JSON.parse(flowfixFileText ?? '{}') as { settings?: Record<string, unknown> }).settings ?? {});
+      } catch {
+        return {};
+      }
+    })();
+    const adminSet = (admin.settings ?? {}) as Record<string, unknown>;
+    if (!flags.test && !fromFile.test && !adminSet.test) {
+      const detected = detectRunner(await filesAtRevision(repoPath, args.base));
+      if (detected) {
+        flags.test = detected.test;
+        if (!flags.junitReport && !fromFile.junitReport && !adminSet.junitReport) flags.junitReport = detected.junitReport;
+        if (!flags.language && !fromFile.language && !adminSet.language) flags.language = detected.language;
+        io.stderr(`detected ${detected.runner} (${detected.why}); test command: ${detected.test.length > 200 ? `${detected.test.slice(0, 200)}…` : detected.test}\n`);
+      } else {
+        io.stderr('warning: no test runner detected and no test command set (--test-command or .flowfix.json); see agent/README.md\n');
+      }
+    }
     const effective = resolveEffectiveSettings({
       adminSettings: mergeSettings(admin.settings ?? {}, flags),
       adminFilterPolicy: admin.filterPolicy ?? {},
-      flowfixFileText: await readFlowfixFileAtRevision({ repoPath, rev: args.base }),
+      flowfixFileText,
     });
     for (const w of effective.warnings) io.stderr(`warning: ${w}\n`);
     const modelSettings = ModelSettingsSchema.parse({ ...(admin.modelSettings as object), policy: policyName });

@@ -139,7 +139,7 @@ describe('RED', () => {
     const exit = await exitOf(red(await setup(s)));
     assert.equal(exit.exitReason, 'setup_failed');
     // the command, its exit code and its output say what happened
-    assert.match(exit.detail, /^no readable test report: the test command wrote no JUnit report at junit\.xml; command `true` \(exit code 0\); output: \(none\)$/);
+    assert.match(exit.detail, /^no readable test report: the test command wrote no report at junit\.xml; command `true` \(exit code 0\); output: \(none\)$/);
   });
 
   test('a target run that never ends is a time limit, named with its command and output', async () => {
