@@ -40,7 +40,8 @@ describe('detectRunner', () => {
   });
 
   test('pytest from pyproject.toml, pytest.ini or setup.cfg', () => {
-    for (const files of [{ 'pyproject.toml': '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n' }, { 'pytest.ini': '[pytest]\n' }, { 'setup.cfg': '[tool:pytest]\n' }]) {
+    const configs: Array<Record<string, string>> = [{ 'pyproject.toml': '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n' }, { 'pytest.ini': '[pytest]\n' }, { 'setup.cfg': '[tool:pytest]\n' }];
+    for (const files of configs) {
       const d = detectRunner(repo(files));
       assert.equal(d?.runner, 'pytest');
       assert.match(d?.test ?? '', /pytest .*--junitxml=flowfix-report\.xml/);
