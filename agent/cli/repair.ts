@@ -251,8 +251,9 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
 
     const controller = new AbortController();
     const onSignal = () => controller.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // `on`, not `once`: a second signal while the run winds down must not kill it before it reports
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       const printer = createPrintSink(args.json ? io.stderr : io.stdout);
       const result = await runRepair({

@@ -12,17 +12,32 @@ import { evidenceEvent, runEvent } from '../../common/run-events';
 // suspects. A scaffold that fails does not end the run: the stack frames are
 // ranked instead.
 
-/** Ranks stack-frame files when the scaffold cannot run: a window around each frame outside the tests. */
-export function fallbackSuspects(evidence: Evidence, k: number, isTest: (file: string) => boolean = isTestPath): Suspect[] {
+/**
+ * Ranks stack frames when the scaffold cannot run: a window around each frame
+ * outside the tests, then around the change's own edits outside the tests
+ * (suspects are production code only).
+ */
+export function fallbackSuspects(
+  evidence: Evidence,
+  k: number,
+  isTest: (file: string) => boolean = isTestPath,
+  editedSpans: Array<{ file: string; startLine: number; endLine: number }> = [],
+): Suspect[] {
   const frames = evidence.frames.filter((f) => !isTest(f.file));
-  return frames.slice(0, k).map((f, i) => ({
-    file: f.file,
-    symbol: f.fn ?? `${f.file}:${f.line}`,
+  const windows = [
+    ...frames.map((f) => ({ file: f.file, symbol: f.fn ?? `${f.file}:${f.line}`, startLine: Math.max(1, f.line - 10), endLine: f.line + 10, reason: `stack frame ${f.file}:${f.line}` })),
+    ...editedSpans
+      .filter((e) => !isTest(e.file))
+      .map((e) => ({ file: e.file, symbol: `${e.file}:${e.startLine}-${e.endLine}`, startLine: Math.max(1, e.startLine - 2), endLine: e.endLine + 2, reason: `edited by the change (${e.file}:${e.startLine}-${e.endLine})` })),
+  ];
+  return windows.slice(0, k).map((w, i) => ({
+    file: w.file,
+    symbol: w.symbol,
     kind: 'window' as const,
-    startLine: Math.max(1, f.line - 10),
-    endLine: f.line + 10,
+    startLine: w.startLine,
+    endLine: w.endLine,
     score: 1 / (i + 1),
-    reasons: [`stack frame ${f.file}:${f.line}`],
+    reasons: [w.reason],
   }));
 }
 
@@ -61,7 +76,7 @@ export async function localise(state: RedState): Promise<LocalisedState> {
     });
   } catch (err) {
     await state.log(`the retrieval scaffold failed (${(err as Error).message}); ranking stack frames instead`);
-    state.suspects = fallbackSuspects(failure, k, testFiles.is);
+    state.suspects = fallbackSuspects(failure, k, testFiles.is, state.change.editedSpans);
   }
   await sink.emit(runEvent('suspects', { suspects: state.suspects }, 'localise'));
   return Object.assign(state, { failure, testFiles, testEditsAllowed: keepFailingTests });

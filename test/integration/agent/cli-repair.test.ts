@@ -85,9 +85,13 @@ describe('flowfix repair', () => {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
+    let sent = false;
     child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
-      if (out.includes('RED started')) setTimeout(() => child.kill('SIGTERM'), 300);
+      if (!sent && out.includes('RED started')) {
+        sent = true;
+        setTimeout(() => child.kill('SIGTERM'), 300);
+      }
     });
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     const started = Date.now();

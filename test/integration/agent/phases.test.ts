@@ -172,7 +172,10 @@ describe('localise', () => {
     const localised = await localise(await red(await setup(s)));
     assert.deepEqual(localised.failure.expectedActual[0], { testId: TOTAL, actual: '11', expected: '17', operator: 'strictEqual' });
     assert.ok(localised.suspects.length > 0);
-    assert.ok(localised.suspects.every((x) => x.kind === 'window' && x.reasons[0].startsWith('stack frame ')));
+    // the only frame is the test's own: the change's edit outside the tests is the suspect, never the test
+    assert.ok(localised.suspects.every((x) => x.kind === 'window' && /^(stack frame|edited by the change) /.test(x.reasons[0])), JSON.stringify(localised.suspects));
+    assert.ok(localised.suspects.some((x) => x.file === 'src/cart.ts'));
+    assert.ok(localised.suspects.every((x) => !x.file.startsWith('test/')));
     assert.ok(sink.events.some((e) => e.type === 'log' && /^the retrieval scaffold failed \(index unavailable\)/.test(String(e.payload.text))));
     assert.deepEqual(sink.ofType('suspects').at(-1)?.payload.suspects, localised.suspects);
   });
