@@ -202,9 +202,6 @@ export function findPostFilterIssues(input: PostFilterInput): PostFilterFinding[
     if (f.binary) add('binary_files', `changes the binary file ${path}`, path);
     const test = [f.oldPath, f.newPath].some((p) => p && isTest(p));
     if (!test) continue;
-    if (input.testEditsAllowed === false) {
-      add('edits_tests', `edits the test or test helper ${path}: only a stale expectation the change contradicts is ever updated there`, path);
-    }
     const { added, removed } = changedLines(f);
     if (post.deletesTests && f.status === 'deleted') add('deletes_tests', `deletes the test file ${f.oldPath}`, path);
     if (post.deletesTests && f.status === 'renamed' && f.oldPath && f.newPath && (!isTest(f.newPath) || isTest(f.oldPath))) {
@@ -226,6 +223,10 @@ export function findPostFilterIssues(input: PostFilterInput): PostFilterFinding[
     if (post.weakensAssertions) {
       const weakened = weakensAssertion(f);
       if (weakened) add('weakens_assertions', `loosens an exact assertion: ${weakened}`, path);
+    }
+    // the specific findings above name what the edit does; this one says it may not be there at all
+    if (input.testEditsAllowed === false) {
+      add('edits_tests', `edits the test or test helper ${path}: only a stale expectation the change contradicts is ever updated there`, path);
     }
   }
 
