@@ -1,3 +1,4 @@
+import { isTestPath } from './test-files';
 import path from 'node:path';
 import type { Evidence, ExpectedActual, StackFrame, TestResult, TestRun } from './types';
 import { clip, parseExpectedActual } from '../common/test-results';
@@ -19,6 +20,8 @@ export interface EvidenceInput {
   files: string[];
   /** limit to these test ids (default: every failing result) */
   targets?: string[];
+  /** the repository's tests and helpers (agent/test-files.ts); default: the conventions */
+  isTestFile?: (rel: string) => boolean;
 }
 
 // ───── stack frames ─────
@@ -149,7 +152,6 @@ function symbolsFrom(text: string): string[] {
 
 // ───── assembly ─────
 
-const TEST_FILE = /(^|\/)(tests?|__tests__|spec)\/|[._]test\.|\.spec\.|(^|\/)test_[^/]*\.py$|_test\.(py|go)$/;
 
 function failing(results: TestResult[], targets?: string[]): TestResult[] {
   const bad = results.filter((r) => r.status === 'failed' || r.status === 'error');
@@ -191,7 +193,7 @@ export function extractEvidence(input: EvidenceInput): Evidence {
     const ea = parseExpectedActual(t.id, body);
     if (ea) expectedActual.push(ea);
     const own = addFrames(body);
-    const testFile = own.find((f) => TEST_FILE.test(f));
+    const testFile = own.find((f) => (input.isTestFile ?? isTestPath)(f));
     if (testFile) testFileOf.set(t.id, testFile);
     if (t.systemOut) addFrames(t.systemOut);
     symbols.push(...symbolsFrom(body));

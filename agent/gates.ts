@@ -15,7 +15,7 @@ import type {
   TestRun,
 } from './types';
 import { BinaryFileError, WorkspacePathError, type Workspace } from './workspace';
-import { gateEvent } from '../common/run-events';
+import { gateEvent, logEvent } from '../common/run-events';
 import { countTests } from '../common/test-results';
 
 // EviACT's compile gate and test-driven gate. Every edit a policy makes goes
@@ -64,15 +64,37 @@ function verdictTests(run: TestRun): GateVerdict['tests'] {
   return run.results.slice(0, 200).map((r) => ({ id: r.id, status: r.status, ...(r.message ? { message: r.message.slice(0, 500) } : {}) }));
 }
 
+/**
+ * The time limit of a target run after RED: a few times what RED took, at
+ * least CANDIDATE_MIN_SECONDS, at most the settings' `testSeconds`. Buggy
+ * programs and candidate edits often loop forever; one such candidate must
+ * cost seconds, not the whole test limit, and the budget goes to the next.
+ */
+export const CANDIDATE_MIN_SECONDS = 15;
+export function candidateTimeoutSeconds(redMs: number, testSeconds: number): number {
+  return Math.min(testSeconds, Math.max(CANDIDATE_MIN_SECONDS, Math.ceil((redMs * 4) / 1000) + 5));
+}
+
 export function createGates(input: GatesInput): Gates {
   const { workspace, settings, sink } = input;
   const meter = input.meter ?? createMeter();
   let targets = input.targets;
+  // set by the first RED run that finished in time
+  let targetTimeout: number | undefined;
 
   const emitVerdict = async (verdict: GateVerdict) => {
     await sink.emit(gateEvent(verdict));
     return verdict;
   };
+
+  // the report reader's warnings (repeated ids and what they became), each said once per run
+  const warned = new Set<string>();
+  async function reportWarnings(run: TestRun): Promise<void> {
+    const fresh = (run.warnings ?? []).filter((w) => !warned.has(w));
+    if (fresh.length === 0) return;
+    for (const w of fresh) warned.add(w);
+    await sink.emit(logEvent(`test report: ${fresh.slice(0, 5).join('; ')}${fresh.length > 5 ? `; and ${fresh.length - 5} more` : ''}`, { warnings: fresh.slice(0, 50) }));
+  }
 
   async function command(cmd: string, timeoutSeconds: number, network: boolean): Promise<CommandResult> {
     const result = await runWorkspaceCommand({ workspace, settings, signal: input.signal, command: cmd, timeoutSeconds, network });
@@ -149,8 +171,13 @@ export function createGates(input: GatesInput): Gates {
 
   async function runTargets(gate: GateName, expect: 'pass' | 'fail'): Promise<{ verdict: GateVerdict; run: TestRun }> {
     meter.targetRuns++;
-    const run = await runTests({ workspace, settings, signal: input.signal, kind: 'target', targets });
+    const timeoutSeconds = gate === 'red' ? settings.timeLimits.testSeconds : (targetTimeout ?? settings.timeLimits.testSeconds);
+    const run = await runTests({ workspace, settings, signal: input.signal, kind: 'target', targets, timeoutSeconds });
     meter.commandMs += run.command.durationMs;
+    if (gate === 'red' && !run.command.timedOut && targetTimeout === undefined) {
+      targetTimeout = candidateTimeoutSeconds(run.command.durationMs, settings.timeLimits.testSeconds);
+    }
+    await reportWarnings(run);
     const passedAll = allPassed(run);
     // RED passes when a target really fails; a target that is missing from the
     // report (the command crashed, the id is wrong) is not a reproduction
@@ -173,6 +200,7 @@ export function createGates(input: GatesInput): Gates {
     meter.regressionRuns++;
     const run = await runTests({ workspace, settings, signal: input.signal, kind: 'regression', targets: [] });
     meter.commandMs += run.command.durationMs;
+    await reportWarnings(run);
     const failing = failedResults(run);
     const passed = !run.reportError && failing.length === 0 && run.results.length > 0;
     const verdict: GateVerdict = {

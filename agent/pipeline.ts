@@ -25,6 +25,10 @@ export type LocaliseFn = (input: {
   editedSpans: ChangeContext['editedSpans'];
   k: number;
   signal?: AbortSignal;
+  /** the repository's tests and test helpers: never suspects */
+  isTestFile?: (rel: string) => boolean;
+  /** keep the failing tests' own cases: the change contradicts their expectation */
+  keepFailingTests?: boolean;
 }) => Promise<Suspect[]>;
 
 export type SummariseFn = (input: {

@@ -33,6 +33,17 @@ function short(value: unknown, max = 160): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
+/**
+ * A gate's outcome in words. RED and base "pass" when the targets fail, which
+ * reads backwards as PASS/FAIL: they say what happened and mark the outcome
+ * a repair wants.
+ */
+export function gateOutcome(gate: string, passed: boolean): string {
+  if (gate === 'red') return passed ? 'the target tests fail on the head ✓ (reproduced)' : 'the target tests pass on the head ✗ (not reproduced)';
+  if (gate === 'base') return passed ? 'the target tests fail without the change too ✗ (not caused by it)' : 'the target tests pass without the change ✓ (the change broke them)';
+  return passed ? 'PASS' : 'FAIL';
+}
+
 /** One human-readable line per event. */
 export function formatEvent(event: AgentEvent): string {
   const p: Record<string, unknown> = event.payload;
@@ -40,7 +51,7 @@ export function formatEvent(event: AgentEvent): string {
     case 'phase':
       return `── ${String(p.phase ?? event.phase ?? '').toUpperCase()} ${p.status ?? 'started'}${p.durationMs !== undefined ? ` (${p.durationMs} ms)` : ''}`;
     case 'gate': {
-      const mark = p.passed ? 'PASS' : 'FAIL';
+      const mark = gateOutcome(String(p.gate), !!p.passed);
       const diags = Array.isArray(p.diagnostics)
         ? (p.diagnostics as Array<{ kind: string; file?: string; line?: number; message: string }>)
             .slice(0, 3)
@@ -50,8 +61,9 @@ export function formatEvent(event: AgentEvent): string {
       return `   gate ${String(p.gate).padEnd(10)} ${mark} ${p.durationMs ?? 0} ms  ${short(p.detail ?? '')}${diags}`;
     }
     case 'suspects': {
-      const list = (p.suspects as Array<{ file: string; symbol: string; startLine: number; score: number; reasons: string[] }>) ?? [];
-      return ['   suspects:', ...list.map((s, i) => `     ${i + 1}. ${s.file}:${s.startLine} ${s.symbol} (${s.score.toFixed(2)}) ${short(s.reasons.join('; '), 120)}`)].join('\n');
+      const list = (p.suspects as Array<{ file: string; symbol: string; kind?: string; startLine: number; endLine?: number; score: number; reasons: string[] }>) ?? [];
+      const label = (s: (typeof list)[number]) => (s.kind === 'window' ? `${s.file}:${s.startLine}-${s.endLine ?? s.startLine}` : `${s.file}:${s.startLine} ${s.symbol}`);
+      return ['   suspects:', ...list.map((s, i) => `     ${i + 1}. ${label(s)} (${s.score.toFixed(2)}) ${short(s.reasons.join('; '), 120)}`)].join('\n');
     }
     case 'evidence':
       return `   evidence: ${short(p.summary ?? p, 200)}`;
@@ -62,7 +74,7 @@ export function formatEvent(event: AgentEvent): string {
     case 'thought':
       return `   · ${short(p.text ?? p, 200)}`;
     case 'candidate':
-      return `   candidate ${short(p.description ?? p, 160)}`;
+      return `   candidate ${p.rank ?? ''} ${short(p.description ?? p, 120)}${p.file ? ` at ${p.file}:${p.line}` : ''}${p.outcome ? ` → ${p.outcome}` : ''}`;
     case 'usage':
       return `   usage ${short(p)}`;
     case 'final':
@@ -72,10 +84,31 @@ export function formatEvent(event: AgentEvent): string {
   }
 }
 
-/** Prints each event as it happens. */
+/**
+ * Prints each event as it happens. The offline policy reports a candidate
+ * once its gates have judged it; the compile and GREEN verdicts before a
+ * candidate line are held back and printed under it, so each candidate reads
+ * before its own results.
+ */
 export function createPrintSink(write: (text: string) => void = (t) => process.stdout.write(t)): EventSink {
+  let held: AgentEvent[] = [];
+  const flush = () => {
+    for (const e of held) write(`${formatEvent(e)}\n`);
+    held = [];
+  };
   return {
     async emit(event) {
+      const gate = event.type === 'gate' ? String((event.payload as { gate?: unknown }).gate) : '';
+      if (gate === 'compile' || gate === 'green') {
+        held.push(event);
+        return;
+      }
+      if (event.type === 'candidate') {
+        write(`${formatEvent(event)}\n`);
+        flush();
+        return;
+      }
+      flush();
       write(`${formatEvent(event)}\n`);
     },
   };

@@ -1,11 +1,12 @@
 import { readFile, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { parseJunitXml } from '../lib/junit/parse';
+import { disambiguateTestIds, parseJunitXml } from '../lib/junit/parse';
 import type { RepositorySettings } from '../lib/repositories/settings';
 import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
 import type { SandboxLimits } from '../lib/sandbox/limits';
 import { buildSandboxEnv, runCommand, shellQuote } from './exec';
 import { globToRegExp } from './glob';
+import { parseTap } from './runners';
 import type { CommandResult, TestResult, TestRun } from './types';
 import type { Workspace } from './workspace';
 
@@ -133,10 +134,23 @@ async function clearReports(root: string, pattern: string): Promise<void> {
   }
 }
 
-/** Reads and merges every report; problems become `reportError`. */
-async function readReports(root: string, pattern: string): Promise<{ results: TestResult[]; reportError?: string }> {
+export interface ReadReports {
+  results: TestResult[];
+  /** the parser's warnings (a repeated test id and the id it is stored under, a field cut short), per report */
+  warnings: string[];
+  reportError?: string;
+}
+
+/**
+ * Reads and merges every report; problems become `reportError`. Ids are unique
+ * across the reports by the parser's own rule (a repeated id becomes
+ * "<id> [2]", "<id> [3]", … in document order), the one ingestion applies to
+ * an upload, so the agent's ids and the ingested failures' ids agree.
+ */
+export async function readTestReports(root: string, pattern: string): Promise<ReadReports> {
   const files = await findReports(root, pattern);
   const results: TestResult[] = [];
+  const warnings: string[] = [];
   const problems: string[] = [];
   let found = 0;
   for (const rel of files) {
@@ -157,14 +171,22 @@ async function readReports(root: string, pattern: string): Promise<{ results: Te
     }
     found++;
     try {
-      results.push(...parseJunitXml(bytes).results);
+      if (rel.endsWith('.tap')) {
+        // a TAP producer's output (agent/runners.ts)
+        results.push(...parseTap(bytes.toString('utf8')));
+        continue;
+      }
+      const parsed = parseJunitXml(bytes);
+      results.push(...parsed.results);
+      warnings.push(...parsed.warnings.map((w) => `${rel}: ${w}`));
     } catch (err) {
       problems.push(`${rel}: ${(err as Error).message}`);
     }
   }
-  if (found === 0) return { results, reportError: `no JUnit report at ${pattern} (did the test command run?)` };
-  if (problems.length) return { results, reportError: problems.join('; ') };
-  return { results };
+  for (const renamed of disambiguateTestIds(results)) warnings.push(`repeated test id ${renamed.from} across reports stored as ${renamed.to}`);
+  if (found === 0) return { results, warnings, reportError: `the test command wrote no report at ${pattern}` };
+  if (problems.length) return { results, warnings, reportError: problems.join('; ') };
+  return { results, warnings };
 }
 
 export type TestRunKind = 'target' | 'regression';
@@ -176,13 +198,62 @@ export function didNotRun(result: TestResult): boolean {
   return result.status === 'error' && (result.message ?? '').startsWith(NOT_RUN_PREFIX);
 }
 
+/** An id without the " [n]" (" [n] [m]" across reports) a repeated id gets. */
+const baseTestId = (id: string) => id.replace(/( \[\d+\])+$/, '');
+
+const STATUS_RANK: Record<TestResult['status'], number> = { error: 3, failed: 2, passed: 1, skipped: 0 };
+
+/**
+ * One result per target. A test the report lists more than once (a
+ * parametrised test, a runner that names every assertion alike) answers to
+ * the target with all its instances ("<id>", "<id> [2]", …): the target fails
+ * when any instance fails and passes only when none does. A target missing
+ * from the report comes back as an error ("did not run"), never as passed.
+ */
+export function selectTargetResults(
+  results: TestResult[],
+  targets: Array<{ id: string; name?: string }>,
+  reportError?: string,
+): TestResult[] {
+  return targets.map((target) => {
+    const base = baseTestId(target.id);
+    const instances = results.filter((r) => matchesTarget(r, target.id) || baseTestId(r.id) === base || matchesTarget(r, base));
+    if (instances.length === 0) {
+      return {
+        id: target.id,
+        name: target.name ?? target.id,
+        status: 'error',
+        message: reportError ? `${NOT_RUN_PREFIX} ${reportError}` : `${NOT_RUN_PREFIX} the test is not in the JUnit report`,
+      };
+    }
+    // the worst instance speaks for the target (the first of equals, in report order)
+    let worst = 0;
+    instances.forEach((r, i) => {
+      if (STATUS_RANK[r.status] > STATUS_RANK[instances[worst].status]) worst = i;
+    });
+    const chosen = instances[worst];
+    if (instances.length === 1) return chosen;
+    const where = `instance ${worst + 1} of ${instances.length}`;
+    return {
+      ...chosen,
+      id: baseTestId(instances[0].id),
+      ...(chosen.status === 'failed' || chosen.status === 'error' ? { message: `${chosen.message ?? chosen.status} (${where})` } : {}),
+    };
+  });
+}
+
 /**
  * Runs the target tests (or the whole suite) and returns their results. For a
  * target run, results are filtered to the targets; a target missing from the
  * report comes back as an error ("did not run"), so it can never count as passing.
  */
 export async function runTests(
-  input: CommandContext & { kind: TestRunKind; targets: Array<{ id: string; name?: string; file?: string }> },
+  input: CommandContext & {
+    kind: TestRunKind;
+    targets: Array<{ id: string; name?: string; file?: string }>;
+    /** instead of the settings' time limit (the gates give candidates less: see createGates) */
+    timeoutSeconds?: number;
+  },
 ): Promise<TestRun> {
   const { workspace, settings, kind } = input;
   const root = workspace.root;
@@ -194,25 +265,34 @@ export async function runTests(
     settings,
     signal: input.signal,
     command,
-    timeoutSeconds: kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds,
+    timeoutSeconds: input.timeoutSeconds ?? (kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds),
     network: settings.network,
   });
-  const { results, reportError } = await readReports(root, settings.junitReport);
+  const read = await readTestReports(root, settings.junitReport);
+  const { results, warnings } = read;
+  // a command we stopped is named as such, not as a missing report
+  const stopped = stoppedBecause(result, input.signal);
+  const reportError = read.reportError && (stopped ?? read.reportError);
   await clearReports(root, settings.junitReport);
-  if (kind === 'regression') return { command: result, results, ...(reportError ? { reportError } : {}) };
-  const selected: TestResult[] = [];
-  for (const target of input.targets) {
-    const match = results.find((r) => matchesTarget(r, target.id));
-    selected.push(
-      match ?? {
-        id: target.id,
-        name: target.name ?? target.id,
-        status: 'error',
-        message: reportError ? `${NOT_RUN_PREFIX} ${reportError}` : `${NOT_RUN_PREFIX} the test is not in the JUnit report`,
-      },
-    );
-  }
-  return { command: result, results: selected, ...(reportError ? { reportError } : {}) };
+  const extra = { ...(reportError ? { reportError } : {}), ...(warnings.length ? { warnings } : {}) };
+  if (kind === 'regression') return { command: result, results, ...extra };
+  const selected = selectTargetResults(results, input.targets, reportError);
+  return { command: result, results: selected, ...extra };
+}
+
+/** Why flowfix stopped a command (the time limit, a cancelled run), if it did. */
+export function stoppedBecause(result: CommandResult, signal?: AbortSignal): string | undefined {
+  if (signal?.aborted) return 'cancelled: the run was cancelled while the command ran';
+  if (result.timedOut) return `timed out: the command did not finish within ${Math.round(result.durationMs / 1000)} s and was killed`;
+  return undefined;
+}
+
+/** A command's outcome for a person: the command, its exit code or signal, and the last of its output. */
+export function commandOutcome(result: CommandResult, tailChars = 1500): string {
+  const how = result.exitCode !== null ? `exit code ${result.exitCode}` : result.signal ? `killed by ${result.signal}` : 'no exit code';
+  const output = result.output.trimEnd();
+  const tail = output.length > tailChars ? `…${output.slice(-tailChars)}` : output;
+  return `command \`${result.command}\` (${how}); output${output ? ` (last ${Math.min(tailChars, output.length)} characters):\n${tail}` : ': (none)'}`;
 }
 
 /** True when every result passed (and there is at least one). */

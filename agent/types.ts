@@ -50,6 +50,8 @@ export interface TestRun {
   results: TestResult[];
   /** no JUnit report could be read: results are empty and this says why */
   reportError?: string;
+  /** what the report reader noticed: repeated test ids and the ids they were stored under, fields cut short */
+  warnings?: string[];
 }
 
 // ───── evidence and localisation ─────
@@ -118,6 +120,8 @@ export interface PolicyContext {
   workspace: WorkspaceView;
   sink: EventSink;
   signal: AbortSignal;
+  /** the repository's tests and test helpers (agent/test-files.ts): no edit there is a fix, bar a stale expectation */
+  isTestFile?: (file: string) => boolean;
   limits: { maxToolCalls: number; deadline: number; maxTokens: number; maxCostUsd: number };
 }
 

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -9,7 +11,8 @@ import {
   mergeSettings,
 } from '../../lib/repositories/settings';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
-import { createPrintSink } from '../sinks';
+import { detectRunner } from '../runners';
+import { createPrintSink, gateOutcome } from '../sinks';
 import type { Policy } from '../types';
 
 // `flowfix repair`: the whole pipeline on a local repository, printing the
@@ -31,7 +34,9 @@ Options:
                          repeat for several; default: every test failing on --head
   --policy NAME          offline (default), llm or tiered (offline, then llm)
   --settings FILE        JSON with { settings, filterPolicy, modelSettings } (admin level)
-  --test-command CMD     the test command template (see the README)
+  --test-command CMD     the test command template; placeholders {ids}, {names},
+                         {files}, {namePattern} are documented in agent/README.md
+                         (default: detected from the repository, see there)
   --build-command CMD    the build command
   --install-command CMD  the install command
   --junit PATH           where the test command writes JUnit XML (path or glob)
@@ -106,6 +111,23 @@ async function buildPolicies(name: string, modelSettings: ReturnType<typeof Mode
 
 class UsageProblem extends Error {}
 
+/** The files a runner is detected from, read at a revision (the base: the head must not pick its own settings). */
+async function filesAtRevision(repoPath: string, rev: string): Promise<(rel: string) => string | null> {
+  const names = ['package.json', 'tsconfig.json', 'pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'conftest.py', 'tox.ini', 'requirements.txt', 'requirements-dev.txt'];
+  const files = new Map<string, string>();
+  if (/^[A-Za-z0-9._/^~@{}-]+$/.test(rev) && !rev.startsWith('-')) {
+    for (const name of names) {
+      try {
+        const { stdout } = await promisify(execFile)('git', ['-C', repoPath, 'show', `${rev}:${name}`], { maxBuffer: 4 * 1024 * 1024 });
+        files.set(name, stdout);
+      } catch {
+        // not at that revision
+      }
+    }
+  }
+  return (rel) => files.get(rel) ?? null;
+}
+
 function htmlToText(html: string): string {
   return html
     .replace(/<\/(p|li|ul|ol)>/g, '\n')
@@ -118,19 +140,30 @@ function htmlToText(html: string): string {
     .trim();
 }
 
+/** A suspect by its function; a window of lines (no function encloses them) by its lines and why. */
+function suspectLabel(s: RepairResult['suspects'][number]): string {
+  const lines = `${s.file}:${s.startLine}-${s.endLine}`;
+  if (s.kind === 'window') return `${lines} (lines around ${s.reasons[0] ?? 'the evidence'})`;
+  return `${lines} ${s.symbol}`;
+}
+
 /** The closing report: suspects, verdicts, diff, summary, outcome. */
 export function formatReport(result: RepairResult): string {
   const out: string[] = [''];
   out.push('Suspects');
   if (result.suspects.length === 0) out.push('  (none)');
-  result.suspects.forEach((s, i) => out.push(`  ${i + 1}. ${s.file}:${s.startLine}-${s.endLine} ${s.symbol} (score ${s.score.toFixed(2)})`, ...s.reasons.map((r) => `       - ${r}`)));
+  result.suspects.forEach((s, i) => out.push(`  ${i + 1}. ${suspectLabel(s)} (score ${s.score.toFixed(2)})`, ...s.reasons.map((r) => `       - ${r}`)));
   out.push('', 'Gate verdicts');
   for (const v of result.evidence.verdicts) {
-    out.push(`  ${v.gate.padEnd(10)} ${v.passed ? 'PASS' : 'FAIL'} ${String(v.durationMs).padStart(6)} ms  ${v.detail ?? ''}`);
+    out.push(`  ${v.gate.padEnd(10)} ${gateOutcome(v.gate, v.passed)} ${String(v.durationMs).padStart(6)} ms  ${v.detail ?? ''}`);
     for (const d of v.diagnostics?.slice(0, 3) ?? []) out.push(`             ${d.kind}${d.file ? ` ${d.file}${d.line ? `:${d.line}` : ''}` : ''}: ${d.message.split('\n')[0]}`);
   }
   if (result.evidence.notCausedByChange) out.push('', 'Note: the target tests fail on the base revision too: the failure was not caused by the change.');
-  if (result.diff) out.push('', result.dropped ? `Diff (dropped: ${result.dropped.reason})` : 'Diff', result.diff.trimEnd());
+  if (result.diff && result.dropped) {
+    // indented: a script that looks for "diff --git" in the output must not find (and apply) a refused fix
+    out.push('', `Dropped fix (${result.dropped.reason}): ${result.dropped.detail}. Not a fix; its changes, indented so that no tool applies them:`);
+    out.push(...result.diff.trimEnd().split('\n').map((l) => `    | ${l}`));
+  } else if (result.diff) out.push('', 'Diff', result.diff.trimEnd());
   if (result.summaryHtml) out.push('', 'Summary', htmlToText(result.summaryHtml));
   const t = result.timings;
   out.push(
@@ -186,10 +219,31 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     if (args.junit) flags.junitReport = args.junit;
     if (args.language) flags.language = args.language;
     if (args.network) flags.network = true;
+    const flowfixFileText = await readFlowfixFileAtRevision({ repoPath, rev: args.base });
+    // No test command anywhere: the repository's own runner, with a reporter flowfix reads
+    const fromFile = ((): Record<string, unknown> => {
+      try {
+        return ((JSON.parse(flowfixFileText ?? '{}') as { settings?: Record<string, unknown> }).settings ?? {});
+      } catch {
+        return {};
+      }
+    })();
+    const adminSet = (admin.settings ?? {}) as Record<string, unknown>;
+    if (!flags.test && !fromFile.test && !adminSet.test) {
+      const detected = detectRunner(await filesAtRevision(repoPath, args.base));
+      if (detected) {
+        flags.test = detected.test;
+        if (!flags.junitReport && !fromFile.junitReport && !adminSet.junitReport) flags.junitReport = detected.junitReport;
+        if (!flags.language && !fromFile.language && !adminSet.language) flags.language = detected.language;
+        io.stderr(`detected ${detected.runner} (${detected.why}); test command: ${detected.test.length > 200 ? `${detected.test.slice(0, 200)}…` : detected.test}\n`);
+      } else {
+        io.stderr('warning: no test runner detected and no test command set (--test-command or .flowfix.json); see agent/README.md\n');
+      }
+    }
     const effective = resolveEffectiveSettings({
       adminSettings: mergeSettings(admin.settings ?? {}, flags),
       adminFilterPolicy: admin.filterPolicy ?? {},
-      flowfixFileText: await readFlowfixFileAtRevision({ repoPath, rev: args.base }),
+      flowfixFileText,
     });
     for (const w of effective.warnings) io.stderr(`warning: ${w}\n`);
     const modelSettings = ModelSettingsSchema.parse({ ...(admin.modelSettings as object), policy: policyName });
@@ -197,8 +251,9 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
 
     const controller = new AbortController();
     const onSignal = () => controller.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // `on`, not `once`: a second signal while the run winds down must not kill it before it reports
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       const printer = createPrintSink(args.json ? io.stderr : io.stdout);
       const result = await runRepair({

@@ -1,6 +1,7 @@
 import type { FilterPolicy } from '../../lib/repositories/settings';
 import { diffFilePath, parseUnifiedDiff, type DiffFile, type DiffLine } from '../diff';
 import { matcher } from '../glob';
+import { isTestPath } from '../test-files';
 
 // FlowAgent's post-execution filters: a fix that makes the tests pass by
 // weakening them, or that only undoes the developer's work, or that arrived
@@ -19,7 +20,8 @@ export type PostFilterReason =
   | 'weakens_assertions'
   | 'reverts_change'
   | 'too_large'
-  | 'stale';
+  | 'stale'
+  | 'edits_tests';
 
 export interface PostFilterInput {
   fixDiff: string;
@@ -28,6 +30,14 @@ export interface PostFilterInput {
   policy: FilterPolicy;
   /** globs for test files (RepositorySettings.testPathPatterns) */
   testPathPatterns: string[];
+  /** the repository's tests and test helpers beyond the globs (agent/test-files.ts: conventions, runner configuration) */
+  isTestFile?: (file: string) => boolean;
+  /**
+   * false: a fix may not touch a test or test helper at all (the change does
+   * not contradict the failing expectation, so the tests are the reference);
+   * true: a stale expectation may be updated, and the filters below watch how
+   */
+  testEditsAllowed?: boolean;
   /** true when the change moved on (newer revision, merged) while the run worked */
   stale?: boolean;
   staleDetail?: string;
@@ -172,7 +182,8 @@ function revertsChange(fix: DiffFile[], change: DiffFile[], isTest: (f: string) 
 /** Every finding on a fix (empty when it is clean), in the order the filters run. */
 export function findPostFilterIssues(input: PostFilterInput): PostFilterFinding[] {
   const post = input.policy.post;
-  const isTest = matcher(input.testPathPatterns);
+  const byPattern = matcher(input.testPathPatterns);
+  const isTest = (f: string) => byPattern(f) || isTestPath(f) || !!input.isTestFile?.(f);
   const files = parseUnifiedDiff(input.fixDiff);
   const findings: PostFilterFinding[] = [];
   const add = (reason: PostFilterReason, detail: string, file?: string) => findings.push({ reason, detail, ...(file ? { file } : {}) });
@@ -212,6 +223,10 @@ export function findPostFilterIssues(input: PostFilterInput): PostFilterFinding[
     if (post.weakensAssertions) {
       const weakened = weakensAssertion(f);
       if (weakened) add('weakens_assertions', `loosens an exact assertion: ${weakened}`, path);
+    }
+    // the specific findings above name what the edit does; this one says it may not be there at all
+    if (input.testEditsAllowed === false) {
+      add('edits_tests', `edits the test or test helper ${path}: only a stale expectation the change contradicts is ever updated there`, path);
     }
   }
 

@@ -62,6 +62,7 @@ export async function patch(state: LocalisedState, attempt: number): Promise<voi
       workspace: ws,
       sink: { emit: (e) => sink.emit({ phase: 'patch', ...e }) },
       signal,
+      isTestFile: state.testFiles.is,
       limits: {
         maxToolCalls: modelSettings.maxToolCalls,
         deadline: deadlines.get(policy)!,

@@ -1,4 +1,4 @@
-import { didNotRun, failedResults, runTests } from '../test-runner';
+import { commandOutcome, didNotRun, failedResults, runTests } from '../test-runner';
 import type { TestRun } from '../types';
 import { RunExit, type RedState, type SetupState } from './state';
 
@@ -14,7 +14,10 @@ export async function red(state: SetupState): Promise<RedState> {
     const full = await runTests({ workspace: ws, settings, signal, kind: 'regression', targets: [] });
     meter.commandMs += full.command.durationMs;
     meter.regressionRuns++;
-    if (full.reportError) throw new RunExit('setup_failed', `the test command wrote no readable report: ${full.reportError}`);
+    state.throwIfCancelled();
+    if (full.command.timedOut) throw new RunExit('time_limit', `the test suite timed out on the head revision: ${full.reportError ?? ''}; ${commandOutcome(full.command)}`);
+    if (full.reportError) throw new RunExit('setup_failed', `no readable test report: ${full.reportError}; ${commandOutcome(full.command)}`);
+    if (full.warnings?.length) await state.log(`test report: ${full.warnings.slice(0, 5).join('; ')}`, { warnings: full.warnings.slice(0, 50) });
     const failing = failedResults(full);
     await state.log(`no targets given: ${failing.length} failing test(s) in a full run`, { tests: failing.map((r) => r.id).slice(0, 50) });
     if (failing.length === 0) throw new RunExit('not_reproduced', 'every test passes on the head revision');
@@ -22,13 +25,22 @@ export async function red(state: SetupState): Promise<RedState> {
   }
   const redGate = await gates.runTargets('red', 'fail');
   evidence.red = redGate.verdict;
+  state.throwIfCancelled();
+  const redCommand = redGate.run.command;
+  // a target run that never ends reproduces nothing, and is named for what it is
+  if (redCommand.timedOut) {
+    throw new RunExit(
+      'time_limit',
+      `the target tests timed out on the head revision (testSeconds ${settings.timeLimits.testSeconds}): ${commandOutcome(redCommand)}`,
+    );
+  }
   // a test run the sandbox stopped reproduces nothing
-  if (redGate.run.command.limit) {
-    throw new RunExit('setup_failed', `the test command was stopped by the sandbox (${redGate.run.command.limit}): ${redGate.run.command.output.slice(-800)}`);
+  if (redCommand.limit) {
+    throw new RunExit('setup_failed', `the test command was stopped by the sandbox (${redCommand.limit}): ${commandOutcome(redCommand)}`);
   }
   if (!redGate.verdict.passed) {
     if (redGate.run.reportError && redGate.run.results.every(didNotRun)) {
-      throw new RunExit('setup_failed', `the test command wrote no readable report: ${redGate.run.reportError}`);
+      throw new RunExit('setup_failed', `no readable test report: ${redGate.run.reportError}; ${commandOutcome(redCommand)}`);
     }
     throw new RunExit('not_reproduced', 'the target tests pass on the head revision: the failure did not reproduce (flaky?)');
   }
@@ -43,6 +55,7 @@ export async function red(state: SetupState): Promise<RedState> {
     await ws.checkoutRevision(state.baseCommit);
     try {
       const base = await gates.runTargets('base', 'fail');
+      state.throwIfCancelled();
       evidence.base = base.verdict;
       evidence.notCausedByChange = base.verdict.passed;
     } finally {

@@ -1,7 +1,7 @@
 import { editedSpans as spansOfDiff } from '../diff';
 import { createGates } from '../gates';
 import { git } from '../git';
-import { runWorkspaceCommand } from '../test-runner';
+import { commandOutcome, runWorkspaceCommand } from '../test-runner';
 import type { ChangeContext } from '../types';
 import { Workspace } from '../workspace';
 import { RunExit, type RunState, type SetupState } from './state';
@@ -57,8 +57,9 @@ export async function setup(state: RunState): Promise<SetupState> {
     meter.commandMs += installed.durationMs;
     await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs });
     state.throwIfCancelled();
-    if (installed.limit) throw new RunExit('setup_failed', `install stopped by the sandbox (${installed.limit}): ${installed.output.slice(-800)}`);
-    if (installed.exitCode !== 0) throw new RunExit('setup_failed', `install failed (exit ${installed.exitCode}): ${installed.output.slice(-800)}`);
+    if (installed.timedOut) throw new RunExit('time_limit', `install timed out (installSeconds ${settings.timeLimits.installSeconds}): ${commandOutcome(installed)}`);
+    if (installed.limit) throw new RunExit('setup_failed', `install stopped by the sandbox (${installed.limit}): ${commandOutcome(installed)}`);
+    if (installed.exitCode !== 0) throw new RunExit('setup_failed', `install failed: ${commandOutcome(installed)}`);
   }
 
   // the targets CI named; RED replaces them with the ones that reproduce

@@ -2,6 +2,7 @@ import { FilterPolicySchema, ModelSettingsSchema, type FilterPolicy, type ModelS
 import { createMeter, type CommandMeter, type Gates } from '../gates';
 import type { RepairEvidence, RepairResult, RunRepairInput } from '../pipeline';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, Phase, Policy, Suspect, TestRun, Usage } from '../types';
+import type { TestFiles } from '../test-files';
 import type { Workspace } from '../workspace';
 import { logEvent, phaseFinished, phaseStarted } from '../../common/run-events';
 
@@ -86,6 +87,10 @@ export interface RedState extends SetupState {
 /** After localise: the failure's evidence (the suspects are in the result part). */
 export interface LocalisedState extends RedState {
   failure: Evidence;
+  /** the repository's tests and test helpers (agent/test-files.ts) */
+  testFiles: TestFiles;
+  /** the change contradicts the failing expectation: a stale expectation may be updated (never any other test edit) */
+  testEditsAllowed: boolean;
 }
 
 const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 };

@@ -36,6 +36,8 @@ export async function summarise(state: LocalisedState): Promise<{ exitReason: Ex
     changeDiff: state.changeDiff,
     policy: state.filterPolicy,
     testPathPatterns: settings.testPathPatterns,
+    isTestFile: state.testFiles.is,
+    testEditsAllowed: state.testEditsAllowed,
     stale: stale.stale,
     ...(stale.detail ? { staleDetail: stale.detail } : {}),
   });

@@ -50,6 +50,7 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       evidence: ctx.evidence,
       change: ctx.change,
       max: maxCandidates,
+      ...(ctx.isTestFile ? { isTestFile: ctx.isTestFile } : {}),
     });
     const byTemplate: Record<string, number> = {};
     for (const c of candidates) byTemplate[c.template] = (byTemplate[c.template] ?? 0) + 1;

@@ -19,6 +19,8 @@ const MAX_FILES = 20_000;
 export interface SourceFiles {
   ts: string[];
   py: string[];
+  /** every package.json (what a package-root import resolves through) */
+  packages: string[];
 }
 
 function isIgnoredDir(name: string): boolean {
@@ -37,7 +39,7 @@ export function languageOf(file: string): 'ts' | 'py' | null {
 
 /** Workspace-relative, forward-slash paths of every TS/JS and Python source file. */
 export async function listSourceFiles({ root }: { root: string }): Promise<SourceFiles> {
-  const found: SourceFiles = { ts: [], py: [] };
+  const found: SourceFiles = { ts: [], py: [], packages: [] };
   let count = 0;
   async function walk(rel: string): Promise<void> {
     if (count >= MAX_FILES) return;
@@ -49,6 +51,7 @@ export async function listSourceFiles({ root }: { root: string }): Promise<Sourc
       if (entry.isDirectory()) {
         if (!isIgnoredDir(entry.name) && !entry.name.startsWith('.')) await walk(child);
       } else if (entry.isFile()) {
+        if (entry.name === 'package.json') found.packages.push(child);
         const lang = languageOf(entry.name);
         if (lang && count < MAX_FILES) {
           found[lang].push(child);

@@ -20,23 +20,92 @@ export function spanKey(span: { file: string; symbol: string }): string {
 
 const TS_RESOLVE_EXTS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 
-function resolveTs(from: string, specifier: string, known: Set<string>): string | null {
-  let base: string;
-  if (specifier.startsWith('./') || specifier.startsWith('../')) base = path.posix.join(path.posix.dirname(from), specifier);
-  else if (specifier.startsWith('@/')) base = specifier.slice(2); // the tsconfig alias these repos use
-  else if (specifier.startsWith('/')) base = specifier.slice(1);
-  else return null; // a package: outside the workspace's own code
-  base = path.posix.normalize(base);
+/** A package.json in the workspace: what importing its folder (or its name) loads. */
+export interface PackageEntry {
+  /** workspace-relative folder ('' for the root) */
+  dir: string;
+  name?: string;
+  /** entry files named by `exports` (the "." entry, by condition) then `main`, as written */
+  entries: string[];
+}
+
+/** The entry files a package.json names for its root: `exports["."]` (every condition, in order), then `main`. */
+export function packageEntry(dir: string, json: unknown): PackageEntry {
+  const pkg = (json && typeof json === 'object' ? json : {}) as { name?: unknown; main?: unknown; exports?: unknown };
+  const entries: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') entries.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') for (const [key, v] of Object.entries(value)) if (key !== 'types' && key !== 'typings') collect(v);
+  };
+  const exp = pkg.exports;
+  if (typeof exp === 'string' || Array.isArray(exp)) collect(exp);
+  else if (exp && typeof exp === 'object') {
+    const keys = Object.keys(exp);
+    // either a map of subpaths ("." …) or a map of conditions for the root
+    if (keys.some((k) => k.startsWith('.'))) collect((exp as Record<string, unknown>)['.']);
+    else collect(exp);
+  }
+  if (typeof pkg.main === 'string') entries.push(pkg.main);
+  return { dir, ...(typeof pkg.name === 'string' ? { name: pkg.name } : {}), entries };
+}
+
+const joinRel = (dir: string, rel: string) => path.posix.normalize(dir ? `${dir}/${rel}` : rel).replace(/^\.\/?/, '');
+
+/** A stem as a file: itself, with an extension, a './x.js' written for './x.ts', its index. */
+function resolveFile(base: string, known: Set<string>, allowIndex = true): string | null {
   const stems = [base];
-  // ESM TypeScript imports './x.js' for './x.ts'
   const ext = path.posix.extname(base);
   if (ext) stems.push(base.slice(0, -ext.length));
   for (const stem of stems) {
-    if (known.has(stem)) return stem;
+    if (stem && known.has(stem)) return stem;
     for (const e of TS_RESOLVE_EXTS) if (known.has(stem + e)) return stem + e;
-    for (const e of TS_RESOLVE_EXTS) if (known.has(`${stem}/index${e}`)) return `${stem}/index${e}`;
+    if (allowIndex) for (const e of TS_RESOLVE_EXTS) if (known.has(stem ? `${stem}/index${e}` : `index${e}`)) return stem ? `${stem}/index${e}` : `index${e}`;
   }
   return null;
+}
+
+/**
+ * A package folder's entry: its package.json `exports`/`main` (a build output
+ * that is not in the workspace is looked for under src/ too), else index.*.
+ */
+function resolvePackageDir(dir: string, known: Set<string>, packages: Map<string, PackageEntry>): string | null {
+  const pkg = packages.get(dir);
+  for (const entry of pkg?.entries ?? []) {
+    const file = joinRel(dir, entry);
+    const found = resolveFile(file, known);
+    if (found) return found;
+    // "main": "dist/index.js" for a source in src/index.ts
+    const built = /^(dist|lib|build|out|cjs|esm)\/(.*)$/.exec(dir ? file.slice(dir.length + 1) : file);
+    if (built) {
+      const fromSrc = resolveFile(joinRel(dir, `src/${built[2]}`), known);
+      if (fromSrc) return fromSrc;
+    }
+  }
+  return resolveFile(dir, known);
+}
+
+function resolveTs(from: string, specifier: string, known: Set<string>, packages: Map<string, PackageEntry> = new Map()): string | null {
+  let base: string;
+  const relative = specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../');
+  if (relative) base = path.posix.join(path.posix.dirname(from), specifier);
+  else if (specifier.startsWith('@/')) base = specifier.slice(2); // the tsconfig alias these repos use
+  else if (specifier.startsWith('/')) base = specifier.slice(1);
+  else {
+    // a package: the workspace's own (a package importing itself, a monorepo's sibling) or outside its code
+    for (const pkg of packages.values()) {
+      if (!pkg.name) continue;
+      if (specifier === pkg.name) return resolvePackageDir(pkg.dir, known, packages);
+      if (specifier.startsWith(`${pkg.name}/`)) return resolveFile(joinRel(pkg.dir, specifier.slice(pkg.name.length + 1)), known);
+    }
+    return null;
+  }
+  base = path.posix.normalize(base).replace(/\/$/, '');
+  if (base === '.') base = '';
+  if (base.startsWith('../')) return null; // out of the workspace
+  // a folder with a package.json loads what it names; else the file, else its index
+  if (packages.has(base)) return resolvePackageDir(base, known, packages);
+  return base ? resolveFile(base, known) : resolveFile('', known);
 }
 
 function pyModuleFile(dir: string, dotted: string, known: Set<string>): string | null {
@@ -73,7 +142,8 @@ function resolvePy(from: string, imp: { specifier: string; level: number; names:
   return out;
 }
 
-export function buildGraph(indexes: FileIndex[]): CodeGraph {
+export function buildGraph(indexes: FileIndex[], packageList: PackageEntry[] = []): CodeGraph {
+  const packages = new Map(packageList.map((p) => [p.dir, p]));
   const files = new Map(indexes.map((f) => [f.file, f]));
   const known = new Set(files.keys());
   const imports = new Map<string, Set<string>>();
@@ -84,7 +154,7 @@ export function buildGraph(indexes: FileIndex[]): CodeGraph {
     const targets = new Set<string>();
     for (const imp of f.imports) {
       if (f.language === 'ts') {
-        const r = resolveTs(f.file, imp.specifier, known);
+        const r = resolveTs(f.file, imp.specifier, known, packages);
         if (r && r !== f.file) targets.add(r);
       } else {
         for (const r of resolvePy(f.file, imp, known)) if (r !== f.file) targets.add(r);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Evidence, Suspect } from '../types';
 import { listSourceFiles } from './files';
 import type { CodeGraph } from './graph';
-import { buildGraph } from './graph';
+import { buildGraph, packageEntry, type PackageEntry } from './graph';
 import type { FileIndex } from './model';
 import { indexPyFiles } from './python';
 import { rankSpans } from './rank';
@@ -42,13 +42,27 @@ async function indexTs({ root, files }: { root: string; files: string[] }): Prom
   return { indexes, errors };
 }
 
+/** Each package.json's root entries (one that does not parse is skipped). */
+async function readPackages(root: string, files: string[]): Promise<PackageEntry[]> {
+  const out: PackageEntry[] = [];
+  for (const file of files) {
+    try {
+      const dir = path.posix.dirname(file);
+      out.push(packageEntry(dir === '.' ? '' : dir, JSON.parse(await readFile(path.join(root, file), 'utf8'))));
+    } catch {
+      // not JSON: nothing to resolve through
+    }
+  }
+  return out;
+}
+
 export async function indexWorkspace({ root, signal }: { root: string; signal?: AbortSignal }): Promise<WorkspaceIndex> {
   const started = performance.now();
   const files = await listSourceFiles({ root });
   // Python runs in its own process meanwhile.
   const [ts, py] = await Promise.all([indexTs({ root, files: files.ts }), indexPyFiles({ root, files: files.py, signal })]);
   return {
-    graph: buildGraph([...ts.indexes, ...py.indexes]),
+    graph: buildGraph([...ts.indexes, ...py.indexes], await readPackages(root, files.packages)),
     errors: { ...ts.errors, ...py.errors },
     durationMs: performance.now() - started,
   };
@@ -63,16 +77,22 @@ export interface LocaliseInput {
   signal?: AbortSignal;
   /** reuse an index built earlier in the same run */
   index?: WorkspaceIndex;
+  /** the repository's tests and helpers (agent/test-files.ts); default: the conventions */
+  isTestFile?: (rel: string) => boolean;
+  /** keep the failing tests' own cases (a stale expectation the change contradicts) */
+  keepFailingTests?: boolean;
 }
 
 /** The top-K suspects (default 3), each with the reasons it ranks where it does. */
-export async function localise({ root, evidence, editedSpans, k = 3, signal, index }: LocaliseInput): Promise<Suspect[]> {
+export async function localise({ root, evidence, editedSpans, k = 3, signal, index, isTestFile, keepFailingTests }: LocaliseInput): Promise<Suspect[]> {
   const { graph } = index ?? (await indexWorkspace({ root, signal }));
   const ranked = rankSpans({
     root,
     graph,
     evidence,
     editedSpans,
+    ...(isTestFile ? { isTestFile } : {}),
+    ...(keepFailingTests ? { keepFailingTests } : {}),
     fileExists: (rel) => {
       const abs = path.resolve(root, rel);
       return abs.startsWith(path.resolve(root) + path.sep) && existsSync(abs);

@@ -38,9 +38,5 @@ export interface FileIndex {
   calls: CallRef[];
 }
 
-const TEST_FILE = /(^|\/)(tests?|__tests__|spec)\/|\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)test_[^/]*\.py$|_test\.py$/;
-
-/** Test files by the conventions of node:test, jest/vitest and pytest. */
-export function isTestPath(file: string): boolean {
-  return TEST_FILE.test(file);
-}
+/** Test files and helpers by convention: one rule for the whole agent (agent/test-files.ts). */
+export { isTestPath } from '../test-files';

@@ -45,6 +45,14 @@ export interface RankInput {
   editedSpans: Array<{ file: string; startLine: number; endLine: number }>;
   /** files that exist in the workspace but are not indexed (other languages) */
   fileExists: (rel: string) => boolean;
+  /** the repository's tests and test helpers (agent/test-files.ts); default: the conventions */
+  isTestFile?: (rel: string) => boolean;
+  /**
+   * Keep the failing tests' own cases in the ranking: only when the change
+   * itself contradicts their expectation (a stale expectation is the one edit
+   * a test may get). Otherwise tests and their helpers never rank.
+   */
+  keepFailingTests?: boolean;
 }
 
 interface Scored {
@@ -125,6 +133,7 @@ export function rankSpans(input: RankInput): Suspect[] {
   const { root, graph, evidence } = input;
   const scored = new Map<string, Scored>();
   const known = (f: string) => graph.files.has(f);
+  const testFile = (f: string) => !!graph.files.get(f)?.isTestFile || isTestPath(f) || !!input.isTestFile?.(f);
 
   function bump(span: IndexedSpan, points: number, reason: string | string[]): void {
     if (points <= 0) return;
@@ -158,7 +167,7 @@ export function rankSpans(input: RankInput): Suspect[] {
   }
   for (const fr of frames) {
     const idx = graph.files.get(fr.file);
-    if (idx && (idx.isTestFile || isTestPath(fr.file))) testFiles.add(fr.file);
+    if (idx && testFile(fr.file)) testFiles.add(fr.file);
   }
   const testNames = new Set(evidence.failingTests.map((t) => testCaseName(t.id, t.name)));
   const failingTestSpans: IndexedSpan[] = [];
@@ -176,7 +185,7 @@ export function rankSpans(input: RankInput): Suspect[] {
   // ── stack frames ──
   // V8 prints the innermost frame first, Python's traceback the outermost:
   // when the first workspace frame is the test's own, the list is outermost-first.
-  const isTestFrame = (fr: StackFrame) => testFiles.has(fr.file) || !!graph.files.get(fr.file)?.isTestFile;
+  const isTestFrame = (fr: StackFrame) => testFiles.has(fr.file) || testFile(fr.file);
   const ordered = frames.length && isTestFrame(frames[0]) && frames.some((f) => !isTestFrame(f)) ? [...frames].reverse() : frames;
   const windows: Scored[] = [];
   let depth = 0;
@@ -291,14 +300,20 @@ export function rankSpans(input: RankInput): Suspect[] {
     return { ...e, score };
   });
   all.push(...mergeWindows(windows));
-  all.sort(
+  // Suspects are where the policy may edit: production code only (the failing
+  // test's own case stays when the change contradicts its expectation)
+  const production = all.filter((e) => {
+    if (input.keepFailingTests && failingTestKeys.has(spanKey(e.span))) return true;
+    return !e.span.isTest && !testFile(e.span.file) && !testFiles.has(e.span.file);
+  });
+  production.sort(
     (a, b) =>
       b.score - a.score ||
       a.span.endLine - a.span.startLine - (b.span.endLine - b.span.startLine) ||
       a.span.file.localeCompare(b.span.file) ||
       a.span.startLine - b.span.startLine,
   );
-  return all.map(({ span, score, reasons }) => ({
+  return production.map(({ span, score, reasons }) => ({
     file: span.file,
     symbol: span.symbol,
     kind: span.kind,

@@ -2,6 +2,7 @@
 // parser is used (ts.createSourceFile): localisation needs structure, not
 // types, and a full Program would cost seconds on a large repository.
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import ts from 'typescript';
 import type { CallRef, FileIndex, ImportRef, IndexedSpan } from './model';
 import { isTestPath } from './model';
@@ -126,6 +127,19 @@ function indexSource(file: string, sf: ts.SourceFile): FileIndex {
     } else if ((ts.isPropertyDeclaration(node) || ts.isPropertyAssignment(node)) && isFunctionLike(unwrap(node.initializer))) {
       const name = nameText(node.name) ?? '[computed]';
       next = addSpan(node, name, 'method', scope);
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(node.left) &&
+      isFunctionLike(unwrap(node.right))
+    ) {
+      // CommonJS: `exports.parse = function …`, `Foo.prototype.bar = …`, `module.exports = function slugify …`
+      const fn = unwrap(node.right);
+      const own = fn && (ts.isFunctionExpression(fn) || ts.isClassExpression(fn)) && fn.name ? fn.name.text : null;
+      const isModule = node.left.name.text === 'exports' && ts.isIdentifier(node.left.expression) && node.left.expression.text === 'module';
+      const name = isModule ? (own ?? path.posix.basename(file).replace(/\.[^.]+$/, '')) : node.left.name.text;
+      const stmt = ts.isExpressionStatement(node.parent) ? node.parent : node;
+      next = addSpan(stmt, name, 'function', scope);
     } else if (ts.isVariableDeclaration(node)) {
       const name = nameText(node.name);
       const init = unwrap(node.initializer);

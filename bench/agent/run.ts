@@ -34,6 +34,8 @@ export interface BugOutcome {
   diff: string;
   suspects: Array<Pick<Suspect, 'file' | 'symbol' | 'score'>>;
   localisation: { fileTop1: boolean; fileTop3: boolean; fnTop1: boolean; fnTop3: boolean };
+  /** where the real fault's function ranked among the suspects (1-based), null when it is not among them */
+  faultRank: number | null;
   phaseMs: Partial<Record<Phase, number>>;
   wallMs: number;
   commandMs: number;
@@ -49,6 +51,11 @@ export interface BugOutcome {
 
 function symbolMatches(suspect: Suspect, truth: CorpusBug['truth']): boolean {
   return suspect.file === truth.file && (suspect.symbol === truth.symbol || suspect.symbol.endsWith(`.${truth.symbol}`) || suspect.symbol.endsWith(` > ${truth.symbol}`));
+}
+
+function faultRank(suspects: Suspect[], truth: CorpusBug['truth']): number | null {
+  const i = suspects.findIndex((s) => symbolMatches(s, truth));
+  return i < 0 ? null : i + 1;
 }
 
 function localisation(suspects: Suspect[], truth: CorpusBug['truth']): BugOutcome['localisation'] {
@@ -97,6 +104,7 @@ export async function runBug(bug: CorpusBug, opts: { maxCandidates: number; work
       diff: result.diff,
       suspects: result.suspects.map((s) => ({ file: s.file, symbol: s.symbol, score: s.score })),
       localisation: localisation(result.suspects, bug.truth),
+      faultRank: faultRank(result.suspects, bug.truth),
       phaseMs: result.phaseTimings,
       wallMs,
       commandMs,
@@ -147,6 +155,8 @@ export function report(outcomes: BugOutcome[]): string {
   };
   loc(outcomes, 'all bugs');
   loc(nonStale, 'fault in the code (not stale test)');
+  const ranks = [1, 2, 3].map((r) => `#${r} ${outcomes.filter((o) => o.faultRank === r).length}`).join(', ');
+  lines.push(`  where the real fault's function ranked: ${ranks}, not among the suspects ${outcomes.filter((o) => o.faultRank === null).length}`);
   lines.push('');
   lines.push('time per phase (mean / p50 / max over runs)');
   for (const phase of PHASES) {
@@ -175,7 +185,7 @@ export function report(outcomes: BugOutcome[]): string {
   lines.push('per bug');
   for (const o of outcomes) {
     const l = o.localisation;
-    const locText = `${l.fnTop1 ? 'fn@1' : l.fnTop3 ? 'fn@3' : l.fileTop3 ? 'file' : 'miss'}`;
+    const locText = `${o.faultRank ? `fn#${o.faultRank}` : l.fileTop3 ? 'file' : 'miss'}`;
     const expectation = o.offlineFixable ? '' : ' (beyond templates)';
     lines.push(`  ${o.status === 'fixed' ? 'FIXED ' : 'no fix'} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`);
   }

@@ -34,6 +34,8 @@ export interface GenerateInput {
   evidence: Evidence;
   change: ChangeContext;
   max?: number;
+  /** the repository's tests and test helpers (agent/test-files.ts); default: the conventions */
+  isTestFile?: (rel: string) => boolean;
 }
 
 export interface Generated {
@@ -192,7 +194,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       skipped.push(`${suspect.file}: no templates for this language`);
       continue;
     }
-    if (isTestPath(suspect.file)) {
+    if ((input.isTestFile ?? isTestPath)(suspect.file)) {
       skipped.push(`${suspect.symbol}: a test file; only a stale expectation is ever edited there`);
       continue;
     }

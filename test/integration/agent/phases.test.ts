@@ -85,7 +85,7 @@ describe('setup', () => {
     const { state: s } = state({ settings: { ...repo.settings, build: undefined, install: 'echo "registry unreachable"; exit 7' } });
     const exit = await exitOf(setup(s));
     assert.equal(exit.exitReason, 'setup_failed');
-    assert.match(exit.detail, /^install failed \(exit 7\): registry unreachable/);
+    assert.match(exit.detail, /^install failed: command `echo "registry unreachable"; exit 7` \(exit code 7\); output \(last \d+ characters\):\nregistry unreachable/);
     assert.ok(s.workspace, 'the run folder exists, for the pipeline to remove');
   });
 
@@ -138,7 +138,26 @@ describe('RED', () => {
     const { state: s } = state({ settings: { ...repo.settings, build: undefined, test: 'true' } });
     const exit = await exitOf(red(await setup(s)));
     assert.equal(exit.exitReason, 'setup_failed');
-    assert.match(exit.detail, /^the test command wrote no readable report/);
+    // the command, its exit code and its output say what happened
+    assert.match(exit.detail, /^no readable test report: the test command wrote no report at junit\.xml; command `true` \(exit code 0\); output: \(none\)$/);
+  });
+
+  test('a target run that never ends is a time limit, named with its command and output', async () => {
+    const settings = { ...repo.settings, build: undefined, test: 'echo still going; sleep 60', timeLimits: { ...repo.settings.timeLimits, testSeconds: 2 } };
+    const exit = await exitOf(red(await setup(state({ settings }).state)));
+    assert.equal(exit.exitReason, 'time_limit');
+    assert.match(exit.detail, /^the target tests timed out on the head revision \(testSeconds 2\): command `echo still going; sleep 60` \(killed by SIGTERM\)[^]*still going/);
+  });
+
+  test('a run cancelled while the target tests run ends as cancelled, not as a setup failure', async () => {
+    const controller = new AbortController();
+    const settings = { ...repo.settings, build: undefined, test: 'sleep 60' };
+    const ready = await setup(state({ settings, signal: controller.signal }).state);
+    setTimeout(() => controller.abort(), 500);
+    const started = Date.now();
+    const exit = await exitOf(red(ready));
+    assert.equal(exit.exitReason, 'cancelled');
+    assert.ok(Date.now() - started < 20_000);
   });
 });
 
@@ -153,7 +172,10 @@ describe('localise', () => {
     const localised = await localise(await red(await setup(s)));
     assert.deepEqual(localised.failure.expectedActual[0], { testId: TOTAL, actual: '11', expected: '17', operator: 'strictEqual' });
     assert.ok(localised.suspects.length > 0);
-    assert.ok(localised.suspects.every((x) => x.kind === 'window' && x.reasons[0].startsWith('stack frame ')));
+    // the only frame is the test's own: the change's edit outside the tests is the suspect, never the test
+    assert.ok(localised.suspects.every((x) => x.kind === 'window' && /^(stack frame|edited by the change) /.test(x.reasons[0])), JSON.stringify(localised.suspects));
+    assert.ok(localised.suspects.some((x) => x.file === 'src/cart.ts'));
+    assert.ok(localised.suspects.every((x) => !x.file.startsWith('test/')));
     assert.ok(sink.events.some((e) => e.type === 'log' && /^the retrieval scaffold failed \(index unavailable\)/.test(String(e.payload.text))));
     assert.deepEqual(sink.ofType('suspects').at(-1)?.payload.suspects, localised.suspects);
   });

@@ -146,6 +146,8 @@ describe('runRepair on a TypeScript repository', () => {
     assert.equal(result.status, 'no_fix');
     assert.equal(result.exitReason, 'dropped:weakens_assertions');
     assert.equal(result.dropped?.reason, 'weakens_assertions');
+    // and the change does not contradict the test: no edit of it would be a fix
+    assert.ok(result.dropped?.findings.some((f) => f.reason === 'edits_tests'));
     assert.match(result.diff, /assert\.ok/);
   });
 

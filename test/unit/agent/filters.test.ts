@@ -249,3 +249,31 @@ describe('diff reading', () => {
     assert.deepEqual(files.map((f) => [f.status, f.oldPath, f.newPath]), [['deleted', 'a.ts', null], ['added', null, 'b.ts']]);
   });
 });
+
+describe('test and test-helper edits are never a fix, bar a stale expectation the change contradicts', () => {
+  const ROOT_TEST = `const assert = require('node:assert');\nconst { slugify } = require('.');\nassert.equal(slugify('A B'), 'a-b');\n`;
+  // the arguments of the change's own new assertion, swapped: passes nothing the developer wrote
+  const swapped = gitDiff({ 'test.js': [ROOT_TEST, ROOT_TEST.replace("slugify('A B'), 'a-b'", "'a-b', slugify('A B')")] });
+  const helper = gitDiff({ 'spec/helpers/load-data.js': ['module.exports = () => [1, 2];\n', 'module.exports = () => [1, 2, 3];\n'] });
+
+  test('a root test.js edit is dropped as a test edit when the change does not contradict it', () => {
+    const d = runPostFilters({ fixDiff: swapped, changeDiff: '', policy, testPathPatterns, testEditsAllowed: false });
+    assert.equal(d.drop, true);
+    assert.equal(d.drop && d.reason, 'edits_tests');
+    assert.match(d.drop ? d.detail : '', /test\.js/);
+  });
+
+  test("a helper beside the tests is a test file for every filter (the runner's configuration says so)", () => {
+    const d = runPostFilters({ fixDiff: helper, changeDiff: '', policy, testPathPatterns: [], testEditsAllowed: false, isTestFile: (f) => f.startsWith('spec/') });
+    assert.equal(d.drop && d.reason, 'edits_tests');
+  });
+
+  test('a stale expectation the change contradicts may be updated', () => {
+    const stale = gitDiff({ 'test/greet.test.ts': ["assert.equal(greet('Ada'), 'Hello, Ada');\n", "assert.equal(greet('Ada'), 'Hi, Ada');\n"] });
+    assert.equal(runPostFilters({ fixDiff: stale, changeDiff: '', policy, testPathPatterns, testEditsAllowed: true }).drop, false);
+  });
+
+  test('a production edit is not a test edit', () => {
+    assert.equal(runPostFilters({ fixDiff: sourceFix, changeDiff: '', policy, testPathPatterns, testEditsAllowed: false }).drop, false);
+  });
+});

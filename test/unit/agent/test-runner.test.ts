@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { didNotRun, findReports, matchesTarget, renderTestCommand } from '@/agent/test-runner';
+import { copyFileSync } from 'node:fs';
+import { didNotRun, findReports, matchesTarget, readTestReports, renderTestCommand, selectTargetResults } from '@/agent/test-runner';
 import type { TestResult } from '@/agent/types';
 
 describe('renderTestCommand', () => {
@@ -59,4 +60,79 @@ describe('findReports', () => {
 test('didNotRun recognises only the placeholder for a missing target', () => {
   assert.equal(didNotRun({ id: 'a', name: 'a', status: 'error', message: 'did not run: the test is not in the JUnit report' }), true);
   assert.equal(didNotRun({ id: 'a', name: 'a', status: 'error', message: 'TypeError: boom' }), false);
+});
+
+describe('repeated test ids (parametrised tests, runners that name every assertion alike)', () => {
+  const FIXTURES = path.join(process.cwd(), 'test/fixtures/junit');
+  async function readBoth() {
+    const dir = mkdtempSync(path.join(tmpdir(), 'flowfix-dupes-'));
+    try {
+      mkdirSync(path.join(dir, 'reports'));
+      copyFileSync(path.join(FIXTURES, 'vitest-each.xml'), path.join(dir, 'reports/a-vitest.xml'));
+      copyFileSync(path.join(FIXTURES, 'node-tap-xunit.xml'), path.join(dir, 'reports/b-tap.xml'));
+      // the same report twice (a retried shard): ids stay unique across reports too
+      copyFileSync(path.join(FIXTURES, 'node-tap-xunit.xml'), path.join(dir, 'reports/c-tap.xml'));
+      return await readTestReports(dir, 'reports/*.xml');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test('ids are unique across the reports by the ingestion rule, and the renames are reported as warnings', async () => {
+    const { results, warnings, reportError } = await readBoth();
+    assert.equal(reportError, undefined);
+    const ids = results.map((r) => r.id);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.deepEqual(ids.slice(0, 3), [
+      'test/clamp.test.ts::clamp > keeps the value inside the range',
+      'test/clamp.test.ts::clamp > keeps the value inside the range [2]',
+      'test/clamp.test.ts::clamp > keeps the value inside the range [3]',
+    ]);
+    // the second report's ids are renamed as ingestion renames an upload's (lib/ingest collectFailures)
+    assert.deepEqual(ids.slice(3), [
+      'test/parse.js::should be equal',
+      'test/parse.js::should be equal [2]',
+      'test/parse.js::should be equal [3]',
+      'test/parse.js::should be equal [4]',
+      'test/parse.js::should be equal [2] [2]',
+      'test/parse.js::should be equal [3] [2]',
+    ]);
+    assert.ok(warnings.some((w) => /repeated test id test\/clamp\.test\.ts::clamp > keeps the value inside the range stored as .* \[2\]/.test(w)), warnings.join('\n'));
+    assert.ok(warnings.some((w) => w.includes('across reports stored as test/parse.js::should be equal [3] [2]')), warnings.join('\n'));
+  });
+
+  test('a target fails when any of its instances fails (here the second one)', async () => {
+    const { results } = await readBoth();
+    const [vitest, tap] = selectTargetResults(results, [
+      { id: 'test/clamp.test.ts::clamp > keeps the value inside the range' },
+      { id: 'test/parse.js::should be equal' },
+    ]);
+    assert.equal(vitest.status, 'failed');
+    assert.equal(vitest.id, 'test/clamp.test.ts::clamp > keeps the value inside the range');
+    assert.match(vitest.message ?? '', /expected 10 to be 9/);
+    assert.match(vitest.message ?? '', /instance 2 of 3/);
+    assert.equal(tap.status, 'failed');
+    assert.match(tap.details ?? '', /wanted: 4/);
+    // every instance of every report answers to the target: its second report's failures too
+    const [second] = selectTargetResults(results.slice(6), [{ id: 'test/parse.js::should be equal' }]);
+    assert.equal(second.status, 'failed');
+  });
+
+  test('an ingested instance id ("<id> [2]") and a bare name reach the same instances', async () => {
+    const { results } = await readBoth();
+    const [byInstance, byName] = selectTargetResults(results, [
+      { id: 'test/clamp.test.ts::clamp > keeps the value inside the range [3]' },
+      { id: 'keeps the value inside the range' },
+    ]);
+    assert.equal(byInstance.status, 'failed');
+    assert.equal(byName.status, 'failed');
+  });
+
+  test('a target passes only when every instance passes', () => {
+    const pass = (id: string): TestResult => ({ id, name: 'n', status: 'passed' });
+    const [t] = selectTargetResults([pass('f::n'), pass('f::n [2]'), { id: 'f::other', name: 'other', status: 'failed' }], [{ id: 'f::n' }]);
+    assert.equal(t.status, 'passed');
+    const [missing] = selectTargetResults([pass('f::n')], [{ id: 'f::gone' }]);
+    assert.equal(didNotRun(missing), true);
+  });
 });

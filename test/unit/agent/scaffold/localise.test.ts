@@ -1,5 +1,6 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -263,6 +264,82 @@ describe('localise: other languages and hygiene', () => {
       'app/m.py': 'def total():\n    return 1\n',
     });
     const files = await listSourceFiles({ root });
-    assert.deepEqual(files, { ts: ['src/a.ts'], py: ['app/m.py'] });
+    assert.deepEqual(files, { ts: ['src/a.ts'], py: ['app/m.py'], packages: [] });
+  });
+});
+
+describe('localise: libraries whose tests import the package root', () => {
+  const LIBS = path.join(process.cwd(), 'test/fixtures/agent-libs');
+
+  test("require('..') and require('.') reach the library source through package.json main", async () => {
+    const { graph } = await indexWorkspace({ root: path.join(LIBS, 'slug-main') });
+    assert.deepEqual([...(graph.imports.get('test/slugify.js') ?? [])], ['lib/index.js']);
+    assert.deepEqual([...(graph.imports.get('test.js') ?? [])], ['lib/index.js']);
+    assert.deepEqual([...(graph.imports.get('lib/index.js') ?? [])], ['lib/slugify.js']);
+  });
+
+  test('a package importing itself by name resolves through package.json exports', async () => {
+    const { graph } = await indexWorkspace({ root: path.join(LIBS, 'slug-exports') });
+    assert.deepEqual([...(graph.imports.get('test.js') ?? [])], ['src/main.js']);
+  });
+
+  test("the library's function, not the example with the same name, is the first suspect", async () => {
+    const root = path.join(LIBS, 'slug-main');
+    const testFile = readFileSync(path.join(root, 'test/slugify.js'), 'utf8');
+    const suspects = await localise({
+      root,
+      evidence: evidence({
+        failingTests: [{ id: 'test/slugify.js::a custom separator', name: 'a custom separator', file: 'test/slugify.js', message: "'hello-world' !== 'hello_world'" }],
+        frames: [{ file: 'test/slugify.js', line: lineOf(testFile, "slugify('Hello World', '_')"), fn: 'TestContext.<anonymous>' }],
+      }),
+      editedSpans: [],
+    });
+    assert.equal(suspects[0]?.file, 'lib/slugify.js', JSON.stringify(suspects, null, 1));
+    assert.equal(suspects[0].symbol, 'slugify');
+    // suspects are where a fix may go: no test case, no file of the tests
+    assert.deepEqual(suspects.filter((s) => s.file.startsWith('test')), [], JSON.stringify(suspects, null, 1));
+  });
+
+  test("the failing test's own case ranks only when the change contradicts its expectation", async () => {
+    const root = path.join(LIBS, 'slug-main');
+    const testFile = readFileSync(path.join(root, 'test/slugify.js'), 'utf8');
+    const line = lineOf(testFile, "slugify('Hello World', '_')");
+    const input = {
+      root,
+      evidence: evidence({
+        failingTests: [{ id: 'test/slugify.js::a custom separator', name: 'a custom separator', file: 'test/slugify.js', message: "'hello-world' !== 'hello_world'" }],
+        frames: [{ file: 'test/slugify.js', line, fn: 'TestContext.<anonymous>' }],
+      }),
+      editedSpans: [{ file: 'test/slugify.js', startLine: line - 1, endLine: line + 1 }],
+      k: 10,
+    };
+    const production = await localise(input);
+    assert.ok(production.every((s) => !s.file.startsWith('test')), JSON.stringify(production, null, 1));
+    const stale = await localise({ ...input, keepFailingTests: true });
+    assert.ok(stale.some((s) => s.file === 'test/slugify.js' && s.symbol === 'a custom separator'), JSON.stringify(stale, null, 1));
+    assert.ok(stale.every((s) => s.file !== 'test/slugify.js' || s.symbol === 'a custom separator'));
+  });
+});
+
+describe('spans: CommonJS assignments are functions with names', () => {
+  test('module.exports = function, exports.x = function, X.prototype.y = arrow', async () => {
+    const { indexTsFile } = await import('../../../../agent/scaffold/typescript');
+    const src = [
+      "'use strict';",
+      'module.exports = function (text) {',
+      '  return text;',
+      '};',
+      'exports.parse = function (a) { return a; };',
+      'Parser.prototype.feed = (chunk) => chunk;',
+      'module.exports.named = function inner() {};',
+      '',
+    ].join('\n');
+    const spans = indexTsFile('lib/slugify.js', src).spans.map((s) => [s.symbol, s.kind, s.startLine, s.endLine]);
+    assert.deepEqual(spans, [
+      ['slugify', 'function', 2, 4],
+      ['parse', 'function', 5, 5],
+      ['feed', 'function', 6, 6],
+      ['named', 'function', 7, 7],
+    ]);
   });
 });

@@ -1,0 +1,189 @@
+// Runners as they are: which test runner a repository uses (package.json
+// scripts and devDependencies, config files, pyproject.toml/pytest.ini/
+// setup.cfg), and the test command that makes it write a report flowfix reads
+// — JUnit XML through the runner's own reporter, or TAP from a runner that
+// speaks it — without changing a file of the repository. Also the TAP reader.
+import { disambiguateTestIds } from '../lib/junit/parse';
+import type { TestResult } from './types';
+
+export type RunnerName = 'node:test' | 'jest' | 'vitest' | 'mocha' | 'tape' | 'ava' | 'node-tap' | 'pytest' | 'unittest';
+
+export interface DetectedRunner {
+  runner: RunnerName;
+  language: 'javascript' | 'typescript' | 'python';
+  /** the test command template (agent/README.md: placeholders) */
+  test: string;
+  /** where it writes its report: `.xml` is read as JUnit, `.tap` as TAP */
+  junitReport: string;
+  /** why this runner: the file and what in it */
+  why: string;
+}
+
+/** The report every detected command writes (kept out of the fix by the workspace's excludes). */
+export const JUNIT_REPORT = 'flowfix-report.xml';
+export const TAP_REPORT = 'flowfix-report.tap';
+
+/** Per-test time limit for runners that have one (node --test): a looping test ends alone, not the whole run. */
+export const PER_TEST_TIMEOUT_MS = 60_000;
+
+// unittest has no JUnit or TAP reporter: a few lines of Python make its results TAP (nothing written in the repository)
+const UNITTEST_TAP = [
+  'import sys, unittest, traceback',
+  'names = sys.argv[1:]',
+  'loader = unittest.TestLoader()',
+  "suite = loader.loadTestsFromNames(names) if names else loader.discover('.')",
+  'tests = []',
+  'def walk(s):',
+  '    for t in s:',
+  '        walk(t) if isinstance(t, unittest.TestSuite) else tests.append(t)',
+  'walk(suite)',
+  "out = open('flowfix-report.tap', 'w')",
+  "out.write('TAP version 13\\n1..%d\\n' % len(tests))",
+  'for i, t in enumerate(tests, 1):',
+  '    r = unittest.TestResult()',
+  '    t.run(r)',
+  '    bad = r.failures + r.errors',
+  '    name = t.id()',
+  "    if r.skipped: out.write('ok %d - %s # SKIP\\n' % (i, name))",
+  "    elif not bad: out.write('ok %d - %s\\n' % (i, name))",
+  '    else:',
+  "        out.write('not ok %d - %s\\n  ---\\n' % (i, name))",
+  "        for line in bad[0][1].splitlines(): out.write('  # ' + line + '\\n')",
+  "        out.write('  ...\\n')",
+  'out.close()',
+].join('\n');
+
+const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The first runner a repository's files name. `read` answers a workspace-relative file's text, or null. */
+export function detectRunner(read: (rel: string) => string | null): DetectedRunner | null {
+  const pkgText = read('package.json');
+  if (pkgText) {
+    let pkg: { scripts?: Record<string, string>; devDependencies?: Record<string, string>; dependencies?: Record<string, string>; type?: string } = {};
+    try {
+      pkg = JSON.parse(pkgText) as typeof pkg;
+    } catch {
+      pkg = {};
+    }
+    const script = pkg.scripts?.test ?? '';
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+    const ts = !!read('tsconfig.json') || 'typescript' in deps;
+    const language = ts ? 'typescript' : 'javascript';
+    const uses = (name: string, bin = name) => new RegExp(`(^|[\\s/;&|])${bin}(\\s|$)`).test(script) || name in deps;
+    const args = (re: RegExp) => (re.exec(script)?.[1] ?? '').trim();
+    const bin = (name: string) => `./node_modules/.bin/${name}`;
+    const junit = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: JUNIT_REPORT, why });
+    const tap = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: TAP_REPORT, why });
+    if (uses('vitest')) return junit(`${bin('vitest')} run --reporter=default --reporter=junit --outputFile=${JUNIT_REPORT} {files}`, 'vitest', 'package.json: vitest');
+    if (uses('jest')) {
+      if ('jest-junit' in deps) return junit(`JEST_JUNIT_OUTPUT_NAME=${JUNIT_REPORT} ${bin('jest')} --ci --reporters=default --reporters=jest-junit {files}`, 'jest', 'package.json: jest with jest-junit');
+      return null; // jest writes neither JUnit nor TAP by itself: the README says what to add
+    }
+    if (uses('mocha')) {
+      const spec = args(/mocha\s+((?:[^&|;]*?))(?:\s*(?:&&|\|\||;|$))/).replace(/(^|\s)--?[\w-]+(=\S+)?/g, ' ').trim();
+      return junit(`${bin('mocha')} --reporter xunit --reporter-option output=${JUNIT_REPORT} ${spec}`.trim(), 'mocha', 'package.json: mocha');
+    }
+    if (uses('ava')) return tap(`${bin('ava')} --tap > ${TAP_REPORT}`, 'ava', 'package.json: ava');
+    if (uses('tap')) return tap(`${bin('tap')} --reporter=tap ${args(/(?:^|\s)tap\s+([^&|;]*)/)} > ${TAP_REPORT}`.replace(/\s+>/, ' >'), 'node-tap', 'package.json: tap');
+    if (uses('tape')) {
+      const files = args(/tape\s+([^&|;>]*)/) || "'test/**/*.js'";
+      return tap(`${bin('tape')} ${files} > ${TAP_REPORT}`, 'tape', 'package.json: tape');
+    }
+    const nodeTest = /\bnode\b[^&|;]*--test\b/.exec(script);
+    if (nodeTest || /^node\s/.test(script)) {
+      // node --test [files]: its own JUnit reporter, a time limit per test
+      const rest = script.replace(/^.*?\bnode\b/, '').replace(/--test\b/, '').trim();
+      return junit(
+        `node --test --test-timeout=${PER_TEST_TIMEOUT_MS} --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=${JUNIT_REPORT} ${rest}`.trim(),
+        'node:test',
+        `package.json scripts.test: ${script}`,
+      );
+    }
+  }
+  const pyproject = read('pyproject.toml') ?? '';
+  const pytestCfg = read('pytest.ini') !== null || /\[tool\.pytest/.test(pyproject) || /\[tool:pytest\]/.test(read('setup.cfg') ?? '') || read('conftest.py') !== null;
+  const pytestDep = /(^|["'\s])pytest\b/m.test(pyproject) || /\bpytest\b/.test(read('requirements-dev.txt') ?? '') || /\bpytest\b/.test(read('requirements.txt') ?? '') || /\bpytest\b/.test(read('tox.ini') ?? '');
+  const python = pyproject || read('setup.py') !== null || read('setup.cfg') !== null || read('requirements.txt') !== null;
+  if (pytestCfg || pytestDep) {
+    return {
+      runner: 'pytest',
+      language: 'python',
+      test: `python3 -m pytest -q -p no:cacheprovider --junitxml=${JUNIT_REPORT} -o junit_family=xunit1`,
+      junitReport: JUNIT_REPORT,
+      why: pytestCfg ? 'pytest configuration' : 'pytest among the dependencies',
+    };
+  }
+  if (python) {
+    return {
+      runner: 'unittest',
+      language: 'python',
+      // the target ids are unittest's own dotted names ("tests.test_x.Case.test_y")
+      test: `python3 -c ${shq(UNITTEST_TAP)} {names}`,
+      junitReport: TAP_REPORT,
+      why: 'a Python project without pytest: unittest',
+    };
+  }
+  return null;
+}
+
+/**
+ * Reads TAP (tape, node-tap, ava --tap, mocha's tap reporter, the unittest
+ * producer above): one result per `ok`/`not ok` line, subtests' names joined
+ * with " > ", the YAML or comment block below a failure as its details. Ids are
+ * "<file or 'tap'>::<name>", made unique by the JUnit reader's rule.
+ */
+export function parseTap(text: string, file = 'tap'): TestResult[] {
+  const results: TestResult[] = [];
+  const lines = text.split(/\r?\n/);
+  const stack: Array<{ indent: number; name: string }> = [];
+  let last: TestResult | null = null;
+  let inYaml = false;
+  for (const raw of lines) {
+    const indent = raw.length - raw.trimStart().length;
+    const line = raw.trim();
+    if (inYaml) {
+      if (line === '...') inYaml = false;
+      else if (last) last.details = `${last.details ? `${last.details}\n` : ''}${raw.replace(/^\s*(# )?/, '')}`;
+      continue;
+    }
+    const sub = /^# Subtest: (.*)$/.exec(line);
+    if (sub) {
+      while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
+      stack.push({ indent, name: sub[1] });
+      continue;
+    }
+    const m = /^(not )?ok\b\s*\d*\s*(?:- )?([^#]*?)\s*(?:#\s*(SKIP|TODO)\b.*)?$/i.exec(line);
+    if (m) {
+      while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
+      const own = m[2].trim() || '(unnamed)';
+      // a subtest's summary line closes it: its own name, not repeated
+      const parents = stack.map((s) => s.name);
+      if (parents.at(-1) === own) parents.pop();
+      const hadChildren = results.some((r) => r.name.startsWith(`${[...parents, own].join(' > ')} > `));
+      const name = [...parents, own].join(' > ');
+      const skipped = !!m[3];
+      const status: TestResult['status'] = skipped ? 'skipped' : m[1] ? 'failed' : 'passed';
+      // a parent's summary line repeats its children's verdicts: keep only leaves
+      if (hadChildren) {
+        last = null;
+        continue;
+      }
+      last = { id: `${file}::${name}`, name, status, ...(status === 'failed' ? { message: own } : {}) };
+      results.push(last);
+      continue;
+    }
+    if (line === '---' && last) {
+      inYaml = true;
+      continue;
+    }
+    // tape prints a failure's diagnostics as indented comments or YAML
+    if (last && last.status === 'failed' && /^#\s/.test(line) && indent > 0) last.details = `${last.details ? `${last.details}\n` : ''}${line.slice(2)}`;
+  }
+  for (const r of results) {
+    if (r.status !== 'failed' || !r.details) continue;
+    const msg = /(?:^|\n)\s*(?:message|operator):\s*(.+)/.exec(r.details);
+    if (msg) r.message = `${r.name}: ${msg[1].replace(/^['"]|['"]$/g, '')}`;
+  }
+  disambiguateTestIds(results);
+  return results;
+}

@@ -1,0 +1,94 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { CANDIDATE_MIN_SECONDS, candidateTimeoutSeconds, createGates } from '@/agent/gates';
+import { runRepair } from '@/agent/pipeline';
+import { Workspace } from '@/agent/workspace';
+import { ArraySink } from '@/agent/sinks';
+import { createOfflinePolicy } from '@/agent/policies/offline';
+import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
+
+// The repository's runner as it is: what its reports and its processes really
+// do (repeated test names, hangs), on real repositories and real runners.
+
+const repos: TestRepo[] = [];
+after(() => repos.forEach((r) => r.cleanup()));
+
+/** One test body run for each case under the same name, as a parametrised test does. */
+const PARAMETRISED_TEST = `import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { total } from '../src/cart.ts';
+
+const cases: Array<[Array<{ price: number; qty: number }>, number]> = [
+  [[], 0],
+  [[{ price: 5, qty: 3 }], 15],
+  [[{ price: 0, qty: 0 }], 0],
+];
+
+describe('cart', () => {
+  for (const [items, want] of cases) {
+    test('total of a cart', () => {
+      assert.equal(total(items), want);
+    });
+  }
+});
+`;
+
+describe('repeated test names', () => {
+  test('a target whose second instance fails reproduces, the repeat is reported, and the offline policy fixes it', async () => {
+    const repo = createTsRepo();
+    repos.push(repo);
+    repo.write('test/cart.test.ts', PARAMETRISED_TEST);
+    const head = repo.commit('tests: total over several carts');
+    const sink = new ArraySink();
+    const result = await runRepair({
+      repoPath: repo.dir,
+      baseRev: repo.base,
+      headRev: head,
+      targetTests: ['test::cart > total of a cart'],
+      settings: repo.settings,
+      policy: createOfflinePolicy(),
+      sink,
+      checkBase: false,
+      change: { title: 'tests', description: '', author: 'dev' },
+    });
+    assert.equal(result.exitReason, 'fixed', `${result.exitReason}: ${result.exitDetail}`);
+    assert.equal(result.evidence.red?.passed, true);
+    assert.match(result.diff, /item\.price \* item\.qty/);
+    const logs = sink.ofType('log').map((e) => String(e.payload.text));
+    assert.ok(
+      logs.some((t) => t.includes('repeated test id test::cart > total of a cart stored as test::cart > total of a cart [2]')),
+      logs.join('\n'),
+    );
+  });
+});
+
+describe('hangs', () => {
+  test('candidates get a few times what RED took, not the whole test limit', () => {
+    assert.equal(candidateTimeoutSeconds(1_000, 600), CANDIDATE_MIN_SECONDS);
+    assert.equal(candidateTimeoutSeconds(20_000, 600), 85);
+    assert.equal(candidateTimeoutSeconds(200_000, 600), 600);
+  });
+
+  test('a candidate that loops forever costs seconds, is named a timeout, and the next candidate still runs', async () => {
+    const repo = createTsRepo();
+    repos.push(repo);
+    const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
+    try {
+      const settings = { ...repo.settings, build: undefined, timeLimits: { ...repo.settings.timeLimits, testSeconds: 600 } };
+      const gates = createGates({ workspace: ws, settings, targets: [{ id: 'test::cart > total multiplies price by quantity' }], sink: new ArraySink() });
+      assert.equal((await gates.runTargets('red', 'fail')).verdict.passed, true);
+      const loop = await gates.applyEdit({ kind: 'replace', file: 'src/cart.ts', oldText: 'let sum = 0;', newText: 'let sum = 0;\n  while (items) sum += 0;' });
+      assert.equal(loop.passed, true);
+      const hung = await gates.green();
+      assert.equal(hung.verdict.passed, false);
+      assert.match(hung.verdict.detail ?? '', /^timed out: the command did not finish within \d+ s/);
+      assert.ok(hung.run.command.durationMs < 60_000, `took ${hung.run.command.durationMs} ms`);
+      assert.match(hung.run.results[0].message ?? '', /timed out/);
+      await gates.reset();
+      await gates.applyEdit({ kind: 'replace', file: 'src/cart.ts', oldText: 'item.price + item.qty', newText: 'item.price * item.qty' });
+      assert.equal((await gates.green()).verdict.passed, true);
+    } finally {
+      await ws.dispose();
+    }
+  });
+});

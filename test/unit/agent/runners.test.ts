@@ -1,0 +1,121 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { detectRunner, parseTap, TAP_REPORT, JUNIT_REPORT } from '@/agent/runners';
+
+const repo = (files: Record<string, string>) => (rel: string) => files[rel] ?? null;
+const pkg = (json: object) => JSON.stringify(json);
+
+describe('detectRunner', () => {
+  test('node --test in scripts.test: its JUnit reporter and a time limit per test', () => {
+    const d = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'node --test test/' } }) }));
+    assert.equal(d?.runner, 'node:test');
+    assert.equal(d?.language, 'javascript');
+    assert.match(d?.test ?? '', /^node --test --test-timeout=\d+ .*--test-reporter=junit --test-reporter-destination=flowfix-report\.xml test\/$/);
+    assert.equal(d?.junitReport, JUNIT_REPORT);
+  });
+
+  test('TypeScript when there is a tsconfig.json', () => {
+    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'node --test' } }), 'tsconfig.json': '{}' }))?.language, 'typescript');
+  });
+
+  const js: Array<[string, object, string, RegExp, string]> = [
+    ['vitest', { devDependencies: { vitest: '1' } }, 'vitest', /vitest run .*--reporter=junit --outputFile=flowfix-report\.xml/, JUNIT_REPORT],
+    ['jest with jest-junit', { scripts: { test: 'jest' }, devDependencies: { jest: '29', 'jest-junit': '16' } }, 'jest', /--reporters=jest-junit/, JUNIT_REPORT],
+    ['mocha', { scripts: { test: "mocha --timeout 5000 'spec/**/*.js'" } }, 'mocha', /mocha --reporter xunit --reporter-option output=flowfix-report\.xml .*'spec\/\*\*\/\*\.js'/, JUNIT_REPORT],
+    ['ava', { scripts: { test: 'ava' } }, 'ava', /ava --tap > flowfix-report\.tap$/, TAP_REPORT],
+    ['node-tap', { scripts: { test: 'tap test/*.js' } }, 'node-tap', /tap --reporter=tap test\/\*\.js > flowfix-report\.tap$/, TAP_REPORT],
+    ['tape', { scripts: { test: 'tape test/*.js' } }, 'tape', /tape test\/\*\.js > flowfix-report\.tap$/, TAP_REPORT],
+  ];
+  for (const [label, json, runner, command, report] of js) {
+    test(label, () => {
+      const d = detectRunner(repo({ 'package.json': pkg(json) }));
+      assert.equal(d?.runner, runner);
+      assert.match(d?.test ?? '', command);
+      assert.equal(d?.junitReport, report);
+    });
+  }
+
+  test('jest without a JUnit reporter is not guessed', () => {
+    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'jest' } }) })), null);
+  });
+
+  test('pytest from pyproject.toml, pytest.ini or setup.cfg', () => {
+    const configs: Array<Record<string, string>> = [{ 'pyproject.toml': '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n' }, { 'pytest.ini': '[pytest]\n' }, { 'setup.cfg': '[tool:pytest]\n' }];
+    for (const files of configs) {
+      const d = detectRunner(repo(files));
+      assert.equal(d?.runner, 'pytest');
+      assert.match(d?.test ?? '', /pytest .*--junitxml=flowfix-report\.xml/);
+    }
+  });
+
+  test('a Python project without pytest runs unittest, its results as TAP', () => {
+    const d = detectRunner(repo({ 'setup.py': 'from setuptools import setup\nsetup()\n' }));
+    assert.equal(d?.runner, 'unittest');
+    assert.equal(d?.junitReport, TAP_REPORT);
+    assert.match(d?.test ?? '', /^python3 -c '.*unittest.*' \{names\}$/s);
+  });
+
+  test('nothing to go on: nothing detected', () => {
+    assert.equal(detectRunner(repo({ 'README.md': '# x' })), null);
+  });
+});
+
+describe('parseTap', () => {
+  test('tape: every assertion named alike, the failure with its YAML diagnostics', () => {
+    const tape = [
+      'TAP version 13',
+      '# slugify',
+      'ok 1 should be strictly equal',
+      'not ok 2 should be strictly equal',
+      '  ---',
+      '    operator: equal',
+      "    expected: 'hello_world'",
+      "    actual:   'hello-world'",
+      '    at: Test.<anonymous> (/repo/test/slugify.js:9:5)',
+      '  ...',
+      'ok 3 should be strictly equal # SKIP not yet',
+      '',
+      '1..3',
+      '# tests 3',
+    ].join('\n');
+    const results = parseTap(tape);
+    assert.deepEqual(
+      results.map((r) => [r.id, r.status]),
+      [
+        ['tap::should be strictly equal', 'passed'],
+        ['tap::should be strictly equal [2]', 'failed'],
+        ['tap::should be strictly equal [3]', 'skipped'],
+      ],
+    );
+    assert.match(results[1].details ?? '', /expected: 'hello_world'/);
+    assert.match(results[1].details ?? '', /test\/slugify\.js:9:5/);
+  });
+
+  test('node-tap subtests: leaves named by their parents, the parents themselves not repeated', () => {
+    const tap = [
+      'TAP version 13',
+      '# Subtest: parse',
+      '    # Subtest: numbers',
+      '        ok 1 - should be equal',
+      '        not ok 2 - should be equal',
+      '          ---',
+      '          found: 3',
+      '          wanted: 4',
+      '          ...',
+      '        1..2',
+      '    not ok 1 - numbers',
+      '    1..1',
+      'not ok 1 - parse',
+      '1..1',
+    ].join('\n');
+    const results = parseTap(tap);
+    assert.deepEqual(
+      results.map((r) => [r.id, r.status]),
+      [
+        ['tap::parse > numbers > should be equal', 'passed'],
+        ['tap::parse > numbers > should be equal [2]', 'failed'],
+      ],
+    );
+    assert.match(results[1].details ?? '', /wanted: 4/);
+  });
+});
