@@ -295,11 +295,23 @@ export async function getQueueDetail({ queueId, user }: { queueId: string; user:
   };
 }
 
-/** The users a manager may seat in a queue: active graders, managers and admins. */
-export async function listEligibleGraders(): Promise<Array<{ id: string; name: string; email: string; roles: string[] }>> {
-  return getDb().user.findMany({
-    where: { disabledAt: null, roles: { hasSome: [...GRADING_ROLES] } },
-    select: { id: true, name: true, email: true, roles: true },
-    orderBy: [{ name: 'asc' }, { id: 'asc' }],
-  });
+/** What the queue form offers: the users a manager may seat (active graders, managers, admins), repositories, policies, models. */
+export async function queueFormOptions(): Promise<{
+  graders: Array<{ id: string; name: string; email: string; roles: string[] }>;
+  repositories: Array<{ id: string; name: string }>;
+  policies: string[];
+  models: string[];
+}> {
+  const db = getDb();
+  const [graders, repositories, policies, models] = await Promise.all([
+    db.user.findMany({
+      where: { disabledAt: null, roles: { hasSome: [...GRADING_ROLES] } },
+      select: { id: true, name: true, email: true, roles: true },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    }),
+    db.repository.findMany({ where: { archivedAt: null }, select: { id: true, name: true }, orderBy: { name: 'asc' } }),
+    db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT policy AS v FROM "Run" ORDER BY 1 LIMIT 20`,
+    db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT model AS v FROM "Run" WHERE model IS NOT NULL ORDER BY 1 LIMIT 50`,
+  ]);
+  return { graders, repositories, policies: policies.map((r) => r.v), models: models.map((r) => r.v) };
 }

@@ -50,7 +50,7 @@ export const UpdateQueueSchema = z.object({ status: z.enum(['OPEN', 'CLOSED']) }
 
 const labelSchema = z.enum(GRADE_LABELS, {
   error: (issue) =>
-    `"${String(issue.input)}" is not a label: use one of ${GRADE_LABELS.map((l) => l.toLowerCase()).join(', ')}`,
+    `"${String(issue.input).toLowerCase()}" is not a label: use one of ${GRADE_LABELS.map((l) => l.toLowerCase()).join(', ')}`,
 });
 
 /** A label as the API takes it: any case ("correct", "CORRECT"). */
