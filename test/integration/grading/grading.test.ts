@@ -47,6 +47,13 @@ describe('grading service', () => {
       input: CreateQueueSchema.parse({ name: 'Q', graderIds: graders.slice(0, 3).map((g) => g.id), ...over }),
     });
 
+  /** A queue over n fixes of their own, so no test sees another's labels. */
+  const freshQueue = async (n: number, over: Record<string, unknown> = {}) => {
+    const fresh = (await createRepo(db.db)).id;
+    for (let i = 0; i < n; i++) await createFix(db.db, { repositoryId: fresh });
+    return newQueue({ ...over, filter: { repositoryIds: [fresh] } });
+  };
+
   test('a filter that matches nothing is refused, and no queue is created', async () => {
     await rejectsWith(newQueue({ filter: { repositoryIds: [otherRepoId] } }), 'validation', /No fix matches this filter/);
     assert.equal(await db.db.gradingQueue.count(), 0);
@@ -73,17 +80,14 @@ describe('grading service', () => {
   });
 
   test('20 graders asking at once for 5 open slots get exactly 5 reservations', async () => {
-    const { id } = await createQueue({
-      actor: manager,
-      input: CreateQueueSchema.parse({ name: 'race', gradersPerFix: 5, graderIds: graders.map((g) => g.id), filter: { sample: 1, seed: 'race' } }),
-    });
+    const { id } = await freshQueue(1, { gradersPerFix: 5, graderIds: graders.map((g) => g.id) });
     const results = await Promise.all(graders.map((user) => nextItem({ queueId: id, user })));
     assert.equal(results.filter(Boolean).length, 5);
     assert.equal(await db.db.gradingLease.count({ where: { item: { queueId: id } } }), 5);
   });
 
   test('an abandoned reservation comes back; the holder keeps theirs on asking again', async () => {
-    const { id } = await newQueue({ gradersPerFix: 1, filter: { sample: 1, seed: 'lease' } });
+    const { id } = await freshQueue(1, { gradersPerFix: 1 });
     const [a, b] = graders;
     const first = await nextItem({ queueId: id, user: a });
     assert.ok(first);
@@ -95,7 +99,7 @@ describe('grading service', () => {
   });
 
   test('two tabs submitting at once store one label; every change is in the history', async () => {
-    const { id } = await newQueue({ filter: { sample: 1, seed: 'tabs' } });
+    const { id } = await freshQueue(1);
     const [a] = graders;
     const item = (await nextItem({ queueId: id, user: a }))!;
     const results = await Promise.all([
@@ -115,7 +119,7 @@ describe('grading service', () => {
   });
 
   test('consensus: unanimous settles automatically; a settled label never changes', async () => {
-    const { id } = await newQueue({ filter: { sample: 1, seed: 'unanimous' } });
+    const { id } = await freshQueue(1);
     let itemId = '';
     for (const user of graders.slice(0, 3)) {
       itemId = (await nextItem({ queueId: id, user }))!.itemId;
@@ -144,7 +148,7 @@ describe('grading service', () => {
   });
 
   test('closed queues hand out nothing; a grader not seated is refused', async () => {
-    const { id } = await newQueue({ filter: { sample: 1, seed: 'closed' } });
+    const { id } = await freshQueue(1);
     await rejectsWith(nextItem({ queueId: id, user: graders[10] }), 'forbidden');
     await db.db.gradingQueue.update({ where: { id }, data: { status: 'CLOSED' } });
     await rejectsWith(nextItem({ queueId: id, user: graders[0] }), 'conflict', /closed/);
