@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import type { SessionUser } from '@/lib/auth/session';
+import { GRADING_ROLES, hasRoleIn } from '@/common/roles';
 import { NavLinks } from './nav-links';
 import { SignOutButton } from './sign-out-button';
 
@@ -8,6 +9,7 @@ export function AppHeader({ user }: { user: SessionUser }) {
     { href: '/changes', label: 'Changes' },
     { href: '/review', label: 'Review' },
     { href: '/runs', label: 'Runs' },
+    ...(hasRoleIn(user.roles, GRADING_ROLES) ? [{ href: '/grading', label: 'Grading' }] : []),
     ...(user.roles.includes('ADMIN') ? [{ href: '/admin', label: 'Admin' }] : []),
   ];
   return (
