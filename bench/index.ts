@@ -18,9 +18,10 @@ import { triageBench } from './triage';
 import { liveLatencyBench } from './live-latency';
 import { runsThroughputBench } from './runs-throughput';
 import { estimateBench } from './estimate';
+import { gradingBench } from './grading';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, gradingBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),

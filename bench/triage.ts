@@ -18,7 +18,7 @@ const TARGET_P95_MS = 100;
 const DEEP_PAGES = 200;
 const SEEDED_TABLES = ['Change', 'ChangeRevision', 'Failure'];
 
-interface Deferred {
+export interface Deferred {
   indexes: string[];
   foreignKeys: Array<{ table: string; name: string; definition: string }>;
 }
@@ -29,19 +29,19 @@ interface Deferred {
  * back from the migrated database, so what gets rebuilt is exactly what the
  * migrations created.
  */
-async function dropSecondaryStructures(client: pg.Client): Promise<Deferred> {
+export async function dropSecondaryStructures(client: pg.Client, tables: readonly string[] = SEEDED_TABLES): Promise<Deferred> {
   const fks = await client.query<{ table: string; name: string; definition: string }>(
     `SELECT c.conrelid::regclass::text AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS definition
      FROM pg_constraint c
      WHERE c.contype = 'f' AND c.conrelid::regclass::text = ANY($1)`,
-    [SEEDED_TABLES.map((t) => `"${t}"`)],
+    [tables.map((t) => `"${t}"`)],
   );
   const idx = await client.query<{ name: string; definition: string }>(
     `SELECT i.indexname AS name, i.indexdef AS definition
      FROM pg_indexes i
      WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)`,
-    [SEEDED_TABLES],
+    [tables],
   );
   for (const fk of fks.rows) await client.query(`ALTER TABLE ${fk.table} DROP CONSTRAINT "${fk.name}"`);
   for (const index of idx.rows) await client.query(`DROP INDEX "${index.name}"`);
@@ -51,7 +51,7 @@ async function dropSecondaryStructures(client: pg.Client): Promise<Deferred> {
 // index builds are single-threaded (GIN always is): one connection per core
 const INDEX_BUILDERS = Math.max(1, Math.min(4, os.cpus().length));
 
-async function restoreSecondaryStructures({
+export async function restoreSecondaryStructures({
   client,
   url,
   deferred,

@@ -53,12 +53,13 @@ export async function seedGradingQueue({
     take: 3,
     select: { id: true },
   });
-  const unsettled = await db.fix.findMany({
-    where: { ...historyFix, consensus: { is: null }, grades: { some: {} } },
-    orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-    take: 2,
-    select: { id: true },
-  });
+  // labelled by all three in the history, disagreeing, never settled: disputed
+  const unsettled = await db.$queryRaw<Array<{ id: string }>>`
+    SELECT f.id FROM "Fix" f JOIN "Change" ch ON ch.id = f."changeId"
+    WHERE ch.origin = 'DEMO_HISTORY' AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = f.id)
+      AND (SELECT count(DISTINCT g.label) FROM "Grade" g WHERE g."fixId" = f.id) > 1
+    ORDER BY f."createdAt" DESC, f.id
+    LIMIT 2`;
   if (ungraded.length === 0) return { created: false, items: 0 };
   const [first, second] = historyGraderIds;
   const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * 60_000);

@@ -298,7 +298,7 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
             <h2 className="card-title grade-section-title" id="fix-title">
               <span>The fix</span>
               <span className="muted small">
-                {it.fix.diffStat.files} files · +{it.fix.diffStat.added} −{it.fix.diffStat.removed}
+                {it.fix.diffStat.files} {it.fix.diffStat.files === 1 ? 'file' : 'files'} · +{it.fix.diffStat.added} −{it.fix.diffStat.removed}
               </span>
             </h2>
             <FixSummary html={it.fix.summaryHtml} />

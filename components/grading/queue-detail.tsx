@@ -99,7 +99,7 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
           </p>
         </section>
       )}
-      <div className="grid-2">
+      <div className="grid-2 grading-top">
         <section className="card" aria-labelledby="progress-title">
           <h2 className="card-title" id="progress-title">
             Progress <span className="muted small">({q.progress.items} items)</span>

@@ -6,7 +6,7 @@ import { seedDemo, type SeedRepository } from '@/demo/seed';
 import { DEMO_QUEUE_NAME } from '@/demo/grading';
 import type { SessionUser } from '@/lib/auth/session';
 import { getQueueDetail } from '@/lib/grading/queues';
-import { getItemView, nextItem, submitGrade } from '@/lib/grading/items';
+import { getItemView, listDisputed, nextItem, submitGrade } from '@/lib/grading/items';
 import { GradeInputSchema } from '@/lib/grading/schemas';
 
 // The demo's grading queue: on the history, with settled and disputed items,
@@ -40,6 +40,9 @@ describe('demo grading queue', () => {
     assert.ok(detail.progress.inProgress >= 7, JSON.stringify(detail.progress));
     assert.ok(detail.progress.waiting >= 1, JSON.stringify(detail.progress));
     assert.equal(detail.graders.length, 3);
+    const disputed = await listDisputed({ queueId: queues[0].id, user: manager });
+    assert.ok(disputed.length >= 1, 'a disputed item waits for the manager');
+    for (const item of disputed) assert.ok(new Set(item.labels.map((l) => l.label)).size > 1, 'disputed items disagree');
   });
 
   test('the demo grader can grade at once, blind; the third agreeing label settles, a disagreeing one disputes', async () => {
