@@ -123,7 +123,7 @@ export function QueueForm() {
   return (
     <form className="card" onSubmit={submit} aria-labelledby="queue-form-title" data-testid="queue-form">
       <h2 className="card-title" id="queue-form-title">
-        New grading queue
+        What to grade, and who grades it
       </h2>
       <div className="queue-form">
         <label className="field">

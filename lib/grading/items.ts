@@ -67,20 +67,28 @@ export async function nextItem({
   return getDb().$transaction(async (tx) => {
     const queue = await lockQueueTx(tx, queueId);
     assertOpen(queue.status);
-    const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    // the item this grader already holds, if it still needs their label
+    const held = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT i.id FROM "GradingLease" l JOIN "GradingItem" i ON i.id = l."itemId"
+      WHERE l."graderId" = ${user.id} AND l."expiresAt" > now() AND i."queueId" = ${queueId}
+        AND NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" = ${user.id})
+        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
+      ORDER BY i.position
+      LIMIT 1`;
+    // else the first open item in queue order (the scan stops at the first match)
+    const rows =
+      held.length > 0
+        ? held
+        : await tx.$queryRaw<Array<{ id: string }>>`
       SELECT i.id FROM "GradingItem" i
       WHERE i."queueId" = ${queueId}
+        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
         AND NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" = ${user.id})
         AND NOT EXISTS (SELECT 1 FROM "GradingSkip" s WHERE s."itemId" = i.id AND s."graderId" = ${user.id})
-        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
-        AND (
-          EXISTS (SELECT 1 FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" = ${user.id} AND l."expiresAt" > now())
-          OR (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId")
-           + (SELECT count(*) FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" <> ${user.id} AND l."expiresAt" > now())
-           < ${queue.gradersPerFix}
-        )
-      ORDER BY EXISTS (SELECT 1 FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" = ${user.id} AND l."expiresAt" > now()) DESC,
-        i.position
+        AND (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId")
+          + (SELECT count(*) FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" <> ${user.id} AND l."expiresAt" > now())
+          < ${queue.gradersPerFix}
+      ORDER BY i.position
       LIMIT 1`;
     const itemId = rows[0]?.id;
     if (!itemId) return null;
@@ -176,7 +184,9 @@ async function buildItemView({
     db.gradingSkip.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
     db.gradingLease.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
     db.gradingItem.count({ where: { queueId: queue.id } }),
-    db.gradingItem.count({ where: { queueId: queue.id, fix: { grades: { some: { graderId: user.id } } } } }),
+    db.$queryRaw<Array<{ n: number }>>`
+      SELECT count(*)::int AS n FROM "Grade" g JOIN "GradingItem" i ON i."fixId" = g."fixId"
+      WHERE g."graderId" = ${user.id} AND i."queueId" = ${queue.id}`.then((r) => Number(r[0]?.n ?? 0)),
   ]);
   const later = await db.changeRevision.findFirst({
     where: { changeId: fix.changeId, number: { gt: fix.revision.number } },

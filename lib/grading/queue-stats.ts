@@ -30,11 +30,10 @@ export interface QueueAgreement {
 
 export async function queueAgreement({ queueId, user }: { queueId: string; user: SessionUser }): Promise<QueueAgreement> {
   await queueForLead(queueId, user);
-  const rows = await getDb().$queryRaw<Array<{ itemId: string; graderId: string | null; name: string | null; label: GradeLabelName | null; settled: GradeLabelName | null }>>`
-    SELECT i.id AS "itemId", g."graderId", u.name, g.label::text AS label, c.label::text AS settled
+  const rows = await getDb().$queryRaw<Array<{ itemId: string; graderId: string | null; label: GradeLabelName | null; settled: GradeLabelName | null }>>`
+    SELECT i.id AS "itemId", g."graderId", g.label::text AS label, c.label::text AS settled
     FROM "GradingItem" i
     LEFT JOIN "Grade" g ON g."fixId" = i."fixId"
-    LEFT JOIN "User" u ON u.id = g."graderId"
     LEFT JOIN "Consensus" c ON c."fixId" = i."fixId"
     WHERE i."queueId" = ${queueId}
     ORDER BY i.position`;
@@ -47,10 +46,12 @@ export async function queueAgreement({ queueId, user }: { queueId: string; user:
     if (!entry) byItem.set(r.itemId, (entry = { unit: {}, settled: r.settled }));
     if (r.graderId && r.label) {
       entry.unit[r.graderId] = r.label;
-      names.set(r.graderId, r.name ?? r.graderId);
       labelled.set(r.graderId, (labelled.get(r.graderId) ?? 0) + 1);
       labels += 1;
     }
+  }
+  for (const u of await getDb().user.findMany({ where: { id: { in: [...labelled.keys()] } }, select: { id: true, name: true } })) {
+    names.set(u.id, u.name);
   }
   const entries = [...byItem.values()];
   const units = entries.map((e) => e.unit);

@@ -82,17 +82,21 @@ function filterSql(filter: QueueFilter): Prisma.Sql {
 
 /**
  * The fix ids a filter selects, in hand-out order: a sample orders every match
- * by md5(seed ‖ fix id) and keeps the first N, so the same seed over the same
+ * by a hash of the fix id seeded with the seed and keeps the first N, so the same seed over the same
  * fixes gives the same queue; without a sample, oldest first.
  */
 export async function selectFixes(filter: QueueFilter): Promise<string[]> {
   const where = filterSql(filter);
   const limit = Math.min(filter.sample ?? QUEUE_MAX_ITEMS, QUEUE_MAX_ITEMS);
-  const order = filter.sample ? Prisma.sql`md5(${filter.seed ?? ''} || f.id), f.id` : Prisma.sql`f."createdAt", f.id`;
+  // PostgreSQL's own 64-bit text hash, seeded: stable across servers and versions (hash partitioning relies on it)
+  const order = filter.sample ? Prisma.sql`hashtextextended(f.id, hashtext(${filter.seed ?? ''})::bigint), f.id` : Prisma.sql`f."createdAt", f.id`;
+  // join only what the filter reads
+  const needsRun = filter.policies.length > 0 || filter.models.length > 0;
+  const needsChange = filter.repositoryIds.length > 0 || !filter.includeHistory;
   const rows = await getDb().$queryRaw<Array<{ id: string }>>`
     SELECT f.id FROM "Fix" f
-    JOIN "Run" r ON r.id = f."runId"
-    JOIN "Change" ch ON ch.id = f."changeId"
+    ${needsRun ? Prisma.sql`JOIN "Run" r ON r.id = f."runId"` : Prisma.empty}
+    ${needsChange ? Prisma.sql`JOIN "Change" ch ON ch.id = f."changeId"` : Prisma.empty}
     WHERE ${where}
     ORDER BY ${order}
     LIMIT ${limit}`;
