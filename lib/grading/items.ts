@@ -27,6 +27,11 @@ import type { GradeInput } from './schemas';
 
 export const DEFAULT_LEASE_MS = 20 * 60_000;
 
+// Graders queue up on the queue's row lock, one short transaction each: wait
+// for a connection and for the lock longer than Prisma's defaults (2 s / 5 s)
+// so a burst of graders is served in turn instead of failing.
+const TX = { maxWait: 15_000, timeout: 20_000 } as const;
+
 type Tx = Prisma.TransactionClient;
 
 async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number }> {
@@ -99,7 +104,7 @@ export async function nextItem({
       update: { expiresAt },
     });
     return { itemId, leaseExpiresAt: expiresAt.toISOString() };
-  });
+  }, TX);
 }
 
 async function loadItem(queue: QueueRow, itemId: string) {
@@ -325,7 +330,7 @@ export async function submitGrade({
       settledAutomatically = true;
     }
     return { outcome, settledAutomatically };
-  });
+  }, TX);
 }
 
 /** Sets the item aside for this grader with a reason; their reservation returns to the queue. */
@@ -344,7 +349,7 @@ export async function skipItem({ queueId, itemId, user, reason }: { queueId: str
     });
     await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
     await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'skip', rationale: reason } });
-  });
+  }, TX);
 }
 
 // ───── disputes ─────
@@ -426,5 +431,5 @@ export async function settleItem({
       { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
       tx,
     );
-  });
+  }, TX);
 }
