@@ -28,6 +28,7 @@ import type { GradingItemView } from './types';
 const KEYS: Array<[string, string]> = [
   ['1 – 4', 'choose a label'],
   ['t', 'tags'],
+  ['r', 'write the rationale'],
   ['Enter', 'submit and load the next item'],
   ['Shift + Enter', 'a new line in the rationale'],
   ['s', 'skip (with a reason)'],

@@ -28,6 +28,7 @@ function describeFilter(q: QueueDetail): string {
   if (f.from) parts.push(`from ${String(f.from).slice(0, 10)}`);
   if (f.to) parts.push(`before ${String(f.to).slice(0, 10)}`);
   if (f.sample) parts.push(`random sample of ${f.sample} (seed ${f.seed})`);
+  if (f.ungradedOnly) parts.push('not yet graded');
   if (f.includeHistory) parts.push('demo history included');
   return parts.length ? parts.join(' · ') : 'every fix';
 }

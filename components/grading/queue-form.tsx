@@ -75,6 +75,7 @@ export function QueueForm() {
   const [sample, setSample] = useState('');
   const [seed, setSeed] = useState('');
   const [includeHistory, setIncludeHistory] = useState(false);
+  const [ungradedOnly, setUngradedOnly] = useState(false);
 
   // every grader (not managers and admins) seated by default
   const seated = graderIds ?? (options.data?.graders.filter((g) => g.roles.includes('GRADER')).map((g) => g.id) ?? []);
@@ -97,6 +98,7 @@ export function QueueForm() {
             statuses,
             decisions,
             includeHistory,
+            ungradedOnly,
             ...(from ? { from } : {}),
             ...(to ? { to } : {}),
             ...(sample ? { sample: Number(sample) } : {}),
@@ -193,6 +195,9 @@ export function QueueForm() {
         <div className="span-2 row">
           <label className="admin-check">
             <input type="checkbox" checked={showDecisions} onChange={(e) => setShowDecisions(e.target.checked)} /> Graders may see the reviewers’ decisions before labelling
+          </label>
+          <label className="admin-check">
+            <input type="checkbox" checked={ungradedOnly} onChange={(e) => setUngradedOnly(e.target.checked)} data-testid="queue-ungraded" /> Only fixes nobody has labelled yet
           </label>
           <label className="admin-check">
             <input type="checkbox" checked={includeHistory} onChange={(e) => setIncludeHistory(e.target.checked)} data-testid="queue-history" /> Include demo history fixes

@@ -69,6 +69,9 @@ function filterSql(filter: QueueFilter): Prisma.Sql {
   if (filter.models.length) parts.push(Prisma.sql`r.model IN (${Prisma.join(filter.models)})`);
   if (filter.statuses.length) parts.push(Prisma.sql`f.status::text IN (${Prisma.join(filter.statuses)})`);
   if (!filter.includeHistory) parts.push(Prisma.sql`ch.origin <> 'DEMO_HISTORY'`);
+  if (filter.ungradedOnly) {
+    parts.push(Prisma.sql`NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = f.id) AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = f.id)`);
+  }
   if (filter.decisions.length) {
     const kinds = filter.decisions.filter((d) => d !== 'NONE');
     const latest = Prisma.sql`(SELECT d.kind::text FROM "Decision" d WHERE d."fixId" = f.id AND d.kind <> 'PREVIEW' ORDER BY d."createdAt" DESC, d.id DESC LIMIT 1)`;

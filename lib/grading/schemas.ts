@@ -26,6 +26,8 @@ export const QueueFilterSchema = z
     seed: z.string().min(1).max(64).optional(),
     /** demo history fixes are left out unless asked for */
     includeHistory: z.boolean().default(false),
+    /** only fixes nobody has labelled or settled yet */
+    ungradedOnly: z.boolean().default(false),
   })
   .strict();
 export type QueueFilter = z.infer<typeof QueueFilterSchema>;

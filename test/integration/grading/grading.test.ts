@@ -66,6 +66,7 @@ describe('grading service', () => {
     assert.equal((await selectFixes({ ...base, statuses: ['REJECTED'] })).length, 4);
     assert.equal((await selectFixes({ ...base, decisions: ['NONE'] })).length, 12);
     assert.equal((await selectFixes({ ...base, decisions: ['REJECT'] })).length, 0);
+    assert.equal((await selectFixes({ ...base, ungradedOnly: true })).length, 12);
     const a = await newQueue({ filter: { sample: 5 } });
     assert.equal(a.items, 5);
     assert.ok(a.seed);
@@ -186,5 +187,8 @@ describe('grading service', () => {
     assert.equal(stats.pairs.length, 1);
     assert.equal(stats.pairs[0].shared, 2);
     assert.ok(stats.krippendorffAlpha !== null && Number.isFinite(stats.krippendorffAlpha));
+    const base = CreateQueueSchema.parse({ name: 'x', graderIds: ['x'] }).filter;
+    assert.equal((await selectFixes({ ...base, repositoryIds: [fresh] })).length, 2);
+    assert.equal((await selectFixes({ ...base, repositoryIds: [fresh], ungradedOnly: true })).length, 0, 'labelled fixes are left out');
   });
 });
