@@ -34,11 +34,31 @@ const TX = { maxWait: 15_000, timeout: 20_000 } as const;
 
 type Tx = Prisma.TransactionClient;
 
-async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number }> {
-  const rows = await tx.$queryRaw<Array<{ status: string; gradersPerFix: number }>>`
-    SELECT status::text AS status, "gradersPerFix" FROM "GradingQueue" WHERE id = ${queueId} FOR UPDATE`;
+async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number; openFrom: number }> {
+  const rows = await tx.$queryRaw<Array<{ status: string; gradersPerFix: number; openFrom: number }>>`
+    SELECT status::text AS status, "gradersPerFix", "openFrom" FROM "GradingQueue" WHERE id = ${queueId} FOR UPDATE`;
   if (!rows[0]) throw new AppError('not_found', 'No such grading queue');
-  return { status: rows[0].status, gradersPerFix: Number(rows[0].gradersPerFix) };
+  return { status: rows[0].status, gradersPerFix: Number(rows[0].gradersPerFix), openFrom: Number(rows[0].openFrom) };
+}
+
+/**
+ * Moves the queue's openFrom past the items that are done (settled, or with
+ * all their labels) and returns it: the first position "next item" needs to
+ * look at. Called with the queue's row locked.
+ */
+async function advanceOpenFromTx(tx: Tx, queueId: string, queue: { gradersPerFix: number; openFrom: number }): Promise<number> {
+  const rows = await tx.$queryRaw<Array<{ position: number }>>`
+    SELECT i.position FROM "GradingItem" i
+    WHERE i."queueId" = ${queueId} AND i.position >= ${queue.openFrom}
+      AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
+      AND (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId") < ${queue.gradersPerFix}
+    ORDER BY i.position
+    LIMIT 1`;
+  const next = rows[0]
+    ? Number(rows[0].position)
+    : Number((await tx.$queryRaw<Array<{ n: number }>>`SELECT COALESCE(max(position) + 1, 0)::int AS n FROM "GradingItem" WHERE "queueId" = ${queueId}`)[0].n);
+  if (next !== queue.openFrom) await tx.gradingQueue.update({ where: { id: queueId }, data: { openFrom: next } });
+  return next;
 }
 
 function assertOpen(status: string): void {
@@ -81,12 +101,13 @@ export async function nextItem({
       ORDER BY i.position
       LIMIT 1`;
     // else the first open item in queue order (the scan stops at the first match)
+    const openFrom = held.length > 0 ? queue.openFrom : await advanceOpenFromTx(tx, queueId, queue);
     const rows =
       held.length > 0
         ? held
         : await tx.$queryRaw<Array<{ id: string }>>`
       SELECT i.id FROM "GradingItem" i
-      WHERE i."queueId" = ${queueId}
+      WHERE i."queueId" = ${queueId} AND i.position >= ${openFrom}
         AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
         AND NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" = ${user.id})
         AND NOT EXISTS (SELECT 1 FROM "GradingSkip" s WHERE s."itemId" = i.id AND s."graderId" = ${user.id})

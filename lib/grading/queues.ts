@@ -141,7 +141,7 @@ export async function createQueue({ actor, input }: { actor: SessionUser; input:
       tx,
     );
     return q;
-  });
+  }, { maxWait: 15_000, timeout: 60_000 });
   return { id: queue.id, items: fixIds.length, seed: filter.seed ?? null };
 }
 
