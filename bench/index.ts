@@ -20,9 +20,10 @@ import { runsThroughputBench } from './runs-throughput';
 import { estimateBench } from './estimate';
 import { insightsBench } from './insights';
 import { hostsBench } from './hosts';
+import { gradingBench } from './grading';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, insightsBench, hostsBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, gradingBench, insightsBench, hostsBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),

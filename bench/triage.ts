@@ -18,7 +18,7 @@ const TARGET_P95_MS = 100;
 const DEEP_PAGES = 200;
 const SEEDED_TABLES = ['Change', 'ChangeRevision', 'Failure'];
 
-interface Deferred {
+export interface Deferred {
   indexes: string[];
   foreignKeys: Array<{ table: string; name: string; definition: string }>;
 }

@@ -6,6 +6,7 @@ import { RepositorySettingsSchema } from '../lib/repositories/settings';
 import type { BuiltRepo } from './build-repos';
 import { generateHistory, HISTORY_TITLE_PREFIX, type HistoryRows } from './history';
 import { DEMO_USERS, HISTORY_EMAIL_DOMAIN } from './users';
+import { seedGradingQueue } from './grading';
 
 // Seeds the demo into a migrated database: the sign-in users, the demo
 // repositories, a CI token for the demo reporter, and a few weeks of labelled
@@ -40,6 +41,7 @@ export interface SeedResult {
   ciToken: string;
   ciTokenReissued: boolean;
   history: { created: boolean; changes: number };
+  grading: { created: boolean; items: number };
 }
 
 export function seedRepositoriesFrom(built: BuiltRepo[]): SeedRepository[] {
@@ -213,6 +215,16 @@ export async function seedDemo({
       created = true;
     }
   }
+  const grading =
+    history && repos.length > 0
+      ? await seedGradingQueue({
+          db,
+          historyGraderIds: historyUsers.filter((u) => u.roles.includes('GRADER')).map((u) => u.id),
+          graderId: users.find((u) => u.roles.includes('GRADER'))!.id,
+          managerId: users.find((u) => u.roles.includes('MANAGER'))!.id,
+          now,
+        })
+      : { created: false, items: 0 };
   const historyChanges = await db.change.count({ where: { origin: 'DEMO_HISTORY', title: { startsWith: HISTORY_TITLE_PREFIX } } });
 
   return {
@@ -221,5 +233,6 @@ export async function seedDemo({
     ciToken: token,
     ciTokenReissued: reissued,
     history: { created, changes: historyChanges },
+    grading,
   };
 }

@@ -116,7 +116,8 @@ async function migrateAndSeed({ repos, tokenFile }: { repos: BuiltRepo[]; tokenF
     const seeded = await seedDemo({ db: handle.db, repositories: seedRepositoriesFrom(repos), knownCiToken });
     out(
       `• seeded ${seeded.users.length} demo users, ${seeded.repositories.length} repositories, ` +
-        `${seeded.history.changes} history changes${seeded.history.created ? ' (new)' : ''}`,
+        `${seeded.history.changes} history changes${seeded.history.created ? ' (new)' : ''}, ` +
+        `a grading queue of ${seeded.grading.items} fixes${seeded.grading.created ? ' (new)' : ''}`,
     );
     if (seeded.ciTokenReissued) {
       writeSecretFile(tokenFile, seeded.ciToken);

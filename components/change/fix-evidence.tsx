@@ -14,33 +14,36 @@ function verdictWord(gate: string, passed: boolean): string {
   return passed ? 'passed' : 'failed';
 }
 
+/** RED → GREEN → regression → final rerun, each with its verdict and time. */
+export function GateChain({ gates }: { gates: FixView['evidence']['gates'] }) {
+  if (gates.length === 0) return <p className="muted small">No validation evidence was recorded.</p>;
+  return (
+    <ol className="gate-chain" aria-label="Validation">
+      {gates.map((g) => (
+        <li
+          key={g.gate}
+          className={`gate ${g.passed ? 'gate-ok' : 'gate-bad'}`}
+          data-testid="fix-gate"
+          data-gate={g.gate}
+          data-passed={g.passed}
+          title={g.detail ?? GATE_LABEL[g.gate]?.expect}
+        >
+          <span className="gate-name">{GATE_LABEL[g.gate]?.name ?? g.gate}</span>
+          <span className="gate-verdict">{verdictWord(g.gate, g.passed)}</span>
+          <span className="gate-time">
+            {formatDuration(g.durationMs)}
+            {g.testCount !== null ? ` · ${g.testCount} tests` : ''}
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 export function FixEvidence({ fix }: { fix: FixView }) {
-  const { gates } = fix.evidence;
   return (
     <div className="fix-evidence" data-testid="fix-evidence">
-      {gates.length === 0 ? (
-        <p className="muted small">No validation evidence was recorded.</p>
-      ) : (
-        <ol className="gate-chain" aria-label="Validation">
-          {gates.map((g) => (
-            <li
-              key={g.gate}
-              className={`gate ${g.passed ? 'gate-ok' : 'gate-bad'}`}
-              data-testid="fix-gate"
-              data-gate={g.gate}
-              data-passed={g.passed}
-              title={g.detail ?? GATE_LABEL[g.gate]?.expect}
-            >
-              <span className="gate-name">{GATE_LABEL[g.gate]?.name ?? g.gate}</span>
-              <span className="gate-verdict">{verdictWord(g.gate, g.passed)}</span>
-              <span className="gate-time">
-                {formatDuration(g.durationMs)}
-                {g.testCount !== null ? ` · ${g.testCount} tests` : ''}
-              </span>
-            </li>
-          ))}
-        </ol>
-      )}
+      <GateChain gates={fix.evidence.gates} />
       <dl className="fix-figures">
         <div>
           <dt>Tool calls</dt>

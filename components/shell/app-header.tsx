@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { SessionUser } from '@/lib/auth/session';
-import { INSIGHTS_ROLES, hasRoleIn } from '@/common/roles';
+import { GRADING_ROLES, INSIGHTS_ROLES, hasRoleIn } from '@/common/roles';
 import { NavLinks } from './nav-links';
 import { SignOutButton } from './sign-out-button';
 
@@ -9,6 +9,7 @@ export function AppHeader({ user }: { user: SessionUser }) {
     { href: '/changes', label: 'Changes' },
     { href: '/review', label: 'Review' },
     { href: '/runs', label: 'Runs' },
+    ...(hasRoleIn(user.roles, GRADING_ROLES) ? [{ href: '/grading', label: 'Grading' }] : []),
     ...(hasRoleIn(user.roles, INSIGHTS_ROLES) ? [{ href: '/insights', label: 'Insights' }] : []),
     ...(user.roles.includes('ADMIN') ? [{ href: '/admin', label: 'Admin' }] : []),
   ];

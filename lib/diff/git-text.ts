@@ -1,4 +1,5 @@
 import 'server-only';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -92,7 +93,7 @@ export async function diffBetweenRevisions({
   to: string;
   maxBytes?: number;
 }): Promise<string | null> {
-  if (!REV.test(from) || !REV.test(to) || !path.isAbsolute(repoPath)) return null;
+  if (!REV.test(from) || !REV.test(to) || !path.isAbsolute(repoPath) || !existsSync(repoPath)) return null;
   try {
     const { stdoutBytes } = await runGit('read', repoPath, ['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--'], {
       maxOutputBytes: maxBytes,

@@ -137,30 +137,46 @@ export function cohenKappaFromMatrix(confusion: readonly (readonly number[])[]):
   return (po - pe) / (1 - pe);
 }
 
-/** Cohen's kappa, shared items and confusion matrix for every pair of raters (rater ids sorted). */
+/**
+ * Cohen's kappa, shared items and confusion matrix for every pair of raters
+ * (rater ids sorted). One pass over the items, visiting only the pairs that
+ * labelled each one, so many raters with few labels each stay cheap.
+ */
 export function pairwiseCohen(units: readonly Unit[], categories: readonly string[]): PairAgreement[] {
   const raters = [...new Set(units.flatMap((u) => Object.keys(u)))].sort();
   const index = new Map(categories.map((c, i) => [c, i]));
+  const k = categories.length;
+  const cells = new Map<string, { confusion: number[][]; shared: number; same: number }>();
+  const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
+  for (const unit of units) {
+    const present = Object.keys(unit).sort();
+    for (let x = 0; x < present.length; x++) {
+      for (let y = x + 1; y < present.length; y++) {
+        const a = present[x];
+        const b = present[y];
+        const i = index.get(unit[a]);
+        const j = index.get(unit[b]);
+        if (i === undefined || j === undefined) throw new RangeError(`Unknown category: ${i === undefined ? unit[a] : unit[b]}`);
+        const key = pairKey(a, b);
+        let cell = cells.get(key);
+        if (!cell) cells.set(key, (cell = { confusion: categories.map(() => new Array<number>(k).fill(0)), shared: 0, same: 0 }));
+        cell.confusion[i][j] += 1;
+        cell.shared += 1;
+        if (i === j) cell.same += 1;
+      }
+    }
+  }
   const out: PairAgreement[] = [];
   for (let x = 0; x < raters.length; x++) {
     for (let y = x + 1; y < raters.length; y++) {
       const a = raters[x];
       const b = raters[y];
-      const confusion = categories.map(() => new Array<number>(categories.length).fill(0));
-      let shared = 0;
-      let same = 0;
-      for (const unit of units) {
-        const la = unit[a];
-        const lb = unit[b];
-        if (la === undefined || lb === undefined) continue;
-        const i = index.get(la);
-        const j = index.get(lb);
-        if (i === undefined || j === undefined) throw new RangeError(`Unknown category: ${i === undefined ? la : lb}`);
-        confusion[i][j] += 1;
-        shared += 1;
-        if (la === lb) same += 1;
+      const cell = cells.get(pairKey(a, b));
+      if (!cell) {
+        out.push({ a, b, shared: 0, kappa: null, agreement: null, confusion: categories.map(() => new Array<number>(k).fill(0)) });
+        continue;
       }
-      out.push({ a, b, shared, kappa: cohenKappaFromMatrix(confusion), agreement: shared ? same / shared : null, confusion });
+      out.push({ a, b, shared: cell.shared, kappa: cohenKappaFromMatrix(cell.confusion), agreement: cell.same / cell.shared, confusion: cell.confusion });
     }
   }
   return out;

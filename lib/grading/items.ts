@@ -27,13 +27,38 @@ import type { GradeInput } from './schemas';
 
 export const DEFAULT_LEASE_MS = 20 * 60_000;
 
+// Graders queue up on the queue's row lock, one short transaction each: wait
+// for a connection and for the lock longer than Prisma's defaults (2 s / 5 s)
+// so a burst of graders is served in turn instead of failing.
+const TX = { maxWait: 15_000, timeout: 20_000 } as const;
+
 type Tx = Prisma.TransactionClient;
 
-async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number }> {
-  const rows = await tx.$queryRaw<Array<{ status: string; gradersPerFix: number }>>`
-    SELECT status::text AS status, "gradersPerFix" FROM "GradingQueue" WHERE id = ${queueId} FOR UPDATE`;
+async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number; openFrom: number }> {
+  const rows = await tx.$queryRaw<Array<{ status: string; gradersPerFix: number; openFrom: number }>>`
+    SELECT status::text AS status, "gradersPerFix", "openFrom" FROM "GradingQueue" WHERE id = ${queueId} FOR UPDATE`;
   if (!rows[0]) throw new AppError('not_found', 'No such grading queue');
-  return { status: rows[0].status, gradersPerFix: Number(rows[0].gradersPerFix) };
+  return { status: rows[0].status, gradersPerFix: Number(rows[0].gradersPerFix), openFrom: Number(rows[0].openFrom) };
+}
+
+/**
+ * Moves the queue's openFrom past the items that are done (settled, or with
+ * all their labels) and returns it: the first position "next item" needs to
+ * look at. Called with the queue's row locked.
+ */
+async function advanceOpenFromTx(tx: Tx, queueId: string, queue: { gradersPerFix: number; openFrom: number }): Promise<number> {
+  const rows = await tx.$queryRaw<Array<{ position: number }>>`
+    SELECT i.position FROM "GradingItem" i
+    WHERE i."queueId" = ${queueId} AND i.position >= ${queue.openFrom}
+      AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
+      AND (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId") < ${queue.gradersPerFix}
+    ORDER BY i.position
+    LIMIT 1`;
+  const next = rows[0]
+    ? Number(rows[0].position)
+    : Number((await tx.$queryRaw<Array<{ n: number }>>`SELECT COALESCE(max(position) + 1, 0)::int AS n FROM "GradingItem" WHERE "queueId" = ${queueId}`)[0].n);
+  if (next !== queue.openFrom) await tx.gradingQueue.update({ where: { id: queueId }, data: { openFrom: next } });
+  return next;
 }
 
 function assertOpen(status: string): void {
@@ -67,20 +92,29 @@ export async function nextItem({
   return getDb().$transaction(async (tx) => {
     const queue = await lockQueueTx(tx, queueId);
     assertOpen(queue.status);
-    const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    // the item this grader already holds, if it still needs their label
+    const held = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT i.id FROM "GradingLease" l JOIN "GradingItem" i ON i.id = l."itemId"
+      WHERE l."graderId" = ${user.id} AND l."expiresAt" > now() AND i."queueId" = ${queueId}
+        AND NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" = ${user.id})
+        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
+      ORDER BY i.position
+      LIMIT 1`;
+    // else the first open item in queue order (the scan stops at the first match)
+    const openFrom = held.length > 0 ? queue.openFrom : await advanceOpenFromTx(tx, queueId, queue);
+    const rows =
+      held.length > 0
+        ? held
+        : await tx.$queryRaw<Array<{ id: string }>>`
       SELECT i.id FROM "GradingItem" i
-      WHERE i."queueId" = ${queueId}
+      WHERE i."queueId" = ${queueId} AND i.position >= ${openFrom}
+        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
         AND NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" = ${user.id})
         AND NOT EXISTS (SELECT 1 FROM "GradingSkip" s WHERE s."itemId" = i.id AND s."graderId" = ${user.id})
-        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
-        AND (
-          EXISTS (SELECT 1 FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" = ${user.id} AND l."expiresAt" > now())
-          OR (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId")
-           + (SELECT count(*) FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" <> ${user.id} AND l."expiresAt" > now())
-           < ${queue.gradersPerFix}
-        )
-      ORDER BY EXISTS (SELECT 1 FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" = ${user.id} AND l."expiresAt" > now()) DESC,
-        i.position
+        AND (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId")
+          + (SELECT count(*) FROM "GradingLease" l WHERE l."itemId" = i.id AND l."graderId" <> ${user.id} AND l."expiresAt" > now())
+          < ${queue.gradersPerFix}
+      ORDER BY i.position
       LIMIT 1`;
     const itemId = rows[0]?.id;
     if (!itemId) return null;
@@ -91,7 +125,7 @@ export async function nextItem({
       update: { expiresAt },
     });
     return { itemId, leaseExpiresAt: expiresAt.toISOString() };
-  });
+  }, TX);
 }
 
 async function loadItem(queue: QueueRow, itemId: string) {
@@ -176,7 +210,9 @@ async function buildItemView({
     db.gradingSkip.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
     db.gradingLease.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
     db.gradingItem.count({ where: { queueId: queue.id } }),
-    db.gradingItem.count({ where: { queueId: queue.id, fix: { grades: { some: { graderId: user.id } } } } }),
+    db.$queryRaw<Array<{ n: number }>>`
+      SELECT count(*)::int AS n FROM "Grade" g JOIN "GradingItem" i ON i."fixId" = g."fixId"
+      WHERE g."graderId" = ${user.id} AND i."queueId" = ${queue.id}`.then((r) => Number(r[0]?.n ?? 0)),
   ]);
   const later = await db.changeRevision.findFirst({
     where: { changeId: fix.changeId, number: { gt: fix.revision.number } },
@@ -315,7 +351,7 @@ export async function submitGrade({
       settledAutomatically = true;
     }
     return { outcome, settledAutomatically };
-  });
+  }, TX);
 }
 
 /** Sets the item aside for this grader with a reason; their reservation returns to the queue. */
@@ -334,7 +370,7 @@ export async function skipItem({ queueId, itemId, user, reason }: { queueId: str
     });
     await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
     await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'skip', rationale: reason } });
-  });
+  }, TX);
 }
 
 // ───── disputes ─────
@@ -416,5 +452,5 @@ export async function settleItem({
       { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
       tx,
     );
-  });
+  }, TX);
 }

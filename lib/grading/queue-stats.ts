@@ -30,29 +30,33 @@ export interface QueueAgreement {
 
 export async function queueAgreement({ queueId, user }: { queueId: string; user: SessionUser }): Promise<QueueAgreement> {
   await queueForLead(queueId, user);
-  const rows = await getDb().$queryRaw<Array<{ itemId: string; graderId: string | null; name: string | null; label: GradeLabelName | null; settled: GradeLabelName | null }>>`
-    SELECT i.id AS "itemId", g."graderId", u.name, g.label::text AS label, c.label::text AS settled
+  // one row per item, its labels aggregated: a third of the rows to carry
+  const rows = await getDb().$queryRaw<Array<{ graders: string[] | null; labels: GradeLabelName[] | null; settled: GradeLabelName | null }>>`
+    SELECT array_agg(g."graderId" ORDER BY g."graderId") FILTER (WHERE g."graderId" IS NOT NULL) AS graders,
+           array_agg(g.label::text ORDER BY g."graderId") FILTER (WHERE g."graderId" IS NOT NULL) AS labels,
+           c.label::text AS settled
     FROM "GradingItem" i
     LEFT JOIN "Grade" g ON g."fixId" = i."fixId"
-    LEFT JOIN "User" u ON u.id = g."graderId"
     LEFT JOIN "Consensus" c ON c."fixId" = i."fixId"
     WHERE i."queueId" = ${queueId}
-    ORDER BY i.position`;
-  const byItem = new Map<string, { unit: Unit; settled: GradeLabelName | null }>();
+    GROUP BY i.id, c.label`;
+  const byItem: Array<{ unit: Unit; settled: GradeLabelName | null }> = [];
   const names = new Map<string, string>();
   const labelled = new Map<string, number>();
   let labels = 0;
   for (const r of rows) {
-    let entry = byItem.get(r.itemId);
-    if (!entry) byItem.set(r.itemId, (entry = { unit: {}, settled: r.settled }));
-    if (r.graderId && r.label) {
-      entry.unit[r.graderId] = r.label;
-      names.set(r.graderId, r.name ?? r.graderId);
-      labelled.set(r.graderId, (labelled.get(r.graderId) ?? 0) + 1);
+    const unit: Unit = {};
+    (r.graders ?? []).forEach((graderId, k) => {
+      unit[graderId] = r.labels![k];
+      labelled.set(graderId, (labelled.get(graderId) ?? 0) + 1);
       labels += 1;
-    }
+    });
+    byItem.push({ unit, settled: r.settled });
   }
-  const entries = [...byItem.values()];
+  for (const u of await getDb().user.findMany({ where: { id: { in: [...labelled.keys()] } }, select: { id: true, name: true } })) {
+    names.set(u.id, u.name);
+  }
+  const entries = byItem;
   const units = entries.map((e) => e.unit);
   const person = (id: string) => ({ id, name: names.get(id) ?? id });
   return {

@@ -69,6 +69,9 @@ function filterSql(filter: QueueFilter): Prisma.Sql {
   if (filter.models.length) parts.push(Prisma.sql`r.model IN (${Prisma.join(filter.models)})`);
   if (filter.statuses.length) parts.push(Prisma.sql`f.status::text IN (${Prisma.join(filter.statuses)})`);
   if (!filter.includeHistory) parts.push(Prisma.sql`ch.origin <> 'DEMO_HISTORY'`);
+  if (filter.ungradedOnly) {
+    parts.push(Prisma.sql`NOT EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = f.id) AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = f.id)`);
+  }
   if (filter.decisions.length) {
     const kinds = filter.decisions.filter((d) => d !== 'NONE');
     const latest = Prisma.sql`(SELECT d.kind::text FROM "Decision" d WHERE d."fixId" = f.id AND d.kind <> 'PREVIEW' ORDER BY d."createdAt" DESC, d.id DESC LIMIT 1)`;
@@ -82,17 +85,21 @@ function filterSql(filter: QueueFilter): Prisma.Sql {
 
 /**
  * The fix ids a filter selects, in hand-out order: a sample orders every match
- * by md5(seed ‖ fix id) and keeps the first N, so the same seed over the same
+ * by a hash of the fix id seeded with the seed and keeps the first N, so the same seed over the same
  * fixes gives the same queue; without a sample, oldest first.
  */
 export async function selectFixes(filter: QueueFilter): Promise<string[]> {
   const where = filterSql(filter);
   const limit = Math.min(filter.sample ?? QUEUE_MAX_ITEMS, QUEUE_MAX_ITEMS);
-  const order = filter.sample ? Prisma.sql`md5(${filter.seed ?? ''} || f.id), f.id` : Prisma.sql`f."createdAt", f.id`;
+  // PostgreSQL's own 64-bit text hash, seeded: stable across servers and versions (hash partitioning relies on it)
+  const order = filter.sample ? Prisma.sql`hashtextextended(f.id, hashtext(${filter.seed ?? ''})::bigint), f.id` : Prisma.sql`f."createdAt", f.id`;
+  // join only what the filter reads
+  const needsRun = filter.policies.length > 0 || filter.models.length > 0;
+  const needsChange = filter.repositoryIds.length > 0 || !filter.includeHistory;
   const rows = await getDb().$queryRaw<Array<{ id: string }>>`
     SELECT f.id FROM "Fix" f
-    JOIN "Run" r ON r.id = f."runId"
-    JOIN "Change" ch ON ch.id = f."changeId"
+    ${needsRun ? Prisma.sql`JOIN "Run" r ON r.id = f."runId"` : Prisma.empty}
+    ${needsChange ? Prisma.sql`JOIN "Change" ch ON ch.id = f."changeId"` : Prisma.empty}
     WHERE ${where}
     ORDER BY ${order}
     LIMIT ${limit}`;
@@ -134,7 +141,7 @@ export async function createQueue({ actor, input }: { actor: SessionUser; input:
       tx,
     );
     return q;
-  });
+  }, { maxWait: 15_000, timeout: 60_000 });
   return { id: queue.id, items: fixIds.length, seed: filter.seed ?? null };
 }
 
@@ -295,11 +302,23 @@ export async function getQueueDetail({ queueId, user }: { queueId: string; user:
   };
 }
 
-/** The users a manager may seat in a queue: active graders, managers and admins. */
-export async function listEligibleGraders(): Promise<Array<{ id: string; name: string; email: string; roles: string[] }>> {
-  return getDb().user.findMany({
-    where: { disabledAt: null, roles: { hasSome: [...GRADING_ROLES] } },
-    select: { id: true, name: true, email: true, roles: true },
-    orderBy: [{ name: 'asc' }, { id: 'asc' }],
-  });
+/** What the queue form offers: the users a manager may seat (active graders, managers, admins), repositories, policies, models. */
+export async function queueFormOptions(): Promise<{
+  graders: Array<{ id: string; name: string; email: string; roles: string[] }>;
+  repositories: Array<{ id: string; name: string }>;
+  policies: string[];
+  models: string[];
+}> {
+  const db = getDb();
+  const [graders, repositories, policies, models] = await Promise.all([
+    // (a list filter on an enum array is written in SQL: the embedded driver cannot bind it)
+    db.$queryRaw<Array<{ id: string; name: string; email: string; roles: string[] }>>`
+      SELECT id, name, email, roles::text[] AS roles FROM "User"
+      WHERE "disabledAt" IS NULL AND roles && ARRAY[${Prisma.join([...GRADING_ROLES])}]::"Role"[]
+      ORDER BY name, id`,
+    db.repository.findMany({ where: { archivedAt: null }, select: { id: true, name: true }, orderBy: { name: 'asc' } }),
+    db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT policy AS v FROM "Run" ORDER BY 1 LIMIT 20`,
+    db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT model AS v FROM "Run" WHERE model IS NOT NULL ORDER BY 1 LIMIT 50`,
+  ]);
+  return { graders, repositories, policies: policies.map((r) => r.v), models: models.map((r) => r.v) };
 }

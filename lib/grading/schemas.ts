@@ -26,6 +26,8 @@ export const QueueFilterSchema = z
     seed: z.string().min(1).max(64).optional(),
     /** demo history fixes are left out unless asked for */
     includeHistory: z.boolean().default(false),
+    /** only fixes nobody has labelled or settled yet */
+    ungradedOnly: z.boolean().default(false),
   })
   .strict();
 export type QueueFilter = z.infer<typeof QueueFilterSchema>;
@@ -50,7 +52,7 @@ export const UpdateQueueSchema = z.object({ status: z.enum(['OPEN', 'CLOSED']) }
 
 const labelSchema = z.enum(GRADE_LABELS, {
   error: (issue) =>
-    `"${String(issue.input)}" is not a label: use one of ${GRADE_LABELS.map((l) => l.toLowerCase()).join(', ')}`,
+    `"${String(issue.input).toLowerCase()}" is not a label: use one of ${GRADE_LABELS.map((l) => l.toLowerCase()).join(', ')}`,
 });
 
 /** A label as the API takes it: any case ("correct", "CORRECT"). */

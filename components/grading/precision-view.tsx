@@ -1,0 +1,150 @@
+'use client';
+
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { formatShare } from '@/common/grading';
+import { requestJson, retryUnlessClientError } from '../api-client';
+import type { PrecisionRow, Share } from './types';
+
+interface PrecisionResponse {
+  overall: PrecisionRow;
+  groups: PrecisionRow[];
+  reviewers: {
+    acceptedJudgedBad: number;
+    acceptedSettled: number;
+    rejectedJudgedCorrect: number;
+    rejectedSettled: number;
+    rejectedCorrectByReason: Array<{ reason: string; count: number }>;
+  };
+}
+
+const GROUPS = [
+  ['repository', 'Repository'],
+  ['policy', 'Policy'],
+  ['model', 'Model'],
+  ['month', 'Month'],
+] as const;
+
+function ShareCell({ share, testId }: { share: Share; testId?: string }) {
+  return (
+    <td className="num" data-testid={testId}>
+      <span className="share-bar" style={{ width: `${Math.round((share.share ?? 0) * 60)}px` }} aria-hidden />
+      {formatShare(share.share)}{' '}
+      <span className="interval" title="95% Wilson interval">
+        {share.low === null ? '' : `${formatShare(share.low, 0)}–${formatShare(share.high, 0)}`}
+      </span>
+      <div className="muted small">{share.count}</div>
+    </td>
+  );
+}
+
+function Rows({ rows }: { rows: PrecisionRow[] }) {
+  return (
+    <>
+      {rows.map((r) => (
+        <tr key={r.key ?? 'all'} data-testid="precision-row">
+          <td>{r.label}</td>
+          <td className="num">{r.settled}</td>
+          <ShareCell share={r.correct} testId={r.key === null ? 'precision-correct' : undefined} />
+          <ShareCell share={r.overfitting} />
+          <ShareCell share={r.incorrect} />
+          <ShareCell share={r.irrelevant} />
+        </tr>
+      ))}
+    </>
+  );
+}
+
+// Precision as the graders judged it: label shares over settled fixes with 95%
+// Wilson intervals, grouped, and the reviewers' decisions beside the verdicts.
+export function PrecisionView() {
+  const [groupBy, setGroupBy] = useState<string>('repository');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const params = new URLSearchParams({ groupBy, ...(from ? { from } : {}), ...(to ? { to } : {}) });
+  const data = useQuery({
+    queryKey: ['grading', 'precision', params.toString()],
+    queryFn: ({ signal }) => requestJson<PrecisionResponse>(`/api/grading/precision?${params}`, { signal }),
+    retry: retryUnlessClientError,
+  });
+  return (
+    <div className="stack">
+      <div className="toolbar">
+        <label className="field">
+          Group by
+          <select className="select" value={groupBy} onChange={(e) => setGroupBy(e.target.value)} data-testid="precision-group">
+            {GROUPS.map(([v, l]) => (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          Fixes from
+          <input className="input" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </label>
+        <label className="field">
+          Before
+          <input className="input" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
+      </div>
+      {data.isPending && <div className="card muted">Loading…</div>}
+      {data.isError && <div className="alert alert-error">{data.error.message}</div>}
+      {data.data && (
+        <>
+          <div className="figure-row">
+            <div className="figure" data-testid="precision-settled">
+              <div className="figure-name">Settled fixes</div>
+              <div className="figure-value">{data.data.overall.settled}</div>
+              <div className="figure-note">automatic or settled by a person</div>
+            </div>
+            <div className="figure">
+              <div className="figure-name">Correct</div>
+              <div className="figure-value">{formatShare(data.data.overall.correct.share)}</div>
+              <div className="figure-note">
+                95% interval {formatShare(data.data.overall.correct.low)} – {formatShare(data.data.overall.correct.high)}
+              </div>
+            </div>
+            <div className="figure" data-testid="accepted-bad">
+              <div className="figure-name">Accepted, judged bad</div>
+              <div className="figure-value">
+                {data.data.reviewers.acceptedJudgedBad} <span className="muted small">of {data.data.reviewers.acceptedSettled}</span>
+              </div>
+              <div className="figure-note">applied fixes the graders found overfitting or incorrect</div>
+            </div>
+            <div className="figure" data-testid="rejected-correct">
+              <div className="figure-name">Rejected, judged correct</div>
+              <div className="figure-value">
+                {data.data.reviewers.rejectedJudgedCorrect} <span className="muted small">of {data.data.reviewers.rejectedSettled}</span>
+              </div>
+              <div className="figure-note">
+                {data.data.reviewers.rejectedCorrectByReason.length === 0
+                  ? 'no such rejection'
+                  : data.data.reviewers.rejectedCorrectByReason.map((r) => `${r.reason.toLowerCase().replace(/_/g, ' ')} ${r.count}`).join(' · ')}
+              </div>
+            </div>
+          </div>
+          <div className="table-wrap">
+            <table className="table" data-testid="precision-table">
+              <thead>
+                <tr>
+                  <th>{GROUPS.find(([v]) => v === groupBy)?.[1]}</th>
+                  <th className="num">Settled</th>
+                  <th className="num">Correct</th>
+                  <th className="num">Overfitting</th>
+                  <th className="num">Incorrect</th>
+                  <th className="num">Irrelevant</th>
+                </tr>
+              </thead>
+              <tbody>
+                <Rows rows={data.data.groups} />
+                <Rows rows={[data.data.overall]} />
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,5 @@
+// The grading API's shapes as the pages read them (types only: erased in the browser build).
+export type { QueueSummary, QueueDetail, QueueProgress } from '@/lib/grading/queues';
+export type { GradingItemView, DisputedItem } from '@/lib/grading/items';
+export type { QueueAgreement } from '@/lib/grading/queue-stats';
+export type { PrecisionRow, Share } from '@/lib/grading/precision';

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Grade_graderId_idx" ON "Grade"("graderId");

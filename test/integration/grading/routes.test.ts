@@ -1,0 +1,270 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createTestDb, type TestDb } from '../../helpers/test-db';
+import { NextRequest } from 'next/server';
+import { callRoute, sessionCookie } from '../routes/http-helpers';
+import { EXPORT_COLUMNS } from '../../../lib/grading/export';
+import { createFix, createRepo, createUser } from './helpers';
+
+// The grading API as callers see it. Blindness, proven per route: until a
+// grader has given their own label on an item, no grading route shows them
+// anyone else's label, rationale, the consensus, or the reviewers' decision.
+// The route files are found at test time: a new grading route without a
+// blindness check fails here.
+
+type Handler = Parameters<typeof callRoute>[0]['handler'];
+const ROUTES_DIR = path.resolve('app/api/grading');
+const routeFiles = fs
+  .readdirSync(ROUTES_DIR, { recursive: true, withFileTypes: true })
+  .filter((e) => e.isFile() && e.name === 'route.ts')
+  .map((e) => path.relative(path.resolve('app/api/grading'), path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+  .sort();
+const modules = new Map<string, Record<string, Handler>>();
+for (const f of routeFiles) modules.set(f, (await import(pathToFileURL(path.join(ROUTES_DIR, f)).href)) as Record<string, Handler>);
+const handler = (file: string, method: string): Handler => {
+  const h = modules.get(file)?.[method];
+  assert.ok(h, `${method} ${file} exists`);
+  return h;
+};
+
+const SECRET_RATIONALE = 'SECRET-RATIONALE-of-another-grader';
+const SECRET_DECISION = 'SECRET-DECISION-of-a-reviewer';
+const LABEL_WORDS = ['CORRECT', 'OVERFITTING', 'INCORRECT', 'IRRELEVANT'];
+
+describe('grading routes', () => {
+  let db: TestDb;
+  const cookies: Record<string, string> = {};
+  let queueId = '';
+  let items: Array<{ id: string; fixId: string }> = [];
+
+  before(async () => {
+    db = await createTestDb();
+    const d = db.db;
+    const people = {
+      manager: await createUser(d, 'Mona Manager', ['MANAGER']),
+      ann: await createUser(d, 'Ann Grader'),
+      bob: await createUser(d, 'Bob Grader'),
+      cy: await createUser(d, 'Cy Grader'),
+      outsider: await createUser(d, 'Otto Outsider'),
+      reviewer: await createUser(d, 'Rita Reviewer', ['REVIEWER']),
+    };
+    for (const [k, u] of Object.entries(people)) cookies[k] = await sessionCookie(u);
+    const repo = await createRepo(d);
+    for (let i = 0; i < 3; i++) {
+      const fix = await createFix(d, { repositoryId: repo.id, status: 'REJECTED' });
+      await d.decision.create({ data: { fixId: fix.id, userId: people.reviewer.id, kind: 'REJECT', reason: 'OTHER', reasonText: SECRET_DECISION } });
+    }
+    const created = await callRoute({
+      handler: handler('queues/route.ts', 'POST'),
+      url: '/api/grading/queues',
+      method: 'POST',
+      cookie: cookies.manager,
+      body: { name: 'Blind test', graderIds: [people.ann.id, people.bob.id, people.cy.id], leadGraderId: people.cy.id, filter: { repositoryIds: [repo.id] } },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    queueId = (created.json as { id: string }).id;
+    items = await d.gradingItem.findMany({ where: { queueId }, orderBy: { position: 'asc' }, select: { id: true, fixId: true } });
+    // Bob and Cy label every item before Ann starts; Cy's second is different
+    for (const [who, label] of [['bob', 'OVERFITTING'], ['cy', 'INCORRECT']] as const) {
+      for (const item of items) {
+        const r = await callRoute({
+          handler: handler('queues/[id]/items/[itemId]/grade/route.ts', 'POST'),
+          url: `/api/grading/queues/${queueId}/items/${item.id}/grade`,
+          method: 'POST',
+          cookie: cookies[who],
+          params: { id: queueId, itemId: item.id },
+          body: { label, rationale: `${SECRET_RATIONALE} (${who})`, tags: ['partial'] },
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.json));
+      }
+    }
+  });
+  after(() => db.drop());
+
+  const call = (file: string, method: string, who: string, extra: { params?: Record<string, string>; body?: unknown; url?: string } = {}) =>
+    callRoute({ handler: handler(file, method), url: extra.url ?? `/api/grading/${file}`, method, cookie: cookies[who], params: extra.params ?? {}, body: extra.body });
+
+  async function exportCsv(): Promise<{ text: string; headers: Headers }> {
+    const res = await handler('queues/[id]/export/route.ts', 'GET')(
+      new NextRequest(`http://localhost:3000/api/grading/queues/${queueId}/export?format=csv`, { headers: { cookie: cookies.manager } }),
+      { params: Promise.resolve({ id: queueId }) },
+    );
+    assert.equal(res.status, 200);
+    return { text: await res.text(), headers: res.headers };
+  }
+
+  function assertBlind(what: string, body: unknown) {
+    const text = JSON.stringify(body);
+    assert.ok(!text.includes('SECRET-RATIONALE'), `${what}: shows another grader's rationale`);
+    assert.ok(!text.includes('SECRET-DECISION'), `${what}: shows the reviewers' decision`);
+    for (const word of LABEL_WORDS) assert.ok(!text.includes(word), `${what}: shows a label (${word})`);
+    assert.ok(!/"REJECT"|"reason":"OTHER"/.test(text), `${what}: shows the reviewers' decision`);
+  }
+
+  test('blind: every grading route, called by a grader who has not labelled yet, shows nothing of anyone else’s judgement', async () => {
+    const p = { id: queueId };
+    const ip = { id: queueId, itemId: items[0].id };
+    const calls: Record<string, Array<() => ReturnType<typeof call>>> = {
+      'queues/route.ts': [() => call('queues/route.ts', 'GET', 'ann'), () => call('queues/route.ts', 'POST', 'ann', { body: {} })],
+      'queues/[id]/route.ts': [() => call('queues/[id]/route.ts', 'GET', 'ann', { params: p }), () => call('queues/[id]/route.ts', 'PATCH', 'ann', { params: p, body: { status: 'CLOSED' } })],
+      'queues/[id]/next/route.ts': [() => call('queues/[id]/next/route.ts', 'POST', 'ann', { params: p })],
+      'queues/[id]/items/[itemId]/route.ts': [() => call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip })],
+      'queues/[id]/items/[itemId]/skip/route.ts': [() => call('queues/[id]/items/[itemId]/skip/route.ts', 'POST', 'ann', { params: { id: queueId, itemId: items[2].id }, body: { reason: 'later' } })],
+      'queues/[id]/items/[itemId]/settle/route.ts': [() => call('queues/[id]/items/[itemId]/settle/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT', note: 'n' } })],
+      'queues/[id]/items/[itemId]/grade/route.ts': [() => call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'nonsense' } })],
+      'queues/[id]/disputed/route.ts': [() => call('queues/[id]/disputed/route.ts', 'GET', 'ann', { params: p })],
+      'queues/[id]/agreement/route.ts': [() => call('queues/[id]/agreement/route.ts', 'GET', 'ann', { params: p })],
+      'queues/[id]/export/route.ts': [() => call('queues/[id]/export/route.ts', 'GET', 'ann', { params: p, url: `/api/grading/queues/${queueId}/export?format=json` })],
+      'precision/route.ts': [() => call('precision/route.ts', 'GET', 'ann')],
+      'options/route.ts': [() => call('options/route.ts', 'GET', 'ann')],
+    };
+    assert.deepEqual(Object.keys(calls).sort(), routeFiles, 'every grading route has a blindness check here');
+    const statuses: Record<string, number[]> = {};
+    for (const [file, list] of Object.entries(calls)) {
+      for (const c of list) {
+        const r = await c();
+        assert.notEqual(r.status, 500, `${file}: ${JSON.stringify(r.json)}`);
+        (statuses[file] ??= []).push(r.status);
+        assertBlind(file, r.json);
+      }
+    }
+    // and the ones a grader may use answered with content, not only refusals
+    assert.equal(statuses['queues/[id]/next/route.ts'][0], 200);
+    assert.equal(statuses['queues/[id]/items/[itemId]/route.ts'][0], 200);
+    assert.equal(statuses['queues/[id]/items/[itemId]/grade/route.ts'][0], 422);
+    assert.equal(statuses['queues/[id]/disputed/route.ts'][0], 403);
+    assert.equal(statuses['queues/[id]/export/route.ts'][0], 403);
+  });
+
+  test('once a grader has labelled, the item shows the other labels (so the blindness check can fail)', async () => {
+    const ip = { id: queueId, itemId: items[0].id };
+    const graded = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'incorrect', rationale: 'mine' } });
+    assert.equal(graded.status, 200, JSON.stringify(graded.json));
+    const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip });
+    const text = JSON.stringify(view.json);
+    assert.ok(text.includes(SECRET_RATIONALE));
+    assert.ok(text.includes(SECRET_DECISION), 'decisions show after one’s own label');
+    // still blind on the next item
+    const other = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: { id: queueId, itemId: items[1].id } });
+    assertBlind('the next item', other.json);
+  });
+
+  test('a queue that shows decisions shows them before the label, and nothing else', async () => {
+    await db.db.gradingQueue.update({ where: { id: queueId }, data: { showDecisions: true } });
+    const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: { id: queueId, itemId: items[1].id } });
+    const text = JSON.stringify(view.json);
+    assert.ok(text.includes(SECRET_DECISION));
+    assert.ok(!text.includes(SECRET_RATIONALE));
+    assert.equal((view.json as { others: unknown }).others, null);
+    await db.db.gradingQueue.update({ where: { id: queueId }, data: { showDecisions: false } });
+  });
+
+  test('a grader not seated in the queue gets 403 on it; an unknown queue is 404', async () => {
+    const p = { id: queueId };
+    assert.equal((await call('queues/[id]/route.ts', 'GET', 'outsider', { params: p })).status, 403);
+    assert.equal((await call('queues/[id]/next/route.ts', 'POST', 'outsider', { params: p })).status, 403);
+    assert.equal((await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'outsider', { params: { id: queueId, itemId: items[0].id } })).status, 403);
+    assert.equal((await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'outsider', { params: { id: queueId, itemId: items[0].id }, body: { label: 'CORRECT' } })).status, 403);
+    const list = await call('queues/route.ts', 'GET', 'outsider');
+    assert.deepEqual((list.json as { queues: unknown[] }).queues, []);
+    assert.equal((await call('queues/[id]/route.ts', 'GET', 'ann', { params: { id: 'nope' } })).status, 404);
+  });
+
+  test('a label outside the four is 422 with a clear message', async () => {
+    const r = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: { id: queueId, itemId: items[1].id }, body: { label: 'meh', rationale: 'x' } });
+    assert.equal(r.status, 422);
+    assert.match(JSON.stringify(r.json), /is not a label: use one of correct, overfitting, incorrect, irrelevant/);
+  });
+
+  test('HTML in a rationale is kept as text: JSON and CSV carry it verbatim, never as markup', async () => {
+    const html = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
+    const ip = { id: queueId, itemId: items[1].id };
+    const r = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'IRRELEVANT', rationale: html } });
+    assert.equal(r.status, 200);
+    const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip });
+    assert.equal(view.headers.get('content-type'), 'application/json');
+    assert.equal((view.json as { mine: { rationale: string } }).mine.rationale, html);
+    const csv = await exportCsv();
+    assert.ok(csv.text.includes(html.replace(/"/g, '""')), 'the rationale is in the CSV as text');
+    assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.equal(csv.headers.get('x-content-type-options'), 'nosniff');
+  });
+
+  test('disputes: the lead grader sees labels side by side and settles; graders cannot', async () => {
+    const disputed = await call('queues/[id]/disputed/route.ts', 'GET', 'cy', { params: { id: queueId } });
+    assert.equal(disputed.status, 200);
+    const list = (disputed.json as { items: Array<{ itemId: string; labels: Array<{ label: string; rationale: string }> }> }).items;
+    assert.ok(list.some((i) => i.itemId === items[0].id && i.labels.length === 3));
+    const ip = { id: queueId, itemId: items[0].id };
+    assert.equal((await call('queues/[id]/items/[itemId]/settle/route.ts', 'POST', 'bob', { params: ip, body: { label: 'INCORRECT', note: 'n' } })).status, 403);
+    const settled = await call('queues/[id]/items/[itemId]/settle/route.ts', 'POST', 'cy', { params: ip, body: { label: 'incorrect', note: 'Two of three, and the test was edited' } });
+    assert.equal(settled.status, 200, JSON.stringify(settled.json));
+    const again = await call('queues/[id]/items/[itemId]/settle/route.ts', 'POST', 'manager', { params: ip, body: { label: 'CORRECT', note: 'n' } });
+    assert.equal(again.status, 409);
+    const revise = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT' } });
+    assert.equal(revise.status, 409, 'a later grade never changes a settled label');
+    const consensus = await db.db.consensus.findUniqueOrThrow({ where: { fixId: items[0].fixId } });
+    assert.equal(consensus.label, 'INCORRECT');
+    assert.equal(consensus.automatic, false);
+    const options = await call('options/route.ts', 'GET', 'manager');
+    const seatable = (options.json as { graders: Array<{ name: string; roles: string[] }> }).graders;
+    assert.deepEqual(seatable.map((g) => g.name), ['Ann Grader', 'Bob Grader', 'Cy Grader', 'Mona Manager', 'Otto Outsider'], 'graders and managers, not reviewers');
+    const agreement = await call('queues/[id]/agreement/route.ts', 'GET', 'manager', { params: { id: queueId } });
+    assert.equal(agreement.status, 200);
+    const precision = await call('precision/route.ts', 'GET', 'manager', { url: '/api/grading/precision?groupBy=repository' });
+    assert.equal(precision.status, 200);
+    assert.equal((precision.json as { overall: { settled: number } }).overall.settled, 1);
+    assert.equal((precision.json as { reviewers: { rejectedSettled: number } }).reviewers.rejectedSettled, 1);
+  });
+
+  test('export round trip: the CSV has the documented columns and says what the JSON says', async () => {
+    const json = await callRoute({ handler: handler('queues/[id]/export/route.ts', 'GET'), url: `/api/grading/queues/${queueId}/export?format=json`, cookie: cookies.manager, params: { id: queueId } });
+    const csv = await exportCsv();
+    assert.match(csv.headers.get('content-disposition') ?? '', /attachment; filename="flowfix-grading-.*\.csv"/);
+    const data = json.json as { items: Array<{ fixId: string; labels: Array<{ graderName: string; label: string; rationale: string; tags: string[] }>; consensus: { label: string } | null }> };
+    const rows = parseCsv(csv.text);
+    const [header, ...body] = rows;
+    assert.deepEqual(header, [...EXPORT_COLUMNS] as string[]);
+    const col = (name: string) => (header as string[]).indexOf(name);
+    const flat = data.items.flatMap((i) =>
+      i.labels.length === 0
+        ? [[i.fixId, '', '', '', '', i.consensus?.label ?? '']]
+        : i.labels.map((l) => [i.fixId, l.graderName, l.label, l.tags.join(';'), l.rationale, i.consensus?.label ?? '']),
+    );
+    const fromCsv = body.map((r) => [r[col('fix_id')], r[col('grader_name')], r[col('label')], r[col('tags')], r[col('rationale')].replace(/^'/, ''), r[col('consensus_label')]]);
+    assert.deepEqual(fromCsv, flat);
+    assert.equal(body.length, 3 * 2 + 2, 'three items: bob and cy on each, ann on two');
+  });
+});
+
+/** RFC 4180 reader for the round trip. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
+  }
+  return rows;
+}
