@@ -42,6 +42,14 @@ async function firstChangeWithFix(request: APIRequestContext): Promise<{ changeI
   return items[0]!;
 }
 
+async function demoQueueId(request: APIRequestContext): Promise<string> {
+  const res = await request.get('/api/grading/queues');
+  expect(res.ok()).toBe(true);
+  const { queues } = (await res.json()) as { queues: Array<{ id: string }> };
+  expect(queues.length, 'the demo seeds a grading queue').toBeGreaterThan(0);
+  return queues[0]!.id;
+}
+
 async function firstRunId(request: APIRequestContext): Promise<string> {
   const res = await request.get('/api/runs?limit=1');
   expect(res.ok()).toBe(true);
@@ -128,7 +136,57 @@ const CASES: PageCase[] = [
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
     },
   },
-  ...(['users', 'tokens', 'repositories', 'audit'] as const).map<PageCase>((tab) => ({
+  {
+    name: 'grading queues',
+    role: 'grader',
+    open: async (page) => {
+      await page.goto('/grading');
+      await expect(page.getByTestId('queue-list')).toBeVisible();
+    },
+  },
+  {
+    name: 'grading an item',
+    role: 'grader',
+    open: async (page) => {
+      await page.goto(`/grading/${await demoQueueId(page.request)}/grade`);
+      await expect(page.getByTestId('grade-page')).toBeVisible();
+      await expect(page.locator('.monaco-diff-editor')).toBeVisible();
+    },
+  },
+  {
+    name: 'grading queue: progress, disputes, agreement',
+    role: 'manager',
+    open: async (page) => {
+      await page.goto(`/grading/${await demoQueueId(page.request)}`);
+      await expect(page.getByTestId('queue-detail')).toBeVisible();
+    },
+  },
+  {
+    name: 'grading: new queue',
+    role: 'manager',
+    open: async (page) => {
+      await page.goto('/grading/new');
+      await expect(page.getByTestId('queue-form')).toBeVisible();
+    },
+  },
+  {
+    name: 'grading: precision',
+    role: 'manager',
+    open: async (page) => {
+      await page.goto('/grading/precision');
+      await expect(page.getByTestId('precision-table').first()).toBeVisible();
+    },
+  },
+  ...(['', '/funnel', '/adoption', '/latency', '/cost', '/quality'] as const).map<PageCase>((section) => ({
+    name: `insights${section || ' overview'}`,
+    role: 'manager',
+    open: async (page) => {
+      await page.goto(`/insights${section}?period=all`);
+      await expect(page.getByTestId('insights-filters')).toBeVisible();
+      await expect(page.locator('.recharts-surface, [data-testid="insights-kpis"]').first()).toBeVisible();
+    },
+  })),
+  ...(['users', 'tokens', 'repositories', 'hosts', 'audit'] as const).map<PageCase>((tab) => ({
     name: `admin: ${tab}`,
     role: 'admin',
     open: async (page) => {

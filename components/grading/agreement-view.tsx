@@ -41,83 +41,87 @@ export function AgreementView({ queueId }: { queueId: string }) {
       {s.pairs.length === 0 ? (
         <p className="muted small">No two graders have labelled yet.</p>
       ) : (
-        <table className="table" data-testid="pair-table">
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Agreement between grader pairs">
+          <table className="table" data-testid="pair-table">
+            <thead>
+              <tr>
+                <th>Pair</th>
+                <th className="num">Shared items</th>
+                <th className="num">Agreement</th>
+                <th className="num">Cohen’s κ</th>
+                <th>Confusion (rows: first, columns: second)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.pairs.map((p) => (
+                <tr key={`${p.a.id}-${p.b.id}`}>
+                  <td>
+                    {p.a.name} · {p.b.name}
+                  </td>
+                  <td className="num">{p.shared}</td>
+                  <td className="num">{formatShare(p.agreement)}</td>
+                  <td className="num">{formatStatistic(p.kappa)}</td>
+                  <td>
+                    {p.shared === 0 ? (
+                      <span className="muted small">n/a</span>
+                    ) : (
+                      <table className="confusion">
+                        <thead>
+                          <tr>
+                            <th />
+                            {s.categories.map((c) => (
+                              <th key={c} title={GRADE_LABEL_TEXT[c].name}>
+                                {short(c)}
+                              </th>
+                            ))}
+                          </tr>
+                        </thead>
+                        <tbody>
+                          {p.confusion.map((row, i) => (
+                            <tr key={s.categories[i]}>
+                              <th title={GRADE_LABEL_TEXT[s.categories[i]].name}>{short(s.categories[i])}</th>
+                              {row.map((v, j) => (
+                                <td key={j} className={i === j ? 'diag' : undefined}>
+                                  {v}
+                                </td>
+                              ))}
+                            </tr>
+                          ))}
+                        </tbody>
+                      </table>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h3 className="admin-subhead">Each grader against the settled label</h3>
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Each grader against the settled label">
+        <table className="table" data-testid="grader-agreement">
           <thead>
             <tr>
-              <th>Pair</th>
-              <th className="num">Shared items</th>
-              <th className="num">Agreement</th>
-              <th className="num">Cohen’s κ</th>
-              <th>Confusion (rows: first, columns: second)</th>
+              <th>Grader</th>
+              <th className="num">Labels</th>
+              <th className="num">Settled</th>
+              <th className="num">Agreeing</th>
+              <th className="num">Share</th>
             </tr>
           </thead>
           <tbody>
-            {s.pairs.map((p) => (
-              <tr key={`${p.a.id}-${p.b.id}`}>
-                <td>
-                  {p.a.name} · {p.b.name}
-                </td>
-                <td className="num">{p.shared}</td>
-                <td className="num">{formatShare(p.agreement)}</td>
-                <td className="num">{formatStatistic(p.kappa)}</td>
-                <td>
-                  {p.shared === 0 ? (
-                    <span className="muted small">n/a</span>
-                  ) : (
-                    <table className="confusion">
-                      <thead>
-                        <tr>
-                          <th />
-                          {s.categories.map((c) => (
-                            <th key={c} title={GRADE_LABEL_TEXT[c].name}>
-                              {short(c)}
-                            </th>
-                          ))}
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {p.confusion.map((row, i) => (
-                          <tr key={s.categories[i]}>
-                            <th title={GRADE_LABEL_TEXT[s.categories[i]].name}>{short(s.categories[i])}</th>
-                            {row.map((v, j) => (
-                              <td key={j} className={i === j ? 'diag' : undefined}>
-                                {v}
-                              </td>
-                            ))}
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  )}
-                </td>
+            {s.graders.map((g) => (
+              <tr key={g.id}>
+                <td>{g.name}</td>
+                <td className="num">{g.labelled}</td>
+                <td className="num">{g.settled}</td>
+                <td className="num">{g.agreeing}</td>
+                <td className="num">{formatShare(g.share)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      )}
-      <h3 className="admin-subhead">Each grader against the settled label</h3>
-      <table className="table" data-testid="grader-agreement">
-        <thead>
-          <tr>
-            <th>Grader</th>
-            <th className="num">Labels</th>
-            <th className="num">Settled</th>
-            <th className="num">Agreeing</th>
-            <th className="num">Share</th>
-          </tr>
-        </thead>
-        <tbody>
-          {s.graders.map((g) => (
-            <tr key={g.id}>
-              <td>{g.name}</td>
-              <td className="num">{g.labelled}</td>
-              <td className="num">{g.settled}</td>
-              <td className="num">{g.agreeing}</td>
-              <td className="num">{formatShare(g.share)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      </div>
     </section>
   );
 }

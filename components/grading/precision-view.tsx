@@ -125,7 +125,7 @@ export function PrecisionView() {
               </div>
             </div>
           </div>
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Precision">
             <table className="table" data-testid="precision-table">
               <thead>
                 <tr>

@@ -111,31 +111,33 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
           <h2 className="card-title" id="graders-title">
             Graders
           </h2>
-          <table className="table" data-testid="grader-progress">
-            <thead>
-              <tr>
-                <th>Grader</th>
-                <th className="num">Labelled</th>
-                <th className="num">Skipped</th>
-                <th className="num">Reserved now</th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.graders.map((g) => (
-                <tr key={g.id}>
-                  <td>
-                    {g.name}
-                    {q.leadGrader?.id === g.id && <span className="badge" style={{ marginLeft: 6 }}>lead</span>}
-                  </td>
-                  <td className="num">
-                    {g.labelled} <span className="muted small">/ {q.progress.items}</span>
-                  </td>
-                  <td className="num">{g.skipped}</td>
-                  <td className="num">{g.reserved}</td>
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Graders">
+            <table className="table" data-testid="grader-progress">
+              <thead>
+                <tr>
+                  <th>Grader</th>
+                  <th className="num">Labelled</th>
+                  <th className="num">Skipped</th>
+                  <th className="num">Reserved now</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {q.graders.map((g) => (
+                  <tr key={g.id}>
+                    <td>
+                      {g.name}
+                      {q.leadGrader?.id === g.id && <span className="badge" style={{ marginLeft: 6 }}>lead</span>}
+                    </td>
+                    <td className="num">
+                      {g.labelled} <span className="muted small">/ {q.progress.items}</span>
+                    </td>
+                    <td className="num">{g.skipped}</td>
+                    <td className="num">{g.reserved}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </section>
       </div>
       {leads && <DisputedList queueId={q.id} />}

@@ -28,7 +28,7 @@ export function QueueList() {
     );
   }
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Grading queues">
       <table className="table" data-testid="queue-list">
         <thead>
           <tr>

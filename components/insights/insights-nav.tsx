@@ -24,7 +24,6 @@ export function InsightsNav() {
           key={l.href}
           href={qs ? `${l.href}?${qs}` : l.href}
           className="admin-tab"
-          aria-selected={pathname === l.href}
           aria-current={pathname === l.href ? 'page' : undefined}
         >
           {l.label}
