@@ -34,11 +34,11 @@ export function SandboxPanel() {
         Mode: <strong data-testid="sandbox-mode">{status.mode}</strong>.
       </p>
       {status.mode === 'unsafe' ? (
-        <button type="button" className="button" onClick={() => void change('sandboxed')}>
+        <button type="button" className="btn btn-small" onClick={() => void change('sandboxed')}>
           Require the sandbox
         </button>
       ) : (
-        <button type="button" className="button danger" onClick={() => void change('unsafe')}>
+        <button type="button" className="btn btn-small btn-danger" onClick={() => void change('unsafe')}>
           Allow unsafe mode
         </button>
       )}
