@@ -83,7 +83,8 @@ async function e2eSuite() {
     totals.failed += 1;
     return;
   }
-  const { code } = await run('npx', ['playwright', 'test'], { CI: process.env.CI ?? '' });
+  // a path substring picks spec files, as it picks test files in the other suites
+  const { code } = await run('npx', ['playwright', 'test', ...(pattern ? [pattern] : [])], { CI: process.env.CI ?? '' });
   const reportPath = path.join(root, 'test-results', 'e2e-results.json');
   if (existsSync(reportPath)) {
     const stats = JSON.parse(readFileSync(reportPath, 'utf8')).stats ?? {};
