@@ -40,7 +40,8 @@ export function parseDuration(text: string): number | undefined {
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }
 
-const optionalText = (max: number) =>
+/** A text query parameter: trimmed, at most `max` characters, absent when empty. */
+export const optionalText = (max: number) =>
   z
     .string()
     .trim()

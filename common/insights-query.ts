@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { searchParamsToObject } from './change-query';
+import { optionalText, searchParamsToObject } from './change-query';
 
 // The Insights filter as it travels in a URL query string: one filter for
 // every section (the API route parses it with InsightsQuerySchema, the pages
@@ -21,14 +21,6 @@ export type InsightsSection = (typeof INSIGHTS_SECTIONS)[number];
 
 const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .optional()
-    .transform((v) => (v ? v : undefined));
 
 const DateSchema = z
   .string()
@@ -77,15 +69,20 @@ export type InsightsQuery = z.output<typeof InsightsQuerySchema>;
 
 const FILTER_KEYS = new Set(['period', 'from', 'to', 'repo', 'policy', 'model', 'trigger', 'author', 'bucket']);
 
+/** The filter's own parameters of a query string, nothing else. */
+function filterParams(params: URLSearchParams): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(searchParamsToObject(params)).filter(([k]) => FILTER_KEYS.has(k)));
+}
+
 /** The API's query string → the filter (422 on an invalid one, through the route wrapper). */
 export function parseInsightsQuery(params: URLSearchParams): InsightsQuery {
-  const raw = Object.fromEntries(Object.entries(searchParamsToObject(params)).filter(([k]) => FILTER_KEYS.has(k)));
+  const raw = filterParams(params);
   return InsightsQuerySchema.parse(raw);
 }
 
 /** The page URL, leniently: an invalid parameter is dropped, not fatal. */
 export function insightsQueryFromSearchParams(params: URLSearchParams): InsightsQuery {
-  const raw = Object.fromEntries(Object.entries(searchParamsToObject(params)).filter(([k]) => FILTER_KEYS.has(k)));
+  const raw = filterParams(params);
   const parsed = InsightsQuerySchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])));
