@@ -69,25 +69,7 @@ export async function processGitHubComment({ host, link, payload }: { host: Code
   if (!WRITE_ROLES.has(permission.role_name) && !WRITE_ROLES.has(permission.permission)) {
     return answer(`\`/flowfix ${command.kind}\` needs write permission on ${link.fullName}; yours is ${permission.role_name || permission.permission}. Nothing was done.`, 'IGNORED', `refused: ${login} has ${permission.permission}`);
   }
-  const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId: link.repositoryId, externalId: String(issue.number) } }, select: { id: true } });
-  const fix = change
-    ? await getDb().fix.findFirst({ where: { changeId: change.id, ...DECIDABLE }, orderBy: { createdAt: 'desc' }, select: { id: true } })
-    : null;
-  if (!fix) return answer('there is no fix of flowfix waiting for a decision on this pull request.', 'IGNORED', 'no decidable fix');
-
-  const decider = await codeReviewUser(host, login);
-  try {
-    if (command.kind === 'apply') {
-      const result = await acceptFix({ fixId: fix.id, userId: decider.id, surface: 'CODE_REVIEW', decider });
-      return answer(`applied the fix as ${result.commit.slice(0, 12)} on \`${result.branch}\`.`, 'PROCESSED', `applied ${fix.id} as ${result.commit}`);
-    }
-    if (!command.reason) return answer('say why: `/flowfix reject <reason>`.', 'IGNORED', 'reject without a reason');
-    await rejectFix({ fixId: fix.id, userId: decider.id, reason: 'OTHER', text: command.reason.slice(0, 2000), surface: 'CODE_REVIEW', decider });
-    return answer('rejected the fix. It will not be applied.', 'PROCESSED', `rejected ${fix.id}`);
-  } catch (err) {
-    if (err instanceof AppError && err.status < 500) return answer(`${err.message}`, 'IGNORED', `refused: ${err.message}`);
-    throw err;
-  }
+  return decideInThread({ host, link, number: issue.number, thread: 'pull request', login, command, answer });
 }
 
 /** GitLab's Developer role: may push to unprotected branches. */
@@ -119,9 +101,35 @@ export async function processGitLabNote({ host, link, payload }: { host: CodeHos
   if (level < GITLAB_DEVELOPER) {
     return answer(`\`/flowfix ${command.kind}\` needs the Developer role or more on ${link.fullName}. Nothing was done.`, 'IGNORED', `refused: ${login} has access level ${level}`);
   }
-  const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId: link.repositoryId, externalId: String(mr.iid) } }, select: { id: true } });
+  return decideInThread({ host, link, number: mr.iid, thread: 'merge request', login, command, answer });
+}
+
+/**
+ * The decision a permitted user's command asks for, on the newest fix of the
+ * change still waiting for one, answered in the thread by `answer`; a refusal
+ * the product explains (the branch moved, the fix went stale) is answered,
+ * not thrown.
+ */
+async function decideInThread({
+  host,
+  link,
+  number,
+  thread,
+  login,
+  command,
+  answer,
+}: {
+  host: CodeHost;
+  link: CodeHostRepository;
+  number: number;
+  thread: 'pull request' | 'merge request';
+  login: string;
+  command: CommentCommand;
+  answer: (text: string, status: ProcessOutcome['status'], detail: string) => Promise<ProcessOutcome>;
+}): Promise<ProcessOutcome> {
+  const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId: link.repositoryId, externalId: String(number) } }, select: { id: true } });
   const fix = change ? await getDb().fix.findFirst({ where: { changeId: change.id, ...DECIDABLE }, orderBy: { createdAt: 'desc' }, select: { id: true } }) : null;
-  if (!fix) return answer('there is no fix of flowfix waiting for a decision on this merge request.', 'IGNORED', 'no decidable fix');
+  if (!fix) return answer(`there is no fix of flowfix waiting for a decision on this ${thread}.`, 'IGNORED', 'no decidable fix');
   const decider = await codeReviewUser(host, login);
   try {
     if (command.kind === 'apply') {
