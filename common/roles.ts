@@ -13,6 +13,13 @@ void everyRoleListed;
 /** Decide on fixes (preview, accept, edit, reject) and start or cancel runs. */
 export const REVIEW_ROLES = ['REVIEWER', 'ADMIN'] as const satisfies readonly RoleName[];
 
+/**
+ * Browse changes, fixes and runs, reviewers' decisions included. A grader who
+ * holds no other role meets fixes only through the grading queues, which hide
+ * the decisions: a label must not be biased by what a reviewer did.
+ */
+export const BROWSE_ROLES = ['REVIEWER', 'MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];
+
 /** Repositories, users, tokens and settings. */
 export const ADMIN_ROLES = ['ADMIN'] as const satisfies readonly RoleName[];
 
@@ -28,3 +35,11 @@ export const GRADING_MANAGER_ROLES = ['MANAGER', 'ADMIN'] as const satisfies rea
 
 /** Read Insights: the funnel, adoption, latency, cost and quality. */
 export const INSIGHTS_ROLES = ['MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];
+
+/** Where a user lands after signing in: the first page their roles open. */
+export function homeFor(roles: readonly string[]): string {
+  if (hasRoleIn(roles, REVIEW_ROLES)) return '/changes';
+  if (hasRoleIn(roles, INSIGHTS_ROLES)) return '/insights';
+  if (hasRoleIn(roles, GRADING_ROLES)) return '/grading';
+  return '/settings/tokens';
+}

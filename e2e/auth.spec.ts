@@ -29,8 +29,8 @@ test('the demo users are listed on the sign-in page in demo mode', async ({ page
   await expect(page.getByTestId('demo-users')).toContainText('reviewer@demo.flowfix');
 });
 
-const ROLES: DemoRole[] = ['reviewer', 'grader', 'manager', 'admin'];
-for (const role of ROLES) {
+const BROWSING_ROLES: DemoRole[] = ['reviewer', 'manager', 'admin'];
+for (const role of BROWSING_ROLES) {
   test(`${role} signs in and sees the triage list; admin link only for admins`, async ({ page }) => {
     await signInAs(page, role);
     await page.goto('/changes');
@@ -46,3 +46,25 @@ for (const role of ROLES) {
     }
   });
 }
+
+test('signing in lands each role on its own start page', async ({ page }) => {
+  for (const [role, home] of [['reviewer', /\/changes$/], ['manager', /\/insights$/], ['grader', /\/grading$/]] as const) {
+    await page.context().clearCookies();
+    await signInAs(page, role);
+    await expect(page).toHaveURL(home);
+  }
+});
+
+test('a grader who holds no other role grades blind: no changes, runs or reviewers’ decisions anywhere', async ({ page }) => {
+  await signInAs(page, 'grader');
+  await expect(page).toHaveURL(/\/grading$/);
+  const nav = page.getByRole('navigation');
+  await expect(nav.getByRole('link', { name: 'Grading' })).toBeVisible();
+  for (const name of ['Changes', 'Review', 'Runs', 'Insights', 'Admin']) await expect(nav.getByRole('link', { name })).toHaveCount(0);
+  for (const url of ['/changes', '/review', '/runs']) {
+    await page.goto(url);
+    await expect(page.getByRole('heading', { name: 'Not allowed' })).toBeVisible();
+    await expect(page.getByTestId('triage-row')).toHaveCount(0);
+  }
+  for (const url of ['/api/changes', '/api/review-queue', '/api/runs']) expect((await page.request.get(url)).status(), url).toBe(403);
+});

@@ -192,13 +192,23 @@ test('a demo history fix is read-only: marked as history, no decision buttons, a
   expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/demo history/);
 });
 
-test('a grader reads fixes but gets no decision buttons', async ({ page }) => {
-  await signInAs(page, 'grader');
-  await openFirstQueuedFix(page);
+test('a manager reads fixes but gets no decision buttons; a grader who holds no other role is refused the fix', async ({ page, browser }) => {
+  await signInAs(page, 'manager');
+  const { fixId } = await openFirstQueuedFix(page);
   await expect(page.getByTestId('fix-summary')).toBeVisible();
   await expect(page.getByTestId('fix-decisions-readonly')).toBeVisible();
   await expect(page.getByTestId('fix-accept')).toHaveCount(0);
   await expect(page.getByTestId('run-agent')).toHaveCount(0);
+  const changeUrl = page.url();
+
+  const context = await browser.newContext();
+  const grader = await context.newPage();
+  await signInAs(grader, 'grader');
+  await grader.goto(changeUrl);
+  await expect(grader.getByRole('heading', { name: 'Not allowed' })).toBeVisible();
+  await expect(grader.getByTestId('fix-summary')).toHaveCount(0);
+  expect((await grader.request.get(`/api/fixes/${fixId}`)).status()).toBe(403);
+  await context.close();
 });
 
 test('HTML and script in a test name and a log are shown as text', async ({ page, request }) => {

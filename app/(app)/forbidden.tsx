@@ -8,7 +8,7 @@ export default function Forbidden() {
       <h1 className="page-title">Not allowed</h1>
       <p className="page-subtitle">Your roles do not include this page. Ask an admin if you need access.</p>
       <p>
-        <Link href="/changes">Back to the changes</Link>
+        <Link href="/">Back to your start page</Link>
       </p>
     </main>
   );

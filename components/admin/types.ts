@@ -22,7 +22,7 @@ export { ROLES, type RoleName } from '@/common/roles';
 
 export const ROLE_HELP: Record<RoleName, string> = {
   REVIEWER: 'reviews fixes: preview, accept, edit, reject',
-  GRADER: 'labels fixes and settles consensus',
+  GRADER: 'labels fixes blind in grading queues (sees no reviewers’ decisions)',
   MANAGER: 'sees adoption and quality metrics',
   ADMIN: 'repositories, users, tokens, settings',
 };

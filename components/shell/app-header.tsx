@@ -1,21 +1,25 @@
 import Link from 'next/link';
 import type { SessionUser } from '@/lib/auth/session';
-import { GRADING_ROLES, INSIGHTS_ROLES, hasRoleIn } from '@/common/roles';
+import { BROWSE_ROLES, GRADING_ROLES, INSIGHTS_ROLES, hasRoleIn, homeFor } from '@/common/roles';
 import { NavLinks } from './nav-links';
 import { SignOutButton } from './sign-out-button';
 
 export function AppHeader({ user }: { user: SessionUser }) {
   const links = [
-    { href: '/changes', label: 'Changes' },
-    { href: '/review', label: 'Review' },
-    { href: '/runs', label: 'Runs' },
+    ...(hasRoleIn(user.roles, BROWSE_ROLES)
+      ? [
+          { href: '/changes', label: 'Changes' },
+          { href: '/review', label: 'Review' },
+          { href: '/runs', label: 'Runs' },
+        ]
+      : []),
     ...(hasRoleIn(user.roles, GRADING_ROLES) ? [{ href: '/grading', label: 'Grading' }] : []),
     ...(hasRoleIn(user.roles, INSIGHTS_ROLES) ? [{ href: '/insights', label: 'Insights' }] : []),
     ...(user.roles.includes('ADMIN') ? [{ href: '/admin', label: 'Admin' }] : []),
   ];
   return (
     <header className="shell-header">
-      <Link href="/changes" className="shell-brand">
+      <Link href={homeFor(user.roles)} className="shell-brand">
         <span className="shell-brand-mark" aria-hidden /> flowfix
       </Link>
       <NavLinks links={links} />

@@ -3,7 +3,8 @@
 // read as one) from the query string would make the sign-in page an open
 // redirect.
 
-export const DEFAULT_AFTER_SIGNIN = '/changes';
+// the home page, which sends each user to the first page their roles open
+export const DEFAULT_AFTER_SIGNIN = '/';
 
 const BASE = 'http://flowfix.invalid';
 

@@ -1,13 +1,17 @@
 import { Suspense } from 'react';
+import { requirePageUser } from '@/lib/auth/page';
+import { BROWSE_ROLES } from '@/common/roles';
 import { listRepositoryOptions } from '@/lib/changes/list-changes';
 import { TriageView } from '@/components/triage/triage-view';
 
 export const dynamic = 'force-dynamic';
 export const metadata = { title: 'Changes · flowfix' };
 
-// The triage list. The session check is the (app) layout's; the rows come from
-// GET /api/changes so filtering and paging never reload the page.
+// The triage list (reviewers, managers, admins: it shows reviewers' decisions,
+// which graders must not see). The rows come from GET /api/changes so
+// filtering and paging never reload the page.
 export default async function ChangesPage() {
+  await requirePageUser(BROWSE_ROLES);
   const repositories = await listRepositoryOptions();
   return (
     <main className="page">

@@ -1,7 +1,7 @@
 import { Suspense } from 'react';
 import { requirePageUser } from '@/lib/auth/page';
 import { hasAnyRole } from '@/lib/auth/session';
-import { REVIEW_ROLES } from '@/common/roles';
+import { BROWSE_ROLES, REVIEW_ROLES } from '@/common/roles';
 import { ReviewQueue } from '@/components/review/review-queue';
 import '@/components/change/change.css';
 
@@ -10,7 +10,7 @@ export const metadata = { title: 'Review · flowfix' };
 
 // Fixes waiting for a decision, newest first, with keyboard shortcuts.
 export default async function ReviewPage() {
-  const user = await requirePageUser();
+  const user = await requirePageUser(BROWSE_ROLES);
   return (
     <main className="page">
       <h1 className="page-title">Review queue</h1>

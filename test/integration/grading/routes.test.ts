@@ -139,6 +139,43 @@ describe('grading routes', () => {
     assert.equal(statuses['queues/[id]/export/route.ts'][0], 403);
   });
 
+  test('no back door: outside grading, every route a grader who holds no other role can call shows no decision or label', async () => {
+    // every route file of the app, called by Ann (grader only, not labelled
+    // yet) with the real ids of a graded, rejected fix: a route must refuse
+    // her (401/403) or answer without anyone's judgement
+    const fix = await db.db.fix.findUniqueOrThrow({ where: { id: items[1].fixId }, select: { id: true, changeId: true, runId: true } });
+    const idFor: Record<string, string> = { changes: fix.changeId, fixes: fix.id, runs: fix.runId };
+    const appApi = path.resolve('app/api');
+    const files = fs
+      .readdirSync(appApi, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name === 'route.ts')
+      .map((e) => path.relative(appApi, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+      .filter((f) => !f.startsWith('grading/') && f !== 'auth/[...nextauth]/route.ts');
+    assert.ok(files.includes('fixes/[id]/route.ts') && files.includes('changes/[id]/route.ts'), files.join(', '));
+    const refusedOnes: string[] = [];
+    for (const file of files) {
+      const mod = (await import(pathToFileURL(path.join(appApi, file)).href)) as Record<string, Handler>;
+      const top = file.split('/')[0];
+      const params: Record<string, string> = {};
+      const url = '/api/' + file.replace(/\/route\.ts$/, '').replace(/\[(\.\.\.)?(\w+)\]/g, (_, _dots, name: string) => (params[name] = name === 'id' ? (idFor[top] ?? 'nonexistent') : 'nonexistent'));
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        if (typeof mod[method] !== 'function') continue;
+        const r = await callRoute({ handler: mod[method], url, method, cookie: cookies.ann, params, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
+        assert.notEqual(r.status, 500, `${method} ${url}: ${JSON.stringify(r.json)}`);
+        if (r.status === 401 || r.status === 403) refusedOnes.push(`${method} ${file}`);
+        else assertBlind(`${method} ${url} (${r.status})`, r.json);
+      }
+    }
+    // the routes that show a fix, its change or its run are the ones refused
+    for (const route of ['GET fixes/[id]/route.ts', 'GET fixes/[id]/files/route.ts', 'GET fixes/[id]/patch/route.ts', 'POST fixes/[id]/preview/route.ts', 'GET changes/route.ts', 'GET changes/[id]/route.ts', 'GET review-queue/route.ts', 'GET runs/route.ts', 'GET runs/[id]/route.ts', 'GET runs/[id]/events/route.ts']) {
+      assert.ok(refusedOnes.includes(route), `${route} refuses a grader who holds no other role`);
+    }
+    // the same routes do show the decision to a reviewer (so the check above can fail)
+    const asReviewer = await callRoute({ handler: ((await import(pathToFileURL(path.join(appApi, 'changes/[id]/route.ts')).href)) as Record<string, Handler>).GET, url: `/api/changes/${fix.changeId}`, cookie: cookies.reviewer, params: { id: fix.changeId } });
+    assert.equal(asReviewer.status, 200);
+    assert.ok(JSON.stringify(asReviewer.json).includes(SECRET_DECISION), 'a reviewer sees the decision on the change');
+  });
+
   test('once a grader has labelled, the item shows the other labels (so the blindness check can fail)', async () => {
     const ip = { id: queueId, itemId: items[0].id };
     const graded = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'incorrect', rationale: 'mine' } });

@@ -2,7 +2,7 @@ import { Suspense } from 'react';
 import { notFound } from 'next/navigation';
 import { requirePageUser } from '@/lib/auth/page';
 import { hasAnyRole } from '@/lib/auth/session';
-import { REVIEW_ROLES } from '@/common/roles';
+import { BROWSE_ROLES, REVIEW_ROLES } from '@/common/roles';
 import { getChangeDetail } from '@/lib/changes/detail';
 import { AppError } from '@/lib/errors';
 import { ChangeView } from '@/components/change/change-view';
@@ -28,7 +28,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 // The change page: root cause first, then the diff, the failures, the runs, the log.
 export default async function ChangePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const user = await requirePageUser();
+  const user = await requirePageUser(BROWSE_ROLES);
   const detail = await loadDetail(id);
   return (
     <main className="page">

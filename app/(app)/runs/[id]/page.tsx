@@ -1,7 +1,7 @@
 import { notFound } from 'next/navigation';
 import { requirePageUser } from '@/lib/auth/page';
 import { hasAnyRole } from '@/lib/auth/session';
-import { REVIEW_ROLES } from '@/common/roles';
+import { BROWSE_ROLES, REVIEW_ROLES } from '@/common/roles';
 import { getRunById } from '@/lib/runs/queries';
 import { readRunEventsAfter } from '@/lib/runs/stream';
 import { RunView } from '@/components/run/run-view';
@@ -21,7 +21,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 // with a time-left estimate, live counters, and a cancel button.
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const user = await requirePageUser();
+  const user = await requirePageUser(BROWSE_ROLES);
   const run = await getRunById({ id });
   if (!run) notFound();
   const events = await readRunEventsAfter({ runId: id, afterSeq: -1, limit: INITIAL_EVENTS });

@@ -1,11 +1,12 @@
+import { BROWSE_ROLES } from '@/common/roles';
 import { withRoute } from '@/lib/http/route';
 import { getFixPatch } from '@/lib/fixes/patch';
 
 export const dynamic = 'force-dynamic';
 
 // GET /api/fixes/:id/patch — the fix's diff as a file for `git apply` ("Download patch")
-export const GET = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true }, { id: string }>(
-  { auth: 'session', roles: 'any', allowPersonalToken: true },
+export const GET = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES; allowPersonalToken: true }, { id: string }>(
+  { auth: 'session', roles: BROWSE_ROLES, allowPersonalToken: true },
   async ({ params }) => {
     const { diff, filename, status } = await getFixPatch({ fixId: params.id });
     return new Response(diff, {

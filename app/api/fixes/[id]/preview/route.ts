@@ -1,4 +1,4 @@
-import { hasRoleIn, REVIEW_ROLES } from '@/common/roles';
+import { BROWSE_ROLES, hasRoleIn, REVIEW_ROLES } from '@/common/roles';
 import { readJson, withRoute } from '@/lib/http/route';
 import { recordPreview } from '@/lib/fixes/decisions';
 import { getFixForReview } from '@/lib/fixes/patch';
@@ -10,8 +10,8 @@ export const dynamic = 'force-dynamic';
 // PREVIEW (for reviewers and admins, whose previews are the funnel's), and the
 // fix comes back as text, evidence and diff (what `flowfix fix show` prints)
 // (a read-scoped personal token may: opening a diff is reading it)
-export const POST = withRoute<{ auth: 'session'; roles: 'any'; allowPersonalToken: true; personalTokenScope: 'read' }, { id: string }>(
-  { auth: 'session', roles: 'any', allowPersonalToken: true, personalTokenScope: 'read' },
+export const POST = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES; allowPersonalToken: true; personalTokenScope: 'read' }, { id: string }>(
+  { auth: 'session', roles: BROWSE_ROLES, allowPersonalToken: true, personalTokenScope: 'read' },
   async ({ req, params, user, via }) => {
     await readJson(req, PreviewBodySchema);
     const fix = await getFixForReview({ fixId: params.id });

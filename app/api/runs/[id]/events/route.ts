@@ -1,3 +1,4 @@
+import { BROWSE_ROLES } from '@/common/roles';
 import { withRoute } from '@/lib/http/route';
 import { AppError } from '@/lib/errors';
 import { runExists } from '@/lib/runs/queries';
@@ -9,8 +10,8 @@ export const runtime = 'nodejs';
 // GET /api/runs/:id/events — the run's trajectory as Server-Sent Events:
 // saved events after Last-Event-ID (or ?after=), then new ones as they are
 // saved; a finished run ends with `event: end`.
-export const GET = withRoute<{ auth: 'session'; roles: 'any' }, { id: string }>(
-  { auth: 'session', roles: 'any' },
+export const GET = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES }, { id: string }>(
+  { auth: 'session', roles: BROWSE_ROLES },
   async ({ req, params }) => {
     const afterSeq = parseResumePoint({
       lastEventId: req.headers.get('last-event-id'),
