@@ -170,7 +170,7 @@ export function formatReport(result: RepairResult): string {
     '',
     `Result: ${result.status} (${result.exitReason})${result.exitDetail ? `: ${result.exitDetail}` : ''}`,
     `Time: ${(t.wallMs / 1000).toFixed(1)} s wall, ${(t.commandMs / 1000).toFixed(1)} s in commands, ${(t.modelMs / 1000).toFixed(1)} s in model calls, ${(t.overheadMs / 1000).toFixed(1)} s orchestration; ${t.targetRuns} target runs, ${t.regressionRuns} regression runs`,
-    `Usage: ${result.usage.toolCalls} tool calls, ${result.usage.promptTokens + result.usage.completionTokens} tokens, $${result.usage.costUsd.toFixed(4)}`,
+    `Usage: ${result.usage.toolCalls} tool calls, ${result.usage.promptTokens + result.usage.completionTokens} tokens, ${result.usage.costUsd === null ? 'cost unknown (no price for the model)' : `$${result.usage.costUsd.toFixed(4)}`}`,
     '',
   );
   return out.join('\n');
