@@ -89,7 +89,8 @@ function visibleLines(start: number, end: number, focus: number[], { contextLine
   for (const line of focus) if (line >= start && line <= end) wanted.push([Math.max(start, line - windowLines), Math.min(end, line + windowLines)]);
   // nothing to focus on: the head of the span
   if (wanted.length === 1) wanted[0] = [start, Math.min(end, start + maxSpanLines - 1)];
-  wanted.push([Math.max(start, end - 1), end]);
+  // the end of the suspect's own body and the context after it
+  wanted.push([Math.max(start, end - contextLines - 1), end]);
   wanted.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
   for (const w of wanted) {
