@@ -97,13 +97,13 @@ async function buildPolicies(name: string, modelSettings: ReturnType<typeof Mode
   // Only the llm policy needs the server's model configuration.
   const { getEnv } = await import('../../lib/env');
   const { llmClientOptionsFromSettings, LlmClient } = await import('../llm/client');
-  const { createLlmPolicy } = await import('../llm/policy');
+  const { createLlmPolicy, llmProtocolFromSettings } = await import('../llm/policy');
   const options = llmClientOptionsFromSettings({ settings: modelSettings, env: getEnv() });
   if (!options) {
     throw new UsageProblem('no model configured: set FLOWFIX_MODEL_BASE_URL and FLOWFIX_MODEL (or modelSettings in --settings)');
   }
   const client = new LlmClient(options);
-  const llm = createLlmPolicy({ client });
+  const llm = createLlmPolicy({ client, protocol: llmProtocolFromSettings(modelSettings) });
   const { summarise } = await import('../summary');
   const summariseWithModel: SummariseFn = (input) => summarise({ ...input, client });
   return { policies: name === 'tiered' ? [offline, llm] : [llm], summarise: summariseWithModel };

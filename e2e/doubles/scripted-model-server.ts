@@ -660,6 +660,48 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
   };
 }
 
+// ───── scripted conversations in both edit protocols ─────
+
+/**
+ * A multi-turn conversation written once for both of flowfix's edit
+ * protocols: each turn has the native tool calls and the same actions as
+ * text (search/replace blocks and text actions), and what the latest
+ * results must contain before it answers.
+ */
+export const ConversationSchema = z.object({
+  about: z.string(),
+  bug: z.string().optional(),
+  turns: z
+    .array(
+      z.object({
+        expect: z.array(z.string()).default([]),
+        thought: z.string().optional(),
+        tools: z.array(ToolCallSchema).min(1),
+        text: z.string().min(1),
+        usage: UsageSchema.optional(),
+      }),
+    )
+    .min(1),
+});
+export type Conversation = z.output<typeof ConversationSchema>;
+
+/** The script that plays a conversation in one protocol; the first turn's expectations are checked against the first user message. */
+export function scriptFromConversation(conversation: Conversation, protocol: 'tools' | 'text', { malformedFirst = 0 }: { malformedFirst?: number } = {}): ScriptStep[] {
+  const malformed: ScriptStep[] = Array.from({ length: malformedFirst }, (_, i) => ({
+    kind: 'reply',
+    text: 'Calling the tool.',
+    toolCalls: [{ name: i % 2 === 0 ? 'read_file' : 'edit_file', arguments: i % 2 === 0 ? '{"path": "src/' : { path: 42 } }],
+  }));
+  const turns: ScriptStep[] = conversation.turns.map((turn, i) => ({
+    kind: 'reply',
+    // after malformed calls the latest results are their errors: the first turn then checks nothing
+    ...(turn.expect.length && !(i === 0 && malformedFirst > 0) ? { expect: { resultIncludes: turn.expect, resultExcludes: [] } } : {}),
+    ...(turn.usage ? { usage: turn.usage } : {}),
+    ...(protocol === 'tools' ? { text: turn.thought, toolCalls: turn.tools } : { text: [turn.thought, turn.text].filter(Boolean).join('\n\n') }),
+  }));
+  return [...malformed, ...turns];
+}
+
 /** The tool-result messages of a request after its last assistant message: what a script reacts to. */
 export function latestToolResults(request: RecordedRequest): Array<{ toolCallId: string; content: string }> {
   const messages = request.body?.messages ?? [];
