@@ -152,7 +152,7 @@ export const searchCodeTool = defineTool({
 export const editFileTool = defineTool({
   name: 'edit_file',
   description: 'Replace old_text with new_text in a file. old_text must occur exactly once: include enough surrounding lines to make it unique. Goes through the compile gate.',
-  args: z.object({ path: Path, old_text: z.string().min(1), new_text: z.string() }),
+  args: z.object({ path: Path, old_text: z.string().min(1).max(200_000), new_text: z.string().max(200_000) }),
   async execute({ path, old_text, new_text }, env) {
     if (old_text === new_text) return { ok: false, text: 'old_text and new_text are identical: nothing to change.' };
     const content = await env.ctx.workspace.readFile(path);
