@@ -12,8 +12,9 @@
 // The API key is handed in by the caller (getEnv().FLOWFIX_MODEL_API_KEY) and
 // lives only inside the SDK instance: it is never part of an error, event or log.
 import OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type {
+  ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionMessageParam,
   ChatCompletionTool,
   ChatCompletionCreateParamsNonStreaming,
