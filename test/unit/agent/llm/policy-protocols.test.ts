@@ -101,6 +101,24 @@ describe('LLM policy: text edit protocol', () => {
   });
 });
 
+describe('LLM policy: the same gates for both protocols', () => {
+  test('an edit of a test file passes the compile gate with the warning that such a fix is dropped, in text as with tools', async () => {
+    const weaken = ['test/cart.test.js', '<<<<<<< SEARCH', '  assert.equal(total([{ price: 2, qty: 2 }, { price: 3, qty: 1 }]), 7);', '=======', '  assert.ok(true);', '>>>>>>> REPLACE'].join('\n');
+    for (const protocol of ['text', 'tools'] as const) {
+      const step: ScriptStep =
+        protocol === 'text'
+          ? text(weaken)
+          : { kind: 'reply', toolCalls: [{ name: 'edit_file', arguments: { path: 'test/cart.test.js', old_text: '  assert.equal(total([{ price: 2, qty: 2 }, { price: 3, qty: 1 }]), 7);', new_text: '  assert.ok(true);' } }] };
+      const { server, ctx, policy } = await setup([step, { kind: 'reply', text: 'I give up.' }, { kind: 'reply', text: 'Still nothing.' }], { protocol: { editProtocol: protocol } });
+      const outcome = await policy.run({ ...ctx, isTestFile: (f) => f.startsWith('test/') });
+      assert.equal(outcome.status === 'gave_up' && outcome.exitReason, 'no_candidate');
+      const results = JSON.stringify(server.requests[1]!.body?.messages.slice(-2));
+      assert.match(results, /passed the compile gate/, protocol);
+      assert.match(results, /test\/cart\.test\.js is a test or test helper\. A fix that edits tests is dropped/, protocol);
+    }
+  });
+});
+
 describe('LLM policy: auto protocol falls back to text', () => {
   test('after textFallbackAfter malformed tool calls it switches for the rest of the run, and says so in the trajectory', async () => {
     const { server, sink, ctx, policy } = await setup(
