@@ -38,7 +38,7 @@ export type SummariseFn = (input: {
   suspects: Suspect[];
   change: Pick<ChangeContext, 'title' | 'description'>;
   signal?: AbortSignal;
-}) => Promise<{ html: string; source: 'model' | 'evidence'; usage?: { promptTokens: number; completionTokens: number; costUsd: number } }>;
+}) => Promise<{ html: string; source: 'model' | 'evidence'; usage?: { promptTokens: number; completionTokens: number; costUsd: number | null } }>;
 
 export interface RunRepairInput {
   /** a local repository (cloned with --shared) … */

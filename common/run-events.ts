@@ -20,10 +20,16 @@ export type Phase = z.infer<typeof PhaseSchema>;
 export const UsageSchema = z.object({
   promptTokens: z.number().int().min(0),
   completionTokens: z.number().int().min(0),
-  costUsd: z.number().min(0),
+  /** null: some model call had no price, so the cost is unknown (never counted as 0) */
+  costUsd: z.number().min(0).nullable(),
   toolCalls: z.number().int().min(0),
 });
 export type Usage = z.infer<typeof UsageSchema>;
+
+/** An unknown cost (null) stays unknown: a sum with it is no real total. */
+export function addCost(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
 
 export const DiagnosticSchema = z.object({
   kind: z.enum(['malformed', 'apply', 'syntax', 'build', 'path']),
@@ -137,8 +143,11 @@ export const RUN_EVENT_PAYLOADS = {
     model: z.string().optional(),
     promptTokens: count,
     completionTokens: count,
-    costUsd: z.number().min(0),
+    /** null when the model has no price (unknown) */
+    costUsd: z.number().min(0).nullable(),
     priced: z.boolean().optional(),
+    /** where the token counts come from: the endpoint's usage, llama.cpp's timings, or an estimate */
+    source: z.enum(['reported', 'timings', 'estimated']).optional(),
     attempts: count.optional(),
     durationMs: z.number().nonnegative().optional(),
     total: UsageSchema.optional(),

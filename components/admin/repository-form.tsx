@@ -174,7 +174,7 @@ export function RepositoryForm({ repo, onDone }: { repo: AdminRepository | null;
           <textarea
             className="input mono admin-json"
             rows={6}
-            placeholder={'{ "model": "gpt-4.1", "maxToolCalls": 100, "maxCostUsd": 5 }'}
+            placeholder={'{ "model": "qwen2.5-coder:7b", "baseUrl": "http://localhost:11434", "dialect": "ollama", "editProtocol": "auto", "contextTokens": 8192, "maxToolCalls": 100, "maxCostUsd": 5 }'}
             value={state.otherModel}
             onChange={(e) => set('otherModel', e.target.value)}
             data-testid="repo-model-settings"

@@ -21,7 +21,16 @@ export function CostView() {
     <div className="stack">
       <Tiles
         tiles={[
-          { label: 'Total model cost', value: formatCost(t.costUsd), detail: <span title={formatCostExact(t.costUsd)}>{formatCount(t.runs)} runs</span>, testId: 'cost-total' },
+          {
+            label: 'Total model cost',
+            value: formatCost(t.costUsd),
+            detail: (
+              <span title={formatCostExact(t.costUsd)}>
+                {formatCount(t.runs)} runs{t.unpricedRuns > 0 ? ` · ${formatCount(t.unpricedRuns)} of unknown cost (no price for their model)` : ''}
+              </span>
+            ),
+            testId: 'cost-total',
+          },
           { label: 'Per run', value: usd(t.costPerRun), detail: `${tokens(t.tokensPerRun)} tokens · ${calls(t.toolCallsPerRun)} tool calls` },
           { label: 'Per posted fix', value: usd(t.costPerPosted), detail: `${tokens(t.tokensPerPosted)} tokens · ${calls(t.toolCallsPerPosted)} tool calls · ${formatCount(t.posted)} posted` },
           { label: 'Per applied fix', value: usd(t.costPerApplied), detail: `${tokens(t.tokensPerApplied)} tokens · ${calls(t.toolCallsPerApplied)} tool calls · ${formatCount(t.applied)} applied`, testId: 'cost-per-applied' },

@@ -8,13 +8,17 @@ import { SqlParams, bucketExpr, bucketIso, cohortWhere, count, fixesCte, num, qu
 // and the cost per posted or applied fix divides that whole spend by the
 // fixes posted or applied, because the runs that found nothing are part of
 // the price of the ones that did. Grouped by policy and model; the offline
-// tier's share is the posted fixes whose run cost nothing.
+// tier's share is the posted fixes whose run cost nothing. A run whose model
+// had no price has an unknown cost (null): the sums leave it out and
+// `unpricedRuns` says how many were left out.
 
 export interface CostRow {
   runs: number;
   toolCalls: number;
   tokens: number;
+  /** the known costs only; `unpricedRuns` runs had no price for their model */
   costUsd: number;
+  unpricedRuns: number;
   posted: number;
   applied: number;
   toolCallsPerRun: number | null;
@@ -36,7 +40,7 @@ export interface Cost {
   trend: Array<{ bucket: string; runs: number; costUsd: number; posted: number; applied: number; costPerApplied: number | null }>;
 }
 
-function costRow(r: { runs: unknown; tool_calls: unknown; tokens: unknown; cost: unknown; posted: unknown; applied: unknown } | undefined): CostRow {
+function costRow(r: { runs: unknown; tool_calls: unknown; tokens: unknown; cost: unknown; unpriced: unknown; posted: unknown; applied: unknown } | undefined): CostRow {
   const runs = count(r?.runs);
   const toolCalls = count(r?.tool_calls);
   const tokens = count(r?.tokens);
@@ -48,6 +52,7 @@ function costRow(r: { runs: unknown; tool_calls: unknown; tokens: unknown; cost:
     toolCalls,
     tokens,
     costUsd,
+    unpricedRuns: count(r?.unpriced),
     posted,
     applied,
     toolCallsPerRun: ratio(toolCalls, runs),
@@ -79,18 +84,18 @@ SELECT 'runs' AS part, GROUPING(policy, model) AS g, policy, model, NULL AS buck
   sum(tc)::float8 AS tool_calls, sum(tok)::float8 AS tokens, sum(cost)::float8 AS cost,
   percentile_cont(0.5) WITHIN GROUP (ORDER BY tc) AS p50_tc, percentile_cont(0.9) WITHIN GROUP (ORDER BY tc) AS p90_tc,
   percentile_cont(0.5) WITHIN GROUP (ORDER BY tok) AS p50_tok, percentile_cont(0.9) WITHIN GROUP (ORDER BY tok) AS p90_tok,
-  NULL::int AS posted, NULL::int AS applied, NULL::int AS zero
+  NULL::int AS posted, NULL::int AS applied, NULL::int AS zero, count(*) FILTER (WHERE cost IS NULL)::int AS unpriced
 FROM rr GROUP BY GROUPING SETS ((policy, model), ())
 UNION ALL
 SELECT 'fixes', GROUPING(policy, model), policy, model, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  count(*)::int, count(*) FILTER (WHERE applied)::int, count(*) FILTER (WHERE cost = 0)::int
+  count(*)::int, count(*) FILTER (WHERE applied)::int, count(*) FILTER (WHERE cost = 0)::int, NULL
 FROM pf GROUP BY GROUPING SETS ((policy, model), ())
 UNION ALL
-SELECT 'trend_runs', 0, NULL, NULL, bucket, count(*)::int, NULL, NULL, sum(cost)::float8, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT 'trend_runs', 0, NULL, NULL, bucket, count(*)::int, NULL, NULL, sum(cost)::float8, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM rr GROUP BY bucket
 UNION ALL
 SELECT 'trend_fixes', 0, NULL, NULL, bucket, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  count(*)::int, count(*) FILTER (WHERE applied)::int, NULL
+  count(*)::int, count(*) FILTER (WHERE applied)::int, NULL, NULL
 FROM pf GROUP BY bucket`;
   type Row = {
     part: string;
@@ -109,6 +114,7 @@ FROM pf GROUP BY bucket`;
     posted: unknown;
     applied: unknown;
     zero: unknown;
+    unpriced: unknown;
   };
   const rows = await queryRows<Row>(db, sql, p);
 
@@ -135,6 +141,7 @@ FROM pf GROUP BY bucket`;
         tool_calls: g.runs?.tool_calls,
         tokens: g.runs?.tokens,
         cost: g.runs?.cost,
+        unpriced: g.runs?.unpriced,
         posted: g.fixes?.posted,
         applied: g.fixes?.applied,
       }),
