@@ -31,6 +31,10 @@ export const AXIS = {
 
 export const GRID = { stroke: 'var(--chart-grid)', strokeDasharray: '3 3', vertical: false } as const;
 
+// A bar drawn pale, to stay behind another series, gets fillOpacity and an
+// outline in its full colour: the outline keeps the shape at 3:1 against the
+// card in both themes, where a plain opacity would sink into the dark one.
+
 // The values are written in the tooltip's text colour, not the series'
 // (a series colour is made to stand out as a shape, not to be read as
 // small text); each value is named.

@@ -115,7 +115,7 @@ export function CostView() {
             <YAxis yAxisId="a" orientation="right" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
             <Legend />
-            <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} opacity={0.75} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
             <Line yAxisId="a" dataKey="costPerApplied" name="cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>

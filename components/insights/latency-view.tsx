@@ -84,7 +84,7 @@ export function LatencyView() {
             <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 60_000)} />
             <Legend />
             <Bar dataKey="p50m" name="p50" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
-            <Bar dataKey="p90m" name="p90" fill={PALETTE.violet} opacity={0.7} radius={[4, 4, 0, 0]} maxBarSize={48} />
+            <Bar dataKey="p90m" name="p90" fill={PALETTE.violet} fillOpacity={0.7} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={48} />
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>
