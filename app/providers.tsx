@@ -3,11 +3,15 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { z } from 'zod';
+import { startThemeIfMissing } from '@/components/shell/theme';
 
 // zod probes for eval (new Function) to compile faster parsers; under our
 // Content-Security-Policy the probe is blocked and reported as a violation
 // even though zod catches it. The browser parses small inputs: no JIT needed.
 if (typeof window !== 'undefined') z.config({ jitless: true });
+
+// pages rendered in the browser alone did not run the layout's inline theme script
+if (typeof window !== 'undefined') startThemeIfMissing();
 
 export function Providers({ children }: { children: ReactNode }) {
   // one client per browser tab; created in state so it survives re-renders

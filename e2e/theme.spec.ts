@@ -64,6 +64,21 @@ test.describe('a browser that prefers dark', () => {
     await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
     expect(await page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe('light');
   });
+
+  test('a page rendered in the browser alone (the 403) is dark too, within the CSP', async ({ page }) => {
+    const violations: string[] = [];
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`csp-violation ${e.violatedDirective} ${e.blockedURI}`));
+    });
+    page.on('console', (m) => m.text().startsWith('csp-violation') && violations.push(m.text()));
+    await signInAs(page, 'reviewer');
+    const res = await page.goto('/admin');
+    expect(res?.status()).toBe(403);
+    await expect(page.getByTestId('forbidden')).toBeVisible();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(14, 17, 22)');
+    expect(violations).toEqual([]);
+  });
 });
 
 test.describe('a browser that prefers light', () => {
@@ -144,7 +159,7 @@ test.describe('a browser that prefers light', () => {
     expect(await fill()).toBe(await tokenRgb(page, '--chart-slate'));
     // the tooltip is drawn on the dark tooltip colour, not recharts' white
     await bar.hover();
-    const tooltip = page.locator('.recharts-default-tooltip');
+    const tooltip = page.getByTestId('chart-funnel').locator('.recharts-default-tooltip');
     await expect(tooltip).toBeVisible();
     expect(await tooltip.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe(await tokenRgb(page, '--chart-tooltip-bg'));
   });

@@ -1,7 +1,8 @@
 // The colour theme: the person's choice (System, Light or Dark) is kept in
 // localStorage; the theme in force is <html data-theme="light|dark">, which the
 // design tokens of app/globals.css follow. Shared by the root layout (which
-// inlines THEME_SCRIPT) and the header's toggle, so no server-only imports.
+// inlines THEME_SCRIPT), the providers and the header's toggle, so no
+// server-only imports.
 
 export const THEME_CHOICES = ['system', 'light', 'dark'] as const;
 export type ThemeChoice = (typeof THEME_CHOICES)[number];
@@ -41,3 +42,21 @@ export const THEME_SCRIPT = `(function () {
   });
   window.addEventListener(${JSON.stringify(THEME_CHANGE_EVENT)}, apply);
 })();`;
+
+/**
+ * A page Next renders in the browser alone (the 403 of forbidden(), an error
+ * page) gets the root layout from React, which never runs the inline script
+ * it holds. There the script is started as a script element of its own, with
+ * the nonce the page's other scripts carry (the CSP admits nothing else), as
+ * the providers' bundle loads, before React draws. Where the inline script
+ * ran, <html> has its data-theme and this does nothing.
+ */
+export function startThemeIfMissing(): void {
+  const root = document.documentElement;
+  if (root.hasAttribute('data-theme')) return;
+  const script = document.createElement('script');
+  const nonced = Array.from(document.scripts).find((s) => s.nonce);
+  if (nonced) script.nonce = nonced.nonce;
+  script.textContent = THEME_SCRIPT;
+  document.head.appendChild(script);
+}
