@@ -46,13 +46,17 @@ export const THEME_SCRIPT = `(function () {
 /**
  * A page Next renders in the browser alone (the 403 of forbidden(), an error
  * page) gets the root layout from React, which never runs the inline script
- * it holds. There the script is started as a script element of its own, with
- * the nonce the page's other scripts carry (the CSP admits nothing else), as
- * the providers' bundle loads, before React draws. Where the inline script
- * ran, <html> has its data-theme and this does nothing.
+ * it holds, and which clears the attributes of <html> when it takes the
+ * element over. So the providers call this as their bundle loads and again
+ * once React has drawn, before the paint: if <html> has no data-theme, the
+ * script is asked to apply the theme again (if it ran) or started as a
+ * script element of its own, with the nonce the page's other scripts carry
+ * (the CSP admits nothing else). Where <html> has its theme, it does nothing.
  */
-export function startThemeIfMissing(): void {
+export function ensureTheme(): void {
   const root = document.documentElement;
+  if (root.hasAttribute('data-theme')) return;
+  window.dispatchEvent(new Event(THEME_CHANGE_EVENT));
   if (root.hasAttribute('data-theme')) return;
   const script = document.createElement('script');
   const nonced = Array.from(document.scripts).find((s) => s.nonce);
