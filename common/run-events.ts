@@ -112,7 +112,11 @@ export const RUN_EVENT_PAYLOADS = {
   /** a gate's verdict: compile, RED, base, GREEN, regression, final */
   gate: GateVerdictSchema,
   /** the localiser's ranked suspects */
-  suspects: z.object({ suspects: z.array(SuspectSchema) }),
+  suspects: z.object({
+    suspects: z.array(SuspectSchema),
+    /** ranked after the top-K (not handed to the policy): how near the rest came */
+    runnersUp: z.array(SuspectSchema).optional(),
+  }),
   /** what the failure says: failing tests, expected/actual, frames */
   evidence: z.object({
     summary: z.string(),

@@ -45,6 +45,12 @@ export const RepositorySettingsSchema = z.object({
   junitReport: z.string().trim().min(1).default('junit.xml'),
   timeLimits: TimeLimitsSchema,
   /**
+   * per-test line coverage for localisation: one more run of the target
+   * tests' command with a coverage bootstrap (agent/coverage), bounded like a
+   * candidate's test run; off: localisation without it
+   */
+  coverage: z.boolean().default(true),
+  /**
    * network for build and test commands; off means none at all; on means
    * HTTPS through the sandbox's egress proxy, never to loopback or private
    * addresses (lib/sandbox/egress.ts)

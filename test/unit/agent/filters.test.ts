@@ -223,6 +223,11 @@ describe('post-execution filters', () => {
     const changeDiff = gitDiff({ 'src/cart.ts': [SRC, changed] });
     assertDropped(gitDiff({ 'src/cart.ts': [changed, SRC] }), 'reverts_change', { changeDiff });
     assertKept(gitDiff({ 'src/cart.ts': [changed, changed.replace('a - b', 'a + b')] }), { changeDiff });
+    // a change that only adds a line, fixed by rewriting that line: the base never had the fixed line
+    const added = SRC.replace("  return 'total: ' + n;", "  n = Math.min(n, 0);\n  return 'total: ' + n;");
+    const addDiff = gitDiff({ 'src/cart.ts': [SRC, added] });
+    assertKept(gitDiff({ 'src/cart.ts': [added, added.replace('Math.min(n, 0)', 'Math.max(n, 0)')] }), { changeDiff: addDiff });
+    assertDropped(gitDiff({ 'src/cart.ts': [added, SRC] }), 'reverts_change', { changeDiff: addDiff });
   });
 
   test('stale, both ways', () => {
