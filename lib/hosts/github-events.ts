@@ -8,7 +8,7 @@ import { ingestFailureReport } from '../ingest/ingest-failure';
 import { IngestMetadataSchema } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
 import { githubInstallationClient, type GitHubClient } from './clients';
-import { endPendingWork, staleOlderHeads } from './pull-requests';
+import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
 import { processGitHubComment } from './commands';
 import { globToRegExp, readZip, ZipError } from './zip';
@@ -61,8 +61,9 @@ export async function processGitHubDelivery({ host, link, event, payload, delive
       return ingestWorkflowRuns({ client, link, runs: failed, deliveryId });
     }
     case 'pull_request': {
-      const pr = payload.pull_request as { number: number; head: { sha: string }; merged?: boolean };
+      const pr = payload.pull_request as { number: number; head: { sha: string }; merged?: boolean; draft?: boolean };
       const externalId = String(pr.number);
+      const draft = typeof pr.draft === 'boolean' ? await recordDraftState({ repositoryId: link.repositoryId, externalId, draft: pr.draft }) : 'unknown';
       if (payload.action === 'synchronize') {
         const n = await staleOlderHeads({ repositoryId: link.repositoryId, externalId, headRev: pr.head.sha, why: `new commits pushed (${pr.head.sha.slice(0, 12)})` });
         return { status: 'PROCESSED', detail: `pull request #${pr.number} synchronized: ${n} pending fix(es) made stale` };
@@ -71,7 +72,12 @@ export async function processGitHubDelivery({ host, link, event, payload, delive
         const n = await endPendingWork({ repositoryId: link.repositoryId, externalId, why: pr.merged ? 'the pull request was merged' : 'the pull request was closed' });
         return { status: 'PROCESSED', detail: `pull request #${pr.number} ${pr.merged ? 'merged' : 'closed'}: ${n} pending fix(es) ended` };
       }
-      return { status: 'IGNORED', detail: `pull request ${payload.action as string}` };
+      if (payload.action === 'ready_for_review' || draft === 'left') {
+        const what = await repairWhenReady({ repositoryId: link.repositoryId, externalId, headRev: pr.head.sha });
+        return { status: 'PROCESSED', detail: `pull request #${pr.number} ready for review: ${what}` };
+      }
+      if (draft === 'entered') return { status: 'PROCESSED', detail: `pull request #${pr.number} converted to draft: its next failures are skipped by the draft filter` };
+      return { status: 'IGNORED', detail: `pull request ${payload.action as string}${draft === 'unknown' ? '' : ` (draft: ${String(pr.draft)}, ${draft})`}` };
     }
     case 'issue_comment':
       return processGitHubComment({ host, link, payload });
@@ -185,6 +191,8 @@ async function uploadFor({ client, link, run, number, evidence }: { client: GitH
       authorKind: pr.user.type === 'Bot' ? 'bot' : 'human',
       branch: pr.head.ref,
       url: pr.html_url,
+      // read now, not from the delivery: the draft filter decides on the state when the failure is triaged
+      draft: pr.draft ?? false,
     },
     baseRev: pr.base.sha,
     // the run's commit, which is the pull request's head unless it moved since

@@ -8,7 +8,7 @@ import { IngestMetadataSchema, type TestInput } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
 import { gitlabClient, type GitLabClient } from './clients';
 import type { ProcessOutcome } from './github-events';
-import { endPendingWork, staleOlderHeads } from './pull-requests';
+import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
 import { processGitLabNote } from './commands';
 
@@ -49,8 +49,11 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
       return ingestPipeline({ api, link, pipelineId, sha: String(pipeline.sha), mrIid: mr.iid, deliveryId });
     }
     case 'Merge Request Hook': {
-      const attrs = payload.object_attributes as { iid: number; action?: string; oldrev?: string; last_commit?: { id: string } };
+      const attrs = payload.object_attributes as { iid: number; action?: string; oldrev?: string; last_commit?: { id: string }; draft?: boolean; work_in_progress?: boolean };
       const externalId = String(attrs.iid);
+      // `draft` since GitLab 13.x; older hooks say work_in_progress
+      const isDraft = typeof attrs.draft === 'boolean' ? attrs.draft : typeof attrs.work_in_progress === 'boolean' ? attrs.work_in_progress : undefined;
+      const draft = isDraft === undefined ? 'unknown' : await recordDraftState({ repositoryId: link.repositoryId, externalId, draft: isDraft });
       if (attrs.action === 'update' && attrs.oldrev && attrs.last_commit) {
         const n = await staleOlderHeads({ repositoryId: link.repositoryId, externalId, headRev: attrs.last_commit.id, why: `new commits pushed (${attrs.last_commit.id.slice(0, 12)})` });
         return { status: 'PROCESSED', detail: `merge request !${attrs.iid} updated: ${n} pending fix(es) made stale` };
@@ -59,6 +62,11 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
         const n = await endPendingWork({ repositoryId: link.repositoryId, externalId, why: attrs.action === 'merge' ? 'the merge request was merged' : 'the merge request was closed' });
         return { status: 'PROCESSED', detail: `merge request !${attrs.iid} ${attrs.action}d: ${n} pending fix(es) ended` };
       }
+      if (draft === 'left') {
+        const what = await repairWhenReady({ repositoryId: link.repositoryId, externalId, headRev: attrs.last_commit?.id ?? null });
+        return { status: 'PROCESSED', detail: `merge request !${attrs.iid} ready for review: ${what}` };
+      }
+      if (draft === 'entered') return { status: 'PROCESSED', detail: `merge request !${attrs.iid} marked as draft: its next failures are skipped by the draft filter` };
       return { status: 'IGNORED', detail: `merge request ${attrs.action ?? 'event'}` };
     }
     case 'Note Hook':
@@ -106,6 +114,7 @@ async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }:
       author: String((mr.author as { username?: string } | undefined)?.username ?? 'unknown'),
       branch: String(mr.source_branch),
       url: String(mr.web_url),
+      draft: Boolean(mr.draft ?? mr.work_in_progress),
     },
     baseRev: diffRefs?.base_sha ?? String(mr.sha),
     headRev: sha,

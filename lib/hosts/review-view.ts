@@ -69,12 +69,43 @@ export function renderComment(input: CommentInput): string {
   return lines.join('\n');
 }
 
+/**
+ * Why a pre-execution filter skipped the change, as the check says it: the
+ * title names the reason, the summary says what would change it. A skipped
+ * change gets this completed "skipped" check and nothing else: never
+ * "in progress", never a comment.
+ */
+export function describeSkip(reason: string | null, thread: 'pull request' | 'merge request'): { title: string; summary: string } {
+  const policy = (key: string) => `the repository's filter policy, \`pre.${key}\`, which an admin can switch off`;
+  switch (reason) {
+    case 'draft':
+      return {
+        title: `Skipped: draft ${thread}`,
+        summary: `flowfix does not repair drafts (${policy('draft')}). Mark the ${thread} ready for review: if its last CI run failed, flowfix repairs that failure then; otherwise the next failure.`,
+      };
+    case 'bot_author':
+      return { title: 'Skipped: the author is a bot', summary: `flowfix does not repair changes written by bots (${policy('botAuthor')}).` };
+    case 'too_many_files_changed':
+      return { title: 'Skipped: too many files changed', summary: `The change is larger than a repair run handles (${policy('maxFilesChanged')}).` };
+    case 'too_many_failing_tests':
+      return { title: 'Skipped: too many failing tests', summary: `So many tests failing usually means the infrastructure, not the change (${policy('maxFailingTests')}).` };
+    case 'known_flaky':
+      return { title: 'Skipped: only known-flaky tests failed', summary: 'Every failing test is marked as known flaky for this repository.' };
+    case 'unsupported_language':
+      return { title: 'Skipped: unsupported language', summary: `flowfix does not repair this repository's language (${policy('supportedLanguages')}).` };
+    case 'stale_revision':
+      return { title: 'Skipped: a newer commit exists', summary: 'The failure is of an older head; the newer one is what counts.' };
+    default:
+      return { title: 'Skipped', summary: reason ? `A filter skipped this change (${reason}).` : 'A filter skipped this change.' };
+  }
+}
+
 /** The state of the change's review surfaces now. */
 export async function describeForReview(changeId: string): Promise<ReviewState | null> {
   const db = getDb();
   const change = await db.change.findUnique({
     where: { id: changeId },
-    select: { id: true, headRev: true, status: true, statusReason: true, repositoryId: true },
+    select: { id: true, headRev: true, status: true, statusReason: true, repositoryId: true, repository: { select: { hostLink: { select: { host: { select: { kind: true } } } } } } },
   });
   if (!change) return null;
   const detailsUrl = `${publicOrigin()}/changes/${encodeURIComponent(change.id)}`;
@@ -130,7 +161,8 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
     const outcome = run.status === RunStatus.CANCELLED ? 'cancelled' : `no fix (${run.exitReason ?? run.status.toLowerCase()})`;
     check = { status: 'completed', conclusion: run.status === RunStatus.CANCELLED ? 'cancelled' : 'neutral', title: `No fix: ${outcome}`, summary: `flowfix ended with ${outcome}.\n\n${detailsUrl}` };
   } else if (change.status === ChangeStatus.SKIPPED) {
-    check = { status: 'completed', conclusion: 'skipped', title: 'Skipped', summary: `${change.statusReason ?? 'A filter skipped this change.'}\n\n${detailsUrl}` };
+    const skip = describeSkip(change.statusReason, change.repository.hostLink?.host.kind === 'GITLAB' ? 'merge request' : 'pull request');
+    check = { status: 'completed', conclusion: 'skipped', title: skip.title, summary: `${skip.summary}\n\n${detailsUrl}` };
   } else if (change.status === ChangeStatus.STALE) {
     check = { status: 'completed', conclusion: 'neutral', title: 'Stale', summary: `${change.statusReason ?? 'The change moved on.'}\n\n${detailsUrl}` };
   } else {

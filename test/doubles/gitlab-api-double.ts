@@ -24,6 +24,8 @@ export interface GitLabDoubleMergeRequest {
   baseSha: string;
   headSha: string;
   state?: 'opened' | 'merged' | 'closed';
+  /** a draft ("Draft:") merge request: GitLab answers draft and, for older clients, work_in_progress */
+  draft?: boolean;
 }
 
 export interface GitLabDoubleTestCase {
@@ -73,8 +75,10 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
   function projectShape(p: GitLabDoubleProject): Pick<SimpleProjectSchema, 'id' | 'name' | 'path' | 'path_with_namespace' | 'http_url_to_repo' | 'default_branch' | 'web_url'> {
     return { id: p.id, name: p.path.split('/').at(-1)!, path: p.path.split('/').at(-1)!, path_with_namespace: p.path, http_url_to_repo: `${base}/${p.path}.git`, default_branch: 'main', web_url: `${base}/${p.path}` };
   }
-  function mrShape(p: GitLabDoubleProject, m: GitLabDoubleMergeRequest): Pick<ExpandedMergeRequestSchema, 'iid' | 'title' | 'description' | 'source_branch' | 'web_url' | 'sha' | 'state' | 'author' | 'diff_refs' | 'source_project_id' | 'target_project_id'> {
+  function mrShape(p: GitLabDoubleProject, m: GitLabDoubleMergeRequest): Pick<ExpandedMergeRequestSchema, 'iid' | 'title' | 'description' | 'source_branch' | 'web_url' | 'sha' | 'state' | 'author' | 'diff_refs' | 'source_project_id' | 'target_project_id' | 'draft' | 'work_in_progress'> {
     return {
+      draft: m.draft ?? false,
+      work_in_progress: m.draft ?? false,
       source_project_id: p.id,
       target_project_id: p.id,
       iid: m.iid,
