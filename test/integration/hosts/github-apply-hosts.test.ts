@@ -15,7 +15,7 @@ import { setClientDefaults } from '../../../lib/hosts/clients';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
 import { claimRun, finishRun } from '../../../lib/runs/service';
 import { acceptFix } from '../../../lib/fixes/apply';
-import { git, githubDelivery, JUNIT_FAILING, waitFor, zipOf } from './helpers';
+import { git, githubDelivery, JUNIT_FAILING, waitFor, zipOf, waitForSettledDelivery } from './helpers';
 
 // Applying from the pull request. The repositories are real, served over
 // HTTP by `git http-backend` behind a server that accepts only the
@@ -39,11 +39,7 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
   let nextRun = 100;
   const post = (req: Request) => webhookRoute.POST(req as never, ctx);
   const bare = (name: string) => path.join(root, `${name}.git`);
-  const settled = (id: string) =>
-    waitFor(async () => {
-      const row = await db.db.webhookDelivery.findFirst({ where: { deliveryId: id } });
-      return row && row.status !== 'RECEIVED' ? row : null;
-    }, { what: `delivery ${id}` });
+  const settled = (id: string) => waitForSettledDelivery(db.db, id);
 
   /** A pull request whose branch breaks sum, failed in CI, with a READY fix from a finished run. */
   async function failingPull(number: number, opts: { fork?: { name: string; maintainerCanModify: boolean } } = {}) {

@@ -11,7 +11,7 @@ import { setClientDefaults } from '../../../lib/hosts/clients';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
 import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
 import { claimRun, finishRun } from '../../../lib/runs/service';
-import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type GitFixture } from './helpers';
+import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type GitFixture, waitForSettledDelivery } from './helpers';
 
 // Drafts and bots follow the repository's filter policy on GitHub: a failed
 // run of a draft (or a bot's) pull request is recorded and skipped by the
@@ -36,11 +36,7 @@ describe('GitHub: draft and bot pull requests follow the filter policy (hosts)',
   let nextRun = 300;
 
   const post = (req: Request) => webhookRoute.POST(req as never, ctx);
-  const settled = (id: string) =>
-    waitFor(async () => {
-      const row = await db.db.webhookDelivery.findFirst({ where: { deliveryId: id } });
-      return row && row.status !== 'RECEIVED' ? row : null;
-    }, { what: `delivery ${id} to settle` });
+  const settled = (id: string) => waitForSettledDelivery(db.db, id);
   const changeOf = (number: number) => db.db.change.findFirstOrThrow({ where: { repositoryId, externalId: String(number) }, include: { runs: true } });
   const checksOf = (head: string) => gh.checkRuns.filter((c) => c.head_sha === head);
   const commentsOn = (number: number) => gh.comments.filter((c) => c.issueNumber === number);

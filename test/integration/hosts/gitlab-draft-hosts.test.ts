@@ -6,7 +6,7 @@ import * as webhookRoute from '../../../app/api/hosts/gitlab/webhook/route';
 import { startGitLabApiDouble, type GitLabApiDouble } from '../../doubles/gitlab-api-double';
 import { registerHost, linkRepository } from '../../../lib/hosts/service';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
-import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture } from './helpers';
+import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture, waitForSettledDelivery } from './helpers';
 
 // Drafts and bots follow the repository's filter policy on GitLab: a failed
 // pipeline of a draft merge request (draft, or work_in_progress on older
@@ -28,11 +28,7 @@ describe('GitLab: draft and bot merge requests follow the filter policy (hosts)'
   let nextPipeline = 500;
 
   const post = (req: Request) => webhookRoute.POST(req as never, ctx);
-  const settled = (id: string) =>
-    waitFor(async () => {
-      const row = await db.db.webhookDelivery.findFirst({ where: { deliveryId: id } });
-      return row && row.status !== 'RECEIVED' ? row : null;
-    }, { what: `delivery ${id} to settle` });
+  const settled = (id: string) => waitForSettledDelivery(db.db, id);
   const changeOf = (iid: number) => db.db.change.findFirstOrThrow({ where: { repositoryId, externalId: String(iid) }, include: { runs: true } });
   const statusesOf = (head: string) => gl.statuses.filter((s) => s.sha === head);
 

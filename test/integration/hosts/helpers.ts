@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NextRequest } from 'next/server';
+import type { PrismaClient } from '../../../lib/generated/prisma/client';
 
 // Shared set-up for the code-host tests: a real git repository with a base
 // and a head commit, and webhook deliveries signed the way the hosts sign them.
@@ -100,4 +101,15 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A webhook delivery's row once an attempt settled it (neither RECEIVED nor claimed by a worker). */
+export function waitForSettledDelivery(db: PrismaClient, deliveryId: string, { timeoutMs = 20_000 } = {}) {
+  return waitFor(
+    async () => {
+      const row = await db.webhookDelivery.findFirst({ where: { deliveryId } });
+      return row && row.status !== 'RECEIVED' && row.status !== 'PROCESSING' ? row : null;
+    },
+    { timeoutMs, what: `delivery ${deliveryId} to settle` },
+  );
 }
