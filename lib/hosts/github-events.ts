@@ -10,6 +10,7 @@ import { cleanText } from '../ingest/text';
 import { githubInstallationClient, type GitHubClient } from './clients';
 import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
+import { recordForkWritability } from './fork';
 import { processGitHubComment } from './commands';
 import { globToRegExp, readZip, ZipError } from './zip';
 
@@ -101,7 +102,7 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
       details.push(`run ${run.id}: no JUnit report found (artifacts named ${link.artifactName}, files ${link.junitGlob}); report from CI with flowfix report, or upload the reports as an artifact`);
       continue;
     }
-    const upload = await uploadFor({ client, link, run, number, evidence });
+    const { upload, forkNotWritable } = await uploadFor({ client, link, run, number, evidence });
     try {
       const env = getEnv();
       const result = await ingestFailureReport({
@@ -111,6 +112,7 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
         limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
       });
       ingested += 1;
+      await recordForkWritability({ changeId: result.changeId, forkNotWritable });
       await notifyCodeHost(result.changeId);
       details.push(`run ${run.id}: ${result.failures} failure(s) on revision ${result.revisionNumber} of #${number}${result.created ? '' : ' (already known)'}`);
     } catch (err) {
@@ -177,8 +179,12 @@ async function collectRunEvidence({ client, link, runId }: { client: GitHubClien
   return { junitReports, log: cleanText(logs.join('\n\n')), notes };
 }
 
-/** The report as /api/v1/failures would receive it, the change's description from the pull request. */
-async function uploadFor({ client, link, run, number, evidence }: { client: GitHubClient; link: Link; run: WorkflowRunLike; number: number; evidence: RunEvidence }): Promise<IngestUpload> {
+/**
+ * The report as /api/v1/failures would receive it, the change's description
+ * from the pull request; and the fork holding its head when flowfix may not
+ * push there (lib/hosts/fork.ts).
+ */
+async function uploadFor({ client, link, run, number, evidence }: { client: GitHubClient; link: Link; run: WorkflowRunLike; number: number; evidence: RunEvidence }): Promise<{ upload: IngestUpload; forkNotWritable: string | null }> {
   const { owner, repo } = splitFullName(link.fullName);
   const { data: pr } = await client.rest.pulls.get({ owner, repo, pull_number: number });
   const metadata = IngestMetadataSchema.parse({
@@ -203,5 +209,8 @@ async function uploadFor({ client, link, run, number, evidence }: { client: GitH
     ciUrl: run.html_url,
     origin: 'ci',
   });
-  return { metadata, junitReports: evidence.junitReports, log: evidence.log };
+  const head = pr.head.repo;
+  const fromFork = !head || head.full_name !== link.fullName;
+  const forkNotWritable = fromFork && !(head && pr.maintainer_can_modify) ? (head?.full_name ?? '(a deleted fork)') : null;
+  return { upload: { metadata, junitReports: evidence.junitReports, log: evidence.log }, forkNotWritable };
 }

@@ -6,10 +6,11 @@ import { AppError } from '../errors';
 import { ingestFailureReport } from '../ingest/ingest-failure';
 import { IngestMetadataSchema, type TestInput } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
-import { gitlabClient, type GitLabClient } from './clients';
+import { gitlabClient, hostErrorStatus, type GitLabClient } from './clients';
 import type { ProcessOutcome } from './github-events';
 import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
+import { recordForkWritability } from './fork';
 import { processGitLabNote } from './commands';
 
 // GitLab deliveries → flowfix. A failed merge-request pipeline: the
@@ -76,6 +77,18 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
   }
 }
 
+/** The fork holding the merge request's branch when flowfix may not push there (lib/hosts/fork.ts); null otherwise. */
+async function forkNotWritable(api: GitLabClient, mr: { source_project_id?: unknown; target_project_id?: unknown; allow_collaboration?: unknown }): Promise<string | null> {
+  if (mr.source_project_id === mr.target_project_id || mr.allow_collaboration) return null;
+  try {
+    return String((await api.Projects.show(Number(mr.source_project_id))).path_with_namespace);
+  } catch (err) {
+    // a private fork the token cannot see is not writable either; its name is unknown
+    if (hostErrorStatus(err) === 404) return `project ${String(mr.source_project_id)}`;
+    throw err;
+  }
+}
+
 async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }: { api: GitLabClient; link: Link; pipelineId: number; sha: string; mrIid: number; deliveryId: string }): Promise<ProcessOutcome> {
   const report = await api.Pipelines.showTestReport(link.externalId, pipelineId);
   const tests: TestInput[] = [];
@@ -130,6 +143,7 @@ async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }:
       upload: { metadata, junitReports: [], log: cleanText(logs.join('\n\n')) },
       limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
     });
+    await recordForkWritability({ changeId: result.changeId, forkNotWritable: await forkNotWritable(api, mr) });
     await notifyCodeHost(result.changeId);
     return { status: 'PROCESSED', detail: `pipeline ${pipelineId}: ${result.failures} failure(s) on revision ${result.revisionNumber} of !${mrIid}` };
   } catch (err) {

@@ -4,6 +4,7 @@ import { getDb } from '../db';
 import { publicOrigin } from '../env';
 import { summaryToText } from '../fixes/text';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { forkHandApplyMarkdown } from './fork';
 import { estimateRemaining, formatRemainingRange, loadPhaseMedians, progressFromPhaseEvents } from '../runs/estimate';
 
 // What the pull (merge) request shows of a change, decided from the
@@ -49,6 +50,8 @@ export interface CommentInput {
   suggestionsPosted: boolean;
   rejectedBecause?: string | null;
   staleBecause?: string | null;
+  /** flowfix may not push to the fork holding the branch: how to apply by hand (lib/hosts/fork.ts) */
+  handApply?: string | null;
 }
 
 /** The one comment: root cause first, then the diff, then links; the state of the fix on top when it is no longer pending. */
@@ -58,14 +61,16 @@ export function renderComment(input: CommentInput): string {
   if (fix.status === FixStatus.APPLIED) lines.push(`**Applied** as ${fix.appliedCommit ? `\`${fix.appliedCommit.slice(0, 12)}\`` : 'a commit on this branch'}.`);
   if (fix.status === FixStatus.REJECTED) lines.push(`**Rejected**${input.rejectedBecause ? `: ${input.rejectedBecause}` : ''}. It will not be applied.`);
   if (fix.status === FixStatus.STALE) lines.push(`**Stale**${input.staleBecause ? `: ${input.staleBecause}` : ''}. This fix was made for an older head and can no longer be applied.`);
+  const handApply = fix.status === FixStatus.READY ? (input.handApply ?? null) : null;
+  if (handApply) lines.push(handApply);
   lines.push('', '**Root cause**', '', fix.summary || '(no summary)', '');
-  if (input.suggestionsPosted && fix.status === FixStatus.READY) {
+  if (input.suggestionsPosted && fix.status === FixStatus.READY && !handApply) {
     lines.push('The fix is posted as suggested changes on this pull request’s diff: commit them there, or apply it from flowfix.');
   } else {
     const f = fence(fix.diff);
     lines.push('<details><summary>The fix (diff)</summary>', '', `${f}diff`, fix.diff.trimEnd(), f, '', '</details>');
   }
-  lines.push('', `[Preview in flowfix](${input.detailsUrl}) · [Apply in flowfix](${input.detailsUrl})`);
+  lines.push('', handApply ? `[Preview in flowfix](${input.detailsUrl})` : `[Preview in flowfix](${input.detailsUrl}) · [Apply in flowfix](${input.detailsUrl})`);
   return lines.join('\n');
 }
 
@@ -105,7 +110,16 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
   const db = getDb();
   const change = await db.change.findUnique({
     where: { id: changeId },
-    select: { id: true, headRev: true, status: true, statusReason: true, repositoryId: true, repository: { select: { hostLink: { select: { host: { select: { kind: true } } } } } } },
+    select: {
+      id: true,
+      headRev: true,
+      branch: true,
+      status: true,
+      statusReason: true,
+      repositoryId: true,
+      forkNotWritable: true,
+      repository: { select: { hostLink: { select: { host: { select: { kind: true } } } } } },
+    },
   });
   if (!change) return null;
   const detailsUrl = `${publicOrigin()}/changes/${encodeURIComponent(change.id)}`;
@@ -176,6 +190,9 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
         fix: { id: fix.id, status: fix.status, diff: fix.diff, summary: summaryToText(fix.summaryHtml), appliedCommit: fix.appliedCommit },
         rejectedBecause: fix.decisions[0] ? (fix.decisions[0].reasonText ?? fix.decisions[0].reason?.toLowerCase().replace(/_/g, ' ')) : null,
         staleBecause: change.status === ChangeStatus.STALE ? change.statusReason : null,
+        handApply: change.forkNotWritable
+          ? forkHandApplyMarkdown({ kind: change.repository.hostLink?.host.kind ?? 'GITHUB', fork: change.forkNotWritable, branch: change.branch, fixId: fix.id })
+          : null,
       }
     : null;
   return { changeId, headRev: change.headRev, check, comment, detailsUrl };
