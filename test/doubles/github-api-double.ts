@@ -15,8 +15,12 @@
  * new check run. Faults can be scripted per path (a 502, a 429 with
  * Retry-After), and every request is recorded.
  */
+import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { components } from '@octokit/openapi-types';
 
 type Schemas = components['schemas'];
@@ -141,6 +145,22 @@ export interface GitHubApiDouble {
 }
 
 const now = () => new Date().toISOString();
+
+/** An artifact's archive: a zip made by Info-ZIP's zip from these files, as actions/upload-artifact makes one. */
+export function zipOf(files: Record<string, string | Buffer>): Buffer {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowfix-zip-'));
+  try {
+    for (const [name, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, 'in', name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'in', name), content);
+    }
+    execFileSync('zip', ['-q', '-r', path.join(dir, 'a.zip'), '.'], { cwd: path.join(dir, 'in') });
+    return fs.readFileSync(path.join(dir, 'a.zip'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 
 function simpleUser(login: string, id: number, type: string): Schemas['simple-user'] {
   const url = `https://api.github.invalid/users/${login}`;

@@ -58,20 +58,8 @@ export const JUNIT_FAILING = `<?xml version="1.0" encoding="UTF-8"?>
 </testsuites>
 `;
 
-/** A zip made by Info-ZIP's zip from these files. */
-export function zipOf(files: Record<string, string | Buffer>): Buffer {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowfix-zip-'));
-  try {
-    for (const [name, content] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, 'in', name)), { recursive: true });
-      fs.writeFileSync(path.join(dir, 'in', name), content);
-    }
-    execFileSync('zip', ['-q', '-r', path.join(dir, 'a.zip'), '.'], { cwd: path.join(dir, 'in') });
-    return fs.readFileSync(path.join(dir, 'a.zip'));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
+// the artifacts' archives: made where the GitHub double is, for the e2e spec as well
+export { zipOf } from '../../doubles/github-api-double';
 
 /** A GitHub delivery: X-Hub-Signature-256 over the exact body bytes. */
 export function githubDelivery({ secret, event, payload, deliveryId = randomUUID(), signature }: { secret: string; event: string; payload: unknown; deliveryId?: string; signature?: string }): NextRequest {
