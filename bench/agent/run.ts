@@ -16,6 +16,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOfflinePolicy } from '../../agent/policies/offline';
 import { runRepair } from '../../agent/pipeline';
+import { runTests } from '../../agent/test-runner';
+import { Workspace } from '../../agent/workspace';
 import type { RepairResult } from '../../agent/pipeline';
 import type { AgentEvent, Phase, Policy, Suspect } from '../../agent/types';
 import { ModelSettingsSchema } from '../../lib/repositories/settings';
@@ -43,6 +45,8 @@ export interface BugOutcome {
   faultRank: number | null;
   /** whether per-test coverage was collected for localisation */
   coverage: boolean;
+  /** for a fix: whether it fails the bug's held-out tests (overfits), null when the bug has none */
+  overfits: boolean | null;
   phaseMs: Partial<Record<Phase, number>>;
   wallMs: number;
   commandMs: number;
@@ -91,6 +95,25 @@ export interface BugRunOptions {
   localiseOnly?: boolean;
 }
 
+/**
+ * Does a fix fail the tests the repository does not have? The head with the
+ * fix applied and the held-out test files added, the whole suite run as the
+ * regression gate runs it.
+ */
+async function overfits(bug: CorpusBug, repoDir: string, head: string, diff: string, workDir?: string): Promise<boolean | null> {
+  if (!bug.heldOut?.length || !diff) return null;
+  const settings = settingsFor(projectOf(bug));
+  const ws = await Workspace.create({ source: repoDir, headRev: head, ...(workDir ? { parentDir: workDir } : {}), excludes: [settings.junitReport] });
+  try {
+    await ws.applyPatch(diff, ['--whitespace=nowarn']);
+    for (const f of bug.heldOut) await ws.writeFile(f.file, f.content);
+    const run = await runTests({ workspace: ws, settings, kind: 'regression', targets: [] });
+    return !!run.reportError || run.results.length === 0 || run.results.some((r) => r.status === 'failed' || r.status === 'error');
+  } finally {
+    await ws.dispose();
+  }
+}
+
 export async function runBug(bug: CorpusBug, opts: BugRunOptions): Promise<BugOutcome> {
   const repo = await buildBugRepo({ bug, parentDir: opts.workDir });
   const events: AgentEvent[] = [];
@@ -135,6 +158,7 @@ export async function runBug(bug: CorpusBug, opts: BugRunOptions): Promise<BugOu
       localisation: localisation(ranked, bug.truth),
       faultRank: faultRank(ranked, bug.truth),
       coverage,
+      overfits: result.status === 'fixed' ? await overfits(bug, repo.dir, repo.head, result.diff, opts.workDir) : null,
       phaseMs: result.phaseTimings,
       wallMs,
       commandMs,
@@ -176,6 +200,8 @@ export function report(outcomes: BugOutcome[]): string {
   lines.push(`resolve rate (all bugs)                ${pct(fixed.length, outcomes.length)}`);
   lines.push(`resolve rate (template-expressible)    ${pct(fixable.filter((o) => o.status === 'fixed').length, fixable.length)}`);
   lines.push(`fixes on bugs beyond the templates     ${pct(unfixable.filter((o) => o.status === 'fixed').length, unfixable.length)} (should be 0: a fix here overfits)`);
+  const checked = fixed.filter((o) => o.overfits !== null);
+  lines.push(`fixes that fail held-out tests         ${pct(checked.filter((o) => o.overfits).length, checked.length)} (overfitting, among the fixes of bugs that have held-out tests)`);
   lines.push('');
   const withCoverage = outcomes.filter((o) => o.coverage).length;
   lines.push(`localisation (scaffold, top-K=3; top-5 with the runners-up), coverage collected in ${withCoverage}/${outcomes.length} runs`);
@@ -222,7 +248,7 @@ export function report(outcomes: BugOutcome[]): string {
     const l = o.localisation;
     const locText = `${o.faultRank ? `fn#${o.faultRank}` : l.fileTop3 ? 'file' : 'miss'}`;
     const expectation = o.offlineFixable ? '' : ' (beyond templates)';
-    lines.push(`  ${o.status === 'fixed' ? 'FIXED ' : 'no fix'} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`);
+    lines.push(`  ${o.status === 'fixed' ? (o.overfits ? 'OVERFIT' : 'FIXED  ') : 'no fix '} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`);
   }
   return lines.join('\n');
 }

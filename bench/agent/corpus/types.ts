@@ -62,4 +62,10 @@ export interface CorpusBug {
    * when none does: what the pattern priors are counted from (agent/policies/offline/priors.ts)
    */
   fix: TemplateName | null;
+  /**
+   * tests the repository does not have, which a correct fix passes and an
+   * overfitting one (green on the repository's tests only) fails; the bench
+   * runs them over a fix (new test files, added to the head with the fix)
+   */
+  heldOut?: Array<{ file: string; content: string }>;
 }

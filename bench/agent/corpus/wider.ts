@@ -8,7 +8,9 @@ import type { CorpusBug } from './types';
 // one missing that the same file has elsewhere, a membership test inverted.
 // Written for flowfix in the style of the others (each change adds something
 // along with the mistake, so a fix is never a plain revert); they are not
-// bugs collected from real projects.
+// bugs collected from real projects. Each has held-out tests the repository
+// does not: the bench runs them over a fix to tell a correct one from one
+// that only satisfies the repository's own (weak) tests.
 
 const ts = (name: string) => `test::${name}`;
 const stats = (name: string) => `tests.test_stats::${name}`;
@@ -39,6 +41,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/wrap.ts', symbol: 'wordWrap' },
     offlineFixable: true,
     fix: 'wrong-variable',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { wordWrap } from '../src/wrap.ts';\n\ntest('a long line takes a short word', () => {\n  assert.deepEqual(wordWrap('abcdef g', 10), ['abcdef g']);\n  assert.deepEqual(wordWrap('ab cdefgh', 8), ['ab', 'cdefgh']);\n});\n" }],
   },
   {
     id: 'ts-text/list-last-index',
@@ -62,6 +65,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/greet.ts', symbol: 'listNames' },
     offlineFixable: true,
     fix: 'index-off-by-one',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { listNames } from '../src/greet.ts';\n\ntest('two names', () => {\n  assert.equal(listNames(['a', 'b']), 'a and b');\n  assert.equal(listNames(['a', 'b'], true), 'a, and b');\n});\n" }],
   },
   {
     id: 'ts-text/list-unique-sorted',
@@ -85,6 +89,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/greet.ts', symbol: 'listNames' },
     offlineFixable: true,
     fix: 'delete-statement',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { listNames } from '../src/greet.ts';\n\ntest('the caller keeps its list as it was', () => {\n  const names = ['bo', 'al'];\n  assert.equal(listNames(names), 'bo and al');\n  assert.deepEqual(names, ['bo', 'al']);\n});\n" }],
   },
   {
     id: 'ts-text/greeting-title',
@@ -108,6 +113,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/greet.ts', symbol: 'greeting' },
     offlineFixable: true,
     fix: 'swap-operands',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greeting } from '../src/greet.ts';\n\ntest('titles in the evening', () => {\n  assert.equal(greeting('Ann', 20, 'Ms.'), 'Good evening, Ms. Ann!');\n});\n" }],
   },
   {
     id: 'ts-cart/round-half',
@@ -123,6 +129,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/money.ts', symbol: 'roundCents' },
     offlineFixable: true,
     fix: 'builtin-function',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { roundCents } from '../src/money.ts';\n\ntest('below the half rounds towards zero', () => {\n  assert.equal(roundCents(2.4), 2);\n  assert.equal(roundCents(-2.4), -2);\n});\n" }],
   },
   {
     id: 'ts-sched/overlap-inclusive',
@@ -146,6 +153,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/interval.ts', symbol: 'overlaps' },
     offlineFixable: true,
     fix: 'wrong-field',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { overlaps } from '../src/interval.ts';\n\ntest('one inside the other', () => {\n  assert.equal(overlaps({ start: 0, end: 10 }, { start: 2, end: 3 }), true);\n  assert.equal(overlaps({ start: 6, end: 9 }, { start: 0, end: 5 }), false);\n});\n" }],
   },
   {
     id: 'ts-sched/merge-joinable',
@@ -166,6 +174,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/interval.ts', symbol: 'merge' },
     offlineFixable: true,
     fix: 'wrong-function',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { merge } from '../src/interval.ts';\n\ntest('apart stays apart, touching joins', () => {\n  assert.deepEqual(merge([{ start: 1, end: 2 }, { start: 3, end: 4 }]), [{ start: 1, end: 2 }, { start: 3, end: 4 }]);\n  assert.deepEqual(merge([{ start: 3, end: 4 }, { start: 1, end: 3 }]), [{ start: 1, end: 4 }]);\n});\n" }],
   },
   {
     id: 'ts-sched/merge-contained',
@@ -181,6 +190,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/interval.ts', symbol: 'merge' },
     offlineFixable: true,
     fix: 'remove-clause',
+    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { merge } from '../src/interval.ts';\n\ntest('an overlap that ends later extends', () => {\n  assert.deepEqual(merge([{ start: 1, end: 5 }, { start: 2, end: 8 }]), [{ start: 1, end: 8 }]);\n  assert.deepEqual(merge([{ start: 1, end: 5 }, { start: 2, end: 4 }, { start: 3, end: 9 }]), [{ start: 1, end: 9 }]);\n});\n" }],
   },
   {
     id: 'py-grades/clamp-either-order',
@@ -196,6 +206,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'grades/stats.py', symbol: 'clamp' },
     offlineFixable: true,
     fix: 'builtin-function',
+    heldOut: [{ file: 'tests/test_heldout.py', content: "from grades.stats import clamp\n\n\ndef test_clamp_reversed_edges():\n    assert clamp(15, 10, 0) == 10\n    assert clamp(-3, 10, 0) == 0\n" }],
   },
   {
     id: 'py-grades/median-low',
@@ -217,6 +228,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'grades/stats.py', symbol: 'median' },
     offlineFixable: true,
     fix: 'index-off-by-one',
+    heldOut: [{ file: 'tests/test_heldout.py', content: "from grades.stats import median\n\n\ndef test_low_median_of_six():\n    assert median([6, 5, 4, 3, 2, 1], low=True) == 3\n    assert median([4, 1, 3, 2]) == 2.5\n" }],
   },
   {
     id: 'py-inventory/reserved-available',
@@ -241,6 +253,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'inventory/stock.py', symbol: 'Stock.available' },
     offlineFixable: true,
     fix: 'wrong-field',
+    heldOut: [{ file: 'tests/test_heldout.py', content: "from inventory.stock import Stock\n\n\ndef test_available_without_reservations():\n    s = Stock()\n    s.add(\"a\", 4)\n    assert s.available(\"a\") == 4\n    assert s.available(\"b\") == 0\n" }],
   },
   {
     id: 'py-inventory/version-on-add',
@@ -262,6 +275,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'inventory/stock.py', symbol: 'Stock.add' },
     offlineFixable: true,
     fix: 'copy-statement',
+    heldOut: [{ file: 'tests/test_heldout.py', content: "from inventory.stock import Stock\n\n\ndef test_a_new_stock_is_version_zero():\n    assert Stock().version == 0\n" }],
   },
   {
     id: 'py-text/title-none',
@@ -277,6 +291,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'textkit/fmt.py', symbol: 'title_case' },
     offlineFixable: true,
     fix: 'entry-guard',
+    heldOut: [{ file: 'tests/test_heldout.py', content: "from textkit.fmt import title_case\n\n\ndef test_titles_still_work():\n    assert title_case(\"of mice and men\") == \"Of Mice and Men\"\n    assert title_case(\"\") == \"\"\n" }],
   },
   {
     id: 'py-text/join-none',
@@ -292,6 +307,7 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'textkit/fmt.py', symbol: 'join_names' },
     offlineFixable: true,
     fix: 'guard-clause',
+    heldOut: [{ file: 'tests/test_heldout.py', content: "from textkit.fmt import join_names\n\n\ndef test_only_missing_names():\n    assert join_names([None, None]) == \"\"\n    assert join_names([\"ann\", \"bo\"], \" & \") == \"ann & bo\"\n" }],
   },
   {
     id: 'py-text/duration-spaces',
@@ -310,5 +326,6 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'textkit/parse.py', symbol: 'parse_duration' },
     offlineFixable: true,
     fix: 'other-operator',
+    heldOut: [{ file: 'tests/test_heldout.py', content: "import pytest\n\nfrom textkit.parse import parse_duration\n\n\ndef test_more_durations():\n    assert parse_duration(\"2h\") == 7200\n    assert parse_duration(\" 5m \") == 300\n    with pytest.raises(ValueError):\n        parse_duration(\"1d\")\n" }],
   },
 ];
