@@ -19,7 +19,8 @@ import { FROM_OUR_PAGE, signInAs } from './helpers';
 // webhook signed with the App's secret; the check run goes in progress and
 // completes with the fix the real agent made, the one comment appears; a
 // reviewer accepts in the dashboard, and the commit reaches the git server
-// with an installation token.
+// with an installation token. The maintainer who commented a command is then
+// a code-review identity the admin sees labelled, and which cannot sign in.
 
 const FIX_WAIT_MS = 480_000;
 const WEBHOOK_SECRET = `e2e-${randomBytes(12).toString('hex')}`;
@@ -210,10 +211,21 @@ test.describe('code hosts: a GitHub App, end to end', () => {
     await expect
       .poll(() => (check()!.status === 'completed' ? check()!.output.title : `${check()!.status}: ${check()!.output.title}`), { timeout: FIX_WAIT_MS, intervals: [1000, 2000, 5000] })
       .toBe('A fix is ready');
-    const comments = () => gh.comments.filter((c) => c.issueNumber === PR);
+    // flowfix's one comment; its answers to commands are replies of their own
+    const comments = () => gh.comments.filter((c) => c.issueNumber === PR && !c.body.startsWith('@'));
     await expect.poll(() => comments().length, { timeout: 30_000 }).toBe(1);
     expect(comments()[0].body).toContain('**Root cause**');
     expect(comments()[0].body).toContain('item.price * item.qty');
+
+    // a maintainer tries `/flowfix reject` without a reason: asked why, nothing decided (and recorded as a code-review identity)
+    gh.permissions.set('maint', 'maintain');
+    const command = JSON.stringify({ action: 'created', issue: { number: PR, pull_request: { url: 'x' } }, comment: { body: '/flowfix reject', user: { login: 'maint', type: 'User' } }, repository: { id: 101 }, installation: { id: 55 } });
+    const commanded = await request.post('/api/hosts/github/webhook', {
+      data: command,
+      headers: { 'content-type': 'application/json', 'x-github-event': 'issue_comment', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(command).digest('hex')}` },
+    });
+    expect(commanded.status()).toBe(202);
+    await expect.poll(() => gh.comments.find((c) => c.issueNumber === PR && c.body.startsWith('@maint '))?.body ?? '', { timeout: 30_000 }).toContain('say why');
 
     const detailsUrl = new URL(check()!.details_url ?? '');
     await signInAs(page, 'reviewer');
@@ -237,5 +249,26 @@ test.describe('code hosts: a GitHub App, end to end', () => {
     await expect.poll(() => check()!.output.title, { timeout: 30_000 }).toBe(`Fix applied as ${tip.slice(0, 12)}`);
     await expect.poll(() => comments()[0].body.includes('**Applied**'), { timeout: 30_000 }).toBe(true);
     expect(comments()).toHaveLength(1);
+  });
+
+  test('the maintainer who commanded is a code-review identity: listed apart and labelled for the admin, and cannot sign in', async ({ page }) => {
+    await signInAs(page, 'admin');
+    await page.goto('/admin?tab=users');
+    await expect(page.getByTestId('user-row').first()).toBeVisible();
+    await expect(page.getByTestId('user-row').filter({ hasText: 'maint (GitHub)' })).toHaveCount(0);
+    const section = page.getByTestId('admin-code-review-users');
+    await section.locator('summary').click();
+    const row = section.getByTestId('code-review-user-row').filter({ hasText: 'maint (GitHub)' });
+    await expect(row.getByTestId('code-review-user-label')).toHaveText('code review · GitHub · cannot sign in');
+    const email = (await row.getAttribute('data-email')) ?? '';
+    expect(email).toMatch(/^maint@github-.+\.code-review\.invalid$/);
+
+    await page.context().clearCookies();
+    await page.goto('/signin');
+    await page.getByTestId('signin-email').fill(email);
+    await page.getByTestId('signin-password').fill('any-password-at-all');
+    await page.getByTestId('signin-submit').click();
+    await expect(page.getByTestId('signin-error')).toBeVisible();
+    await expect(page.getByTestId('current-user')).toHaveCount(0);
   });
 });

@@ -63,7 +63,7 @@ function describeError(err: unknown): string {
 
 const UNSETTLED = [WebhookDeliveryStatus.RECEIVED, WebhookDeliveryStatus.PROCESSING];
 
-/** Marks a delivery FAILED once the queue (or the sweeper) has given up on it. */
+/** Marks a delivery FAILED once the queue has given up on it (the sweeper writes its own verdict). */
 async function recordGaveUp(deliveryRowId: string, error: string): Promise<void> {
   await getDb().webhookDelivery.updateMany({
     where: { id: deliveryRowId, status: { in: UNSETTLED } },
@@ -126,7 +126,7 @@ export async function sweepStuckDeliveries({ now = new Date(), olderThanMs = DEL
         where: { id: c.id, status: c.status, sweeps: c.sweeps },
         data: {
           status: WebhookDeliveryStatus.FAILED,
-          detail: `${c.detail ?? 'no attempt finished'}\ngiven up after ${c.attempts} attempt(s) and ${c.sweeps} re-queue(s): its job was lost each time`.slice(0, 10_000),
+          detail: `${c.detail ?? 'no attempt finished'}\ngiven up after ${c.attempts} attempt(s) and ${c.sweeps} re-queue(s) by the sweeper: no job was left to finish it`.slice(0, 10_000),
           processedAt: now,
         },
       });

@@ -81,7 +81,7 @@ export function renderComment(input: CommentInput): string {
  * "in progress", never a comment.
  */
 export function describeSkip(reason: string | null, thread: 'pull request' | 'merge request'): { title: string; summary: string } {
-  const policy = (key: string) => `the repository's filter policy, \`pre.${key}\`, which an admin can switch off`;
+  const policy = (key: string) => `the repository's filter policy, \`pre.${key}\`, which an admin can change`;
   switch (reason) {
     case 'draft':
       return {
