@@ -99,7 +99,9 @@ export interface SweepResult {
  * file), or records them FAILED, with the last error kept, once they were
  * attempted or re-queued as often as allowed. Safe to run in any number of
  * processes at once: the re-queue is claimed with one conditional write on
- * the row's sweep count, and a delivery a live job carries is left alone.
+ * the row's sweep count, a delivery a live job carries is left alone, and a
+ * re-queued one is not looked at again for `olderThanMs` (the processes'
+ * clocks are assumed to agree far better than that).
  */
 export async function sweepStuckDeliveries({ now = new Date(), olderThanMs = DELIVERY_SWEEP.olderThanMs }: { now?: Date; olderThanMs?: number } = {}): Promise<SweepResult> {
   const db = getDb();

@@ -29,11 +29,10 @@ describe('webhook deliveries: the sweeper for stuck deliveries (hosts)', () => {
   let host: CodeHost;
   let worker: DeliveryWorker | undefined;
   let clock = 0;
-  /** a sweep as the worker runs it, on a clock the test moves past the sweep's age (and never backwards) */
-  const sweep = () => {
-    clock = Math.max(clock, Date.now()) + DELIVERY_SWEEP.olderThanMs + MINUTE;
-    return sweepStuckDeliveries({ now: new Date(clock) });
-  };
+  /** a moment past the sweep's age since the last one (never backwards) */
+  const later = () => new Date((clock = Math.max(clock, Date.now()) + DELIVERY_SWEEP.olderThanMs + MINUTE));
+  /** a sweep as a worker runs it, that much later */
+  const sweep = () => sweepStuckDeliveries({ now: later() });
   const row = (deliveryId: string) => db.db.webhookDelivery.findFirstOrThrow({ where: { deliveryId } });
   const settled = (deliveryId: string) => waitForSettledDelivery(db.db, deliveryId);
   const artifactReads = (runId: number) => gh.requests.filter((r) => r.path === `/repos/acme/shop/actions/runs/${runId}/artifacts`).length;
@@ -107,7 +106,9 @@ describe('webhook deliveries: the sweeper for stuck deliveries (hosts)', () => {
     const young = await sweepStuckDeliveries({ now: new Date() });
     assert.deepEqual(young.requeued, [], 'a delivery younger than the sweep’s age is left alone');
 
-    const [a, b] = await Promise.all([sweep(), sweep()]);
+    // two workers sweeping at the same moment
+    const now = later();
+    const [a, b] = await Promise.all([sweepStuckDeliveries({ now }), sweepStuckDeliveries({ now })]);
     assert.deepEqual([...a.requeued, ...b.requeued], [id], 'two sweeps at once queue it once');
     const again = await sweep();
     assert.deepEqual(again.requeued, [], 'a live job carries it: not queued twice');
