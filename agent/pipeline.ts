@@ -1,3 +1,4 @@
+import type { HostCloneAccess } from '../lib/hosts/clone-access';
 import type { FilterPolicy, ModelSettings, RepositorySettings } from '../lib/repositories/settings';
 import type { Spectrum } from './coverage/spectrum';
 import type { PostFilterFinding } from './filters/post';
@@ -48,6 +49,8 @@ export interface RunRepairInput {
   repoPath?: string;
   /** … or a URL git can clone */
   gitUrl?: string;
+  /** a repository on a code host: the credentials its clone takes and the ref of a fork's head (lib/hosts/clone-access.ts) */
+  hostAccess?: HostCloneAccess;
   baseRev: string;
   headRev: string;
   /** failing test ids (from CI) or names; absent → the failing tests of a full run on the head */

@@ -1,10 +1,11 @@
 import { mkdtemp, mkdir, readFile, readdir, realpath, rm, stat, writeFile, lstat, unlink, appendFile, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { HostCloneAccess } from '../lib/hosts/clone-access';
 import { dependencyCacheDir } from '../lib/sandbox/cache';
 import { handOver, newSandboxIdentity, type SandboxIdentity } from '../lib/sandbox/identity';
 import type { CommandSandbox } from './exec';
-import { git } from './git';
+import { git, isCredentialRefusal, type GitResult } from './git';
 import type { WorkspaceView } from './types';
 
 // One run's private checkout of the head revision. Layout of the run folder:
@@ -18,6 +19,10 @@ import type { WorkspaceView } from './types';
 // repo/.git, which stays the server's and is read-only in the sandbox (a hook
 // or config written there would run in the server's own git). Files the
 // server writes (edits, git checkouts) are handed over before the next command.
+// A repository on a code host is cloned with the host's token: it reaches
+// git through the runner's credential helper, for the clone and the fetch
+// alone, so it is in neither the clone's config nor its remote URL, and the
+// repository's commands, which start later, never have it.
 
 export class WorkspacePathError extends Error {
   readonly kind = 'path' as const;
@@ -63,6 +68,14 @@ export interface CreateWorkspaceInput {
   excludes?: string[];
   /** the repository's dependency cache (default: lib/sandbox/cache.ts, by source) */
   cacheDir?: string;
+  /** a repository on a code host: the credentials to clone it with, and the ref that holds a fork's head */
+  access?: HostCloneAccess;
+}
+
+/** A host's refusal of the clone's credentials, naming the repository and the host; git's message names the URL, which holds no token. */
+function refusalMessage(access: HostCloneAccess, err: unknown): string {
+  const said = ((err as { stderr?: string }).stderr ?? '').trim().split('\n').at(-1) ?? '';
+  return `${access.label} refused the credentials flowfix got from the host (HTTP 401/403): its token may have expired or been revoked, or it has no access to the repository (${said})`;
 }
 
 export class Workspace implements WorkspaceView {
@@ -94,9 +107,21 @@ export class Workspace implements WorkspaceView {
       const tmp = path.join(runDir, 'tmp');
       await Promise.all([mkdir(home), mkdir(tmp)]);
       const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(input.source) && !/^[^/]+@[^:]+:/.test(input.source);
+      const { access } = input;
+      const fromRemote = (run: () => Promise<GitResult>) =>
+        run().catch((err: unknown) => {
+          if (access && isCredentialRefusal(err)) throw new Error(refusalMessage(access, err), { cause: err });
+          throw err;
+        });
+      const credentials = access ? { credentials: access.credentials } : {};
       // --shared borrows the source's objects: a clone of a large local repository takes milliseconds
-      await git(runDir, ['clone', '--quiet', '--no-checkout', ...(local ? ['--shared'] : []), '--', input.source, repo]);
-      const head = (await git(repo, ['rev-parse', '--verify', '--end-of-options', `${input.headRev}^{commit}`])).stdout.trim();
+      await fromRemote(() => git(runDir, ['clone', '--quiet', '--no-checkout', ...(local ? ['--shared'] : []), '--', input.source, repo], credentials));
+      const headCommit = ['rev-parse', '--verify', '--end-of-options', `${input.headRev}^{commit}`];
+      if (access?.headRef && (await git(repo, ['rev-parse', '--quiet', ...headCommit.slice(1)], { okCodes: [1, 128] })).exitCode !== 0) {
+        // a fork's pull request: its head is on none of the repository's branches, only under the host's ref
+        await fromRemote(() => git(repo, ['fetch', '--quiet', '--no-tags', 'origin', `+${access.headRef}:refs/flowfix/change-head`], credentials));
+      }
+      const head = (await git(repo, headCommit)).stdout.trim();
       await git(repo, ['checkout', '--quiet', '--detach', head]);
       const excludes = [...DEFAULT_EXCLUDES, ...(input.excludes ?? [])];
       await appendFile(path.join(repo, '.git', 'info', 'exclude'), `\n# flowfix\n${excludes.join('\n')}\n`);

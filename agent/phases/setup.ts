@@ -19,6 +19,7 @@ export async function setup(state: RunState): Promise<SetupState> {
       headRev: input.headRev,
       parentDir: input.workDir,
       excludes: [settings.junitReport],
+      ...(input.hostAccess ? { access: input.hostAccess } : {}),
     });
   } catch (err) {
     throw new RunExit('setup_failed', `could not check out ${input.headRev}: ${(err as Error).message}`);

@@ -7,6 +7,7 @@ import { heartbeat } from '../../lib/runs/lease';
 import { LeaseLostError } from '../../lib/runs/events';
 import type { FinishRunResult } from '../../lib/runs/schemas';
 import { planRevisionRepair } from '../../lib/runs/plan';
+import { hostCloneAccess } from '../../lib/hosts/clone-access';
 import { checkRunStale, finishRun, getRunWorkContext, releaseRun, type RunWorkContext } from '../../lib/runs/service';
 import { readModelPrices, type ModelPriceTable } from '../../lib/models/prices';
 import { LlmClient, llmClientOptionsFromSettings } from '../llm/client';
@@ -84,8 +85,11 @@ export async function buildRepairInput({
   const plan = await planRevisionRepair({ revisionId: run.revisionId });
   // read per run: an admin's price change applies from the next run on
   const priceTable = run.policy === 'offline' || run.trigger === 'REVALIDATE' ? {} : await readModelPrices();
+  // asked per run, just before the clone: an installation token lasts an hour
+  const hostAccess = await hostCloneAccess({ repositoryId: run.change.repositoryId, externalId: run.change.externalId });
   return {
     ...plan.source,
+    ...(hostAccess ? { hostAccess } : {}),
     baseRev: plan.baseRev,
     headRev: plan.headRev,
     targetTests: plan.targets,

@@ -1,5 +1,5 @@
 import { readInheritedEnv } from '../env';
-import { describeGit, runGitProcess, type GitLauncher, type GitResult } from './process';
+import { describeGit, GitError, runGitProcess, type GitLauncher, type GitResult } from './process';
 
 export { GitError, type GitCommand, type GitLauncher, type GitResult } from './process';
 
@@ -15,7 +15,9 @@ export { GitError, type GitCommand, type GitLauncher, type GitResult } from './p
 //   read       reading repository content on the server (a file at a
 //              revision, settings at the base revision, diffs, logs)
 //   workspace  a repository flowfix made itself (a run's clone, the demo's
-//              repositories, a scratch repository): reset, apply, diff, commit
+//              repositories, a scratch repository): reset, apply, diff, commit;
+//              its clone and fetch take the credentials the caller hands over
+//              (a code host's token for a private repository), nothing else does
 //   push       writing an accepted fix to the change's repository, with the
 //              credentials the caller hands over and no others
 // (The CLI's git in the user's own checkout is theirs, with their config:
@@ -30,7 +32,7 @@ export { GitError, type GitCommand, type GitLauncher, type GitResult } from './p
 
 export type GitProfileName = 'read' | 'workspace' | 'push';
 
-/** Credentials for the push profile; nothing else supplies any. */
+/** Credentials for the push profile and a workspace's clone and fetch; nothing else supplies any. */
 export interface GitCredentials {
   /** the ssh program line for ssh remotes (default `ssh`, whatever the repository's config says) */
   sshCommand?: string;
@@ -52,7 +54,7 @@ export interface GitRunOptions {
   maxOutputBytes?: number;
   /** harmless per-call settings (core.quotepath=false); the profile's overrides come after and win */
   config?: Record<string, string>;
-  /** push profile only */
+  /** for the push profile, and the workspace profile's clone and fetch (a profile's credentialCommands) */
   credentials?: GitCredentials;
 }
 
@@ -62,6 +64,8 @@ interface GitProfile {
   timeoutMs: number;
   maxOutputBytes: number;
   env: (credentials: GitCredentials | undefined) => Record<string, string>;
+  /** the commands that may be given credentials: the ones that reach the remote, so a token is in no other git's environment */
+  credentialCommands?: 'all' | ReadonlySet<string>;
 }
 
 /**
@@ -132,6 +136,16 @@ function baseEnv(): Record<string, string> {
   };
 }
 
+/** The environment that carries the caller's credentials to git's ssh and to CREDENTIAL_HELPER. */
+function credentialEnv(credentials: GitCredentials | undefined): Record<string, string> {
+  return {
+    GIT_SSH_COMMAND: credentials?.sshCommand ?? 'ssh -o BatchMode=yes',
+    ...(credentials?.sshAuthSock ? { SSH_AUTH_SOCK: credentials.sshAuthSock } : {}),
+    ...(credentials?.username !== undefined ? { FLOWFIX_GIT_USERNAME: credentials.username } : {}),
+    ...(credentials?.password !== undefined ? { FLOWFIX_GIT_PASSWORD: credentials.password } : {}),
+  };
+}
+
 const PROFILES: Record<GitProfileName, GitProfile> = {
   read: {
     timeoutMs: 60_000,
@@ -142,28 +156,26 @@ const PROFILES: Record<GitProfileName, GitProfile> = {
   workspace: {
     timeoutMs: 120_000,
     maxOutputBytes: 64 * MB,
-    env: () => ({
+    env: (credentials) => ({
       ...baseEnv(),
       GIT_AUTHOR_NAME: 'flowfix',
       GIT_AUTHOR_EMAIL: 'flowfix@localhost',
       GIT_COMMITTER_NAME: 'flowfix',
       GIT_COMMITTER_EMAIL: 'flowfix@localhost',
+      ...(credentials ? credentialEnv(credentials) : {}),
     }),
+    // a run's clone of a private repository, and the fetch of a head only the host's pull request ref holds
+    credentialCommands: new Set(['clone', 'fetch']),
   },
   push: {
     timeoutMs: 600_000,
     maxOutputBytes: 64 * MB,
-    env: (credentials) => ({
-      ...baseEnv(),
-      GIT_SSH_COMMAND: credentials?.sshCommand ?? 'ssh -o BatchMode=yes',
-      ...(credentials?.sshAuthSock ? { SSH_AUTH_SOCK: credentials.sshAuthSock } : {}),
-      ...(credentials?.username !== undefined ? { FLOWFIX_GIT_USERNAME: credentials.username } : {}),
-      ...(credentials?.password !== undefined ? { FLOWFIX_GIT_PASSWORD: credentials.password } : {}),
-    }),
+    env: (credentials) => ({ ...baseEnv(), ...credentialEnv(credentials) }),
+    credentialCommands: 'all',
   },
 };
 
-// flowfix's own helper, after the reset: it answers `get` from the two variables the push profile sets
+// flowfix's own helper, after the reset: it answers `get` from the two variables credentialEnv sets
 const CREDENTIAL_HELPER =
   '!f() { test "$1" = get || exit 0; printf "username=%s\\npassword=%s\\n" "$FLOWFIX_GIT_USERNAME" "$FLOWFIX_GIT_PASSWORD"; }; f';
 
@@ -288,7 +300,9 @@ export function createGitRunner({ launchers = {} }: { launchers?: Partial<Record
     for (const key of Object.keys(opts.env ?? {})) {
       if (!EXTRA_ENV.test(key)) throw new Error(`${key} cannot be passed to git`);
     }
-    if (opts.credentials && name !== 'push') throw new Error('credentials are for the push profile only');
+    if (opts.credentials && profile.credentialCommands !== 'all' && !profile.credentialCommands?.has(sub)) {
+      throw new Error(`git ${sub} in the ${name} profile takes no credentials`);
+    }
     const shown = describeGit(args);
     const limits = {
       timeoutMs: opts.timeoutMs ?? profile.timeoutMs,
@@ -322,6 +336,15 @@ const defaultRunner = createGitRunner();
 export const runGit = defaultRunner.run;
 /** stdout of a git command, trimmed. */
 export const gitOut = defaultRunner.out;
+
+/**
+ * True when a git server over HTTP(S) refused the credentials it was given
+ * (401, which git reports as "Authentication failed") or the access (403):
+ * git's own wording, the only account of the status it gives.
+ */
+export function isCredentialRefusal(err: unknown): boolean {
+  return err instanceof GitError && /Authentication failed for|The requested URL returned error: 40[13]\b/.test(err.stderr);
+}
 
 /**
  * The push credentials the server process was started with: its ssh agent

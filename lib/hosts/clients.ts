@@ -6,6 +6,7 @@ import { Gitlab } from '@gitbeaker/rest';
 import { CodeHostKind } from '../generated/prisma/enums';
 import type { CodeHost } from '../generated/prisma/client';
 import { AppError } from '../errors';
+import type { GitCredentials } from '../git/runner';
 import { secretBox } from './secrets';
 
 // The clients of the code hosts' APIs, built from a CodeHost row: the only
@@ -94,6 +95,16 @@ export function gitlabClient(host: CodeHost): GitLabClient {
 export function gitlabToken(host: CodeHost): string {
   if (!host.tokenCipher) throw new AppError('conflict', `${host.name} is not a GitLab connection`);
   return secretBox().decrypt(host.tokenCipher, SECRET_PURPOSE.token(host.id));
+}
+
+/**
+ * What git over HTTPS authenticates with for a repository the host covers,
+ * to fetch it or push to it: a fresh installation token as x-access-token
+ * (GitHub App), the connection's token as oauth2 (GitLab).
+ */
+export async function hostGitCredentials(host: CodeHost, installationId: string | null): Promise<GitCredentials> {
+  if (host.kind === CodeHostKind.GITHUB) return { username: 'x-access-token', password: await githubInstallationToken(host, installationId ?? '') };
+  return { username: 'oauth2', password: gitlabToken(host) };
 }
 
 /** The HTTP status a host's API answered with, from an Octokit error (status) or a Gitbeaker one (cause.response.status). */

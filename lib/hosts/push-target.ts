@@ -3,7 +3,7 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import { CodeHostKind } from '../generated/prisma/enums';
 import type { GitCredentials } from '../git/runner';
-import { githubInstallationClient, githubInstallationToken, gitlabClient, gitlabToken, hostErrorStatus } from './clients';
+import { githubInstallationClient, gitlabClient, hostErrorStatus, hostGitCredentials } from './clients';
 import { forkRefusalMessage, recordForkWritability } from './fork';
 
 // Where an accepted fix is pushed for a repository linked to a code host,
@@ -29,6 +29,12 @@ async function forkChecked({ repositoryId, externalId, kind, fork, writable, fix
   if (!writable) throw new AppError('conflict', forkRefusalMessage({ kind, fork, branch, fixId }));
 }
 
+/** The repository's link to a code host with the host, while the host is enabled; else null. */
+export async function enabledHostLink({ repositoryId }: { repositoryId: string }) {
+  const link = await getDb().codeHostRepository.findUnique({ where: { repositoryId }, include: { host: true } });
+  return link && !link.host.disabledAt ? link : null;
+}
+
 /**
  * null: the repository is not linked to a code host (the server's own git
  * credentials, as before). `fixId` and `branch` only make a refusal's
@@ -47,12 +53,12 @@ export async function hostPushTarget({
   fixId?: string;
   branch?: string;
 }): Promise<PushTarget | null> {
-  const link = await getDb().codeHostRepository.findUnique({ where: { repositoryId }, include: { host: true } });
-  if (!link || link.host.disabledAt) return null;
+  const link = await enabledHostLink({ repositoryId });
+  if (!link) return null;
   const number = /^\d+$/.test(externalId) ? Number(externalId) : null;
+  const credentials = await hostGitCredentials(link.host, link.installationId);
 
   if (link.host.kind === CodeHostKind.GITHUB) {
-    const credentials = { username: 'x-access-token', password: await githubInstallationToken(link.host, link.installationId ?? '') };
     if (number === null) return { gitUrl, credentials };
     const [owner, repo] = link.fullName.split('/');
     let pr;
@@ -70,7 +76,6 @@ export async function hostPushTarget({
     return { gitUrl: head!.clone_url, credentials };
   }
 
-  const credentials = { username: 'oauth2', password: gitlabToken(link.host) };
   if (number === null) return { gitUrl, credentials };
   const api = gitlabClient(link.host);
   let mr;

@@ -270,7 +270,7 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
 export async function getRunWorkContext({ runId }: { runId: string }) {
   const run = await getDb().run.findUnique({
     where: { id: runId },
-    include: { change: { select: { title: true, description: true, author: true } } },
+    include: { change: { select: { title: true, description: true, author: true, repositoryId: true, externalId: true } } },
   });
   if (!run) throw new AppError('not_found', `Run ${runId} not found`);
   return run;
