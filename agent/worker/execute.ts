@@ -7,7 +7,7 @@ import { heartbeat } from '../../lib/runs/lease';
 import { LeaseLostError } from '../../lib/runs/events';
 import type { FinishRunResult } from '../../lib/runs/schemas';
 import { planRevisionRepair } from '../../lib/runs/plan';
-import { hostCloneAccess } from '../../lib/hosts/clone-access';
+import { HostAccessError, hostCloneAccess } from '../../lib/hosts/clone-access';
 import { checkRunStale, finishRun, getRunWorkContext, releaseRun, type RunWorkContext } from '../../lib/runs/service';
 import { readModelPrices, type ModelPriceTable } from '../../lib/models/prices';
 import { LlmClient, llmClientOptionsFromSettings } from '../llm/client';
@@ -202,8 +202,10 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
       try {
         input = await buildRepairInput({ run, sink, signal: controller.signal, ...(opts.workDir ? { workDir: opts.workDir } : {}) });
       } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        result = failureResult('model_error', err.message);
+        if (err instanceof ConfigError) result = failureResult('model_error', err.message);
+        // the run ends where a clone refused by the host would end it
+        else if (err instanceof HostAccessError) result = failureResult('setup_failed', err.message);
+        else throw err;
       }
     if (input) {
       const repaired = await runRepair(input);

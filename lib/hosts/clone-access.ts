@@ -1,7 +1,7 @@
 import 'server-only';
 import { CodeHostKind } from '../generated/prisma/enums';
 import type { GitCredentials } from '../git/runner';
-import { hostGitCredentials } from './clients';
+import { hostErrorStatus, hostGitCredentials } from './clients';
 import { enabledHostLink } from './push-target';
 
 // How a repair run's workspace reaches a repository linked to a code host:
@@ -21,6 +21,14 @@ export interface HostCloneAccess {
   label: string;
 }
 
+/** The host gave no token (the App uninstalled from the repository, the host down): the run cannot clone. */
+export class HostAccessError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'HostAccessError';
+  }
+}
+
 /** null: the repository is linked to no enabled code host (cloned without credentials, as before). */
 export async function hostCloneAccess({ repositoryId, externalId }: { repositoryId: string; externalId: string }): Promise<HostCloneAccess | null> {
   const link = await enabledHostLink({ repositoryId });
@@ -28,9 +36,17 @@ export async function hostCloneAccess({ repositoryId, externalId }: { repository
   const github = link.host.kind === CodeHostKind.GITHUB;
   // a change reported from CI under an id that is not a pull request number has no such ref
   const number = /^\d+$/.test(externalId) ? externalId : null;
+  const label = `${link.fullName} on ${github ? 'GitHub' : 'GitLab'} (${link.host.name})`;
+  let credentials: GitCredentials;
+  try {
+    credentials = await hostGitCredentials(link.host, link.installationId);
+  } catch (err) {
+    const status = hostErrorStatus(err);
+    throw new HostAccessError(`${label}: the host gave no token to clone the repository with${status ? ` (HTTP ${status})` : ''}: ${(err as Error).message}`, { cause: err });
+  }
   return {
-    credentials: await hostGitCredentials(link.host, link.installationId),
+    credentials,
     ...(number ? { headRef: github ? `refs/pull/${number}/head` : `refs/merge-requests/${number}/head` } : {}),
-    label: `${link.fullName} on ${github ? 'GitHub' : 'GitLab'} (${link.host.name})`,
+    label,
   };
 }

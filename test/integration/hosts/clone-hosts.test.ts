@@ -15,6 +15,7 @@ import { buildRepairInput } from '../../../agent/worker/execute';
 import { setup } from '../../../agent/phases/setup';
 import { createRunState, RunExit, type RunState } from '../../../agent/phases/state';
 import { ArraySink } from '../../../agent/sinks';
+import { HostAccessError } from '../../../lib/hosts/clone-access';
 import { git } from './helpers';
 
 // A run's workspace clone of a repository linked to a code host. The
@@ -213,6 +214,19 @@ describe('a run’s clone of a private repository on a code host, with the host�
       }
     } finally {
       refused.clear();
+    }
+  });
+
+  test('no token from the host (the App no longer installed on the repository): the worker’s error names the repository and the host', async () => {
+    gh.faults.push({ path: /\/access_tokens$/, status: 404, times: 3 });
+    try {
+      await assert.rejects(runInput({ repository: 'acme/shop', externalId: '14', head: base }), (err: unknown) => {
+        assert.ok(err instanceof HostAccessError, String(err));
+        assert.match(err.message, /^acme\/shop on GitHub \(gh\): the host gave no token to clone the repository with \(HTTP 404\)/);
+        return true;
+      });
+    } finally {
+      gh.faults.length = 0;
     }
   });
 });
