@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { defineConfig } from '@playwright/test';
 
 // End-to-end tests drive Debian's Chromium (npx playwright install cannot
@@ -52,6 +53,8 @@ export default defineConfig({
       // specs that wait for a fix from queueing behind all of them
       FLOWFIX_WORKER_CONCURRENCY: '2',
       NEXT_TELEMETRY_DISABLED: '1',
+      // code hosts' secrets are encrypted with it (e2e/code-hosts.spec.ts connects a GitHub App); a fresh one per run
+      FLOWFIX_SECRETS_KEY: process.env.FLOWFIX_SECRETS_KEY ?? randomBytes(32).toString('base64'),
     },
   },
 });

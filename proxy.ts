@@ -10,7 +10,8 @@ import { getEnv } from '@/lib/env';
 // (lib/http/route.ts), so a gap here is never a hole. It also gives every
 // page its Content-Security-Policy nonce (lib/http/csp.ts).
 
-const PUBLIC_PREFIXES = ['/signin', '/api/auth/', '/api/v1/', '/api/health'];
+// /api/hosts/: the code hosts' webhooks, authenticated by their signature (lib/hosts/webhooks.ts)
+const PUBLIC_PREFIXES = ['/signin', '/api/auth/', '/api/v1/', '/api/hosts/', '/api/health'];
 
 async function mayPass(req: NextRequest, pathname: string): Promise<boolean> {
   if (PUBLIC_PREFIXES.some((p) => pathname === p.replace(/\/$/, '') || pathname.startsWith(p))) return true;
@@ -46,9 +47,11 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  // everything except Next's own assets, public files and the CI API. /api/v1/
-  // is token-authenticated by its handlers; running the proxy on it would make
-  // Next buffer a copy of every upload and cut bodies at its 10 MB proxy limit
+  // everything except Next's own assets, public files, the CI API and the
+  // code hosts' webhooks. /api/v1/ is token-authenticated and /api/hosts/ by
+  // each delivery's signature, in their handlers; running the proxy on them
+  // would turn a webhook (which has no session) away with 401, and make Next
+  // buffer a copy of every body and cut it at its 10 MB proxy limit
   // (experimental.proxyClientMaxBodySize) before the route can answer 413.
-  matcher: ['/((?!_next/static|_next/image|favicon.ico|monaco/|api/v1/|.*\\.(?:svg|png|ico|css|js|map|woff2?)$).*)'],
+  matcher: ['/((?!_next/static|_next/image|favicon.ico|monaco/|api/v1/|api/hosts/|.*\\.(?:svg|png|ico|css|js|map|woff2?)$).*)'],
 };

@@ -1,4 +1,5 @@
 import type { FilterPolicy, ModelSettings, RepositorySettings } from '../lib/repositories/settings';
+import type { Spectrum } from './coverage/spectrum';
 import type { PostFilterFinding } from './filters/post';
 import { localise } from './phases/localise';
 import { patch } from './phases/patch';
@@ -29,6 +30,8 @@ export type LocaliseFn = (input: {
   isTestFile?: (rel: string) => boolean;
   /** keep the failing tests' own cases: the change contradicts their expectation */
   keepFailingTests?: boolean;
+  /** per-test coverage of the failing and passing tests (agent/coverage), when it was collected */
+  coverage?: Spectrum;
 }) => Promise<Suspect[]>;
 
 export type SummariseFn = (input: {
@@ -38,7 +41,7 @@ export type SummariseFn = (input: {
   suspects: Suspect[];
   change: Pick<ChangeContext, 'title' | 'description'>;
   signal?: AbortSignal;
-}) => Promise<{ html: string; source: 'model' | 'evidence'; usage?: { promptTokens: number; completionTokens: number; costUsd: number } }>;
+}) => Promise<{ html: string; source: 'model' | 'evidence'; usage?: { promptTokens: number; completionTokens: number; costUsd: number | null } }>;
 
 export interface RunRepairInput {
   /** a local repository (cloned with --shared) … */

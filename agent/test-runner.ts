@@ -46,6 +46,8 @@ export async function runWorkspaceCommand(input: CommandContext & {
   timeoutSeconds: number;
   network: boolean;
   install?: boolean;
+  /** variables for this command only, over the settings' `env` (coverage's bootstrap) */
+  env?: Record<string, string>;
 }): Promise<CommandResult> {
   const { workspace, settings } = input;
   workspace.markChanged();
@@ -54,6 +56,7 @@ export async function runWorkspaceCommand(input: CommandContext & {
     ...settings.env,
     ...(sandbox.cacheDir ? cacheEnv(sandbox.cacheDir) : {}),
     ...(settings.allowInstallScripts ? {} : noInstallScriptsEnv()),
+    ...input.env,
   };
   const result = await runCommand({
     command: input.command,
@@ -253,6 +256,10 @@ export async function runTests(
     targets: Array<{ id: string; name?: string; file?: string }>;
     /** instead of the settings' time limit (the gates give candidates less: see createGates) */
     timeoutSeconds?: number;
+    /** variables for this run only (agent/coverage) */
+    env?: Record<string, string>;
+    /** a target run that keeps every result of the report, not only the targets' */
+    allResults?: boolean;
   },
 ): Promise<TestRun> {
   const { workspace, settings, kind } = input;
@@ -267,6 +274,7 @@ export async function runTests(
     command,
     timeoutSeconds: input.timeoutSeconds ?? (kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds),
     network: settings.network,
+    ...(input.env ? { env: input.env } : {}),
   });
   const read = await readTestReports(root, settings.junitReport);
   const { results, warnings } = read;
@@ -275,7 +283,7 @@ export async function runTests(
   const reportError = read.reportError && (stopped ?? read.reportError);
   await clearReports(root, settings.junitReport);
   const extra = { ...(reportError ? { reportError } : {}), ...(warnings.length ? { warnings } : {}) };
-  if (kind === 'regression') return { command: result, results, ...extra };
+  if (kind === 'regression' || input.allResults) return { command: result, results, ...extra };
   const selected = selectTargetResults(results, input.targets, reportError);
   return { command: result, results: selected, ...extra };
 }

@@ -128,6 +128,18 @@ export class Workspace implements WorkspaceView {
     return { writable, identity: this.identity, ...(hasCache ? { readOnly: [cache], cacheDir: cache } : {}) };
   }
 
+  /**
+   * A fresh folder under the run's tmp/ for the server to write into and a
+   * later command to use (coverage's bootstrap and output): outside repo/, so
+   * nothing in it can reach a fix's diff; handed to the sandbox's user with the
+   * next command.
+   */
+  async scratchDir(prefix: string): Promise<string> {
+    const dir = await mkdtemp(path.join(this.tmpDir, `${prefix.replace(/[^\w-]/g, '')}-`));
+    this.handedOver = false;
+    return dir;
+  }
+
   /** Removes the whole run folder. */
   async dispose(): Promise<void> {
     await rm(this.runDir, { recursive: true, force: true });

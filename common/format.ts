@@ -27,15 +27,17 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(2)}M`;
 }
 
-/** "$0", "<$0.01" under a cent, else cents: "$1.37". The exact figure is formatCostExact. */
-export function formatCost(usd: number): string {
+/** "$0", "<$0.01" under a cent, else cents: "$1.37"; "unknown" when the model had no price. The exact figure is formatCostExact. */
+export function formatCost(usd: number | null): string {
+  if (usd === null) return 'unknown';
   if (usd === 0) return '$0';
   if (usd < 0.01) return '<$0.01';
   return `$${usd.toFixed(2)}`;
 }
 
 /** The figure formatCost rounds: "$0.0043", "$1.3712" (for a title attribute). */
-export function formatCostExact(usd: number): string {
+export function formatCostExact(usd: number | null): string {
+  if (usd === null) return 'unknown: no price for the model in the admin price table';
   return `$${usd.toFixed(4)}`;
 }
 

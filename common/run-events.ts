@@ -20,10 +20,16 @@ export type Phase = z.infer<typeof PhaseSchema>;
 export const UsageSchema = z.object({
   promptTokens: z.number().int().min(0),
   completionTokens: z.number().int().min(0),
-  costUsd: z.number().min(0),
+  /** null: some model call had no price, so the cost is unknown (never counted as 0) */
+  costUsd: z.number().min(0).nullable(),
   toolCalls: z.number().int().min(0),
 });
 export type Usage = z.infer<typeof UsageSchema>;
+
+/** An unknown cost (null) stays unknown: a sum with it is no real total. */
+export function addCost(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
 
 export const DiagnosticSchema = z.object({
   kind: z.enum(['malformed', 'apply', 'syntax', 'build', 'path']),
@@ -106,7 +112,11 @@ export const RUN_EVENT_PAYLOADS = {
   /** a gate's verdict: compile, RED, base, GREEN, regression, final */
   gate: GateVerdictSchema,
   /** the localiser's ranked suspects */
-  suspects: z.object({ suspects: z.array(SuspectSchema) }),
+  suspects: z.object({
+    suspects: z.array(SuspectSchema),
+    /** ranked after the top-K (not handed to the policy): how near the rest came */
+    runnersUp: z.array(SuspectSchema).optional(),
+  }),
   /** what the failure says: failing tests, expected/actual, frames */
   evidence: z.object({
     summary: z.string(),
@@ -137,8 +147,11 @@ export const RUN_EVENT_PAYLOADS = {
     model: z.string().optional(),
     promptTokens: count,
     completionTokens: count,
-    costUsd: z.number().min(0),
+    /** null when the model has no price (unknown) */
+    costUsd: z.number().min(0).nullable(),
     priced: z.boolean().optional(),
+    /** where the token counts come from: the endpoint's usage, llama.cpp's timings, or an estimate */
+    source: z.enum(['reported', 'timings', 'estimated']).optional(),
     attempts: count.optional(),
     durationMs: z.number().nonnegative().optional(),
     total: UsageSchema.optional(),

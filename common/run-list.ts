@@ -34,7 +34,8 @@ export interface RunListItem {
   startedAt: string | null;
   finishedAt: string | null;
   durationMs: number | null;
-  costUsd: number;
+  /** null: unknown (a model call had no price) */
+  costUsd: number | null;
   toolCalls: number;
   change: { id: string; externalId: string; title: string; isHistory: boolean };
   repository: string;

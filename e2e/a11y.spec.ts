@@ -5,14 +5,16 @@ import { signInAs, type DemoRole } from './helpers';
 // WCAG 2.2 AA on every page and the states people meet there, checked by axe
 // in the real browser, at a desktop width and at a phone's 390 px, where no
 // page may scroll sideways (wide content such as the diff scrolls inside
-// itself). Screenshots of each page and width land in test-results/ for a
-// person to look at.
+// itself), in the light theme and in the dark one (the browser says it prefers
+// dark; no choice is stored, so the theme follows it). Screenshots of each
+// page, width and theme land in test-results/ for a person to look at.
 
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const WIDTHS = [
   { name: 'desktop', width: 1440, height: 900 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
+const SCHEMES = ['light', 'dark'] as const;
 
 async function expectAccessible(page: Page, label: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(WCAG).analyze();
@@ -109,7 +111,7 @@ const CASES: PageCase[] = [
     open: async (page) => {
       await page.goto('/review');
       await page.getByTestId('queue-include-history').check();
-      await expect(page.getByRole('option').first()).toBeVisible();
+      await expect(page.getByRole('listbox', { name: 'Fixes waiting for review' }).getByRole('option').first()).toBeVisible();
     },
   },
   {
@@ -206,18 +208,22 @@ const CASES: PageCase[] = [
 ];
 
 for (const viewport of WIDTHS) {
-  test.describe(`${viewport.name} (${viewport.width}px)`, () => {
-    test.use({ viewport: { width: viewport.width, height: viewport.height } });
-    for (const c of CASES) {
-      test(`${c.name}: no WCAG 2.2 AA violation${viewport.name === 'phone' ? ', no sideways scrolling' : ''}`, async ({ page }, info) => {
-        if (c.role) await signInAs(page, c.role);
-        await c.open(page);
-        await expectAccessible(page, `${c.name} at ${viewport.width}px`);
-        if (viewport.name === 'phone') await expectNoSidewaysScroll(page, c.name);
-        await page.screenshot({ path: info.outputPath(`${c.name.replace(/\W+/g, '-')}-${viewport.width}.png`), fullPage: true });
-      });
-    }
-  });
+  for (const scheme of SCHEMES) {
+    test.describe(`${viewport.name} (${viewport.width}px), ${scheme} theme`, () => {
+      test.use({ viewport: { width: viewport.width, height: viewport.height }, colorScheme: scheme });
+      for (const c of CASES) {
+        test(`${c.name}: no WCAG 2.2 AA violation${viewport.name === 'phone' ? ', no sideways scrolling' : ''}`, async ({ page }, info) => {
+          if (c.role) await signInAs(page, c.role);
+          await c.open(page);
+          // the page really is in the theme under test
+          await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
+          await expectAccessible(page, `${c.name} at ${viewport.width}px, ${scheme}`);
+          if (viewport.name === 'phone') await expectNoSidewaysScroll(page, c.name);
+          await page.screenshot({ path: info.outputPath(`${c.name.replace(/\W+/g, '-')}-${viewport.width}-${scheme}.png`), fullPage: true });
+        });
+      }
+    });
+  }
 }
 
 test('the skip link takes keyboard users past the header to the page', async ({ page }) => {

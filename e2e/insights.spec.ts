@@ -40,6 +40,31 @@ test('a manager slices the funnel and follows a reason to the triage list', asyn
   expect(new Set(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-repository'))))).toEqual(new Set(['ledger-py']));
 });
 
+test('the model filter offers the models runs used, newest first, and Any model', async ({ page }) => {
+  await signInAs(page, 'manager');
+  const res = await page.request.get('/api/insights/options');
+  expect(res.ok()).toBe(true);
+  const { models } = (await res.json()) as { models: string[] };
+  expect(models.length, 'the demo history has runs with a model').toBeGreaterThan(0);
+
+  await page.goto('/insights/funnel?period=all');
+  const picker = page.getByRole('combobox', { name: 'Model' });
+  await expect(picker).toHaveValue('');
+  await expect(picker.getByRole('option')).toHaveText(['Any model', ...models]);
+
+  await picker.selectOption(models[0]);
+  await expect(page).toHaveURL(new RegExp(`model=${encodeURIComponent(models[0]).replace(/[.]/g, '\\.')}`));
+  await page.reload();
+  await expect(page.getByRole('combobox', { name: 'Model' })).toHaveValue(models[0]);
+  await page.getByRole('combobox', { name: 'Model' }).selectOption('');
+  await expect(page).not.toHaveURL(/model=/);
+
+  // a link naming a model no run used keeps it, marked as such
+  await page.goto('/insights/funnel?period=all&model=no-such-model');
+  await expect(page.getByRole('combobox', { name: 'Model' })).toHaveValue('no-such-model');
+  await expect(page.getByRole('combobox', { name: 'Model' }).getByRole('option', { name: 'no-such-model (no runs)' })).toHaveCount(1);
+});
+
 test('a chart turns into its table, and its CSV holds exactly those figures', async ({ page }) => {
   await signInAs(page, 'manager');
   await page.goto('/insights/funnel?period=all');

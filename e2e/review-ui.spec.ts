@@ -47,7 +47,7 @@ test('the review queue is a listbox: j/k and arrows move the focus with the sele
   await expect(page.getByTestId('queue-item').filter({ hasText: '[history]' })).toHaveCount(0);
   await page.getByTestId('queue-include-history').check();
   await expect(page.getByRole('listbox', { name: 'Fixes waiting for review' })).toBeVisible();
-  const items = page.getByRole('option');
+  const items = page.getByRole('listbox', { name: 'Fixes waiting for review' }).getByRole('option');
   await expect(items.nth(2)).toBeVisible();
   await expect(items.nth(0)).toHaveAttribute('aria-selected', 'true');
   await page.locator('body').click({ position: { x: 5, y: 5 } });

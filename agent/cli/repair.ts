@@ -97,13 +97,13 @@ async function buildPolicies(name: string, modelSettings: ReturnType<typeof Mode
   // Only the llm policy needs the server's model configuration.
   const { getEnv } = await import('../../lib/env');
   const { llmClientOptionsFromSettings, LlmClient } = await import('../llm/client');
-  const { createLlmPolicy } = await import('../llm/policy');
+  const { createLlmPolicy, llmProtocolFromSettings } = await import('../llm/policy');
   const options = llmClientOptionsFromSettings({ settings: modelSettings, env: getEnv() });
   if (!options) {
     throw new UsageProblem('no model configured: set FLOWFIX_MODEL_BASE_URL and FLOWFIX_MODEL (or modelSettings in --settings)');
   }
   const client = new LlmClient(options);
-  const llm = createLlmPolicy({ client });
+  const llm = createLlmPolicy({ client, protocol: llmProtocolFromSettings(modelSettings) });
   const { summarise } = await import('../summary');
   const summariseWithModel: SummariseFn = (input) => summarise({ ...input, client });
   return { policies: name === 'tiered' ? [offline, llm] : [llm], summarise: summariseWithModel };
@@ -170,7 +170,7 @@ export function formatReport(result: RepairResult): string {
     '',
     `Result: ${result.status} (${result.exitReason})${result.exitDetail ? `: ${result.exitDetail}` : ''}`,
     `Time: ${(t.wallMs / 1000).toFixed(1)} s wall, ${(t.commandMs / 1000).toFixed(1)} s in commands, ${(t.modelMs / 1000).toFixed(1)} s in model calls, ${(t.overheadMs / 1000).toFixed(1)} s orchestration; ${t.targetRuns} target runs, ${t.regressionRuns} regression runs`,
-    `Usage: ${result.usage.toolCalls} tool calls, ${result.usage.promptTokens + result.usage.completionTokens} tokens, $${result.usage.costUsd.toFixed(4)}`,
+    `Usage: ${result.usage.toolCalls} tool calls, ${result.usage.promptTokens + result.usage.completionTokens} tokens, ${result.usage.costUsd === null ? 'cost unknown (no price for the model)' : `$${result.usage.costUsd.toFixed(4)}`}`,
     '',
   );
   return out.join('\n');

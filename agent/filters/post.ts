@@ -154,8 +154,10 @@ function weakensAssertion(file: DiffFile): string | null {
 /**
  * Does the fix undo the whole change? Per file the change touched (outside
  * tests): the fix removes every line the change added and restores every
- * line it removed. Undoing one line of a larger change is a legitimate fix;
- * undoing all of it is "revert your change", which nobody needs a bot for.
+ * line it removed, and adds nothing else. Undoing one line of a larger change
+ * is a legitimate fix; undoing all of it is "revert your change", which nobody
+ * needs a bot for. (A change that only added a line, fixed by rewriting that
+ * line, is not reverted: the fix adds a line the base never had.)
  */
 function revertsChange(fix: DiffFile[], change: DiffFile[], isTest: (f: string) => boolean): boolean {
   const source = change.filter((f) => !isTest(diffFilePath(f)) && !f.binary);
@@ -175,6 +177,7 @@ function revertsChange(fix: DiffFile[], change: DiffFile[], isTest: (f: string) 
     };
     const covers = (big: Map<string, number>, small: Map<string, number>) => [...small].every(([k, n]) => (big.get(k) ?? 0) >= n);
     if (!covers(multiset(f.removed), multiset(c.added)) || !covers(multiset(f.added), multiset(c.removed))) return false;
+    if (!covers(multiset(c.removed), multiset(f.added))) return false;
   }
   return true;
 }

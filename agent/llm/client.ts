@@ -1,15 +1,20 @@
 // A thin wrapper over the `openai` SDK's chat completions with tools, for any
-// OpenAI-compatible endpoint. It owns what the policy must not reimplement:
+// OpenAI-compatible endpoint in one of the dialects of dialects.ts (OpenAI,
+// Azure OpenAI, vLLM, Ollama, llama.cpp). It owns what the policy must not reimplement:
 // retries of 429/5xx/connection failures with bounded backoff that honours
 // Retry-After, a per-request timeout that covers the whole answer (the SDK's
 // own timeout stops at the response headers), abort of the request in flight,
-// and token usage and cost per call. The SDK's own retries are off so there is
-// one retry policy, ours, and every wait is abortable.
+// and token usage and cost per call (usage as reported, from llama.cpp's
+// timings, or estimated; cost null when the model has no price: unknown, never
+// 0). The SDK's own retries are off so there is one retry policy, ours, and
+// every wait is abortable.
 //
 // The API key is handed in by the caller (getEnv().FLOWFIX_MODEL_API_KEY) and
 // lives only inside the SDK instance: it is never part of an error, event or log.
 import OpenAI from 'openai';
 import type {
+  ChatCompletion,
+  ChatCompletionChunk,
   ChatCompletionMessageParam,
   ChatCompletionTool,
   ChatCompletionCreateParamsNonStreaming,
@@ -17,7 +22,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { Env } from '../../lib/env';
-import { resolveModelEndpoint, type ModelSettings } from '../../lib/repositories/settings';
+import { MODEL_DIALECTS, resolveModelEndpoint, type ModelSettings } from '../../lib/repositories/settings';
+import { asksStreamUsage, createSdk, readTokenCounts, type UsageSource } from './dialects';
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };
 
@@ -30,7 +36,13 @@ export type ModelPrices = z.infer<typeof ModelPricesSchema>;
 export const LlmClientOptionsSchema = z.object({
   baseURL: z.string().url(),
   model: z.string().min(1),
+  /** empty: no credential is sent (local servers without a key) */
   apiKey: z.string(),
+  dialect: z.enum(MODEL_DIALECTS).default('openai'),
+  /** Azure only: the api-version query parameter */
+  apiVersion: z.string().optional(),
+  /** Azure only: the deployment in the URL path (default: the model) */
+  deployment: z.string().optional(),
   temperature: z.number().min(0).max(2).default(0.1),
   topP: z.number().gt(0).max(1).default(0.95),
   /** upper bound on completion tokens per call; unset leaves it to the endpoint */
@@ -43,7 +55,7 @@ export const LlmClientOptionsSchema = z.object({
   backoffMaxMs: z.number().int().min(0).default(30_000),
   /** a Retry-After longer than this is not waited for: the call fails instead */
   maxRetryAfterMs: z.number().int().min(0).default(60_000),
-  /** stream the answer as server-sent events (usage requested through stream_options) */
+  /** stream the answer as server-sent events (usage requested through stream_options where the dialect has it) */
   stream: z.boolean().default(false),
   prices: ModelPricesSchema.default({}),
 });
@@ -59,9 +71,11 @@ export interface ToolCallRequest {
 export interface CallUsage {
   promptTokens: number;
   completionTokens: number;
-  costUsd: number;
-  /** false when no price is configured for the model: cost is then 0 */
+  /** null when no price is configured for the model: the cost is unknown, never 0 */
+  costUsd: number | null;
   priced: boolean;
+  /** where the token counts come from: the endpoint's usage, llama.cpp's timings, or an estimate from the text */
+  source: UsageSource;
 }
 
 export interface ChatResult {
@@ -106,9 +120,26 @@ export interface CompleteParams {
   onRetry?: (notice: RetryNotice) => void;
 }
 
-export function costOf({ model, promptTokens, completionTokens, prices }: { model: string; promptTokens: number; completionTokens: number; prices: ModelPrices }) {
-  const price = prices[model];
-  if (!price) return { costUsd: 0, priced: false };
+/**
+ * The cost of one call from the price table: the configured model's price,
+ * else the price of the model the endpoint said answered. No price → null
+ * (unknown), never 0: a free-looking run would pass every cost budget.
+ */
+export function costOf({
+  model,
+  reportedModel,
+  promptTokens,
+  completionTokens,
+  prices,
+}: {
+  model: string;
+  reportedModel?: string;
+  promptTokens: number;
+  completionTokens: number;
+  prices: ModelPrices;
+}): { costUsd: number | null; priced: boolean } {
+  const price = (Object.hasOwn(prices, model) ? prices[model] : undefined) ?? (reportedModel && Object.hasOwn(prices, reportedModel) ? prices[reportedModel] : undefined);
+  if (!price) return { costUsd: null, priced: false };
   return { costUsd: (promptTokens * price.inputPerMTok + completionTokens * price.outputPerMTok) / 1_000_000, priced: true };
 }
 
@@ -165,27 +196,42 @@ function classify(error: unknown, { timedOut }: { timedOut: boolean }): Classifi
   return { retry: false, kind: 'bad_response', message: `model call failed: ${(error as Error)?.message ?? String(error)}` };
 }
 
-/** Client options from a repository's model settings and the environment; undefined when no model is configured. */
+type PriceTable = ModelSettings['prices'];
+
+/**
+ * Client options from a repository's model settings, the admin's price table
+ * and the environment; undefined when no model is configured. The
+ * repository's own `prices` win over the table for the models they name.
+ */
 export function llmClientOptionsFromSettings({
   settings,
   env,
+  priceTable = {},
 }: {
-  settings: Pick<ModelSettings, 'model' | 'baseUrl' | 'temperature' | 'topP' | 'maxRetries' | 'requestTimeoutSeconds' | 'prices'>;
+  settings: Pick<
+    ModelSettings,
+    'model' | 'baseUrl' | 'dialect' | 'apiVersion' | 'deployment' | 'stream' | 'maxOutputTokens' | 'temperature' | 'topP' | 'maxRetries' | 'requestTimeoutSeconds' | 'prices'
+  >;
   env: Pick<Env, 'FLOWFIX_MODEL_BASE_URL' | 'FLOWFIX_MODEL' | 'FLOWFIX_MODEL_API_KEY'>;
+  priceTable?: PriceTable;
 }): LlmClientOptions | undefined {
   const endpoint = resolveModelEndpoint({ settings, env });
   if (!endpoint) return undefined;
+  const prices = { ...priceTable, ...settings.prices };
   return {
     ...endpoint,
-    // local OpenAI-compatible servers often need no key; the SDK still wants a string
-    apiKey: env.FLOWFIX_MODEL_API_KEY ?? 'unused',
+    // local servers often need no key: none is sent then
+    apiKey: env.FLOWFIX_MODEL_API_KEY ?? '',
+    dialect: settings.dialect,
+    ...(settings.apiVersion ? { apiVersion: settings.apiVersion } : {}),
+    ...(settings.deployment ? { deployment: settings.deployment } : {}),
+    stream: settings.stream,
+    ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     temperature: settings.temperature,
     topP: settings.topP,
     maxRetries: settings.maxRetries,
     requestTimeoutMs: settings.requestTimeoutSeconds * 1000,
-    prices: Object.fromEntries(
-      Object.entries(settings.prices).map(([name, p]) => [name, { inputPerMTok: p.inputPerMTokUsd, outputPerMTok: p.outputPerMTokUsd }]),
-    ),
+    prices: Object.fromEntries(Object.entries(prices).map(([name, p]) => [name, { inputPerMTok: p.inputPerMTokUsd, outputPerMTok: p.outputPerMTokUsd }])),
   };
 }
 
@@ -197,11 +243,14 @@ export class LlmClient {
   constructor(options: LlmClientOptions) {
     const { apiKey, ...rest } = LlmClientOptionsSchema.parse(options);
     this.options = rest;
-    this.#sdk = new OpenAI({
+    this.#sdk = createSdk({
+      dialect: this.options.dialect,
       baseURL: this.options.baseURL,
+      model: this.options.model,
       apiKey,
-      maxRetries: 0,
-      timeout: this.options.requestTimeoutMs,
+      apiVersion: this.options.apiVersion,
+      deployment: this.options.deployment,
+      timeoutMs: this.options.requestTimeoutMs,
     });
   }
 
@@ -282,42 +331,72 @@ export class LlmClient {
     };
   }
 
-  #usage(model: string, usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): CallUsage {
-    const promptTokens = usage?.prompt_tokens ?? 0;
-    const completionTokens = usage?.completion_tokens ?? 0;
-    return { promptTokens, completionTokens, ...costOf({ model: this.options.model, promptTokens, completionTokens, prices: this.options.prices }) };
+  #usage({
+    reportedModel,
+    usage,
+    timings,
+    params,
+    content,
+    toolCalls,
+  }: {
+    reportedModel: string | undefined;
+    usage: { prompt_tokens?: number | null; completion_tokens?: number | null } | null | undefined;
+    timings: unknown;
+    params: CompleteParams;
+    content: string | null;
+    toolCalls: ToolCallRequest[];
+  }): CallUsage {
+    const counts = readTokenCounts({
+      usage,
+      timings,
+      promptText: () => JSON.stringify(params.messages) + (params.tools?.length ? JSON.stringify(params.tools) : ''),
+      completionText: (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join(''),
+    });
+    const cost = costOf({ model: this.options.model, reportedModel, promptTokens: counts.promptTokens, completionTokens: counts.completionTokens, prices: this.options.prices });
+    return { promptTokens: counts.promptTokens, completionTokens: counts.completionTokens, ...cost, source: counts.source };
   }
 
   async #attempt(params: CompleteParams & { signal: AbortSignal; timeoutMs: number }): Promise<Omit<ChatResult, 'attempts' | 'durationMs'>> {
     const requestOptions = { signal: params.signal, timeout: params.timeoutMs, maxRetries: 0 };
     if (!this.options.stream) {
       const body: ChatCompletionCreateParamsNonStreaming = { ...this.#baseBody(params), stream: false };
-      const completion = await this.#sdk.chat.completions.create(body, requestOptions);
+      const completion = (await this.#sdk.chat.completions.create(body, requestOptions)) as ChatCompletion & { timings?: unknown };
       const choice = completion.choices?.[0];
       if (!choice?.message) throw new LlmError({ kind: 'bad_response', message: 'the model endpoint returned no choices', attempts: 1 });
-      const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
-        call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }] : [],
+      const toolCalls = (choice.message.tool_calls ?? []).flatMap((call, i) =>
+        call.type === 'function' ? [{ id: call.id || `call_${i}`, name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' }] : [],
       );
+      const content = choice.message.content ?? null;
       return {
-        content: choice.message.content ?? null,
+        content,
         toolCalls,
         finishReason: choice.finish_reason ?? null,
-        usage: this.#usage(completion.model, completion.usage),
-        model: completion.model ?? this.options.model,
+        usage: this.#usage({ reportedModel: completion.model, usage: completion.usage, timings: completion.timings, params, content, toolCalls }),
+        model: completion.model || this.options.model,
       };
     }
 
-    const body: ChatCompletionCreateParamsStreaming = { ...this.#baseBody(params), stream: true, stream_options: { include_usage: true } };
+    const body: ChatCompletionCreateParamsStreaming = {
+      ...this.#baseBody(params),
+      stream: true,
+      ...(asksStreamUsage(this.options) ? { stream_options: { include_usage: true } } : {}),
+    };
     const stream = await this.#sdk.chat.completions.create(body, requestOptions);
     let content = '';
     let sawContent = false;
     let finishReason: string | null = null;
-    let model = this.options.model;
+    let reportedModel: string | undefined;
     let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
-    const calls = new Map<number, ToolCallRequest>();
-    for await (const chunk of stream) {
-      if (chunk.model) model = chunk.model;
+    let timings: unknown;
+    // in arrival order; `open` maps a delta's index to the call it continues
+    const calls: ToolCallRequest[] = [];
+    const open = new Map<number, ToolCallRequest>();
+    for await (const raw of stream) {
+      const chunk = raw as ChatCompletionChunk & { timings?: unknown };
+      if (chunk.model) reportedModel = chunk.model;
       if (chunk.usage) usage = chunk.usage;
+      if (chunk.timings) timings = chunk.timings;
+      // Azure opens with a chunk of prompt filter results and no choices
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       if (typeof choice.delta?.content === 'string' && choice.delta.content.length > 0) {
@@ -325,23 +404,32 @@ export class LlmClient {
         sawContent = true;
       }
       for (const delta of choice.delta?.tool_calls ?? []) {
-        const call = calls.get(delta.index) ?? { id: '', name: '', arguments: '' };
+        const index = typeof delta.index === 'number' ? delta.index : 0;
+        let call = open.get(index);
+        // a new id at an index that already holds a named call is a new call
+        // (servers that send every call whole at index 0), not more arguments
+        if (!call || (delta.id && call.id && delta.id !== call.id)) {
+          call = { id: '', name: '', arguments: '' };
+          open.set(index, call);
+          calls.push(call);
+        }
         if (delta.id) call.id = delta.id;
         if (delta.function?.name) call.name += delta.function.name;
         if (delta.function?.arguments) call.arguments += delta.function.arguments;
-        calls.set(delta.index, call);
       }
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
     // the SDK's stream ends quietly on abort: a timed-out or cancelled stream
     // must not pass for a complete (truncated) answer
     if (params.signal.aborted) throw params.signal.reason ?? new AttemptTimeout('aborted');
+    const toolCalls = calls.map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
+    const text = sawContent ? content : null;
     return {
-      content: sawContent ? content : null,
-      toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c),
+      content: text,
+      toolCalls,
       finishReason,
-      usage: this.#usage(model, usage),
-      model,
+      usage: this.#usage({ reportedModel, usage, timings, params, content: text, toolCalls }),
+      model: reportedModel || this.options.model,
     };
   }
 }

@@ -68,9 +68,21 @@ function describeTestRun({ verdict, run }: { verdict: GateVerdict; run: TestRun 
   return body.length ? `${header}\n${fence.wrap('test results', cutText(body.join('\n'), { maxChars, hint: 'use read_last_log for the full log' }))}` : header;
 }
 
-async function applyAndDescribe(edit: Edit, env: ToolEnv): Promise<ToolObservation> {
+/**
+ * Every edit of both protocols lands here: the compile gate applies it (the
+ * workspace refuses paths outside it, into .git or binary files) or rolls it
+ * back with diagnostics. An edit of a test file is allowed through, with the
+ * warning that the post filters drop such a fix unless the change
+ * deliberately changed the expectation.
+ */
+export async function applyAndDescribe(edit: Edit, env: ToolEnv): Promise<ToolObservation> {
   const verdict = await env.ctx.gates.applyEdit(edit);
-  return { ok: verdict.passed, verdict, text: describeVerdict(verdict, env.fence, env.maxOutputChars) };
+  let text = describeVerdict(verdict, env.fence, env.maxOutputChars);
+  const file = edit.kind === 'diff' ? undefined : edit.file;
+  if (verdict.passed && file && env.ctx.isTestFile?.(file)) {
+    text += `\nNote: ${file} is a test or test helper. A fix that edits tests is dropped, unless the change deliberately changed this expectation and only the stale expectation is updated; fix the code instead.`;
+  }
+  return { ok: verdict.passed, verdict, text };
 }
 
 function countOccurrences(haystack: string, needle: string): number {
@@ -140,7 +152,7 @@ export const searchCodeTool = defineTool({
 export const editFileTool = defineTool({
   name: 'edit_file',
   description: 'Replace old_text with new_text in a file. old_text must occur exactly once: include enough surrounding lines to make it unique. Goes through the compile gate.',
-  args: z.object({ path: Path, old_text: z.string().min(1), new_text: z.string() }),
+  args: z.object({ path: Path, old_text: z.string().min(1).max(200_000), new_text: z.string().max(200_000) }),
   async execute({ path, old_text, new_text }, env) {
     if (old_text === new_text) return { ok: false, text: 'old_text and new_text are identical: nothing to change.' };
     const content = await env.ctx.workspace.readFile(path);

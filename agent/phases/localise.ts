@@ -1,4 +1,6 @@
+import { collectCoverage, type Spectrum } from '../coverage/index';
 import { extractEvidence } from '../evidence';
+import { candidateTimeoutSeconds } from '../gates';
 import { judgeDeliberate } from '../policies/offline/stale';
 import { detectTestFiles, isTestPath } from '../test-files';
 import { git } from '../git';
@@ -8,9 +10,39 @@ import type { LocalisedState, RedState } from './state';
 import { evidenceEvent, runEvent } from '../../common/run-events';
 
 // Localise: the RED run read as evidence (failing tests, messages,
-// expected/actual, stack frames mapped to workspace files), then the top-K
-// suspects. A scaffold that fails does not end the run: the stack frames are
-// ranked instead.
+// expected/actual, stack frames mapped to workspace files), per-test coverage
+// of the target tests' command (agent/coverage; an aid: the run goes on
+// without it), then the top-K suspects. A scaffold that fails does not end
+// the run: the stack frames are ranked instead.
+
+/** Suspects ranked after the top-K are reported too (not handed to the policy), up to this rank. */
+export const REPORTED_RANKS = 5;
+
+/**
+ * The spectrum of one instrumented run of the target tests' command, within
+ * a candidate's time limit; undefined (and a log line saying why) when coverage
+ * is off or fails.
+ */
+async function coverageFor(state: RedState, isTestFile: (rel: string) => boolean): Promise<Spectrum | undefined> {
+  const { settings, signal, meter, workspace: ws } = state;
+  if (!settings.coverage) return undefined;
+  const targets = state.redRun.results.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) }));
+  const timeoutSeconds = candidateTimeoutSeconds(state.redRun.command.durationMs, settings.timeLimits.testSeconds);
+  const started = performance.now();
+  try {
+    const cov = await collectCoverage({ workspace: ws, settings, targets, timeoutSeconds, signal, isTestFile });
+    meter.commandMs += cov.run.command.durationMs;
+    await state.log(
+      `coverage: ${cov.failing} failing and ${cov.passing} passing test(s) over ${cov.files} production file(s) in ${Math.round(performance.now() - started)} ms`,
+      { recorded: cov.recorded, failing: cov.failing, passing: cov.passing, files: cov.files, durationMs: Math.round(performance.now() - started) },
+    );
+    return cov.spectrum;
+  } catch (err) {
+    state.throwIfCancelled();
+    await state.log(`coverage unavailable, localising without it: ${(err as Error).message}`);
+    return undefined;
+  }
+}
 
 /**
  * Ranks stack frames when the scaffold cannot run: a window around each frame
@@ -64,20 +96,25 @@ export async function localise(state: RedState): Promise<LocalisedState> {
   // a failing test's own case is a suspect only when the change contradicts its expectation
   const keepFailingTests = judgeDeliberate({ change: state.change, evidence: failure }).level !== 'none';
   const k = state.modelSettings.suspects;
+  const coverage = await coverageFor(state, testFiles.is);
+  let runnersUp: Suspect[] = [];
   try {
-    state.suspects = await (input.localise ?? defaultLocalise)({
+    const ranked = await (input.localise ?? defaultLocalise)({
       root: ws.root,
       evidence: failure,
       editedSpans: state.change.editedSpans,
-      k,
+      k: Math.max(k, REPORTED_RANKS),
       signal,
       isTestFile: testFiles.is,
       keepFailingTests,
+      ...(coverage ? { coverage } : {}),
     });
+    state.suspects = ranked.slice(0, k);
+    runnersUp = ranked.slice(k, REPORTED_RANKS);
   } catch (err) {
     await state.log(`the retrieval scaffold failed (${(err as Error).message}); ranking stack frames instead`);
     state.suspects = fallbackSuspects(failure, k, testFiles.is, state.change.editedSpans);
   }
-  await sink.emit(runEvent('suspects', { suspects: state.suspects }, 'localise'));
+  await sink.emit(runEvent('suspects', { suspects: state.suspects, ...(runnersUp.length ? { runnersUp } : {}) }, 'localise'));
   return Object.assign(state, { failure, testFiles, testEditsAllowed: keepFailingTests });
 }

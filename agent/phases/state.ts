@@ -4,7 +4,7 @@ import type { RepairEvidence, RepairResult, RunRepairInput } from '../pipeline';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, Phase, Policy, Suspect, TestRun, Usage } from '../types';
 import type { TestFiles } from '../test-files';
 import type { Workspace } from '../workspace';
-import { logEvent, phaseFinished, phaseStarted } from '../../common/run-events';
+import { addCost, logEvent, phaseFinished, phaseStarted } from '../../common/run-events';
 
 // One run's state, shared by the phases. The run-wide part is fixed when the
 // run starts; the result part grows as the phases go (and is what the result
@@ -99,7 +99,7 @@ export function addUsage(a: Usage, b: Partial<Usage> | undefined): Usage {
   return {
     promptTokens: a.promptTokens + (b?.promptTokens ?? 0),
     completionTokens: a.completionTokens + (b?.completionTokens ?? 0),
-    costUsd: a.costUsd + (b?.costUsd ?? 0),
+    costUsd: addCost(a.costUsd, b?.costUsd === undefined ? 0 : b.costUsd),
     toolCalls: a.toolCalls + (b?.toolCalls ?? 0),
   };
 }

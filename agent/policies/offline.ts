@@ -3,9 +3,12 @@
 // (offline/candidates.ts); each goes through the compile gate, then GREEN; the
 // first that turns the target tests green is the fix. Cheap fixes cost nothing
 // and a machine with no model configured still repairs the common one-liners.
+// When the regression suite refuses a fix, the pipeline hands the policy
+// another turn: it goes on from the candidate after the refused one (the
+// list and the place are kept per run), not from the top of the list.
 import { runEvent, type RunEventPayload, type RunEventType } from '../../common/run-events';
 import type { GateVerdict, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
-import type { Candidate } from './offline/candidates';
+import type { Candidate, Generated } from './offline/candidates';
 import { generateCandidates } from './offline/candidates';
 
 export interface OfflinePolicyOptions {
@@ -25,15 +28,27 @@ function candidatePayload(c: Candidate) {
   return { rank: c.rank, template: c.template, file: c.file, line: c.line, symbol: c.symbol, description: c.description, score: c.score, onEditedLine: c.onEditedLine, edits: c.edits.length };
 }
 
+/** One run's candidates and how far validation got: where a later turn resumes. */
+interface Progress {
+  generated: Generated;
+  /** index of the next candidate to validate */
+  next: number;
+  compileRejected: number;
+  gateCalls: number;
+}
+
 export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
   const maxCandidates = opts.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
   const now = opts.now ?? Date.now;
+  // keyed by the run's workspace: a policy object may serve several runs (the worker's does not, the CLI's might)
+  const progressByRun = new WeakMap<object, Progress>();
 
   async function emit<K extends RunEventType>(ctx: PolicyContext, event: { type: K; payload: RunEventPayload<K> }): Promise<void> {
     await ctx.sink.emit(runEvent(event.type, event.payload, 'patch'));
   }
 
   async function run(ctx: PolicyContext): Promise<PolicyOutcome> {
+    const resumed = progressByRun.get(ctx.workspace);
     let gateCalls = 0;
     const stop = (): PolicyOutcome | null => {
       if (ctx.signal.aborted) return { status: 'gave_up', exitReason: 'cancelled', detail: 'the run was cancelled', usage: usageOf(gateCalls) };
@@ -42,8 +57,9 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     };
     const early = stop();
     if (early) return early;
+    if (resumed) return validate(ctx, resumed, stop, (n) => (gateCalls += n));
 
-    const { candidates, deliberate, skipped } = await generateCandidates({
+    const generated = await generateCandidates({
       root: ctx.workspace.root,
       readFile: (rel) => ctx.workspace.readFile(rel),
       suspects: ctx.suspects,
@@ -52,12 +68,13 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       max: maxCandidates,
       ...(ctx.isTestFile ? { isTestFile: ctx.isTestFile } : {}),
     });
+    const { candidates, deliberate, skipped, pruned } = generated;
     const byTemplate: Record<string, number> = {};
     for (const c of candidates) byTemplate[c.template] = (byTemplate[c.template] ?? 0) + 1;
     await emit(ctx, {
       type: 'thought',
       payload: {
-        text: `${candidates.length} candidate edit(s) from ${ctx.suspects.length} suspect(s), tried in order of suspiciousness. Intent: ${deliberate.why}.`,
+        text: `${candidates.length} candidate edit(s) from ${ctx.suspects.length} suspect(s), tried in order of suspiciousness × pattern prior × edit size${pruned.duplicates || pruned.unparsable ? ` (left out: ${pruned.duplicates} with the same syntax tree as a better one, ${pruned.unparsable} that do not parse)` : ''}. Intent: ${deliberate.why}.`,
         candidates: candidates.length,
         byTemplate,
         deliberate: deliberate.level,
@@ -67,14 +84,40 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     if (candidates.length === 0) {
       return { status: 'gave_up', exitReason: 'no_candidate', detail: `no repair template applies at the suspects${skipped.length ? ` (${skipped.join('; ')})` : ''}`, usage: usageOf(0) };
     }
+    const progress: Progress = { generated, next: 0, compileRejected: 0, gateCalls: 0 };
+    progressByRun.set(ctx.workspace, progress);
+    return validate(ctx, progress, stop, (n) => (gateCalls += n));
+  }
 
-    let compileRejected = 0;
-    for (const candidate of candidates) {
+  /** Validates candidates from `progress.next` on; a GREEN one is returned as the fix, and the next turn starts after it. */
+  async function validate(ctx: PolicyContext, progress: Progress, stop: () => PolicyOutcome | null, count: (n: number) => void): Promise<PolicyOutcome> {
+    const { candidates } = progress.generated;
+    let gateCalls = 0;
+    const spend = (n: number) => {
+      gateCalls += n;
+      progress.gateCalls += n;
+      count(n);
+    };
+    if (progress.next > 0) {
+      await emit(ctx, {
+        type: 'thought',
+        payload: {
+          text:
+            progress.next < candidates.length
+              ? `The regression suite refused candidate ${progress.next}; going on from candidate ${progress.next + 1} of ${candidates.length} (the ones before it already failed).`
+              : `The regression suite refused candidate ${progress.next}, the last of ${candidates.length}.`,
+          candidates: candidates.length - progress.next,
+        },
+      });
+    }
+    while (progress.next < candidates.length) {
+      const candidate = candidates[progress.next];
+      progress.next += 1;
       const halted = stop();
-      if (halted) return halted;
+      if (halted) return { ...halted, usage: usageOf(gateCalls) };
       let rejected: GateVerdict | null = null;
       for (const edit of candidate.edits) {
-        gateCalls += 1;
+        spend(1);
         const compile = await ctx.gates.applyEdit(edit);
         if (!compile.passed) {
           rejected = compile;
@@ -82,7 +125,7 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
         }
       }
       if (rejected) {
-        compileRejected += 1;
+        progress.compileRejected += 1;
         await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'compile_failed', diagnostics: rejected.diagnostics ?? [], detail: rejected.detail } });
         // The gate rolls a rejected edit back, not the ones before it: start over clean.
         await ctx.gates.reset();
@@ -91,9 +134,9 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       const afterCompile = stop();
       if (afterCompile) {
         await ctx.gates.reset();
-        return afterCompile;
+        return { ...afterCompile, usage: usageOf(gateCalls) };
       }
-      gateCalls += 1;
+      spend(1);
       const { verdict } = await ctx.gates.green();
       if (verdict.passed) {
         await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'green' } });
@@ -111,7 +154,7 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     return {
       status: 'gave_up',
       exitReason: 'no_candidate',
-      detail: `tried ${candidates.length} candidate edit(s) (${compileRejected} rejected by the compile gate); none made the target tests pass`,
+      detail: `tried ${candidates.length} candidate edit(s) (${progress.compileRejected} rejected by the compile gate); none made the target tests pass`,
       usage: usageOf(gateCalls),
     };
   }

@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Spectrum } from '../coverage/spectrum';
 import type { Evidence, Suspect } from '../types';
 import { listSourceFiles } from './files';
 import type { CodeGraph } from './graph';
@@ -81,10 +82,12 @@ export interface LocaliseInput {
   isTestFile?: (rel: string) => boolean;
   /** keep the failing tests' own cases (a stale expectation the change contradicts) */
   keepFailingTests?: boolean;
+  /** per-test coverage of the failing and passing tests (agent/coverage), when collected */
+  coverage?: Spectrum;
 }
 
 /** The top-K suspects (default 3), each with the reasons it ranks where it does. */
-export async function localise({ root, evidence, editedSpans, k = 3, signal, index, isTestFile, keepFailingTests }: LocaliseInput): Promise<Suspect[]> {
+export async function localise({ root, evidence, editedSpans, k = 3, signal, index, isTestFile, keepFailingTests, coverage }: LocaliseInput): Promise<Suspect[]> {
   const { graph } = index ?? (await indexWorkspace({ root, signal }));
   const ranked = rankSpans({
     root,
@@ -93,6 +96,7 @@ export async function localise({ root, evidence, editedSpans, k = 3, signal, ind
     editedSpans,
     ...(isTestFile ? { isTestFile } : {}),
     ...(keepFailingTests ? { keepFailingTests } : {}),
+    ...(coverage ? { coverage } : {}),
     fileExists: (rel) => {
       const abs = path.resolve(root, rel);
       return abs.startsWith(path.resolve(root) + path.sep) && existsSync(abs);

@@ -30,9 +30,22 @@ const PyIndexSchema = z.object({
 const PosSchema = z.object({ line: z.number().int(), col: z.number().int(), endLine: z.number().int(), endCol: z.number().int() });
 
 export const PySiteSchema = PosSchema.extend({
-  kind: z.enum(['op', 'keyword', 'number', 'string', 'condition', 'return', 'call-args', 'operands', 'compare']),
+  kind: z.enum([
+    'op', 'keyword', 'number', 'string', 'condition', 'return', 'call-args', 'operands', 'compare',
+    // the wider search (agent/policies/offline/sites.ts)
+    'name', 'attribute', 'callee', 'index', 'clauses', 'guardable', 'statement', 'donor', 'entry',
+  ]),
   text: z.string().optional(),
   args: z.array(PosSchema).optional(),
+  alternatives: z.array(z.string()).optional(),
+  builtin: z.boolean().optional(),
+  receivers: z.array(z.string()).optional(),
+  removable: z.boolean().optional(),
+  last: z.boolean().optional(),
+  scope: z.array(z.string()).optional(),
+  uses: z.array(z.string()).optional(),
+  params: z.array(z.object({ name: z.string(), type: z.enum(['number', 'string', 'collection', 'unknown']) })).optional(),
+  returns: z.array(z.string()).optional(),
 });
 export type PySite = z.infer<typeof PySiteSchema>;
 

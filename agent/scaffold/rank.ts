@@ -1,7 +1,27 @@
 // Suspect ranking (EviACT's retrieval scaffold): failure evidence matched
 // against AST spans and the code graph. Every point a span earns comes with a
 // reason a person can read, so a wrong ranking can be argued with.
+//
+// The one formula, per span (WEIGHTS below):
+//
+//   score = frames + edited + symbol
+//         + min(proximityCap, proximity) × (coverage collected ? proximityWithCoverage : 1)
+//         + coverage × Ochiai(span)
+//   then × classFactor (a class), × testHelperFactor (helper code in a test
+//   file), × notRunFactor (with coverage: no failing test ran the span, though
+//   they ran its file)
+//
+// frames: 13 × 0.7^depth for the frame's innermost span (0.3 of it for the
+// spans enclosing it), 4 for a frame that only names the function; edited: 8
+// for a span the change edited; symbol: 3 when the evidence names it;
+// proximity: imports, calls, folder and file name relative to the failing
+// test; Ochiai(span): the most suspicious line's Ochiai score from per-test
+// coverage (agent/coverage/spectrum.ts), 0 without coverage. Coverage finds a
+// wrong value that raised nowhere in the code (an assertion in the test is the
+// only frame) and separates the functions a failing test called from those
+// every passing test calls too.
 import path from 'node:path';
+import { failingTestsRan, spanSuspiciousness, type Spectrum } from '../coverage/spectrum';
 import type { Evidence, StackFrame, Suspect } from '../types';
 import type { CodeGraph } from './graph';
 import { callDistances, importDistances, spanKey } from './graph';
@@ -32,6 +52,20 @@ export const WEIGHTS = {
    * not separate, but never outweighs a frame or an edit.
    */
   proximityCap: 4,
+  /**
+   * × the span's Ochiai score (0–1): between an edit and a stack frame at
+   * full strength, so that with no frame in the code the spectrum decides
+   * among the spans the failing test reaches, and the change's own edit
+   * decides what the spectrum cannot tell apart.
+   */
+  coverage: 10,
+  /**
+   * with coverage, proximity counts half: it estimates what the failing test
+   * reaches, which the spectrum measures; it still orders what the spectrum ties
+   */
+  proximityWithCoverage: 0.5,
+  /** with coverage: a span in a file the failing tests ran, none of whose lines they ran */
+  notRunFactor: 0.5,
   classFactor: 0.5, // classes are coarse: prefer their methods
   otherTestFactor: 0.2, // another test case is rarely where the fix goes
   testHelperFactor: 0.5, // non-test code inside a test file
@@ -53,6 +87,8 @@ export interface RankInput {
    * a test may get). Otherwise tests and their helpers never rank.
    */
   keepFailingTests?: boolean;
+  /** per-test line coverage of the failing and passing tests (agent/coverage), when it was collected */
+  coverage?: Spectrum;
 }
 
 interface Scored {
@@ -287,14 +323,45 @@ export function rankSpans(input: RankInput): Suspect[] {
     const span = findSpan(graph, key);
     if (span && !span.isTest && d < WEIGHTS.call.length) near(span, 'graph', WEIGHTS.call[d], d === 1 ? 'called by the failing test' : `call distance ${d} from the failing test`);
   }
+  const spectrum = input.coverage && input.coverage.totalFailed > 0 ? input.coverage : undefined;
   for (const p of proximity.values()) {
-    bump(p.span, Math.min(WEIGHTS.proximityCap, p.graph + p.extra), p.reasons);
+    bump(p.span, Math.min(WEIGHTS.proximityCap, p.graph + p.extra) * (spectrum ? WEIGHTS.proximityWithCoverage : 1), p.reasons);
+  }
+
+  // ── coverage: the spectrum of the failing and passing tests ──
+  const ranByFailing = new Set<string>();
+  if (spectrum) {
+    for (const idx of graph.files.values()) {
+      if (testFile(idx.file) || testFiles.has(idx.file)) continue;
+      for (const span of idx.spans) {
+        if (span.isTest) continue;
+        const s = spanSuspiciousness(spectrum, span.file, span.startLine, span.endLine);
+        if (!s) continue;
+        ranByFailing.add(spanKey(span));
+        bump(
+          span,
+          WEIGHTS.coverage * s.score,
+          `Ochiai ${s.score.toFixed(2)}: line ${s.line} ran in ${s.failed}/${spectrum.totalFailed} failing and ${s.passed}/${spectrum.totalPassed} passing tests`,
+        );
+      }
+    }
+    // A failing test's own case, when it may be the fix's place (a stale
+    // expectation): its lines run in that one failing test and no other, so
+    // their Ochiai is 1/sqrt(totalFailed). Test code is not in the spectrum.
+    if (input.keepFailingTests) {
+      const own = 1 / Math.sqrt(spectrum.totalFailed);
+      for (const span of failingTestSpans) bump(span, WEIGHTS.coverage * own, `Ochiai ${own.toFixed(2)}: the failing test's own code`);
+    }
   }
 
   // ── factors, then order ──
   const all: Scored[] = [...scored.values()].map((e) => {
     let score = e.score;
     if (e.span.kind === 'class') score *= WEIGHTS.classFactor;
+    if (spectrum && !ranByFailing.has(spanKey(e.span)) && !e.span.isTest && failingTestsRan(spectrum, e.span.file)) {
+      score *= WEIGHTS.notRunFactor;
+      e.reasons.push('no failing test ran it (coverage)');
+    }
     if (e.span.isTest && !failingTestKeys.has(spanKey(e.span))) score *= WEIGHTS.otherTestFactor;
     else if (!e.span.isTest && testFiles.has(e.span.file)) score *= WEIGHTS.testHelperFactor;
     return { ...e, score };

@@ -8,8 +8,9 @@ import { LeaseLostError } from '../../lib/runs/events';
 import type { FinishRunResult } from '../../lib/runs/schemas';
 import { planRevisionRepair } from '../../lib/runs/plan';
 import { checkRunStale, finishRun, getRunWorkContext, releaseRun, type RunWorkContext } from '../../lib/runs/service';
-import { llmClientOptionsFromSettings } from '../llm/client';
-import { createLlmPolicy } from '../llm/policy';
+import { readModelPrices, type ModelPriceTable } from '../../lib/models/prices';
+import { LlmClient, llmClientOptionsFromSettings } from '../llm/client';
+import { createLlmPolicy, llmProtocolFromSettings } from '../llm/policy';
 import { runRepair, type RepairResult, type RunRepairInput } from '../pipeline';
 import { createOfflinePolicy } from '../policies/offline';
 import type { Policy } from '../types';
@@ -43,13 +44,20 @@ export interface ExecuteRunOptions {
 
 class ConfigError extends Error {}
 
-function policyFor({ run, modelSettings }: { run: RunWorkContext; modelSettings: ModelSettings }): Policy | Policy[] {
+function policyFor({ run, modelSettings, priceTable }: { run: RunWorkContext; modelSettings: ModelSettings; priceTable: ModelPriceTable }): Policy | Policy[] {
   if (run.trigger === 'REVALIDATE') return createRevalidatePolicy({ diff: run.inputDiff ?? '' });
   const offline = () => createOfflinePolicy({ maxCandidates: modelSettings.offline.maxCandidates });
   const llm = () => {
-    const options = llmClientOptionsFromSettings({ settings: { ...modelSettings, model: run.model ?? modelSettings.model }, env: getEnv() });
+    const options = llmClientOptionsFromSettings({ settings: { ...modelSettings, model: run.model ?? modelSettings.model }, env: getEnv(), priceTable });
     if (!options) throw new ConfigError('no model is configured for this repository (model settings or FLOWFIX_MODEL_BASE_URL/FLOWFIX_MODEL)');
-    return createLlmPolicy({ client: options });
+    let client: LlmClient;
+    try {
+      client = new LlmClient(options);
+    } catch (err) {
+      // e.g. the azure dialect without a key: the run fails as a configuration problem, with the reason
+      throw new ConfigError(`the model endpoint cannot be used: ${(err as Error).message}`);
+    }
+    return createLlmPolicy({ client, protocol: llmProtocolFromSettings(modelSettings) });
   };
   if (run.policy === 'llm') return llm();
   if (run.policy === 'tiered') return [offline(), llm()];
@@ -74,6 +82,8 @@ export async function buildRepairInput({
   workDir?: string;
 }): Promise<RunRepairInput> {
   const plan = await planRevisionRepair({ revisionId: run.revisionId });
+  // read per run: an admin's price change applies from the next run on
+  const priceTable = run.policy === 'offline' || run.trigger === 'REVALIDATE' ? {} : await readModelPrices();
   return {
     ...plan.source,
     baseRev: plan.baseRev,
@@ -82,7 +92,7 @@ export async function buildRepairInput({
     settings: plan.settings,
     filterPolicy: plan.filterPolicy,
     modelSettings: plan.modelSettings,
-    policy: policyFor({ run, modelSettings: plan.modelSettings }),
+    policy: policyFor({ run, modelSettings: plan.modelSettings, priceTable }),
     sink,
     signal,
     change: { title: run.change.title, description: run.change.description, author: run.change.author },

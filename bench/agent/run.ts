@@ -1,18 +1,25 @@
 // `npm run bench:agent`: the whole repair pipeline with the offline policy
 // over the bug corpus (bench/agent/corpus). Prints the resolve rate, the
-// scaffold's top-1/top-3 localisation (file and function), time per phase,
+// scaffold's top-1/3/5 localisation (file and function), time per phase,
 // regression runs the GREEN gate avoided, and orchestration overhead (a run's
 // wall time minus time in build/test commands and model calls; target: at
 // most 5% of the run or 1.5 s, whichever is larger).
 //
 //   npm run bench:agent -- [--filter SUBSTRING] [--max-candidates N] [--check] [--json PATH]
+//                          [--no-coverage] [--localise-only]
+//
+// --no-coverage localises without per-test coverage (agent/coverage);
+// --localise-only stops each run after localisation (no candidates, no base
+// run): the localisation figures in a fraction of the time.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOfflinePolicy } from '../../agent/policies/offline';
 import { runRepair } from '../../agent/pipeline';
+import { runTests } from '../../agent/test-runner';
+import { Workspace } from '../../agent/workspace';
 import type { RepairResult } from '../../agent/pipeline';
-import type { AgentEvent, Phase, Suspect } from '../../agent/types';
+import type { AgentEvent, Phase, Policy, Suspect } from '../../agent/types';
 import { ModelSettingsSchema } from '../../lib/repositories/settings';
 import { checkBug } from './check-corpus';
 import { measureSandboxCost } from './sandbox-cost';
@@ -33,9 +40,13 @@ export interface BugOutcome {
   exitDetail?: string;
   diff: string;
   suspects: Array<Pick<Suspect, 'file' | 'symbol' | 'score'>>;
-  localisation: { fileTop1: boolean; fileTop3: boolean; fnTop1: boolean; fnTop3: boolean };
-  /** where the real fault's function ranked among the suspects (1-based), null when it is not among them */
+  localisation: { fileTop1: boolean; fileTop3: boolean; fnTop1: boolean; fnTop3: boolean; fileTop5: boolean; fnTop5: boolean };
+  /** where the real fault's function ranked among the suspects and the runners-up (1-based), null when it is not among them */
   faultRank: number | null;
+  /** whether per-test coverage was collected for localisation */
+  coverage: boolean;
+  /** for a fix: whether it fails the bug's held-out tests (overfits), null when the bug has none */
+  overfits: boolean | null;
   phaseMs: Partial<Record<Phase, number>>;
   wallMs: number;
   commandMs: number;
@@ -59,15 +70,51 @@ function faultRank(suspects: Suspect[], truth: CorpusBug['truth']): number | nul
 }
 
 function localisation(suspects: Suspect[], truth: CorpusBug['truth']): BugOutcome['localisation'] {
+  const top = (k: number) => suspects.slice(0, k);
   return {
     fileTop1: suspects[0]?.file === truth.file,
-    fileTop3: suspects.slice(0, 3).some((s) => s.file === truth.file),
+    fileTop3: top(3).some((s) => s.file === truth.file),
+    fileTop5: top(5).some((s) => s.file === truth.file),
     fnTop1: !!suspects[0] && symbolMatches(suspects[0], truth),
-    fnTop3: suspects.slice(0, 3).some((s) => symbolMatches(s, truth)),
+    fnTop3: top(3).some((s) => symbolMatches(s, truth)),
+    fnTop5: top(5).some((s) => symbolMatches(s, truth)),
   };
 }
 
-export async function runBug(bug: CorpusBug, opts: { maxCandidates: number; workDir?: string }): Promise<BugOutcome> {
+/** For --localise-only: hands nothing back, so the run ends right after localisation. */
+const LOOK_ONLY: Policy = {
+  name: 'offline',
+  run: async () => ({ status: 'gave_up', exitReason: 'no_candidate', detail: 'localisation only', usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 } }),
+};
+
+export interface BugRunOptions {
+  maxCandidates: number;
+  workDir?: string;
+  /** per-test coverage for localisation (default on, as in the settings) */
+  coverage?: boolean;
+  localiseOnly?: boolean;
+}
+
+/**
+ * Does a fix fail the tests the repository does not have? The head with the
+ * fix applied and the held-out test files added, the whole suite run as the
+ * regression gate runs it.
+ */
+async function overfits(bug: CorpusBug, repoDir: string, head: string, diff: string, workDir?: string): Promise<boolean | null> {
+  if (!bug.heldOut?.length || !diff) return null;
+  const settings = settingsFor(projectOf(bug));
+  const ws = await Workspace.create({ source: repoDir, headRev: head, ...(workDir ? { parentDir: workDir } : {}), excludes: [settings.junitReport] });
+  try {
+    await ws.applyPatch(diff, ['--whitespace=nowarn']);
+    for (const f of bug.heldOut) await ws.writeFile(f.file, f.content);
+    const run = await runTests({ workspace: ws, settings, kind: 'regression', targets: [] });
+    return !!run.reportError || run.results.length === 0 || run.results.some((r) => r.status === 'failed' || r.status === 'error');
+  } finally {
+    await ws.dispose();
+  }
+}
+
+export async function runBug(bug: CorpusBug, opts: BugRunOptions): Promise<BugOutcome> {
   const repo = await buildBugRepo({ bug, parentDir: opts.workDir });
   const events: AgentEvent[] = [];
   try {
@@ -77,14 +124,19 @@ export async function runBug(bug: CorpusBug, opts: { maxCandidates: number; work
       baseRev: repo.base,
       headRev: repo.head,
       targetTests: bug.failingTests,
-      settings: settingsFor(projectOf(bug)),
+      settings: { ...settingsFor(projectOf(bug)), coverage: opts.coverage ?? true },
       modelSettings,
-      policy: createOfflinePolicy({ maxCandidates: opts.maxCandidates }),
+      policy: opts.localiseOnly ? LOOK_ONLY : createOfflinePolicy({ maxCandidates: opts.maxCandidates }),
+      ...(opts.localiseOnly ? { checkBase: false } : {}),
       sink: { emit: async (e) => void events.push(e) },
       change: { title: bug.title, description: bug.description, author: 'corpus' },
       workDir: opts.workDir,
     });
     const candidates = events.filter((e) => e.type === 'candidate');
+    // the top-K the policy got, then the runners-up the scaffold reported (top-5)
+    const runnersUp = (events.find((e) => e.type === 'suspects')?.payload.runnersUp as Suspect[] | undefined) ?? [];
+    const ranked = [...result.suspects, ...runnersUp];
+    const coverage = events.some((e) => e.type === 'log' && String(e.payload.text).startsWith('coverage: '));
     // Each candidate that compiled but failed its target tests is a full
     // regression run the test-driven gate did not have to pay for.
     const greenRejections = events.filter((e) => e.type === 'gate' && e.payload.gate === 'green' && e.payload.passed === false).length;
@@ -102,9 +154,11 @@ export async function runBug(bug: CorpusBug, opts: { maxCandidates: number; work
       exitReason: result.exitReason,
       ...(result.exitDetail ? { exitDetail: result.exitDetail } : {}),
       diff: result.diff,
-      suspects: result.suspects.map((s) => ({ file: s.file, symbol: s.symbol, score: s.score })),
-      localisation: localisation(result.suspects, bug.truth),
-      faultRank: faultRank(result.suspects, bug.truth),
+      suspects: ranked.map((s) => ({ file: s.file, symbol: s.symbol, score: s.score })),
+      localisation: localisation(ranked, bug.truth),
+      faultRank: faultRank(ranked, bug.truth),
+      coverage,
+      overfits: result.status === 'fixed' ? await overfits(bug, repo.dir, repo.head, result.diff, opts.workDir) : null,
       phaseMs: result.phaseTimings,
       wallMs,
       commandMs,
@@ -146,16 +200,23 @@ export function report(outcomes: BugOutcome[]): string {
   lines.push(`resolve rate (all bugs)                ${pct(fixed.length, outcomes.length)}`);
   lines.push(`resolve rate (template-expressible)    ${pct(fixable.filter((o) => o.status === 'fixed').length, fixable.length)}`);
   lines.push(`fixes on bugs beyond the templates     ${pct(unfixable.filter((o) => o.status === 'fixed').length, unfixable.length)} (should be 0: a fix here overfits)`);
+  const checked = fixed.filter((o) => o.overfits !== null);
+  lines.push(`fixes that fail held-out tests         ${pct(checked.filter((o) => o.overfits).length, checked.length)} (overfitting, among the fixes of bugs that have held-out tests)`);
   lines.push('');
-  lines.push('localisation (scaffold, top-K=3)        file        function');
+  const withCoverage = outcomes.filter((o) => o.coverage).length;
+  lines.push(`localisation (scaffold, top-K=3; top-5 with the runners-up), coverage collected in ${withCoverage}/${outcomes.length} runs`);
+  lines.push(`${''.padEnd(40)} file${''.padEnd(20)}function`);
   const loc = (set: BugOutcome[], label: string) => {
     const n = set.length;
-    lines.push(`  top-1 ${label.padEnd(32)} ${pct(set.filter((o) => o.localisation.fileTop1).length, n).padEnd(12)}${pct(set.filter((o) => o.localisation.fnTop1).length, n)}`);
-    lines.push(`  top-3 ${label.padEnd(32)} ${pct(set.filter((o) => o.localisation.fileTop3).length, n).padEnd(12)}${pct(set.filter((o) => o.localisation.fnTop3).length, n)}`);
+    for (const k of [1, 3, 5] as const) {
+      const file = set.filter((o) => o.localisation[`fileTop${k}`]).length;
+      const fn = set.filter((o) => o.localisation[`fnTop${k}`]).length;
+      lines.push(`  top-${k} ${label.padEnd(32)} ${pct(file, n).padEnd(24)}${pct(fn, n)}`);
+    }
   };
   loc(outcomes, 'all bugs');
   loc(nonStale, 'fault in the code (not stale test)');
-  const ranks = [1, 2, 3].map((r) => `#${r} ${outcomes.filter((o) => o.faultRank === r).length}`).join(', ');
+  const ranks = [1, 2, 3, 4, 5].map((r) => `#${r} ${outcomes.filter((o) => o.faultRank === r).length}`).join(', ');
   lines.push(`  where the real fault's function ranked: ${ranks}, not among the suspects ${outcomes.filter((o) => o.faultRank === null).length}`);
   lines.push('');
   lines.push('time per phase (mean / p50 / max over runs)');
@@ -187,7 +248,7 @@ export function report(outcomes: BugOutcome[]): string {
     const l = o.localisation;
     const locText = `${o.faultRank ? `fn#${o.faultRank}` : l.fileTop3 ? 'file' : 'miss'}`;
     const expectation = o.offlineFixable ? '' : ' (beyond templates)';
-    lines.push(`  ${o.status === 'fixed' ? 'FIXED ' : 'no fix'} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`);
+    lines.push(`  ${o.status === 'fixed' ? (o.overfits ? 'OVERFIT' : 'FIXED  ') : 'no fix '} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`);
   }
   return lines.join('\n');
 }
@@ -199,6 +260,8 @@ async function main(): Promise<void> {
       'max-candidates': { type: 'string', default: '30' },
       check: { type: 'boolean', default: false },
       json: { type: 'string' },
+      'no-coverage': { type: 'boolean', default: false },
+      'localise-only': { type: 'boolean', default: false },
     },
   });
   const bugs = BUGS.filter((b) => !values.filter || b.id.includes(values.filter));
@@ -220,7 +283,7 @@ async function main(): Promise<void> {
   }
   const outcomes: BugOutcome[] = [];
   for (const bug of bugs) {
-    const outcome = await runBug(bug, { maxCandidates });
+    const outcome = await runBug(bug, { maxCandidates, coverage: !values['no-coverage'], localiseOnly: values['localise-only'] });
     outcomes.push(outcome);
     process.stderr.write(`${outcome.status === 'fixed' ? 'fixed ' : 'no fix'} ${bug.id} (${fmtMs(outcome.wallMs)})\n`);
   }
@@ -231,7 +294,7 @@ async function main(): Promise<void> {
   );
   const out = values.json ?? path.join('bench', 'out', `agent-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   await mkdir(path.dirname(out), { recursive: true });
-  await writeFile(out, JSON.stringify({ when: new Date().toISOString(), maxCandidates, outcomes }, null, 2));
+  await writeFile(out, JSON.stringify({ when: new Date().toISOString(), maxCandidates, coverage: !values['no-coverage'], localiseOnly: values['localise-only'], outcomes }, null, 2));
   process.stdout.write(`\nraw results: ${out}\n`);
 }
 

@@ -4,6 +4,7 @@ export const ADMIN_TABS = [
   { id: 'users', label: 'Users' },
   { id: 'tokens', label: 'CI tokens' },
   { id: 'repositories', label: 'Repositories' },
+  { id: 'models', label: 'Model prices' },
   { id: 'hosts', label: 'Code hosts' },
   { id: 'audit', label: 'Audit log' },
 ] as const;

@@ -162,19 +162,22 @@ export function RepositoryForm({ repo, onDone }: { repo: AdminRepository | null;
           <textarea
             className="input mono admin-json"
             rows={6}
-            placeholder={'{ "pre": { "botAuthor": false }, "post": { "maxFixLines": 200 } }'}
+            placeholder={'{ "pre": { "draft": false, "botAuthor": false }, "post": { "maxFixLines": 200 } }'}
             value={state.filterPolicy}
             onChange={(e) => set('filterPolicy', e.target.value)}
             data-testid="repo-filter-policy"
           />
-          <span className="muted small">Only what differs from the defaults; empty means all defaults.</span>
+          <span className="muted small">
+            Only what differs from the defaults; empty means all defaults. Pre-filters skip drafts (<code>draft</code>), bots (<code>botAuthor</code>), large changes, likely
+            infrastructure failures, known-flaky tests and unsupported languages; “Settings in effect” lists them all.
+          </span>
         </label>
         <label className="field">
           Other model settings (JSON)
           <textarea
             className="input mono admin-json"
             rows={6}
-            placeholder={'{ "model": "gpt-4.1", "maxToolCalls": 100, "maxCostUsd": 5 }'}
+            placeholder={'{ "model": "qwen2.5-coder:7b", "baseUrl": "http://localhost:11434", "dialect": "ollama", "editProtocol": "auto", "contextTokens": 8192, "maxToolCalls": 100, "maxCostUsd": 5 }'}
             value={state.otherModel}
             onChange={(e) => set('otherModel', e.target.value)}
             data-testid="repo-model-settings"

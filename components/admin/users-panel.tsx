@@ -238,9 +238,48 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
   );
 }
 
+// the users query's loading and error states are shown by the people's table above
+const LOADED = { isPending: false, isError: false, error: null } as const;
+
+/**
+ * The identities `/flowfix apply|reject` in a pull (merge) request decide as:
+ * listed apart, read-only, because they are records of a code host's users,
+ * not accounts (no role, no password, never signs in).
+ */
+function CodeReviewIdentities({ users }: { users: AdminUser[] }) {
+  return (
+    <details className="card" data-testid="admin-code-review-users">
+      <summary>
+        Code-review identities ({users.length}): code host users who decided with <code>/flowfix apply</code> or <code>/flowfix reject</code>
+      </summary>
+      <p className="muted small">
+        Recorded as the author of those decisions. They have no role and no password and cannot sign in; they are never offered as graders.
+      </p>
+      <DataTable label="Code-review identities" headers={['Identity', 'Code host', 'First seen']} query={LOADED} rows={users} loading="Loading users…">
+        {(u) => (
+          <tr key={u.id} data-testid="code-review-user-row" data-email={u.email}>
+            <td>
+              <div className="admin-strong">{u.name}</div>
+              <div className="muted small mono">{u.email}</div>
+            </td>
+            <td>
+              <span className="badge" data-testid="code-review-user-label">
+                code review · {u.codeReviewHost ?? 'code host'} · cannot sign in
+              </span>
+            </td>
+            <td className="muted small">{formatAgo(u.createdAt)}</td>
+          </tr>
+        )}
+      </DataTable>
+    </details>
+  );
+}
+
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
   const users = useAdminUsers();
   const [creating, setCreating] = useState(false);
+  const people = users.data?.filter((u) => u.kind !== 'CODE_REVIEW');
+  const codeReview = users.data?.filter((u) => u.kind === 'CODE_REVIEW') ?? [];
 
   return (
     <section className="stack" data-testid="admin-users">
@@ -251,9 +290,10 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
         </button>
       </div>
       {creating && <CreateUserForm onDone={() => setCreating(false)} />}
-      <DataTable label="Users" headers={['User', 'Roles', 'Status', 'Last sign-in', '']} query={users} rows={users.data} loading="Loading users…">
+      <DataTable label="Users" headers={['User', 'Roles', 'Status', 'Last sign-in', '']} query={users} rows={people} loading="Loading users…">
         {(u) => <UserRow key={u.id} user={u} isSelf={u.id === currentUserId} />}
       </DataTable>
+      {codeReview.length > 0 && <CodeReviewIdentities users={codeReview} />}
     </section>
   );
 }

@@ -2,7 +2,7 @@
 
 import dynamic from 'next/dynamic';
 import { useState } from 'react';
-import { useFixFiles, type FixFile } from './use-fix-files';
+import { fixFilesUrl, useFixFiles, type FixFile } from './use-fix-files';
 
 // The fix's diff, file by file, in Monaco's diff editor. Monaco is reached
 // only through this dynamic import with ssr: false: it needs the browser.
@@ -51,6 +51,7 @@ function FileList({
 
 export function FixDiff({
   fixId,
+  filesUrl = fixFilesUrl(fixId),
   file,
   onFileChange,
   editing,
@@ -58,6 +59,8 @@ export function FixDiff({
   onEdit,
 }: {
   fixId: string;
+  /** where the files come from (the grading page reads them through its queue) */
+  filesUrl?: string;
   /** the file to show (deep link ?file=); the first one when absent or unknown */
   file: string | null;
   onFileChange: (path: string) => void;
@@ -66,7 +69,7 @@ export function FixDiff({
   edits: Record<string, string>;
   onEdit: (path: string, text: string) => void;
 }) {
-  const files = useFixFiles(fixId, true);
+  const files = useFixFiles(filesUrl, true);
   const [sideBySide, setSideBySide] = useState(true);
 
   if (files.isPending) return <div className="card muted small" data-testid="diff-loading">Loading the fix’s files…</div>;

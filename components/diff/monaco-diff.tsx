@@ -2,7 +2,8 @@
 
 import { DiffEditor, type DiffOnMount } from '@monaco-editor/react';
 import { useEffect, useRef, useState } from 'react';
-import { MONACO_THEME, monacoLanguage } from './monaco-setup';
+import { MONACO_THEMES, monacoLanguage } from './monaco-setup';
+import { useResolvedTheme } from '../shell/use-theme';
 
 // The Monaco diff editor for one file. Loaded only in the browser (through
 // next/dynamic with ssr: false in fix-diff.tsx): Monaco touches `window` and
@@ -34,6 +35,8 @@ export default function MonacoDiff({
   // the reviewer's edits) must not be pushed back into the model mid-typing,
   // which would drop keystrokes. The parent remounts (key) for another file.
   const [texts] = useState(() => ({ original, modified }));
+  // follows the header's theme toggle (and the system, for System) while open
+  const theme = useResolvedTheme();
   // tall enough for the longer side, within reason: short fixes get a short editor
   const lines = Math.max(texts.original.split('\n').length, texts.modified.split('\n').length);
   const frameHeight = height ?? Math.min(640, Math.max(140, lines * 19 + 24));
@@ -76,7 +79,7 @@ export default function MonacoDiff({
         onMount={handleMount}
         keepCurrentOriginalModel
         keepCurrentModifiedModel
-        theme={MONACO_THEME}
+        theme={MONACO_THEMES[theme]}
         loading={<div className="muted small diff-loading">Loading the diff editor…</div>}
         options={{
           readOnly: !editable,

@@ -38,11 +38,14 @@ globalThis.MonacoEnvironment = {
 // without one, wait forever).
 loader.config({ monaco });
 
-// Monaco's own light theme colours some tokens, and its diff tints, below the
-// 4.5:1 contrast WCAG AA asks of text; this theme keeps its look with darker
-// token colours and lighter add/remove tints (GitHub's).
-export const MONACO_THEME = 'flowfix-light';
-monaco.editor.defineTheme(MONACO_THEME, {
+// Monaco's own themes colour some tokens, and their diff tints, below the
+// 4.5:1 contrast WCAG AA asks of text; these keep their look with token
+// colours and add/remove tints that keep 4.5:1 on every background a token
+// can sit on (editor, changed line, changed characters). The light one has
+// darker tokens and lighter tints (GitHub's), the dark one (vs-dark's)
+// lighter tokens and darker tints.
+export const MONACO_THEMES = { light: 'flowfix-light', dark: 'flowfix-dark' } as const;
+monaco.editor.defineTheme(MONACO_THEMES.light, {
   base: 'vs',
   inherit: true,
   rules: [
@@ -69,6 +72,39 @@ monaco.editor.defineTheme(MONACO_THEME, {
     'diffEditor.insertedTextBackground': '#acf2bd',
     'diffEditor.removedLineBackground': '#ffebe9',
     'diffEditor.removedTextBackground': '#ffc1bd',
+  },
+});
+monaco.editor.defineTheme(MONACO_THEMES.dark, {
+  base: 'vs-dark',
+  inherit: true,
+  rules: [
+    { token: 'comment', foreground: '8fbf7a' },
+    { token: 'number', foreground: 'b5cea8' },
+    { token: 'string', foreground: 'e0a58a' },
+    { token: 'keyword', foreground: '79b8ff' },
+    { token: 'keyword.flow', foreground: 'd19fd0' },
+    { token: 'type', foreground: '4ec9b0' },
+    { token: 'type.identifier', foreground: '4ec9b0' },
+    { token: 'regexp', foreground: 'f08c8c' },
+    { token: 'annotation', foreground: 'b0b8c4' },
+    { token: 'attribute.name', foreground: '9cdcfe' },
+    { token: 'attribute.value', foreground: 'e0a58a' },
+    { token: 'tag', foreground: '79b8ff' },
+    { token: 'delimiter', foreground: 'd4d4d4' },
+    { token: 'variable.predefined', foreground: '9cdcfe' },
+    { token: 'constant', foreground: 'b5cea8' },
+  ],
+  colors: {
+    // the page's code background (--surface-code of the dark theme)
+    'editor.background': '#0f1419',
+    'editorGutter.background': '#0f1419',
+    'editorLineNumber.foreground': '#9aa4b0',
+    'editorLineNumber.activeForeground': '#e6edf3',
+    'editorLineNumber.dimmedForeground': '#9aa4b0',
+    'diffEditor.insertedLineBackground': '#10291a',
+    'diffEditor.insertedTextBackground': '#174026',
+    'diffEditor.removedLineBackground': '#2f1214',
+    'diffEditor.removedTextBackground': '#4a181c',
   },
 });
 

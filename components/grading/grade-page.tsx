@@ -303,7 +303,10 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
               </span>
             </h2>
             <FixSummary html={it.fix.summaryHtml} />
-            <FixDiff fixId={it.fix.id} file={file} onFileChange={setFile} editing={false} edits={{}} onEdit={() => undefined} />
+            <FixDiff
+              fixId={it.fix.id}
+              filesUrl={`/api/grading/queues/${encodeURIComponent(queueId)}/items/${encodeURIComponent(it.item.id)}/files`}
+              file={file} onFileChange={setFile} editing={false} edits={{}} onEdit={() => undefined} />
           </section>
           <section className="card" aria-labelledby="evidence-title">
             <h2 className="card-title" id="evidence-title">

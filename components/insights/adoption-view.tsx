@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Cell as BarCell, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCount, formatPercent, formatUtcDay } from '@/common/format';
 import { ChartCard } from './chart-card';
-import { AXIS, CHART_HEIGHT, GRID, PALETTE, SERIES, SectionState, TOOLTIP, dayTick, humanise, percentTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, PALETTE, SERIES, SectionState, TOOLTIP, dayTick, humanise, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const SURFACE_LABELS: Record<string, string> = { DASHBOARD: 'Dashboard', CODE_REVIEW: 'Pull request', CLI: 'CLI', API: 'API' };
@@ -90,10 +90,10 @@ export function AdoptionView() {
             <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={(v, name) => (String(name).includes('/') ? pct(v) : cnt(v))} />
             <Legend />
-            <Bar yAxisId="n" dataKey="posted" name="posted" fill={PALETTE.violet} opacity={0.35} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Bar yAxisId="n" dataKey="applied" name="applied" fill={PALETTE.green} opacity={0.6} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line yAxisId="r" dataKey="applyPerPreview" name="apply / preview" stroke={PALETTE.blue} strokeWidth={2} dot={{ r: 3 }} connectNulls />
-            <Line yAxisId="r" dataKey="applyPerPosted" name="apply / posted" stroke={PALETTE.amber} strokeWidth={2} dot={{ r: 3 }} connectNulls />
+            <Bar yAxisId="n" dataKey="posted" name="posted" fill={PALETTE.violet} fillOpacity={0.35} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Bar yAxisId="n" dataKey="applied" name="applied" fill={PALETTE.green} fillOpacity={0.6} stroke={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Line yAxisId="r" dataKey="applyPerPreview" name="apply / preview" stroke={PALETTE.blue} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Line yAxisId="r" dataKey="applyPerPosted" name="apply / posted" stroke={PALETTE.amber} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>

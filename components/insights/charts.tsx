@@ -4,34 +4,56 @@ import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { formatPercent, formatUtcDay } from '@/common/format';
 
-// What the Insights charts share: one palette (mid-tone colours that read on
-// a light and a dark background alike), axis styling, and the tiles.
+// What the Insights charts share: one palette, axis styling, and the tiles.
+// Every colour is a design token of app/globals.css (--chart-*), passed to
+// recharts as var(): SVG paints resolve it, so a chart follows a change of
+// theme at once, with no re-render. The series keep 3:1 against the card in
+// both themes (test/unit/theme/theme-tokens.test.ts).
 
 export const PALETTE = {
-  blue: '#4f7cff',
-  green: '#22a06b',
-  amber: '#e0a100',
-  red: '#e5484d',
-  violet: '#8b5cf6',
-  slate: '#7c8799',
-  teal: '#12a4b4',
-  pink: '#d6409f',
+  blue: 'var(--chart-blue)',
+  green: 'var(--chart-green)',
+  amber: 'var(--chart-amber)',
+  red: 'var(--chart-red)',
+  violet: 'var(--chart-violet)',
+  slate: 'var(--chart-slate)',
+  teal: 'var(--chart-teal)',
+  pink: 'var(--chart-pink)',
 } as const;
 
 export const SERIES = [PALETTE.blue, PALETTE.green, PALETTE.amber, PALETTE.red, PALETTE.violet, PALETTE.teal, PALETTE.pink, PALETTE.slate];
 
 export const AXIS = {
-  tick: { fontSize: 12, fill: 'currentColor' },
-  stroke: 'currentColor',
+  tick: { fontSize: 12, fill: 'var(--chart-axis)' },
+  stroke: 'var(--chart-axis)',
   tickLine: false,
 } as const;
 
-export const GRID = { stroke: 'rgba(127, 137, 153, 0.25)', strokeDasharray: '3 3', vertical: false } as const;
+export const GRID = { stroke: 'var(--chart-grid)', strokeDasharray: '3 3', vertical: false } as const;
 
+// A bar drawn pale, to stay behind another series, gets fillOpacity and an
+// outline in its full colour: the outline keeps the shape at 3:1 against the
+// card in both themes, where a plain opacity would sink into the dark one.
+
+// The values are written in the tooltip's text colour, not the series'
+// (a series colour is made to stand out as a shape, not to be read as
+// small text); each value is named.
 export const TOOLTIP = {
-  contentStyle: { borderRadius: 6, border: '1px solid #d7dbe2', fontSize: 12.5, color: '#1c2430' },
-  labelStyle: { fontWeight: 600, color: '#1c2430' },
+  contentStyle: {
+    borderRadius: 6,
+    border: '1px solid var(--chart-tooltip-border)',
+    background: 'var(--chart-tooltip-bg)',
+    fontSize: 12.5,
+    color: 'var(--chart-tooltip-text)',
+  },
+  labelStyle: { fontWeight: 600, color: 'var(--chart-tooltip-text)' },
+  itemStyle: { color: 'var(--chart-tooltip-text)' },
+  cursor: { fill: 'var(--chart-cursor)' },
 } as const;
+
+/** A line's points: hollow, ringed in the series colour on the card's own colour. */
+export const DOT = { r: 3, fill: 'var(--panel)' } as const;
+export const ACTIVE_DOT = { r: 5, stroke: 'var(--panel)' } as const;
 
 /** Percent axis ticks: 0%, 25%, … */
 export const percentTick = (v: number) => formatPercent(v, 0);

@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, ComposedChart, LabelList, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCost, formatCostExact, formatCount, formatPercent, formatTokens, formatUtcDay } from '@/common/format';
 import { ChartCard } from './chart-card';
-import { AXIS, CHART_HEIGHT, GRID, PALETTE, SectionState, TOOLTIP, Tiles, dayTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, PALETTE, SectionState, TOOLTIP, Tiles, dayTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const usd = (v: unknown) => (v === null || v === undefined ? '—' : formatCost(Number(v)));
@@ -21,7 +21,16 @@ export function CostView() {
     <div className="stack">
       <Tiles
         tiles={[
-          { label: 'Total model cost', value: formatCost(t.costUsd), detail: <span title={formatCostExact(t.costUsd)}>{formatCount(t.runs)} runs</span>, testId: 'cost-total' },
+          {
+            label: 'Total model cost',
+            value: formatCost(t.costUsd),
+            detail: (
+              <span title={formatCostExact(t.costUsd)}>
+                {formatCount(t.runs)} runs{t.unpricedRuns > 0 ? ` · ${formatCount(t.unpricedRuns)} of unknown cost (no price for their model)` : ''}
+              </span>
+            ),
+            testId: 'cost-total',
+          },
           { label: 'Per run', value: usd(t.costPerRun), detail: `${tokens(t.tokensPerRun)} tokens · ${calls(t.toolCallsPerRun)} tool calls` },
           { label: 'Per posted fix', value: usd(t.costPerPosted), detail: `${tokens(t.tokensPerPosted)} tokens · ${calls(t.toolCallsPerPosted)} tool calls · ${formatCount(t.posted)} posted` },
           { label: 'Per applied fix', value: usd(t.costPerApplied), detail: `${tokens(t.tokensPerApplied)} tokens · ${calls(t.toolCallsPerApplied)} tool calls · ${formatCount(t.applied)} applied`, testId: 'cost-per-applied' },
@@ -115,8 +124,8 @@ export function CostView() {
             <YAxis yAxisId="a" orientation="right" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
             <Legend />
-            <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} opacity={0.75} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line yAxisId="a" dataKey="costPerApplied" name="cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={{ r: 3 }} connectNulls />
+            <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Line yAxisId="a" dataKey="costPerApplied" name="cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { RUN_TRIGGERS, type InsightsQuery } from '@/common/insights-query';
 import { browserTimeZone } from '@/common/format';
-import { useInsightsFilter } from './use-insights';
+import { useInsightsFilter, useInsightsOptions } from './use-insights';
 
 const PERIODS: Array<{ value: InsightsQuery['period']; label: string }> = [
   { value: '7d', label: 'Last 7 days' },
@@ -26,9 +26,9 @@ function todayUtc(offsetDays = 0): string {
 // The one filter every Insights chart follows; its state is the URL.
 export function InsightsFilterBar({ repositories }: { repositories: Array<{ name: string; archived: boolean }> }) {
   const [query, setQuery] = useInsightsFilter();
-  const [model, setModel] = useState(query.model ?? '');
+  const options = useInsightsOptions();
+  const models = options.data?.models ?? [];
   const [zone, setZone] = useState('');
-  useEffect(() => setModel(query.model ?? ''), [query.model]);
   // the zone is the browser's: read after hydration so the server's never shows
   useEffect(() => setZone(browserTimeZone()), []);
   const set = (patch: Partial<InsightsQuery>) => setQuery({ ...query, ...patch });
@@ -99,18 +99,27 @@ export function InsightsFilterBar({ repositories }: { repositories: Array<{ name
             </option>
           ))}
         </select>
-        <input
-          className="input insights-model"
+        <select
+          className="select insights-model"
           aria-label="Model"
-          placeholder="Any model"
           data-testid="insights-model"
-          value={model}
-          onChange={(e) => setModel(e.target.value)}
-          onBlur={() => model !== (query.model ?? '') && set({ model: model.trim() || undefined })}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') set({ model: model.trim() || undefined });
-          }}
-        />
+          value={query.model ?? ''}
+          onChange={(e) => set({ model: e.target.value || undefined })}
+        >
+          <option value="">Any model</option>
+          {/* a model from a copied link that no run used (or before the list arrives) */}
+          {query.model && !models.includes(query.model) && (
+            <option value={query.model}>
+              {query.model}
+              {options.isSuccess ? ' (no runs)' : ''}
+            </option>
+          )}
+          {models.map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </select>
         <select
           className="select"
           aria-label="Trigger"

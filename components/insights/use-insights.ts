@@ -44,6 +44,16 @@ export interface SectionAnswer<S extends InsightsSection> {
   data: SectionData[S];
 }
 
+/** What the filter bar offers: the models runs have used, newest first. They change only as runs start. */
+export function useInsightsOptions() {
+  return useQuery({
+    queryKey: ['insights', 'options'],
+    queryFn: ({ signal }) => requestJson<{ models: string[] }>('/api/insights/options', { signal }),
+    staleTime: 5 * 60_000,
+    retry: retryUnlessClientError,
+  });
+}
+
 export function useInsightsSection<S extends InsightsSection>(section: S, query: InsightsQuery) {
   const qs = toInsightsSearchParams(query).toString();
   return useQuery({

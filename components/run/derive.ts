@@ -69,7 +69,8 @@ export interface Counters {
   tokens: number;
   promptTokens: number;
   completionTokens: number;
-  costUsd: number;
+  /** null: a model call had no price, so the cost is unknown */
+  costUsd: number | null;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -78,13 +79,15 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
  * Live counters. Tool calls: the model's tool_call events, and for the
  * offline policy each candidate it validated (its "tool calls" are compile
  * gate + GREEN runs). Tokens and cost: the model's usage events. The run row
- * (and the final event's totals) win when they are ahead.
+ * (and the final event's totals) win when they are ahead. One unpriced call
+ * (or an unknown total) makes the cost unknown: a partial sum is no total.
  */
 export function liveCounters({ events, row }: { events: readonly PublicRunEvent[]; row: Counters | null }): Counters {
   let toolCalls = 0;
   let promptTokens = 0;
   let completionTokens = 0;
   let costUsd = 0;
+  let costUnknown = false;
   let final: Partial<Counters> | null = null;
   for (const e of events) {
     if (e.type === 'tool_call') toolCalls += 1;
@@ -92,16 +95,19 @@ export function liveCounters({ events, row }: { events: readonly PublicRunEvent[
     else if (e.type === 'usage') {
       promptTokens += num(e.payload.promptTokens);
       completionTokens += num(e.payload.completionTokens);
-      costUsd += num(e.payload.costUsd);
+      if (e.payload.costUsd === null || e.payload.priced === false) costUnknown = true;
+      else costUsd += num(e.payload.costUsd);
     } else if (e.type === 'final' && e.payload.usage) {
       const u = e.payload.usage;
+      if (u.costUsd === null) costUnknown = true;
       final = { toolCalls: u.toolCalls, promptTokens: u.promptTokens, completionTokens: u.completionTokens, costUsd: u.costUsd };
     }
   }
+  if (row && row.costUsd === null) costUnknown = true;
   const pick = (live: number, key: keyof Counters) => Math.max(live, num(final?.[key]), num(row?.[key]));
   const p = pick(promptTokens, 'promptTokens');
   const c = pick(completionTokens, 'completionTokens');
-  return { toolCalls: pick(toolCalls, 'toolCalls'), promptTokens: p, completionTokens: c, tokens: p + c, costUsd: pick(costUsd, 'costUsd') };
+  return { toolCalls: pick(toolCalls, 'toolCalls'), promptTokens: p, completionTokens: c, tokens: p + c, costUsd: costUnknown ? null : pick(costUsd, 'costUsd') };
 }
 
 /** The status to show: the stream's end, else the latest status event, else the row. */

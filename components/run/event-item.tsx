@@ -243,9 +243,10 @@ function UsageEvent({ p }: { p: RunEventView<'usage'> }) {
     <div className="row small">
       {p.model ? <span className="mono">{str(p.model)}</span> : null}
       <span>
-        {formatTokens(prompt)} prompt + {formatTokens(completion)} completion tokens
+        {formatTokens(prompt)} prompt + {formatTokens(completion)} completion tokens{p.source === 'estimated' ? ' (estimated)' : ''}
       </span>
-      {typeof p.costUsd === 'number' && <span title={formatCostExact(p.costUsd)}>{formatCost(p.costUsd)}</span>}
+      {typeof p.costUsd === 'number' && p.priced !== false && <span title={formatCostExact(p.costUsd)}>{formatCost(p.costUsd)}</span>}
+      {(p.costUsd === null || p.priced === false) && <span title={formatCostExact(null)}>cost unknown</span>}
       {typeof p.durationMs === 'number' && <span className="muted">{formatDuration(p.durationMs)}</span>}
     </div>
   );

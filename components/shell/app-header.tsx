@@ -3,6 +3,7 @@ import type { SessionUser } from '@/lib/auth/session';
 import { BROWSE_ROLES, GRADING_ROLES, INSIGHTS_ROLES, hasRoleIn, homeFor } from '@/common/roles';
 import { NavLinks } from './nav-links';
 import { SignOutButton } from './sign-out-button';
+import { ThemeToggle } from './theme-toggle';
 
 export function AppHeader({ user }: { user: SessionUser }) {
   const links = [
@@ -29,6 +30,7 @@ export function AppHeader({ user }: { user: SessionUser }) {
         <Link href="/settings/tokens" data-testid="user-tokens-link">
           Tokens
         </Link>
+        <ThemeToggle />
         <SignOutButton />
       </div>
     </header>

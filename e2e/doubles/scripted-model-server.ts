@@ -10,11 +10,35 @@
  * over real HTTP, and it records every request it received (including whether
  * the client closed the connection before the answer).
  *
- * In-process:  const server = await startScriptedModelServer({ script: [...] })
- *              ... server.url (…/v1), server.requests, await server.close()
- * CLI:         tsx e2e/doubles/scripted-model-server.ts --port 0 --script FILE.json
- *              prints `SCRIPTED_MODEL_SERVER_URL=http://127.0.0.1:PORT/v1`.
- *              GET /__requests returns the recorded requests (no auth header).
+ * Dialects (`dialect`), each with the wire shapes flowfix's client must read
+ * (agent/llm/dialects.ts):
+ *   openai    POST /v1/chat/completions, `Authorization: Bearer`, stream usage only
+ *             when stream_options.include_usage asks
+ *   azure     POST /openai/deployments/<deployment>/chat/completions?api-version=…,
+ *             `api-key` header (a Bearer header is refused), prompt and content filter
+ *             results in answers, a first stream chunk with no choices, usage in a
+ *             stream only when asked and only from api-version 2024-09-01 (older
+ *             versions refuse stream_options), the underlying model's name in `model`
+ *   vllm      /v1, Bearer when a key is set, stream usage only when asked; with
+ *             `toolsUnsupported` the 400 vLLM gives without a tool-call parser
+ *   ollama    /v1 under the server root, no auth; a streamed tool call arrives whole in
+ *             one chunk without an `index`; `toolsUnsupported`: the model has no tools
+ *   llamacpp  /v1 (and /chat/completions), Bearer when a key is set; streamed chunks
+ *             never carry `usage`, the last one carries `timings` (prompt_n, cache_n,
+ *             predicted_n); `toolsUnsupported`: the server runs without --jinja
+ *
+ * A reply step may carry `expect`: text the latest results sent back to the
+ * model (tool messages, or the user message of the text protocol) must
+ * contain. When they do not, the step answers 400 `scripted expectation
+ * failed` instead, so a recorded conversation stops as soon as the agent saw
+ * something else than when it was recorded.
+ *
+ * In-process:  const server = await startScriptedModelServer({ script: [...], dialect })
+ *              ... server.url (the base URL a model setting names: …/v1, or the
+ *              server root for azure and ollama), server.requests, await server.close()
+ * CLI:         tsx e2e/doubles/scripted-model-server.ts --port 0 --script FILE.json [--dialect D]
+ *              prints `SCRIPTED_MODEL_SERVER_URL=<url>`.
+ *              GET /__requests returns the recorded requests (no auth header, no key).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -32,8 +56,15 @@ const ToolCallSchema = z.object({
 
 const UsageSchema = z.object({ promptTokens: z.number().int().min(0), completionTokens: z.number().int().min(0) });
 
+/** What the latest results sent to the model must (not) contain before this step answers. */
+const ExpectSchema = z.object({
+  resultIncludes: z.array(z.string()).default([]),
+  resultExcludes: z.array(z.string()).default([]),
+});
+
 const ReplyStepSchema = z.object({
   kind: z.literal('reply'),
+  expect: ExpectSchema.optional(),
   text: z.string().optional(),
   toolCalls: z.array(ToolCallSchema).optional(),
   finishReason: z.enum(['stop', 'tool_calls', 'length', 'content_filter']).optional(),
@@ -69,6 +100,9 @@ const RawStepSchema = z.object({
 export const ScriptStepSchema = z.discriminatedUnion('kind', [ReplyStepSchema, ErrorStepSchema, HangStepSchema, RawStepSchema]);
 export type ScriptStep = z.input<typeof ScriptStepSchema>;
 export type ScriptedToolCall = z.input<typeof ToolCallSchema>;
+
+export const DIALECTS = ['openai', 'azure', 'vllm', 'ollama', 'llamacpp'] as const;
+export type Dialect = (typeof DIALECTS)[number];
 
 export const ScriptFileSchema = z.object({
   steps: z.array(ScriptStepSchema),
@@ -114,8 +148,14 @@ export interface RecordedRequest {
   body: ChatRequestBody | undefined;
   /** the Authorization header as received; kept in memory only, never served by /__requests */
   authorization: string | undefined;
+  /** Azure's api-key header as received; in memory only, like `authorization` */
+  apiKeyHeader: string | undefined;
+  /** the query string's parameters (Azure's api-version) */
+  query: Record<string, string>;
+  /** Azure: the deployment named in the path */
+  deployment?: string;
   /** which kind of step answered ('invalid' when the request itself was rejected) */
-  step: ScriptStep['kind'] | 'invalid' | 'exhausted' | 'unauthorised';
+  step: ScriptStep['kind'] | 'invalid' | 'exhausted' | 'unauthorised' | 'expectation_failed' | 'tools_refused';
   /** the client closed the connection before the answer was complete */
   closedByClient: boolean;
   /** resolves when the connection for this request is closed, by either side */
@@ -123,8 +163,9 @@ export interface RecordedRequest {
 }
 
 export interface ScriptedModelServer {
-  /** base URL to hand to an OpenAI client, ending in /v1 */
+  /** the base URL a model setting names for this dialect: …/v1, or the server root for azure and ollama */
   url: string;
+  dialect: Dialect;
   port: number;
   requests: RecordedRequest[];
   /** resolves once at least `count` chat requests have arrived */
@@ -136,8 +177,14 @@ export interface StartOptions {
   script: Script;
   port?: number;
   host?: string;
-  /** when set, requests without `Authorization: Bearer <apiKey>` get 401 */
+  /** the wire dialect (default openai); see the header */
+  dialect?: Dialect;
+  /** when set, requests without the key get 401: `Authorization: Bearer <apiKey>`, Azure's `api-key: <apiKey>`; Ollama never checks */
   apiKey?: string;
+  /** Azure: the deployments that exist (default: any) and the model name answers carry */
+  azure?: { deployments?: string[]; modelName?: string };
+  /** the server refuses requests that carry `tools` (vLLM without a tool-call parser, llama.cpp without --jinja, an Ollama model without tools) */
+  toolsUnsupported?: boolean;
   /** model name echoed in responses when the request has none */
   model?: string;
   /** characters of content per SSE chunk */
@@ -202,26 +249,54 @@ function buildReply(step: z.output<typeof ReplyStepSchema>, body: ChatRequestBod
   };
 }
 
-function completionJson(reply: BuiltReply) {
+const SAFE_FILTERS = {
+  hate: { filtered: false, severity: 'safe' },
+  self_harm: { filtered: false, severity: 'safe' },
+  sexual: { filtered: false, severity: 'safe' },
+  violence: { filtered: false, severity: 'safe' },
+};
+const PROMPT_FILTER_RESULTS = [{ prompt_index: 0, content_filter_results: SAFE_FILTERS }];
+
+/** llama.cpp's timings: prompt_n counts only what its prompt cache did not hold (cache_n). */
+function llamaTimings(usage: BuiltReply['usage']) {
+  const cacheN = Math.floor(usage.prompt_tokens / 3);
+  return {
+    cache_n: cacheN,
+    prompt_n: usage.prompt_tokens - cacheN,
+    prompt_ms: 12.5,
+    prompt_per_token_ms: 0.1,
+    prompt_per_second: 10_000,
+    predicted_n: usage.completion_tokens,
+    predicted_ms: 40.2,
+    predicted_per_token_ms: 2,
+    predicted_per_second: 500,
+  };
+}
+
+function completionJson(reply: BuiltReply, dialect: Dialect) {
   return {
     id: reply.id,
     object: 'chat.completion',
     created: reply.created,
     model: reply.model,
+    ...(dialect === 'azure' ? { prompt_filter_results: PROMPT_FILTER_RESULTS, system_fingerprint: 'fp_azure' } : {}),
+    ...(dialect === 'ollama' ? { system_fingerprint: 'fp_ollama' } : {}),
     choices: [
       {
         index: 0,
         message: {
           role: 'assistant',
           content: reply.content,
-          refusal: null,
+          ...(dialect === 'openai' || dialect === 'azure' ? { refusal: null } : {}),
           ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
         },
         logprobs: null,
         finish_reason: reply.finishReason,
+        ...(dialect === 'azure' ? { content_filter_results: SAFE_FILTERS } : {}),
       },
     ],
     usage: reply.usage,
+    ...(dialect === 'llamacpp' ? { timings: llamaTimings(reply.usage) } : {}),
   };
 }
 
@@ -231,26 +306,68 @@ function splitEvery(text: string, size: number): string[] {
   return parts;
 }
 
-/** The chunks of a streamed answer, in the order the hosted API sends them. */
-function streamChunks(reply: BuiltReply, { includeUsage, chunkSize }: { includeUsage: boolean; chunkSize: number }) {
+/** The chunks of a streamed answer, in the order the dialect's server sends them. */
+function streamChunks(reply: BuiltReply, { includeUsage, chunkSize, dialect }: { includeUsage: boolean; chunkSize: number; dialect: Dialect }) {
   const base = { id: reply.id, object: 'chat.completion.chunk', created: reply.created, model: reply.model };
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) => ({
     ...base,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...(dialect === 'azure' ? { content_filter_results: finishReason ? {} : SAFE_FILTERS } : {}) }],
     ...(includeUsage ? { usage: null } : {}),
+    ...extra,
   });
-  const out: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  const out: unknown[] = [];
+  // Azure opens with the prompt's filter results and no choices
+  if (dialect === 'azure') out.push({ id: '', object: '', created: 0, model: '', choices: [], prompt_filter_results: PROMPT_FILTER_RESULTS });
+  out.push(chunk({ role: 'assistant', content: '', ...(dialect === 'openai' || dialect === 'azure' ? { refusal: null } : {}) }));
   for (const piece of splitEvery(reply.content ?? '', chunkSize)) out.push(chunk({ content: piece }));
   reply.toolCalls.forEach((call, index) => {
+    if (dialect === 'ollama') {
+      // the whole call in one chunk, with no index
+      out.push(chunk({ tool_calls: [{ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }] }));
+      return;
+    }
     out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
     // arguments arrive in pieces, as they do from the hosted API
     for (const piece of splitEvery(call.function.arguments, Math.max(1, Math.ceil(call.function.arguments.length / 3)))) {
       out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
   });
-  out.push(chunk({}, reply.finishReason));
+  // llama.cpp: no usage in any chunk, timings on the last one
+  out.push(chunk({}, reply.finishReason, dialect === 'llamacpp' ? { timings: llamaTimings(reply.usage) } : {}));
   if (includeUsage) out.push({ ...base, choices: [], usage: reply.usage });
   return out;
+}
+
+/** The message each dialect's server gives when it cannot take `tools`. */
+function toolsRefusal(dialect: Dialect, model: string): { status: number; message: string } {
+  switch (dialect) {
+    case 'vllm':
+      return { status: 400, message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' };
+    case 'llamacpp':
+      return { status: 400, message: 'tools param requires --jinja flag' };
+    case 'ollama':
+      return { status: 400, message: `registry.ollama.ai/library/${model} does not support tools` };
+    default:
+      return { status: 400, message: `tools are not supported for the model ${model}` };
+  }
+}
+
+/** The latest results sent to the model: tool messages after its last turn, or the last user message. */
+function latestResultsText(body: ChatRequestBody): string {
+  const messages = body.messages ?? [];
+  const tools: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]?.role === 'tool'; i--) {
+    const c = messages[i]!.content;
+    tools.unshift(typeof c === 'string' ? c : JSON.stringify(c));
+  }
+  if (tools.length) return tools.join('\n');
+  const last = messages.at(-1);
+  return last?.role === 'user' ? (typeof last.content === 'string' ? last.content : JSON.stringify(last.content)) : '';
+}
+
+/** Azure takes stream_options from api-version 2024-09-01 on. */
+function azureStreamUsage(apiVersion: string | undefined): boolean {
+  return !!apiVersion && apiVersion.slice(0, 10) >= '2024-09-01';
 }
 
 /** The hosted API rejects a history in which a tool call was never answered. */
@@ -303,6 +420,7 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
   const chunkSize = options.chunkSize ?? 8;
   const strict = options.strictToolProtocol ?? true;
   const fallbackModel = options.model ?? 'scripted-model';
+  const dialect: Dialect = options.dialect ?? 'openai';
   const requests: RecordedRequest[] = [];
   const waiters: Array<{ count: number; resolve: (r: RecordedRequest[]) => void }> = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -346,9 +464,32 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
     }
     const body = parsed.data as unknown as ChatRequestBody;
     record.body = body;
-    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    if (dialect === 'azure') {
+      if (options.apiKey !== undefined && req.headers['api-key'] !== options.apiKey) {
+        record.step = 'unauthorised';
+        return sendJson(
+          res,
+          401,
+          JSON.stringify({ error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.' } }),
+        );
+      }
+      const known = options.azure?.deployments;
+      if (known && !known.includes(record.deployment ?? '')) {
+        record.step = 'invalid';
+        return sendJson(res, 404, JSON.stringify({ error: { code: 'DeploymentNotFound', message: 'The API deployment for this resource does not exist.' } }));
+      }
+      if (body.stream_options && !azureStreamUsage(record.query['api-version'])) {
+        record.step = 'invalid';
+        return sendJson(res, 400, errorBody({ message: 'Unrecognized request argument supplied: stream_options', type: 'invalid_request_error' }));
+      }
+    } else if (dialect !== 'ollama' && options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       record.step = 'unauthorised';
       return sendJson(res, 401, errorBody({ message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' }));
+    }
+    if (options.toolsUnsupported && Array.isArray(body.tools) && body.tools.length > 0) {
+      record.step = 'tools_refused';
+      const refusal = toolsRefusal(dialect, body.model);
+      return sendJson(res, refusal.status, errorBody({ message: refusal.message, type: 'invalid_request_error' }));
     }
     const protocolError = strict ? findProtocolError(body) : undefined;
     if (protocolError) {
@@ -365,6 +506,20 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
     const candidate = typeof picked === 'function' ? await picked(record, { index, requests }) : picked;
     const step = ScriptStepSchema.parse(candidate);
     record.step = step.kind;
+    if (step.kind === 'reply' && step.expect) {
+      const seen = latestResultsText(body);
+      const missing = step.expect.resultIncludes.filter((t) => !seen.includes(t));
+      const present = step.expect.resultExcludes.filter((t) => seen.includes(t));
+      if (missing.length || present.length) {
+        record.step = 'expectation_failed';
+        const what = [...missing.map((t) => `missing ${JSON.stringify(t)}`), ...present.map((t) => `unexpected ${JSON.stringify(t)}`)].join(', ');
+        return sendJson(
+          res,
+          400,
+          errorBody({ message: `scripted expectation failed at step ${index + 1}: ${what}; the latest results were: ${seen.slice(0, 1500)}`, type: 'invalid_request_error', code: 'scripted_expectation_failed' }),
+        );
+      }
+    }
 
     if (step.kind === 'hang') return; // the client's timeout or abort ends it
     if (step.delayMs) await sleep(step.delayMs);
@@ -388,10 +543,15 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
     }
 
     const reply = buildReply(step, body, fallbackModel);
-    if (!body.stream) return sendJson(res, 200, JSON.stringify(completionJson(reply)));
+    // Azure names the model behind the deployment, not the deployment
+    if (dialect === 'azure') reply.model = options.azure?.modelName ?? 'gpt-4o-2024-08-06';
+    if (dialect === 'vllm' || dialect === 'llamacpp') reply.toolCalls.forEach((c) => (c.id = c.id.replace(/^call_/, 'chatcmpl-tool-')));
+    if (!body.stream) return sendJson(res, 200, JSON.stringify(completionJson(reply, dialect)));
 
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const chunks = streamChunks(reply, { includeUsage: body.stream_options?.include_usage === true, chunkSize });
+    // llama.cpp never puts usage in a stream; the others only when asked
+    const includeUsage = dialect !== 'llamacpp' && body.stream_options?.include_usage === true;
+    const chunks = streamChunks(reply, { includeUsage, chunkSize, dialect });
     if (step.stallAfterChunks !== undefined) {
       for (const chunk of chunks.slice(0, step.stallAfterChunks)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
       return; // never ends: the client's timeout or abort closes it
@@ -403,27 +563,48 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
     res.end('data: [DONE]\n\n');
   }
 
+  /** Whether a POST path is this dialect's chat endpoint; Azure's names the deployment. */
+  function chatRoute(path: string): { ok: true; deployment?: string } | { ok: false } {
+    if (dialect === 'azure') {
+      const m = /^\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(path);
+      return m ? { ok: true, deployment: decodeURIComponent(m[1]!) } : { ok: false };
+    }
+    if (path === '/v1/chat/completions') return { ok: true };
+    return dialect === 'llamacpp' && path === '/chat/completions' ? { ok: true } : { ok: false };
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse) {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const url = new URL(req.url ?? '/', 'http://double.invalid');
+    const path = url.pathname;
     if (req.method === 'GET' && path === '/__requests') {
-      const publicView = requests.map(({ authorization: _a, closed: _c, ...rest }) => rest);
+      const publicView = requests.map(({ authorization: _a, apiKeyHeader: _k, closed: _c, ...rest }) => rest);
       return sendJson(res, 200, JSON.stringify(publicView));
     }
     if (req.method === 'GET' && path === '/v1/models') {
       return sendJson(res, 200, JSON.stringify({ object: 'list', data: [{ id: fallbackModel, object: 'model', created: 0, owned_by: 'scripted' }] }));
     }
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+    const route = req.method === 'POST' ? chatRoute(path) : { ok: false as const };
+    if (!route.ok) {
       return sendJson(res, 404, errorBody({ message: `Unknown request URL: ${req.method} ${path}.`, type: 'invalid_request_error', code: 'unknown_url' }));
+    }
+    const query = Object.fromEntries(url.searchParams.entries());
+    if (dialect === 'azure') {
+      if (!query['api-version']) {
+        return sendJson(res, 400, JSON.stringify({ error: { code: 'MissingApiVersionParameter', message: 'The api-version query parameter (?api-version=) is required for all requests.' } }));
+      }
     }
 
     let markClosed!: () => void;
     const record: RecordedRequest = {
       index: requests.length,
-      method: req.method,
+      method: req.method ?? 'POST',
       path,
       receivedAt: Date.now(),
       body: undefined,
       authorization: req.headers.authorization,
+      apiKeyHeader: typeof req.headers['api-key'] === 'string' ? req.headers['api-key'] : undefined,
+      query,
+      ...(route.deployment ? { deployment: route.deployment } : {}),
       step: 'invalid',
       closedByClient: false,
       closed: new Promise<void>((resolve) => (markClosed = resolve)),
@@ -457,8 +638,10 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
   if (address === null || typeof address === 'string') throw new Error('scripted model server: no TCP address');
   const host = options.host ?? '127.0.0.1';
 
+  const root = `http://${host}:${address.port}`;
   return {
-    url: `http://${host}:${address.port}/v1`,
+    url: dialect === 'azure' || dialect === 'ollama' ? root : `${root}/v1`,
+    dialect,
     port: address.port,
     requests,
     waitForRequests(count) {
@@ -475,6 +658,48 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
       });
     },
   };
+}
+
+// ───── scripted conversations in both edit protocols ─────
+
+/**
+ * A multi-turn conversation written once for both of flowfix's edit
+ * protocols: each turn has the native tool calls and the same actions as
+ * text (search/replace blocks and text actions), and what the latest
+ * results must contain before it answers.
+ */
+export const ConversationSchema = z.object({
+  about: z.string(),
+  bug: z.string().optional(),
+  turns: z
+    .array(
+      z.object({
+        expect: z.array(z.string()).default([]),
+        thought: z.string().optional(),
+        tools: z.array(ToolCallSchema).min(1),
+        text: z.string().min(1),
+        usage: UsageSchema.optional(),
+      }),
+    )
+    .min(1),
+});
+export type Conversation = z.output<typeof ConversationSchema>;
+
+/** The script that plays a conversation in one protocol; the first turn's expectations are checked against the first user message. */
+export function scriptFromConversation(conversation: Conversation, protocol: 'tools' | 'text', { malformedFirst = 0 }: { malformedFirst?: number } = {}): ScriptStep[] {
+  const malformed: ScriptStep[] = Array.from({ length: malformedFirst }, (_, i) => ({
+    kind: 'reply',
+    text: 'Calling the tool.',
+    toolCalls: [{ name: i % 2 === 0 ? 'read_file' : 'edit_file', arguments: i % 2 === 0 ? '{"path": "src/' : { path: 42 } }],
+  }));
+  const turns: ScriptStep[] = conversation.turns.map((turn, i) => ({
+    kind: 'reply',
+    // after malformed calls the latest results are their errors: the first turn then checks nothing
+    ...(turn.expect.length && !(i === 0 && malformedFirst > 0) ? { expect: { resultIncludes: turn.expect, resultExcludes: [] } } : {}),
+    ...(turn.usage ? { usage: turn.usage } : {}),
+    ...(protocol === 'tools' ? { text: turn.thought, toolCalls: turn.tools } : { text: [turn.thought, turn.text].filter(Boolean).join('\n\n') }),
+  }));
+  return [...malformed, ...turns];
 }
 
 /** The tool-result messages of a request after its last assistant message: what a script reacts to. */
@@ -501,20 +726,23 @@ function parseCliArgs(argv: string[]) {
     i++;
   }
   const script = args.get('script');
-  if (!script) throw new Error('usage: scripted-model-server --script FILE.json [--port N] [--host H] [--api-key KEY]');
+  if (!script) throw new Error('usage: scripted-model-server --script FILE.json [--port N] [--host H] [--api-key KEY] [--dialect openai|azure|vllm|ollama|llamacpp]');
   const port = Number(args.get('port') ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be an integer 0..65535');
-  return { scriptPath: script, port, host: args.get('host'), apiKey: args.get('api-key') };
+  const dialect = args.get('dialect') ?? 'openai';
+  if (!(DIALECTS as readonly string[]).includes(dialect)) throw new Error(`--dialect must be one of ${DIALECTS.join(', ')}`);
+  return { scriptPath: script, port, host: args.get('host'), apiKey: args.get('api-key'), dialect: dialect as Dialect };
 }
 
 async function main() {
-  const { scriptPath, port, host, apiKey } = parseCliArgs(process.argv.slice(2));
+  const { scriptPath, port, host, apiKey, dialect } = parseCliArgs(process.argv.slice(2));
   const script = ScriptFileSchema.parse(JSON.parse(readFileSync(scriptPath, 'utf8')));
   const server = await startScriptedModelServer({
     script: { steps: script.steps, whenExhausted: script.whenExhausted },
     port,
     host,
     apiKey,
+    dialect,
     onRequest: (r) => process.stderr.write(`[scripted-model-server] #${r.index} ${r.method} ${r.path}\n`),
   });
   process.stdout.write(`SCRIPTED_MODEL_SERVER_URL=${server.url}\n`);

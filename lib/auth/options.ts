@@ -8,6 +8,8 @@ import { getEnv } from '../env';
 import { getAuthSecret, useSecureCookies } from './secret';
 import { getDummyHash, verifyPassword } from './password';
 import { writeAudit } from '../audit';
+import { UserKind } from '../generated/prisma/enums';
+import { isCodeReviewEmail } from '../users/code-review';
 import { accountKey, clearThrottle, clientAddress, lockedKeys, recordFailure, throttledCode, type ThrottleKey } from './throttle';
 
 // next-auth ships CommonJS with `exports.default`: Next's bundler unwraps it,
@@ -54,8 +56,10 @@ export async function authorizeCredentials(
   const user = await db.user.findUnique({ where: { email } });
   // verify against a dummy hash when there is no user so the timing is the same
   const ok = await verifyPassword(password, user?.passwordHash ?? (await getDummyHash()));
-  if (!user || !user.passwordHash || !ok || user.disabledAt) {
-    const reason = !user ? 'unknown_account' : !user.passwordHash ? 'no_password' : !ok ? 'wrong_password' : 'disabled';
+  // a code-review identity is a record of a host user's decisions, never an account (lib/users/code-review.ts)
+  const codeReview = user?.kind === UserKind.CODE_REVIEW;
+  if (!user || codeReview || !user.passwordHash || !ok || user.disabledAt) {
+    const reason = !user ? 'unknown_account' : codeReview ? 'code_review_identity' : !user.passwordHash ? 'no_password' : !ok ? 'wrong_password' : 'disabled';
     const states = await Promise.all(keys.map((k) => recordFailure(k, { checked: true })));
     await writeAudit({
       actorKind: 'user',
@@ -140,6 +144,11 @@ export function getAuthOptions(): NextAuthOptions {
           (await db.user.findUnique({ where: { email } }));
         if (existing?.disabledAt) {
           await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'disabled' } });
+          return false;
+        }
+        // neither matched nor provisioned: the reserved domain belongs to code-review identities alone
+        if (existing?.kind === UserKind.CODE_REVIEW || isCodeReviewEmail(email)) {
+          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'code_review_identity' } });
           return false;
         }
         const saved = existing

@@ -116,9 +116,9 @@ export async function authenticatePersonalToken(
   const db = getDb();
   const row = await db.personalToken.findUnique({
     where: { tokenHash: hashToken(match[1]) },
-    select: { id: true, revokedAt: true, expiresAt: true, scope: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true } } },
+    select: { id: true, revokedAt: true, expiresAt: true, scope: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true, kind: true } } },
   });
-  if (!row) throw new AppError('unauthenticated', 'Unknown personal token');
+  if (!row || row.user.kind === 'CODE_REVIEW') throw new AppError('unauthenticated', 'Unknown personal token');
   if (row.revokedAt) throw new AppError('unauthenticated', 'This personal token has been revoked');
   if (row.expiresAt && row.expiresAt.getTime() < Date.now()) throw new AppError('unauthenticated', 'This personal token has expired');
   if (row.user.disabledAt) throw new AppError('unauthenticated', 'This account is disabled');

@@ -1,7 +1,7 @@
 import 'server-only';
 import { getToken } from 'next-auth/jwt';
 import { getDb } from '../db';
-import { Role } from '../generated/prisma/enums';
+import { Role, UserKind } from '../generated/prisma/enums';
 import { getAuthSecret, useSecureCookies } from './secret';
 
 export { Role };
@@ -34,9 +34,10 @@ export async function getSessionUser(source: CookieSource): Promise<SessionUser 
   if (!token?.sub) return null;
   const user = await getDb().user.findUnique({
     where: { id: token.sub },
-    select: { id: true, email: true, name: true, roles: true, disabledAt: true },
+    select: { id: true, email: true, name: true, roles: true, disabledAt: true, kind: true },
   });
-  if (!user || user.disabledAt) return null;
+  // a code-review identity never signs in, so a session naming one was not made by flowfix's sign-in
+  if (!user || user.disabledAt || user.kind === UserKind.CODE_REVIEW) return null;
   return { id: user.id, email: user.email, name: user.name, roles: user.roles };
 }
 

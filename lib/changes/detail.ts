@@ -43,7 +43,8 @@ export interface RunView {
   durationMs: number | null;
   toolCalls: number;
   tokens: number;
-  costUsd: number;
+  /** null: unknown (a model call had no price) */
+  costUsd: number | null;
   revisionNumber: number;
   requestedBy: string | null;
   fixId: string | null;

@@ -9,6 +9,7 @@ import type { FilterPolicy } from '../repositories/settings';
 // switched by the same policy's pre.notCausedByChange).
 
 export type PreFilterReason =
+  | 'draft'
   | 'bot_author'
   | 'too_many_files_changed'
   | 'too_many_failing_tests'
@@ -22,6 +23,8 @@ export interface PreFilterInput {
     author: string;
     authorEmail?: string | null;
     authorKind?: 'HUMAN' | 'BOT';
+    /** a draft pull (merge) request, as its code host said; unknown (reported from CI) counts as ready */
+    draft?: boolean;
     filesChanged: number;
     language: string;
     headRev: string;
@@ -71,6 +74,13 @@ export function runPreFilters(input: PreFilterInput): PreFilterDecision {
       enabled: pre.staleRevision,
       triggered: stale,
       detail: stale ? `a newer revision ${change.latestHeadRev?.slice(0, 12)} exists` : 'this is the latest revision',
+    },
+    {
+      // the author said "not ready yet": before any filter about the change's content
+      filter: 'draft',
+      enabled: pre.draft,
+      triggered: change.draft === true,
+      detail: change.draft === true ? 'a draft pull request: repaired once it is marked ready for review' : 'ready for review',
     },
     {
       filter: 'bot_author',

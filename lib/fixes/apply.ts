@@ -223,7 +223,7 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
   try {
     fix = await loadApplyContext(fixId);
     // a repository linked to a code host is pushed with the host's short-lived token (lib/hosts/push-target.ts)
-    const target = await hostPushTarget({ repositoryId: fix.change.repository.id, gitUrl: fix.change.repository.gitUrl, externalId: fix.change.externalId });
+    const target = await hostPushTarget({ repositoryId: fix.change.repository.id, gitUrl: fix.change.repository.gitUrl, externalId: fix.change.externalId, fixId, branch: fix.revision.branch });
     result = await applyFixCommit({
       gitUrl: target?.gitUrl ?? fix.change.repository.gitUrl,
       ...(target ? { credentials: target.credentials } : {}),

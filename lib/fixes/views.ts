@@ -36,7 +36,7 @@ export interface FixView {
     toolCalls: number;
     promptTokens: number;
     completionTokens: number;
-    costUsd: number;
+    costUsd: number | null;
     durationMs: number | null;
   };
   /** the decision that closed the fix (accept, edit-accept, reject), if any */

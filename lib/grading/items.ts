@@ -5,7 +5,8 @@ import { writeAudit } from '../audit';
 import type { SessionUser } from '../auth/session';
 import type { Prisma } from '../generated/prisma/client';
 import { toFailureView, type FailureView } from '../changes/detail';
-import { diffStatOf } from '../fixes/views';
+import { diffStatOf, type FixFile } from '../fixes/views';
+import { getFixFiles } from '../fixes/queries';
 import { readFixEvidence, type FixEvidenceView } from '../fixes/evidence';
 import { sanitizeHtml } from '../html/sanitize';
 import { diffBetweenRevisions } from '../diff/git-text';
@@ -187,6 +188,13 @@ export async function getItemView({ queueId, itemId, user }: { queueId: string; 
   const queue = await queueForGrader(queueId, user);
   const item = await loadItem(queue, itemId);
   return buildItemView({ queue, item, user });
+}
+
+/** The fix's files of an item, for the grading page's diff viewer (the fix routes are closed to graders). */
+export async function getItemFiles({ queueId, itemId, user }: { queueId: string; itemId: string; user: SessionUser }): Promise<FixFile[]> {
+  const queue = await queueForGrader(queueId, user);
+  const item = await loadItem(queue, itemId);
+  return getFixFiles({ id: item.fixId });
 }
 
 async function buildItemView({

@@ -109,7 +109,8 @@ export async function selectFixes(filter: QueueFilter): Promise<string[]> {
 export async function createQueue({ actor, input }: { actor: SessionUser; input: CreateQueueInput }): Promise<{ id: string; items: number; seed: string | null }> {
   const filter: QueueFilter = { ...input.filter, seed: input.filter.sample ? (input.filter.seed ?? randomBytes(8).toString('hex')) : undefined };
   const graderIds = [...new Set(input.graderIds)];
-  const graders = await getDb().user.findMany({ where: { id: { in: graderIds }, disabledAt: null }, select: { id: true, roles: true } });
+  // code-review identities never grade, whatever roles a row carries (lib/users/code-review.ts)
+  const graders = await getDb().user.findMany({ where: { id: { in: graderIds }, disabledAt: null, kind: 'PERSON' }, select: { id: true, roles: true } });
   const unfit = graderIds.filter((id) => !graders.some((g) => g.id === id && hasRoleIn(g.roles, GRADING_ROLES)));
   if (unfit.length) throw new AppError('validation', 'Every grader must be an active user with the grader, manager or admin role', { details: { unfit } });
   if (input.leadGraderId && !graderIds.includes(input.leadGraderId)) {
@@ -314,7 +315,7 @@ export async function queueFormOptions(): Promise<{
     // (a list filter on an enum array is written in SQL: the embedded driver cannot bind it)
     db.$queryRaw<Array<{ id: string; name: string; email: string; roles: string[] }>>`
       SELECT id, name, email, roles::text[] AS roles FROM "User"
-      WHERE "disabledAt" IS NULL AND roles && ARRAY[${Prisma.join([...GRADING_ROLES])}]::"Role"[]
+      WHERE "disabledAt" IS NULL AND kind = 'PERSON' AND roles && ARRAY[${Prisma.join([...GRADING_ROLES])}]::"Role"[]
       ORDER BY name, id`,
     db.repository.findMany({ where: { archivedAt: null }, select: { id: true, name: true }, orderBy: { name: 'asc' } }),
     db.$queryRaw<Array<{ v: string }>>`SELECT DISTINCT policy AS v FROM "Run" ORDER BY 1 LIMIT 20`,

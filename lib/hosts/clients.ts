@@ -95,3 +95,10 @@ export function gitlabToken(host: CodeHost): string {
   if (!host.tokenCipher) throw new AppError('conflict', `${host.name} is not a GitLab connection`);
   return secretBox().decrypt(host.tokenCipher, SECRET_PURPOSE.token(host.id));
 }
+
+/** The HTTP status a host's API answered with, from an Octokit error (status) or a Gitbeaker one (cause.response.status). */
+export function hostErrorStatus(err: unknown): number | undefined {
+  const e = err as { status?: unknown; cause?: { response?: { status?: unknown } } } | null;
+  const status = e?.status ?? e?.cause?.response?.status;
+  return typeof status === 'number' ? status : undefined;
+}

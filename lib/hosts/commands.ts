@@ -6,14 +6,15 @@ import { acceptFix } from '../fixes/apply';
 import { DECIDABLE, rejectFix, type Decider } from '../fixes/decisions';
 import { githubInstallationClient, gitlabClient, type GitHubClient } from './clients';
 import type { ProcessOutcome } from './github-events';
+import { codeReviewIdentity } from '../users/code-review';
 
 // Comment commands on a pull request: `/flowfix apply` and
 // `/flowfix reject <reason>`. Who may: a user with write permission on the
 // repository, asked of the host's API for that user (never read from the
 // delivery's payload, whose author_association says nothing about write
 // access). The decision is recorded with the surface CODE_REVIEW, as the
-// host's user (a flowfix user with no role, made for that login: the host's
-// permission check, not a flowfix role, authorises it). The answer is a
+// host's user (a code-review identity made for that login, lib/users/code-review.ts:
+// the host's permission check, not a flowfix role, authorises it). The answer is a
 // reply in the pull request's conversation.
 
 export type CommentCommand = { kind: 'apply' } | { kind: 'reject'; reason: string };
@@ -31,18 +32,6 @@ export function parseCommentCommand(body: string): CommentCommand | null {
 }
 
 const WRITE_ROLES = new Set(['admin', 'maintain', 'write']);
-
-/** The flowfix user a host login decides as; made on first use, with no role and no password (it cannot sign in). */
-async function codeReviewUser(host: CodeHost, login: string): Promise<Decider> {
-  const email = `${login.toLowerCase()}@${host.kind.toLowerCase()}-${host.id}.code-review.invalid`;
-  const user = await getDb().user.upsert({
-    where: { email },
-    create: { email, name: `${login} (${host.kind === 'GITHUB' ? 'GitHub' : 'GitLab'})`, roles: [] },
-    update: {},
-    select: { id: true, name: true, email: true },
-  });
-  return user;
-}
 
 async function reply(client: GitHubClient, fullName: string, number: number, body: string): Promise<void> {
   const [owner, repo] = fullName.split('/');
@@ -130,7 +119,7 @@ async function decideInThread({
   const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId: link.repositoryId, externalId: String(number) } }, select: { id: true } });
   const fix = change ? await getDb().fix.findFirst({ where: { changeId: change.id, ...DECIDABLE }, orderBy: { createdAt: 'desc' }, select: { id: true } }) : null;
   if (!fix) return answer(`there is no fix of flowfix waiting for a decision on this ${thread}.`, 'IGNORED', 'no decidable fix');
-  const decider = await codeReviewUser(host, login);
+  const decider: Decider = await codeReviewIdentity({ host, login });
   try {
     if (command.kind === 'apply') {
       const result = await acceptFix({ fixId: fix.id, userId: decider.id, surface: 'CODE_REVIEW', decider });

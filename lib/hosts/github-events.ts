@@ -8,8 +8,9 @@ import { ingestFailureReport } from '../ingest/ingest-failure';
 import { IngestMetadataSchema } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
 import { githubInstallationClient, type GitHubClient } from './clients';
-import { endPendingWork, staleOlderHeads } from './pull-requests';
+import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
+import { recordForkWritability } from './fork';
 import { processGitHubComment } from './commands';
 import { globToRegExp, readZip, ZipError } from './zip';
 
@@ -61,8 +62,9 @@ export async function processGitHubDelivery({ host, link, event, payload, delive
       return ingestWorkflowRuns({ client, link, runs: failed, deliveryId });
     }
     case 'pull_request': {
-      const pr = payload.pull_request as { number: number; head: { sha: string }; merged?: boolean };
+      const pr = payload.pull_request as { number: number; head: { sha: string }; merged?: boolean; draft?: boolean };
       const externalId = String(pr.number);
+      const draft = typeof pr.draft === 'boolean' ? await recordDraftState({ repositoryId: link.repositoryId, externalId, draft: pr.draft }) : 'unknown';
       if (payload.action === 'synchronize') {
         const n = await staleOlderHeads({ repositoryId: link.repositoryId, externalId, headRev: pr.head.sha, why: `new commits pushed (${pr.head.sha.slice(0, 12)})` });
         return { status: 'PROCESSED', detail: `pull request #${pr.number} synchronized: ${n} pending fix(es) made stale` };
@@ -71,7 +73,12 @@ export async function processGitHubDelivery({ host, link, event, payload, delive
         const n = await endPendingWork({ repositoryId: link.repositoryId, externalId, why: pr.merged ? 'the pull request was merged' : 'the pull request was closed' });
         return { status: 'PROCESSED', detail: `pull request #${pr.number} ${pr.merged ? 'merged' : 'closed'}: ${n} pending fix(es) ended` };
       }
-      return { status: 'IGNORED', detail: `pull request ${payload.action as string}` };
+      if (payload.action === 'ready_for_review' || draft === 'left') {
+        const what = await repairWhenReady({ repositoryId: link.repositoryId, externalId, headRev: pr.head.sha });
+        return { status: 'PROCESSED', detail: `pull request #${pr.number} ready for review: ${what}` };
+      }
+      if (draft === 'entered') return { status: 'PROCESSED', detail: `pull request #${pr.number} converted to draft: its next failures are skipped by the draft filter` };
+      return { status: 'IGNORED', detail: `pull request ${payload.action as string}${draft === 'unknown' ? '' : ` (draft: ${String(pr.draft)}, ${draft})`}` };
     }
     case 'issue_comment':
       return processGitHubComment({ host, link, payload });
@@ -95,7 +102,7 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
       details.push(`run ${run.id}: no JUnit report found (artifacts named ${link.artifactName}, files ${link.junitGlob}); report from CI with flowfix report, or upload the reports as an artifact`);
       continue;
     }
-    const upload = await uploadFor({ client, link, run, number, evidence });
+    const { upload, forkNotWritable } = await uploadFor({ client, link, run, number, evidence });
     try {
       const env = getEnv();
       const result = await ingestFailureReport({
@@ -105,6 +112,7 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
         limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
       });
       ingested += 1;
+      await recordForkWritability({ changeId: result.changeId, forkNotWritable });
       await notifyCodeHost(result.changeId);
       details.push(`run ${run.id}: ${result.failures} failure(s) on revision ${result.revisionNumber} of #${number}${result.created ? '' : ' (already known)'}`);
     } catch (err) {
@@ -171,8 +179,12 @@ async function collectRunEvidence({ client, link, runId }: { client: GitHubClien
   return { junitReports, log: cleanText(logs.join('\n\n')), notes };
 }
 
-/** The report as /api/v1/failures would receive it, the change's description from the pull request. */
-async function uploadFor({ client, link, run, number, evidence }: { client: GitHubClient; link: Link; run: WorkflowRunLike; number: number; evidence: RunEvidence }): Promise<IngestUpload> {
+/**
+ * The report as /api/v1/failures would receive it, the change's description
+ * from the pull request; and the fork holding its head when flowfix may not
+ * push there (lib/hosts/fork.ts).
+ */
+async function uploadFor({ client, link, run, number, evidence }: { client: GitHubClient; link: Link; run: WorkflowRunLike; number: number; evidence: RunEvidence }): Promise<{ upload: IngestUpload; forkNotWritable: string | null }> {
   const { owner, repo } = splitFullName(link.fullName);
   const { data: pr } = await client.rest.pulls.get({ owner, repo, pull_number: number });
   const metadata = IngestMetadataSchema.parse({
@@ -185,6 +197,8 @@ async function uploadFor({ client, link, run, number, evidence }: { client: GitH
       authorKind: pr.user.type === 'Bot' ? 'bot' : 'human',
       branch: pr.head.ref,
       url: pr.html_url,
+      // read now, not from the delivery: the draft filter decides on the state when the failure is triaged
+      draft: pr.draft ?? false,
     },
     baseRev: pr.base.sha,
     // the run's commit, which is the pull request's head unless it moved since
@@ -195,5 +209,8 @@ async function uploadFor({ client, link, run, number, evidence }: { client: GitH
     ciUrl: run.html_url,
     origin: 'ci',
   });
-  return { metadata, junitReports: evidence.junitReports, log: evidence.log };
+  const head = pr.head.repo;
+  const fromFork = !head || head.full_name !== link.fullName;
+  const forkNotWritable = fromFork && !(head && pr.maintainer_can_modify) ? (head?.full_name ?? '(a deleted fork)') : null;
+  return { upload: { metadata, junitReports: evidence.junitReports, log: evidence.log }, forkNotWritable };
 }

@@ -6,10 +6,11 @@ import { AppError } from '../errors';
 import { ingestFailureReport } from '../ingest/ingest-failure';
 import { IngestMetadataSchema, type TestInput } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
-import { gitlabClient, type GitLabClient } from './clients';
+import { gitlabClient, hostErrorStatus, type GitLabClient } from './clients';
 import type { ProcessOutcome } from './github-events';
-import { endPendingWork, staleOlderHeads } from './pull-requests';
+import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
 import { notifyCodeHost } from './sync';
+import { recordForkWritability } from './fork';
 import { processGitLabNote } from './commands';
 
 // GitLab deliveries → flowfix. A failed merge-request pipeline: the
@@ -49,8 +50,11 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
       return ingestPipeline({ api, link, pipelineId, sha: String(pipeline.sha), mrIid: mr.iid, deliveryId });
     }
     case 'Merge Request Hook': {
-      const attrs = payload.object_attributes as { iid: number; action?: string; oldrev?: string; last_commit?: { id: string } };
+      const attrs = payload.object_attributes as { iid: number; action?: string; oldrev?: string; last_commit?: { id: string }; draft?: boolean; work_in_progress?: boolean };
       const externalId = String(attrs.iid);
+      // `draft` since GitLab 13.x; older hooks say work_in_progress
+      const isDraft = typeof attrs.draft === 'boolean' ? attrs.draft : typeof attrs.work_in_progress === 'boolean' ? attrs.work_in_progress : undefined;
+      const draft = isDraft === undefined ? 'unknown' : await recordDraftState({ repositoryId: link.repositoryId, externalId, draft: isDraft });
       if (attrs.action === 'update' && attrs.oldrev && attrs.last_commit) {
         const n = await staleOlderHeads({ repositoryId: link.repositoryId, externalId, headRev: attrs.last_commit.id, why: `new commits pushed (${attrs.last_commit.id.slice(0, 12)})` });
         return { status: 'PROCESSED', detail: `merge request !${attrs.iid} updated: ${n} pending fix(es) made stale` };
@@ -59,12 +63,29 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
         const n = await endPendingWork({ repositoryId: link.repositoryId, externalId, why: attrs.action === 'merge' ? 'the merge request was merged' : 'the merge request was closed' });
         return { status: 'PROCESSED', detail: `merge request !${attrs.iid} ${attrs.action}d: ${n} pending fix(es) ended` };
       }
+      if (draft === 'left') {
+        const what = await repairWhenReady({ repositoryId: link.repositoryId, externalId, headRev: attrs.last_commit?.id ?? null });
+        return { status: 'PROCESSED', detail: `merge request !${attrs.iid} ready for review: ${what}` };
+      }
+      if (draft === 'entered') return { status: 'PROCESSED', detail: `merge request !${attrs.iid} marked as draft: its next failures are skipped by the draft filter` };
       return { status: 'IGNORED', detail: `merge request ${attrs.action ?? 'event'}` };
     }
     case 'Note Hook':
       return processGitLabNote({ host, link, payload });
     default:
       return { status: 'IGNORED', detail: `flowfix does not act on ${event} events` };
+  }
+}
+
+/** The fork holding the merge request's branch when flowfix may not push there (lib/hosts/fork.ts); null otherwise. */
+async function forkNotWritable(api: GitLabClient, mr: { source_project_id?: unknown; target_project_id?: unknown; allow_collaboration?: unknown }): Promise<string | null> {
+  if (mr.source_project_id === mr.target_project_id || mr.allow_collaboration) return null;
+  try {
+    return String((await api.Projects.show(Number(mr.source_project_id))).path_with_namespace);
+  } catch (err) {
+    // a private fork the token cannot see is not writable either; its name is unknown
+    if (hostErrorStatus(err) === 404) return `project ${String(mr.source_project_id)}`;
+    throw err;
   }
 }
 
@@ -106,6 +127,7 @@ async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }:
       author: String((mr.author as { username?: string } | undefined)?.username ?? 'unknown'),
       branch: String(mr.source_branch),
       url: String(mr.web_url),
+      draft: Boolean(mr.draft ?? mr.work_in_progress),
     },
     baseRev: diffRefs?.base_sha ?? String(mr.sha),
     headRev: sha,
@@ -121,6 +143,7 @@ async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }:
       upload: { metadata, junitReports: [], log: cleanText(logs.join('\n\n')) },
       limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
     });
+    await recordForkWritability({ changeId: result.changeId, forkNotWritable: await forkNotWritable(api, mr) });
     await notifyCodeHost(result.changeId);
     return { status: 'PROCESSED', detail: `pipeline ${pipelineId}: ${result.failures} failure(s) on revision ${result.revisionNumber} of !${mrIid}` };
   } catch (err) {

@@ -3,7 +3,8 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import { CodeHostKind } from '../generated/prisma/enums';
 import type { GitCredentials } from '../git/runner';
-import { githubInstallationClient, githubInstallationToken, gitlabClient, gitlabToken } from './clients';
+import { githubInstallationClient, githubInstallationToken, gitlabClient, gitlabToken, hostErrorStatus } from './clients';
+import { forkRefusalMessage, recordForkWritability } from './fork';
 
 // Where an accepted fix is pushed for a repository linked to a code host,
 // and with what: a short-lived installation token (GitHub App, user
@@ -11,20 +12,41 @@ import { githubInstallationClient, githubInstallationToken, gitlabClient, gitlab
 // user oauth2), handed to the git runner's push profile and nothing else.
 // A pull request from a fork is pushed to the fork's branch only when the
 // host says its author lets maintainers edit it; otherwise the accept is
-// refused (409) and nothing is written.
+// refused (409) with how to apply by hand (lib/hosts/fork.ts), nothing is
+// written, and the change records it so its comment says the same.
 
 export interface PushTarget {
   gitUrl: string;
   credentials: GitCredentials;
 }
 
-function isNotFound(err: unknown): boolean {
-  const e = err as { status?: number; cause?: { response?: { status?: number } } };
-  return e.status === 404 || e.cause?.response?.status === 404;
+const isNotFound = (err: unknown) => hostErrorStatus(err) === 404;
+
+/** What the host says now about the request's fork, recorded on the change; throws the refusal when flowfix may not push there. */
+async function forkChecked({ repositoryId, externalId, kind, fork, writable, fixId, branch }: { repositoryId: string; externalId: string; kind: 'GITHUB' | 'GITLAB'; fork: string; writable: boolean; fixId?: string; branch?: string }): Promise<void> {
+  const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId, externalId } }, select: { id: true } });
+  if (change) await recordForkWritability({ changeId: change.id, forkNotWritable: writable ? null : fork });
+  if (!writable) throw new AppError('conflict', forkRefusalMessage({ kind, fork, branch, fixId }));
 }
 
-/** null: the repository is not linked to a code host (the server's own git credentials, as before). */
-export async function hostPushTarget({ repositoryId, gitUrl, externalId }: { repositoryId: string; gitUrl: string; externalId: string }): Promise<PushTarget | null> {
+/**
+ * null: the repository is not linked to a code host (the server's own git
+ * credentials, as before). `fixId` and `branch` only make a refusal's
+ * message say how to apply by hand.
+ */
+export async function hostPushTarget({
+  repositoryId,
+  gitUrl,
+  externalId,
+  fixId,
+  branch,
+}: {
+  repositoryId: string;
+  gitUrl: string;
+  externalId: string;
+  fixId?: string;
+  branch?: string;
+}): Promise<PushTarget | null> {
   const link = await getDb().codeHostRepository.findUnique({ where: { repositoryId }, include: { host: true } });
   if (!link || link.host.disabledAt) return null;
   const number = /^\d+$/.test(externalId) ? Number(externalId) : null;
@@ -42,11 +64,10 @@ export async function hostPushTarget({ repositoryId, gitUrl, externalId }: { rep
       throw err;
     }
     const head = pr.head.repo;
-    if (!head || head.full_name === link.fullName) return { gitUrl, credentials };
-    if (!pr.maintainer_can_modify) {
-      throw new AppError('conflict', `The pull request comes from the fork ${head?.full_name ?? '(deleted)'}, whose author does not allow maintainers to edit it: flowfix cannot push there. Apply the patch in the fork instead.`);
-    }
-    return { gitUrl: head.clone_url, credentials };
+    if (head && head.full_name === link.fullName) return { gitUrl, credentials };
+    // a deleted fork (head.repo null) cannot be written either
+    await forkChecked({ repositoryId, externalId, kind: 'GITHUB', fork: head?.full_name ?? '(a deleted fork)', writable: !!head && pr.maintainer_can_modify, fixId, branch });
+    return { gitUrl: head!.clone_url, credentials };
   }
 
   const credentials = { username: 'oauth2', password: gitlabToken(link.host) };
@@ -60,9 +81,14 @@ export async function hostPushTarget({ repositoryId, gitUrl, externalId }: { rep
     throw err;
   }
   if (mr.source_project_id === mr.target_project_id) return { gitUrl, credentials };
-  if (!mr.allow_collaboration) {
-    throw new AppError('conflict', 'The merge request comes from a fork whose author does not allow commits from members who can merge: flowfix cannot push there. Apply the patch in the fork instead.');
+  let source: { path_with_namespace?: unknown; http_url_to_repo?: unknown } | null = null;
+  try {
+    source = await api.Projects.show(Number(mr.source_project_id));
+  } catch (err) {
+    // a private fork the token cannot see: it cannot be pushed to either
+    if (!isNotFound(err)) throw err;
   }
-  const source = await api.Projects.show(Number(mr.source_project_id));
-  return { gitUrl: String(source.http_url_to_repo), credentials };
+  const fork = source ? String(source.path_with_namespace) : `project ${String(mr.source_project_id)}`;
+  await forkChecked({ repositoryId, externalId, kind: 'GITLAB', fork, writable: !!source && !!mr.allow_collaboration, fixId, branch });
+  return { gitUrl: String(source!.http_url_to_repo), credentials };
 }

@@ -4,6 +4,7 @@ import { getDb } from '../db';
 import { publicOrigin } from '../env';
 import { summaryToText } from '../fixes/text';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
+import { forkHandApplyMarkdown } from './fork';
 import { estimateRemaining, formatRemainingRange, loadPhaseMedians, progressFromPhaseEvents } from '../runs/estimate';
 
 // What the pull (merge) request shows of a change, decided from the
@@ -49,6 +50,8 @@ export interface CommentInput {
   suggestionsPosted: boolean;
   rejectedBecause?: string | null;
   staleBecause?: string | null;
+  /** flowfix may not push to the fork holding the branch: how to apply by hand (lib/hosts/fork.ts) */
+  handApply?: string | null;
 }
 
 /** The one comment: root cause first, then the diff, then links; the state of the fix on top when it is no longer pending. */
@@ -58,15 +61,48 @@ export function renderComment(input: CommentInput): string {
   if (fix.status === FixStatus.APPLIED) lines.push(`**Applied** as ${fix.appliedCommit ? `\`${fix.appliedCommit.slice(0, 12)}\`` : 'a commit on this branch'}.`);
   if (fix.status === FixStatus.REJECTED) lines.push(`**Rejected**${input.rejectedBecause ? `: ${input.rejectedBecause}` : ''}. It will not be applied.`);
   if (fix.status === FixStatus.STALE) lines.push(`**Stale**${input.staleBecause ? `: ${input.staleBecause}` : ''}. This fix was made for an older head and can no longer be applied.`);
+  const handApply = fix.status === FixStatus.READY ? (input.handApply ?? null) : null;
+  if (handApply) lines.push(handApply);
   lines.push('', '**Root cause**', '', fix.summary || '(no summary)', '');
-  if (input.suggestionsPosted && fix.status === FixStatus.READY) {
+  if (input.suggestionsPosted && fix.status === FixStatus.READY && !handApply) {
     lines.push('The fix is posted as suggested changes on this pull request’s diff: commit them there, or apply it from flowfix.');
   } else {
     const f = fence(fix.diff);
     lines.push('<details><summary>The fix (diff)</summary>', '', `${f}diff`, fix.diff.trimEnd(), f, '', '</details>');
   }
-  lines.push('', `[Preview in flowfix](${input.detailsUrl}) · [Apply in flowfix](${input.detailsUrl})`);
+  lines.push('', handApply ? `[Preview in flowfix](${input.detailsUrl})` : `[Preview in flowfix](${input.detailsUrl}) · [Apply in flowfix](${input.detailsUrl})`);
   return lines.join('\n');
+}
+
+/**
+ * Why a pre-execution filter skipped the change, as the check says it: the
+ * title names the reason, the summary says what would change it. A skipped
+ * change gets this completed "skipped" check and nothing else: never
+ * "in progress", never a comment.
+ */
+export function describeSkip(reason: string | null, thread: 'pull request' | 'merge request'): { title: string; summary: string } {
+  const policy = (key: string) => `the repository's filter policy, \`pre.${key}\`, which an admin can change`;
+  switch (reason) {
+    case 'draft':
+      return {
+        title: `Skipped: draft ${thread}`,
+        summary: `flowfix does not repair drafts (${policy('draft')}). Mark the ${thread} ready for review: if its last CI run failed, flowfix repairs that failure then; otherwise the next failure.`,
+      };
+    case 'bot_author':
+      return { title: 'Skipped: the author is a bot', summary: `flowfix does not repair changes written by bots (${policy('botAuthor')}).` };
+    case 'too_many_files_changed':
+      return { title: 'Skipped: too many files changed', summary: `The change is larger than a repair run handles (${policy('maxFilesChanged')}).` };
+    case 'too_many_failing_tests':
+      return { title: 'Skipped: too many failing tests', summary: `So many tests failing usually means the infrastructure, not the change (${policy('maxFailingTests')}).` };
+    case 'known_flaky':
+      return { title: 'Skipped: only known-flaky tests failed', summary: 'Every failing test is marked as known flaky for this repository.' };
+    case 'unsupported_language':
+      return { title: 'Skipped: unsupported language', summary: `flowfix does not repair this repository's language (${policy('supportedLanguages')}).` };
+    case 'stale_revision':
+      return { title: 'Skipped: a newer commit exists', summary: 'The failure is of an older head; the newer one is what counts.' };
+    default:
+      return { title: 'Skipped', summary: reason ? `A filter skipped this change (${reason}).` : 'A filter skipped this change.' };
+  }
 }
 
 /** The state of the change's review surfaces now. */
@@ -74,7 +110,16 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
   const db = getDb();
   const change = await db.change.findUnique({
     where: { id: changeId },
-    select: { id: true, headRev: true, status: true, statusReason: true, repositoryId: true },
+    select: {
+      id: true,
+      headRev: true,
+      branch: true,
+      status: true,
+      statusReason: true,
+      repositoryId: true,
+      forkNotWritable: true,
+      repository: { select: { hostLink: { select: { host: { select: { kind: true } } } } } },
+    },
   });
   if (!change) return null;
   const detailsUrl = `${publicOrigin()}/changes/${encodeURIComponent(change.id)}`;
@@ -130,7 +175,8 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
     const outcome = run.status === RunStatus.CANCELLED ? 'cancelled' : `no fix (${run.exitReason ?? run.status.toLowerCase()})`;
     check = { status: 'completed', conclusion: run.status === RunStatus.CANCELLED ? 'cancelled' : 'neutral', title: `No fix: ${outcome}`, summary: `flowfix ended with ${outcome}.\n\n${detailsUrl}` };
   } else if (change.status === ChangeStatus.SKIPPED) {
-    check = { status: 'completed', conclusion: 'skipped', title: 'Skipped', summary: `${change.statusReason ?? 'A filter skipped this change.'}\n\n${detailsUrl}` };
+    const skip = describeSkip(change.statusReason, change.repository.hostLink?.host.kind === 'GITLAB' ? 'merge request' : 'pull request');
+    check = { status: 'completed', conclusion: 'skipped', title: skip.title, summary: `${skip.summary}\n\n${detailsUrl}` };
   } else if (change.status === ChangeStatus.STALE) {
     check = { status: 'completed', conclusion: 'neutral', title: 'Stale', summary: `${change.statusReason ?? 'The change moved on.'}\n\n${detailsUrl}` };
   } else {
@@ -144,6 +190,9 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
         fix: { id: fix.id, status: fix.status, diff: fix.diff, summary: summaryToText(fix.summaryHtml), appliedCommit: fix.appliedCommit },
         rejectedBecause: fix.decisions[0] ? (fix.decisions[0].reasonText ?? fix.decisions[0].reason?.toLowerCase().replace(/_/g, ' ')) : null,
         staleBecause: change.status === ChangeStatus.STALE ? change.statusReason : null,
+        handApply: change.forkNotWritable
+          ? forkHandApplyMarkdown({ kind: change.repository.hostLink?.host.kind ?? 'GITHUB', fork: change.forkNotWritable, branch: change.branch, fixId: fix.id })
+          : null,
       }
     : null;
   return { changeId, headRev: change.headRev, check, comment, detailsUrl };

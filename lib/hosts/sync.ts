@@ -61,16 +61,29 @@ export async function syncChange(changeId: string): Promise<string[]> {
     const [owner, repo] = link.fullName.split('/');
     if (thread.lastCheckState !== checkDigest) {
       const output = { title: view.check.title, summary: view.check.summary };
-      const completed = view.check.status === 'completed' ? { status: 'completed' as const, conclusion: view.check.conclusion, completed_at: new Date().toISOString() } : { status: view.check.status };
-      if (thread.checkRunId && thread.checkRunHeadRev === view.headRev) {
-        await client.rest.checks.update({ owner, repo, check_run_id: Number(thread.checkRunId), details_url: view.detailsUrl, output, ...completed });
-        done.push('check_run.updated');
-      } else {
+      const check = view.check;
+      const isCompleted = check.status === 'completed';
+      const completed = check.status === 'completed' ? { status: 'completed' as const, conclusion: check.conclusion, completed_at: new Date().toISOString() } : { status: check.status };
+      const create = async () => {
         const { data } = await client.rest.checks.create({ owner, repo, name: 'flowfix', head_sha: view.headRev, details_url: view.detailsUrl, external_id: changeId, output, ...completed });
         await db.codeReviewThread.update({ where: { changeId }, data: { checkRunId: String(data.id), checkRunHeadRev: view.headRev } });
         done.push('check_run.created');
+      };
+      // a completed check run never goes back to in progress on GitHub (a repair after a skip, a run started again): a new one then
+      const reopens = thread.checkRunCompleted && !isCompleted;
+      if (thread.checkRunId && thread.checkRunHeadRev === view.headRev && !reopens) {
+        try {
+          await client.rest.checks.update({ owner, repo, check_run_id: Number(thread.checkRunId), details_url: view.detailsUrl, output, ...completed });
+          done.push('check_run.updated');
+        } catch (err) {
+          // a thread written before flowfix recorded completion: GitHub answers 422 to the reopening
+          if ((err as { status?: number }).status !== 422 || isCompleted) throw err;
+          await create();
+        }
+      } else {
+        await create();
       }
-      await db.codeReviewThread.update({ where: { changeId }, data: { lastCheckState: checkDigest } });
+      await db.codeReviewThread.update({ where: { changeId }, data: { lastCheckState: checkDigest, checkRunCompleted: isCompleted } });
     }
     let suggestionsPosted = view.comment !== null && thread.suggestionsFixId === view.comment.fix.id;
     if (view.comment && !suggestionsPosted && view.comment.fix.status === FixStatus.READY) {

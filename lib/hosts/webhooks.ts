@@ -118,12 +118,14 @@ export type AcceptedDelivery =
   | { status: 'queued'; id: string; deliveryId: string }
   | { status: 'ignored'; deliveryId: string; reason: string };
 
+export type RecordedDelivery = { status: 'recorded'; id: string; deliveryId: string } | Extract<AcceptedDelivery, { status: 'ignored' }>;
+
 /**
- * Records a verified delivery and queues it. Refused: a delivery id already
- * recorded for this host (409), a repository or project not linked to it,
- * or under another installation (404).
+ * Records a verified delivery (the first half of acceptDelivery). Refused: a
+ * delivery id already recorded for this host (409), a repository or project
+ * not linked to it, or under another installation (404).
  */
-export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook): Promise<AcceptedDelivery> {
+export async function recordDelivery(kind: HostKindName, hook: VerifiedWebhook): Promise<RecordedDelivery> {
   const { host, deliveryId, event, payload } = hook;
   if (!HANDLED[kind].has(event)) return { status: 'ignored', deliveryId, reason: `flowfix does not act on ${event} events` };
   const projectId = projectIdOf(kind, payload);
@@ -137,12 +139,12 @@ export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook):
       throw new AppError('not_found', `Installation ${installation === undefined ? '(none named)' : String(installation)} is unknown to flowfix for ${link.fullName}`);
     }
   }
-  let row: { id: string };
   try {
-    row = await getDb().webhookDelivery.create({
+    const row = await getDb().webhookDelivery.create({
       data: { hostId: host.id, deliveryId, event, action: actionOf(payload), payload: payload as Prisma.InputJsonValue },
       select: { id: true },
     });
+    return { status: 'recorded', id: row.id, deliveryId };
   } catch (err) {
     if (isUniqueViolation(err)) {
       const first = await getDb().webhookDelivery.findUnique({ where: { hostId_deliveryId: { hostId: host.id, deliveryId } }, select: { receivedAt: true } });
@@ -150,12 +152,22 @@ export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook):
     }
     throw err;
   }
+}
+
+/**
+ * Records a verified delivery and queues it. A process that dies between the
+ * two leaves the delivery RECEIVED with no job: the sweeper (sweepStuckDeliveries
+ * in lib/hosts/process.ts) queues it again.
+ */
+export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook): Promise<AcceptedDelivery> {
+  const recorded = await recordDelivery(kind, hook);
+  if (recorded.status === 'ignored') return recorded;
   try {
-    await (await getRunQueue()).enqueueHostJob(HOST_EVENT_QUEUE, row.id);
+    await (await getRunQueue()).enqueueHostJob(HOST_EVENT_QUEUE, recorded.id);
   } catch (err) {
     // not queued: forget the delivery, so the host's redelivery of the same id is taken rather than refused as a replay
-    await getDb().webhookDelivery.delete({ where: { id: row.id } }).catch(() => undefined);
+    await getDb().webhookDelivery.delete({ where: { id: recorded.id } }).catch(() => undefined);
     throw err;
   }
-  return { status: 'queued', id: row.id, deliveryId };
+  return { status: 'queued', id: recorded.id, deliveryId: recorded.deliveryId };
 }

@@ -37,3 +37,8 @@ export function contentSecurityPolicy(nonce: string, { development = false }: { 
     .map(([name, values]) => `${name} ${values.join(' ')}`)
     .join('; ');
 }
+
+/** The nonce of a policy made by contentSecurityPolicy (the page's own inline script carries it), or undefined. */
+export function nonceFromPolicy(csp: string | null | undefined): string | undefined {
+  return /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp ?? '')?.[1];
+}

@@ -6,6 +6,7 @@ const BOT_NAMES = [
   /\[bot\]$/i, // GitHub Apps: dependabot[bot], github-actions[bot], renovate[bot]
   /^(dependabot|renovate|renovate-bot|greenkeeper|snyk-bot|mergify|pre-commit-ci|imgbot|allcontributors|copybara|semantic-release-bot|depfu|pyup-bot|whitesource|mend-bolt)\b/i,
   /(^|[-_.])bot$/i, // release-bot, ci_bot
+  /^(project|group)_\d+_bot(_[0-9a-f]+)?$/i, // GitLab project and group access tokens' users
 ];
 
 const BOT_EMAILS = [/\[bot\]@/i, /^(noreply|no-reply)\+?.*@.*bot/i, /@renovateapp\.com$/i, /^bot[-_.@]/i];

@@ -173,6 +173,7 @@ function changeDescription(metadata: IngestMetadata) {
     authorEmail: c.authorEmail ?? null,
     authorKind: inferAuthorKind({ author: c.author, authorEmail: c.authorEmail, declared: c.authorKind }),
     url: c.url ?? null,
+    ...(c.draft !== undefined ? { draft: c.draft } : {}),
   };
 }
 

@@ -42,6 +42,8 @@ export const ChangeInputSchema = z.object({
   authorKind: z.enum(['human', 'bot']).optional(),
   branch: z.string().trim().min(1).max(500),
   url: httpUrl.optional(),
+  // a draft pull (merge) request (the draft pre-filter); absent: left as last recorded
+  draft: z.boolean().optional(),
 });
 
 export const TestInputSchema = z.object({

@@ -12,12 +12,17 @@ import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 // the price of the ones that did. Grouped by policy and model; the offline
 // tier's share is the posted fixes whose run cost nothing. Cost is summed in
 // millionths of a dollar (each run's cost rounded to that), so sums are exact.
+// A run whose model had no price has an unknown cost (null): the sums leave
+// it out, `unpricedRuns` says how many were left out, and its fix is not one
+// of the zero-cost ones.
 
 export interface CostRow {
   runs: number;
   toolCalls: number;
   tokens: number;
+  /** the known costs only; `unpricedRuns` runs had no price for their model */
   costUsd: number;
+  unpricedRuns: number;
   posted: number;
   applied: number;
   toolCallsPerRun: number | null;
@@ -51,6 +56,7 @@ function costRow(runs: Counts | undefined, fixes: Counts | undefined): CostRow {
     toolCalls,
     tokens,
     costUsd,
+    unpricedRuns: n(runs, 'unpriced'),
     posted,
     applied,
     toolCallsPerRun: ratio(toolCalls, runCount),

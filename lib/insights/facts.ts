@@ -227,7 +227,8 @@ export interface RunFact {
   phases: Array<[string, number]>;
   toolCalls: number;
   tokens: number;
-  costUsd: number;
+  /** null: the model had no price (unknown, never $0) */
+  costUsd: number | null;
   reachedGreen: boolean;
   fix: null | {
     /** null: posted */
@@ -325,7 +326,7 @@ WHERE ${changeWhere(range, rp)}`;
             : [],
         toolCalls: Number(r.tool_calls),
         tokens: Number(r.tokens),
-        costUsd: Number(r.cost),
+        costUsd: r.cost === null || r.cost === undefined ? null : Number(r.cost),
         reachedGreen: r.reached_green === true,
         fix:
           r.fix_id === null || r.fix_id === undefined
@@ -536,7 +537,8 @@ function runContribution(r: RunFact): Counts {
   const c: Counts = new Map([['runs', 1]]);
   add(c, 'toolCalls', r.toolCalls);
   add(c, 'tokens', r.tokens);
-  add(c, 'costMicros', Math.round(r.costUsd * 1_000_000));
+  if (r.costUsd === null) c.set('unpriced', 1);
+  else add(c, 'costMicros', Math.round(r.costUsd * 1_000_000));
   add(c, COUNTER.toolCalls + bucketOf(r.toolCalls), 1);
   add(c, COUNTER.tokens + bucketOf(r.tokens), 1);
   if (isTerminalRunStatus(r.status)) {

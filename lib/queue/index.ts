@@ -25,7 +25,7 @@ export const HOST_EVENT_QUEUE = 'flowfix-host-events';
 // run transitions costs one sync, which reads the state when it runs.
 export const HOST_SYNC_QUEUE = 'flowfix-host-sync';
 export type HostJobQueue = typeof HOST_EVENT_QUEUE | typeof HOST_SYNC_QUEUE;
-const HOST_JOB_RETRIES = 6;
+export const HOST_JOB_RETRIES = 6;
 const HOST_JOB_RETRY_DELAY_S = 2;
 
 export interface QueuedJob {
@@ -44,6 +44,8 @@ export interface RunQueue {
   completeHostJob(queue: HostJobQueue, jobId: string): Promise<void>;
   /** retried later with backoff, up to the retry limit */
   failHostJob(queue: HostJobQueue, jobId: string, error: string): Promise<void>;
+  /** of these ids, the ones a job waits for, will retry, or is working on now */
+  liveHostJobIds(queue: HostJobQueue, ids: string[]): Promise<Set<string>>;
   stop(): Promise<void>;
 }
 
@@ -127,6 +129,17 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     },
     async failHostJob(queue, jobId, error) {
       await boss.fail(queue, jobId, { message: error.slice(0, 2000) });
+    },
+    async liveHostJobIds(queue, ids) {
+      if (ids.length === 0) return new Set();
+      // pg-boss has no lookup by payload; its job table is its public schema. The ids
+      // go in as one JSON array, which both drivers (pg, PGlite) bind the same way.
+      const { rows } = await boss.getDb().executeSql(
+        `SELECT DISTINCT data->>'id' AS id FROM pgboss.job
+          WHERE name = $1 AND state IN ('created', 'retry', 'active') AND data->>'id' IN (SELECT jsonb_array_elements_text($2::jsonb))`,
+        [queue, JSON.stringify(ids)],
+      );
+      return new Set((rows as Array<{ id: string }>).map((r) => r.id));
     },
     async stop() {
       await boss.stop({ graceful: false, wait: true, close: true });

@@ -45,6 +45,12 @@ export const RepositorySettingsSchema = z.object({
   junitReport: z.string().trim().min(1).default('junit.xml'),
   timeLimits: TimeLimitsSchema,
   /**
+   * per-test line coverage for localisation: one more run of the target
+   * tests' command with a coverage bootstrap (agent/coverage), bounded like a
+   * candidate's test run; off: localisation without it
+   */
+  coverage: z.boolean().default(true),
+  /**
    * network for build and test commands; off means none at all; on means
    * HTTPS through the sandbox's egress proxy, never to loopback or private
    * addresses (lib/sandbox/egress.ts)
@@ -82,6 +88,8 @@ export type RepositorySettings = z.infer<typeof RepositorySettingsSchema>;
 
 const PreFiltersSchema = z
   .object({
+    /** a draft pull (merge) request is not repaired until it is marked ready (lib/hosts/pull-requests.ts) */
+    draft: z.boolean().default(true),
     botAuthor: z.boolean().default(true),
     botAuthorPatterns: z.array(z.string().min(1)).default(['[bot]', 'dependabot', 'renovate', 'github-actions']),
     tooManyFilesChanged: z.boolean().default(true),
@@ -121,32 +129,82 @@ export const ModelPriceSchema = z.object({
   outputPerMTokUsd: z.number().min(0),
 });
 
-export const ModelSettingsSchema = z.object({
-  /** tiered = the offline policy first, then the LLM if it found nothing */
-  policy: z.enum(['offline', 'llm', 'tiered']).default('offline'),
-  model: z.string().min(1).optional(),
-  /** OpenAI-compatible endpoint; the key comes from FLOWFIX_MODEL_API_KEY, never from here */
-  baseUrl: z.string().url().optional(),
-  temperature: z.number().min(0).max(2).default(0.1),
-  topP: z.number().gt(0).max(1).default(0.95),
-  maxToolCalls: z.number().int().min(1).max(1000).default(100),
-  timeLimitMinutes: z.number().min(1).max(24 * 60).default(30),
-  /** prompt + completion tokens per run */
-  maxTokens: z.number().int().min(1000).default(1_000_000),
-  maxCostUsd: z.number().min(0).default(5),
-  maxRetries: z.number().int().min(0).max(10).default(4),
-  requestTimeoutSeconds: z.number().int().min(5).max(3600).default(120),
-  /** prices per model name, USD per million tokens */
-  prices: z.record(z.string(), ModelPriceSchema).default({}),
-  offline: z
-    .object({
-      maxCandidates: z.number().int().min(1).max(10_000).default(200),
-      timeLimitMinutes: z.number().min(0.1).max(120).default(10),
-    })
-    .prefault({}),
-  /** top-K suspects handed to the policy */
-  suspects: z.number().int().min(1).max(20).default(3),
-});
+/**
+ * How an endpoint speaks the chat-completions protocol (agent/llm/dialects.ts):
+ * openai (api.openai.com and compatible gateways), azure (Azure OpenAI:
+ * deployment in the path, `api-version` query parameter, `api-key` header),
+ * vllm, ollama (its `/v1` API) and llamacpp (llama.cpp's server).
+ */
+export const MODEL_DIALECTS = ['openai', 'azure', 'vllm', 'ollama', 'llamacpp'] as const;
+export type ModelDialect = (typeof MODEL_DIALECTS)[number];
+
+/**
+ * How the model edits: `tools` (native tool calls), `text` (search/replace
+ * blocks and one-line actions in the reply, for models without reliable tool
+ * calling), or `auto` (tools, switching to text for the rest of the run after
+ * `textFallbackAfter` malformed tool calls or an endpoint that refuses tools).
+ */
+export const EDIT_PROTOCOLS = ['auto', 'tools', 'text'] as const;
+export type EditProtocol = (typeof EDIT_PROTOCOLS)[number];
+
+export const ModelSettingsSchema = z
+  .object({
+    /** tiered = the offline policy first, then the LLM if it found nothing */
+    policy: z.enum(['offline', 'llm', 'tiered']).default('offline'),
+    model: z.string().min(1).optional(),
+    /** OpenAI-compatible endpoint (Azure: the resource endpoint); the key comes from FLOWFIX_MODEL_API_KEY, never from here */
+    baseUrl: z.string().url().optional(),
+    dialect: z.enum(MODEL_DIALECTS).default('openai'),
+    /** Azure: the `api-version` query parameter every request carries */
+    apiVersion: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'an Azure api-version such as 2024-10-21 or 2025-01-01-preview')
+      .optional(),
+    /** Azure: the deployment named in the URL path; defaults to `model` */
+    deployment: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" and "-" only')
+      .optional(),
+    /** stream answers as server-sent events (usage is asked for, or read from llama.cpp's timings, or estimated) */
+    stream: z.boolean().default(false),
+    editProtocol: z.enum(EDIT_PROTOCOLS).default('auto'),
+    /** auto: malformed tool calls in one run before it switches to the text protocol for good */
+    textFallbackAfter: z.number().int().min(1).max(20).default(2),
+    /** the model's context window in tokens: the prompt and the history are budgeted to fit it */
+    contextTokens: z.number().int().min(2048).max(2_000_000).default(32_768),
+    /** cap on completion tokens per call; unset leaves it to the endpoint */
+    maxOutputTokens: z.number().int().min(64).max(200_000).optional(),
+    temperature: z.number().min(0).max(2).default(0.1),
+    topP: z.number().gt(0).max(1).default(0.95),
+    maxToolCalls: z.number().int().min(1).max(1000).default(100),
+    timeLimitMinutes: z.number().min(1).max(24 * 60).default(30),
+    /** prompt + completion tokens per run */
+    maxTokens: z.number().int().min(1000).default(1_000_000),
+    maxCostUsd: z.number().min(0).default(5),
+    maxRetries: z.number().int().min(0).max(10).default(4),
+    requestTimeoutSeconds: z.number().int().min(5).max(3600).default(120),
+    /**
+     * prices per model name, USD per million tokens, over the admin's price
+     * table (lib/models/prices.ts) for this repository's runs
+     */
+    prices: z.record(z.string(), ModelPriceSchema).default({}),
+    offline: z
+      .object({
+        maxCandidates: z.number().int().min(1).max(10_000).default(200),
+        timeLimitMinutes: z.number().min(0.1).max(120).default(10),
+      })
+      .prefault({}),
+    /** top-K suspects handed to the policy */
+    suspects: z.number().int().min(1).max(20).default(3),
+  })
+  .superRefine((m, ctx) => {
+    if (m.dialect === 'azure' && !m.apiVersion) {
+      ctx.addIssue({ code: 'custom', path: ['apiVersion'], message: 'the azure dialect needs an apiVersion (the api-version query parameter), e.g. 2024-10-21' });
+    }
+    if (m.dialect !== 'azure' && (m.apiVersion || m.deployment)) {
+      ctx.addIssue({ code: 'custom', path: [m.apiVersion ? 'apiVersion' : 'deployment'], message: 'only the azure dialect takes an apiVersion or a deployment' });
+    }
+  });
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 /**

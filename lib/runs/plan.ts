@@ -59,6 +59,7 @@ export async function planRevisionRepair({ revisionId }: { revisionId: string })
       author: change.author,
       authorEmail: change.authorEmail,
       authorKind: change.authorKind,
+      draft: change.draft,
       filesChanged: change.filesChanged,
       language: effective.settings.language ?? repo.language,
       headRev: revision.headRev,

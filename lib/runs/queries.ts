@@ -30,7 +30,7 @@ export interface RunSummary {
     repository: { id: string; name: string };
   };
   revision: { id: string; number: number; headRev: string };
-  counters: { toolCalls: number; promptTokens: number; completionTokens: number; costUsd: number };
+  counters: { toolCalls: number; promptTokens: number; completionTokens: number; costUsd: number | null };
   attempt: number;
   maxAttempts: number;
   phaseTimings: Partial<Record<RunPhase, number>>;

@@ -19,8 +19,11 @@ const RolesSchema = z
   .max(Object.values(Role).length)
   .transform((roles) => [...new Set(roles)]);
 
+// mirrors CODE_REVIEW_DOMAIN_SUFFIX in lib/users/code-review.ts (server-only; this schema is shared with the admin forms)
+const RESERVED_SUFFIX = '.code-review.invalid';
+
 export const CreateUserSchema = z.object({
-  email: EmailSchema,
+  email: EmailSchema.refine((e) => !e.endsWith(RESERVED_SUFFIX), 'Addresses under .code-review.invalid belong to code-review identities'),
   name: z.string().trim().min(1, 'Enter a name').max(200),
   password: PasswordSchema,
   roles: RolesSchema,

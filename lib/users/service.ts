@@ -4,7 +4,8 @@ import { AppError, isUniqueViolation } from '../errors';
 import { hashPassword } from '../auth/password';
 import { accountKey, accountLocks, clearThrottle } from '../auth/throttle';
 import type { Prisma } from '../generated/prisma/client';
-import type { Role } from '../generated/prisma/enums';
+import { UserKind, type Role } from '../generated/prisma/enums';
+import { codeReviewHostOf } from './code-review';
 import { CreateUserSchema, UpdateUserSchema, type CreateUserInput, type UpdateUserInput } from './schemas';
 
 // User management for admins. Every change is written together with its audit
@@ -22,6 +23,10 @@ export interface AdminUserView {
   lastSignInAt: Date | null;
   hasPassword: boolean;
   oidc: boolean;
+  /** CODE_REVIEW: a code host user's identity for their /flowfix decisions; never signs in, gets no role (lib/users/code-review.ts) */
+  kind: UserKind;
+  /** the host of a code-review identity ("GitHub", "GitLab"); null for people */
+  codeReviewHost: string | null;
   /** sign-ins are refused until then (too many failures; lib/auth/throttle.ts); null: not locked */
   lockedUntil: Date | null;
 }
@@ -36,6 +41,7 @@ const USER_SELECT = {
   lastSignInAt: true,
   passwordHash: true,
   oidcSubject: true,
+  kind: true,
 } as const;
 
 type SelectedUser = Prisma.UserGetPayload<{ select: typeof USER_SELECT }>;
@@ -51,6 +57,8 @@ function toView(u: SelectedUser): AdminUserView {
     lastSignInAt: u.lastSignInAt,
     hasPassword: u.passwordHash !== null,
     oidc: u.oidcSubject !== null,
+    kind: u.kind,
+    codeReviewHost: u.kind === UserKind.CODE_REVIEW ? (codeReviewHostOf(u.email) ?? 'a code host') : null,
     lockedUntil: null,
   };
 }
@@ -130,6 +138,9 @@ export async function updateUser({
     const current = await tx.user.findUnique({ where: { id }, select: USER_SELECT });
     if (!current) throw new AppError('not_found', 'No such user');
 
+    if (current.kind === UserKind.CODE_REVIEW && ((patch.roles !== undefined && patch.roles.length > 0) || patch.password !== undefined)) {
+      throw new AppError('conflict', 'This is a code-review identity (a code host user’s /flowfix decisions): it never signs in, so it can have neither a role nor a password');
+    }
     const losesAdmin = patch.roles !== undefined && current.roles.includes('ADMIN') && !patch.roles.includes('ADMIN');
     const becomesDisabled = patch.disabled === true && current.disabledAt === null;
     if (id === actorId && losesAdmin) throw new AppError('conflict', 'You cannot remove your own admin role');

@@ -1,10 +1,12 @@
 /**
  * TEST DOUBLE — a git server over HTTP for the code-host tests: real
  * repositories under `root`, served by git's own `git http-backend` (CGI)
- * behind a small Node server that demands HTTP Basic authentication and asks
- * the test whether the user and password may read or push that repository
- * (the GitHub double's installation tokens, a GitLab token). So flowfix's
- * push with a short-lived token goes through git's real smart-HTTP protocol.
+ * behind a small Node server that asks the test whether the HTTP Basic user
+ * and password (null: none sent) may read or push that repository (the
+ * GitHub double's installation tokens, a GitLab token; anonymous reads for a
+ * public repository) and answers 401 with a Basic challenge otherwise, as the
+ * hosts do. So flowfix's push with a short-lived token goes through git's
+ * real smart-HTTP protocol.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -21,8 +23,8 @@ export async function startGitHttpServer({
   authorize,
 }: {
   root: string;
-  /** may this user (password) read (git-upload-pack) or push (git-receive-pack) the repository at this path? */
-  authorize(input: { user: string; password: string; repo: string; service: string }): boolean;
+  /** may this user (password) read (git-upload-pack) or push (git-receive-pack) the repository at this path? null: no credentials sent */
+  authorize(input: { user: string | null; password: string | null; repo: string; service: string }): boolean;
 }): Promise<GitHttpServer> {
   const requests: GitHttpServer['requests'] = [];
   const server: Server = createServer((req, res) => {
@@ -31,7 +33,7 @@ export async function startGitHttpServer({
     const repo = url.pathname.replace(/\/(info\/refs|git-upload-pack|git-receive-pack|HEAD|objects\/.*)$/, '').replace(/^\//, '');
     const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
     const [user, password] = basic ? Buffer.from(basic[1], 'base64').toString().split(/:(.*)/s) : [null, null];
-    const allowed = user !== null && password !== null && authorize({ user, password, repo, service });
+    const allowed = authorize({ user: user ?? null, password: password ?? null, repo, service });
     requests.push({ user, repo, service, allowed });
     if (!allowed) {
       req.resume();
@@ -53,8 +55,8 @@ export async function startGitHttpServer({
         CONTENT_TYPE: req.headers['content-type'] ?? '',
         ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-        // http-backend enables receive-pack for an authenticated user
-        REMOTE_USER: user!,
+        // http-backend enables receive-pack for an authenticated user only
+        ...(user ? { REMOTE_USER: user } : {}),
         REMOTE_ADDR: '127.0.0.1',
         NODE_ENV: 'test',
       },

@@ -10,11 +10,17 @@
  * RS256 with the App's private key (iss = the App id, short expiry);
  * installation endpoints want an installation token this double issued for
  * that installation. Artifact and log downloads answer 302 to a short-lived
- * blob URL, as GitHub does. Faults can be scripted per path (a 502, a 429
- * with Retry-After), and every request is recorded.
+ * blob URL, as GitHub does. A completed check run cannot be set back to
+ * queued or in progress (422): GitHub does not allow it either, a re-run is a
+ * new check run. Faults can be scripted per path (a 502, a 429 with
+ * Retry-After), and every request is recorded.
  */
+import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { components } from '@octokit/openapi-types';
 
 type Schemas = components['schemas'];
@@ -40,6 +46,8 @@ export interface DoublePull {
   deletions?: number;
   changedFiles?: number;
   maintainerCanModify?: boolean;
+  /** a draft pull request (GitHub's `draft`) */
+  draft?: boolean;
   /** the pull request's own diff, per file (GET /pulls/{n}/files) */
   files?: Array<{ filename: string; patch?: string }>;
 }
@@ -137,6 +145,22 @@ export interface GitHubApiDouble {
 }
 
 const now = () => new Date().toISOString();
+
+/** An artifact's archive: a zip made by Info-ZIP's zip from these files, as actions/upload-artifact makes one. */
+export function zipOf(files: Record<string, string | Buffer>): Buffer {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowfix-zip-'));
+  try {
+    for (const [name, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, 'in', name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'in', name), content);
+    }
+    execFileSync('zip', ['-q', '-r', path.join(dir, 'a.zip'), '.'], { cwd: path.join(dir, 'in') });
+    return fs.readFileSync(path.join(dir, 'a.zip'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 
 function simpleUser(login: string, id: number, type: string): Schemas['simple-user'] {
   const url = `https://api.github.invalid/users/${login}`;
@@ -236,7 +260,7 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       title: p.title,
       body: p.body ?? null,
       state: 'open',
-      draft: false,
+      draft: p.draft ?? false,
       html_url: `${base}/${fullName(r)}/pull/${p.number}`,
       user: simpleUser(p.user.login, 7, p.user.type ?? 'User'),
       additions: p.additions ?? 1,
@@ -445,6 +469,8 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       const c = state.checkRuns.find((x) => x.id === Number(m![1]) && x.repositoryId === repo.id);
       if (!c) return deny(404, 'Not Found');
       const b = input();
+      // GitHub: once a check run is completed its status cannot go back (a re-run is a new check run)
+      if (c.status === 'completed' && b.status && b.status !== 'completed') return deny(422, 'A completed check run cannot be set back to queued or in_progress');
       if (b.status) c.status = String(b.status);
       if (b.conclusion !== undefined) {
         c.conclusion = b.conclusion as string;

@@ -13,6 +13,8 @@ import type { CommitStatusSchema, MemberSchema, NoteSchema, ExpandedMergeRequest
 export interface GitLabDoubleProject {
   id: number;
   path: string;
+  /** where its repository is served over HTTP (a git server double); default: under this double's URL */
+  httpUrlToRepo?: string;
 }
 
 export interface GitLabDoubleMergeRequest {
@@ -24,6 +26,12 @@ export interface GitLabDoubleMergeRequest {
   baseSha: string;
   headSha: string;
   state?: 'opened' | 'merged' | 'closed';
+  /** a draft ("Draft:") merge request: GitLab answers draft and, for older clients, work_in_progress */
+  draft?: boolean;
+  /** a fork's project, when the merge request comes from one (default: the target project) */
+  sourceProjectId?: number;
+  /** "Allow commits from members who can merge to the target branch" */
+  allowCollaboration?: boolean;
 }
 
 export interface GitLabDoubleTestCase {
@@ -71,11 +79,14 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
   let nextId = 7000;
 
   function projectShape(p: GitLabDoubleProject): Pick<SimpleProjectSchema, 'id' | 'name' | 'path' | 'path_with_namespace' | 'http_url_to_repo' | 'default_branch' | 'web_url'> {
-    return { id: p.id, name: p.path.split('/').at(-1)!, path: p.path.split('/').at(-1)!, path_with_namespace: p.path, http_url_to_repo: `${base}/${p.path}.git`, default_branch: 'main', web_url: `${base}/${p.path}` };
+    return { id: p.id, name: p.path.split('/').at(-1)!, path: p.path.split('/').at(-1)!, path_with_namespace: p.path, http_url_to_repo: p.httpUrlToRepo ?? `${base}/${p.path}.git`, default_branch: 'main', web_url: `${base}/${p.path}` };
   }
-  function mrShape(p: GitLabDoubleProject, m: GitLabDoubleMergeRequest): Pick<ExpandedMergeRequestSchema, 'iid' | 'title' | 'description' | 'source_branch' | 'web_url' | 'sha' | 'state' | 'author' | 'diff_refs' | 'source_project_id' | 'target_project_id'> {
+  function mrShape(p: GitLabDoubleProject, m: GitLabDoubleMergeRequest): Pick<ExpandedMergeRequestSchema, 'iid' | 'title' | 'description' | 'source_branch' | 'web_url' | 'sha' | 'state' | 'author' | 'diff_refs' | 'source_project_id' | 'target_project_id' | 'draft' | 'work_in_progress' | 'allow_collaboration'> {
     return {
-      source_project_id: p.id,
+      allow_collaboration: m.allowCollaboration ?? false,
+      draft: m.draft ?? false,
+      work_in_progress: m.draft ?? false,
+      source_project_id: m.sourceProjectId ?? p.id,
       target_project_id: p.id,
       iid: m.iid,
       title: m.title,
@@ -127,6 +138,11 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
     }
     if (path === '/api/v4/projects') {
       return send(200, state.projects.map(projectShape), { 'x-page': '1', 'x-total-pages': '1', 'x-next-page': '' });
+    }
+    const single = /^\/api\/v4\/projects\/(\d+)$/.exec(path);
+    if (single) {
+      const p = state.projects.find((x) => x.id === Number(single[1]));
+      return p ? send(200, projectShape(p)) : send(404, { message: '404 Project Not Found' });
     }
     const m = /^\/api\/v4\/projects\/(\d+)(\/.*)$/.exec(path);
     const project = m ? state.projects.find((p) => p.id === Number(m[1])) : undefined;

@@ -1,10 +1,16 @@
 // Candidate generation for the offline policy: templates applied at the
-// ranked suspects' sites, turned into exact-replacement edits and ordered by
-// suspiciousness. Pure apart from reading files (and Python's tokenizer), so
-// it is tested without gates.
+// ranked suspects' sites, turned into exact-replacement edits, ordered by
+// suspiciousness × pattern prior × edit size (priors.ts) and deduplicated by
+// the syntax tree they produce. Pure apart from reading files (and Python's
+// own parser), so it is tested without gates.
 import { createHash } from 'node:crypto';
+import ts from 'typescript';
+import { z } from 'zod';
+import { pythonRequest } from '../../python/client';
 import type { ChangeContext, Edit, Evidence, Suspect } from '../../types';
 import { isTestPath } from '../../scaffold/model';
+import { parseTs } from '../../scaffold/typescript';
+import { EVIDENCE_FACTOR, editSize, sizeFactor, templatePrior } from './priors';
 import type { Site, SiteLanguage } from './sites';
 import { lineStarts, pySites, siteLanguage, tsSites } from './sites';
 import type { Deliberateness } from './stale';
@@ -43,14 +49,19 @@ export interface Generated {
   deliberate: Deliberateness;
   /** suspects that yielded no candidates, with why */
   skipped: string[];
+  /** edits left out before validation: the same syntax tree as a better-ranked one (or as the file itself), or no tree at all */
+  pruned: { duplicates: number; unparsable: number };
 }
 
 /** A change's edited lines make a candidate there this much more likely to be the fix. */
 const EDITED_LINE_FACTOR = 1.5;
 
-function siteStart(site: Site): number {
+/** Where a site starts (its line decides which suspect it belongs to); null for a donor, which serves the whole file. */
+function siteStart(site: Site): number | null {
   if (site.kind === 'call-args') return site.args[0]?.start ?? 0;
   if (site.kind === 'comparison' || site.kind === 'operands') return site.left.start;
+  if (site.kind === 'entry') return site.insertAt;
+  if (site.kind === 'donor') return null;
   return site.range.start;
 }
 
@@ -67,7 +78,9 @@ export async function sitesFor({ root, file, text, lang, start, end, cache }: { 
   if (!all) perFile.set(file, (all = pySites({ root, file, text, start: 1, end: Number.MAX_SAFE_INTEGER })));
   const starts = lineStarts(text);
   return (await all).filter((site) => {
-    const line = lineAt(starts, siteStart(site));
+    const at = siteStart(site);
+    if (at === null) return true;
+    const line = lineAt(starts, at);
     return line >= start && line <= end;
   });
 }
@@ -144,7 +157,8 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
   }
 
   function add(file: string, source: string, symbol: string, m: Mutation, score: number, extra: Array<{ file: string; source: string; m: Mutation }> = []): void {
-    if (source.slice(m.range.start, m.range.end) === m.replacement) return;
+    const before = source.slice(m.range.start, m.range.end);
+    if (before === m.replacement) return;
     if (m.template !== 'stale-expectation' && restoresRemovedLine(source, m)) return;
     const line = lineAt(lineStarts(source), m.range.start);
     const edited = onEdited(change, file, line);
@@ -159,6 +173,10 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       onEditedLine: edited,
     });
   }
+
+  /** suspiciousness (the suspect's score relative to the top one) × pattern prior × the edit's own preference × edit size × evidence */
+  const ordered = (suspicion: number, m: Mutation, source: string) =>
+    suspicion * templatePrior(m.template) * m.prior * sizeFactor(editSize(source.slice(m.range.start, m.range.end), m.replacement)) * (m.fromEvidence ? EVIDENCE_FACTOR : 1);
 
   // Stale expectations first when the change meant its new behaviour: then a
   // source mutation that "fixes" the test would undo what the developer wanted.
@@ -206,12 +224,12 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine, cache: texts });
     const mutations = mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence) });
     if (mutations.length === 0) skipped.push(`${suspect.symbol}: no site a template applies to`);
-    for (const m of mutations) add(suspect.file, source, suspect.symbol, m, (suspect.score / top) * m.prior);
+    for (const m of mutations) add(suspect.file, source, suspect.symbol, m, ordered(suspect.score / top, m, source));
   }
 
   // The same edit reached from two suspects (a method and its class) is tried once.
   const seen = new Set<string>();
-  const unique = pool
+  const sorted = pool
     .map((c, i) => ({ c, i }))
     .sort((x, y) => y.c.score - x.c.score || x.i - y.i)
     .map(({ c }) => c)
@@ -221,14 +239,90 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       seen.add(key);
       return true;
     });
+  // Different edits with the same resulting syntax tree (`a - b` swapped when
+  // a is b, a clause added that is already there in other words) are one
+  // candidate; an edit whose file no longer parses is none.
+  const budget = Math.max(max * AST_CHECK_FACTOR, max);
+  const { unique, pruned } = await dedupeByTree({ candidates: sorted.slice(0, budget), texts });
+  unique.push(...sorted.slice(budget));
   // A stated (not proven) intent puts the stale expectation last, but never
   // lets the candidate cap cut it off.
   const stale = unique.filter((c) => c.template === 'stale-expectation');
   const rest = unique.filter((c) => c.template !== 'stale-expectation');
-  const ordered = deliberate.level === 'strong' ? [...stale, ...rest].slice(0, max) : [...rest.slice(0, Math.max(0, max - stale.length)), ...stale];
+  const order = deliberate.level === 'strong' ? [...stale, ...rest].slice(0, max) : [...rest.slice(0, Math.max(0, max - stale.length)), ...stale];
   return {
-    candidates: ordered.map((c, i) => ({ ...c, rank: i + 1, score: Math.round(c.score * 1000) / 1000 })),
+    candidates: order.map((c, i) => ({ ...c, rank: i + 1, score: Math.round(c.score * 1000) / 1000 })),
     deliberate,
     skipped,
+    pruned,
   };
 }
+
+/** Candidates whose syntax trees are checked for duplicates: a few times the budget (the rest are rarely reached). */
+const AST_CHECK_FACTOR = 4;
+
+/** A file's text after a candidate's edits (each old text occurs once: replaceEdit made sure). */
+function applyEdits(text: string, edits: Candidate['edits'], file: string): string {
+  let out = text;
+  for (const e of edits) if (e.file === file) out = out.replace(e.oldText, () => e.newText);
+  return out;
+}
+
+const printer = ts.createPrinter({ removeComments: true });
+
+/** A TypeScript/JavaScript file's syntax tree as text (layout and comments gone), or null when it does not parse. */
+function tsTreeKey(file: string, text: string): string | null {
+  const sf = parseTs(file, text);
+  if ((sf as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics?.length) return null;
+  return createHash('sha1').update(printer.printFile(sf)).digest('hex');
+}
+
+export async function dedupeByTree({ candidates, texts }: { candidates: Array<Omit<Candidate, 'rank'>>; texts: Map<string, string> }): Promise<{ unique: Array<Omit<Candidate, 'rank'>>; pruned: Generated['pruned'] }> {
+  // every edited file's text per candidate, then one key per file: TS in process, Python in one helper request
+  const variants = candidates.map((c) => [...new Set(c.edits.map((e) => e.file))].map((file) => ({ file, text: applyEdits(texts.get(file) ?? '', c.edits, file) })));
+  const pyJobs: Array<{ file: string; text: string }> = [];
+  const keys = new Map<string, string | null>();
+  const keyOf = (file: string, text: string) => `${file}\0${createHash('sha1').update(text).digest('hex')}`;
+  const originals = [...new Set(variants.flat().map((v) => v.file))].map((file) => ({ file, text: texts.get(file) ?? '' }));
+  for (const v of [...originals, ...variants.flat()]) {
+    const k = keyOf(v.file, v.text);
+    if (keys.has(k)) continue;
+    if (v.file.endsWith('.py')) {
+      keys.set(k, null);
+      pyJobs.push(v);
+    } else {
+      keys.set(k, siteLanguage(v.file) === 'ts' ? tsTreeKey(v.file, v.text) : createHash('sha1').update(v.text).digest('hex'));
+    }
+  }
+  if (pyJobs.length) {
+    try {
+      const reply = z
+        .object({ hashes: z.array(z.string().nullable()) })
+        .parse(await pythonRequest({ mode: 'fingerprint', sources: pyJobs.map((j) => ({ file: j.file, base64: Buffer.from(j.text).toString('base64') })) }));
+      pyJobs.forEach((j, i) => keys.set(keyOf(j.file, j.text), reply.hashes[i] ?? null));
+    } catch {
+      // without the helper the edits' own texts decide (the compile gate still checks each)
+      for (const j of pyJobs) keys.set(keyOf(j.file, j.text), createHash('sha1').update(j.text).digest('hex'));
+    }
+  }
+  const seen = new Set(originals.map((o) => `${o.file}\0${keys.get(keyOf(o.file, o.text))}`));
+  const unique: Array<Omit<Candidate, 'rank'>> = [];
+  const pruned = { duplicates: 0, unparsable: 0 };
+  candidates.forEach((c, i) => {
+    const fileKeys = variants[i].map((v) => ({ file: v.file, key: keys.get(keyOf(v.file, v.text)) ?? null }));
+    if (fileKeys.some((f) => f.key === null)) {
+      pruned.unparsable += 1;
+      return;
+    }
+    const key = fileKeys.map((f) => `${f.file}\0${f.key}`).join('\0');
+    // a single-file candidate equal to the file itself changes nothing
+    if (seen.has(key)) {
+      pruned.duplicates += 1;
+      return;
+    }
+    seen.add(key);
+    unique.push(c);
+  });
+  return { unique, pruned };
+}
+

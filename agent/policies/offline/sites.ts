@@ -4,6 +4,8 @@
 import ts from 'typescript';
 import { parseTs } from '../../scaffold/typescript';
 import { pythonSites } from '../../scaffold/python';
+import { builtinSiblings } from './siblings';
+import { tsStructuralSites } from './ts-structure';
 
 export interface Range {
   start: number;
@@ -25,7 +27,48 @@ export type Site =
   /** a non-commutative arithmetic expression whose operands may be swapped: `a - b` */
   | { kind: 'operands'; op: string; left: Range; right: Range }
   /** a comparison with its operands: `a < b` */
-  | { kind: 'comparison'; op: string; left: Range; right: Range };
+  | { kind: 'comparison'; op: string; left: Range; right: Range }
+  /** a variable read or assigned, and the other variables in scope it could have been */
+  | { kind: 'identifier'; name: string; range: Range; alternatives: string[] }
+  /** the field name of `obj.field`, and the fields the same object (or its type) has elsewhere */
+  | { kind: 'member'; name: string; range: Range; alternatives: string[] }
+  /** the called name of `f(…)`/`x.f(…)`, and same-arity siblings: built-ins alike, the file's own functions or methods */
+  | { kind: 'callee'; name: string; range: Range; alternatives: string[]; builtin: boolean }
+  /** an index, a slice bound or a range bound that is not a literal: `xs[i]`, `s.slice(a, b)`, `range(n)` */
+  | { kind: 'index'; range: Range }
+  /** the clauses of a condition joined by one logical operator: `a && b && c` */
+  | { kind: 'clauses'; op: string; range: Range; clauses: Range[] }
+  /** a condition, and the variables it dereferences (`x.y`, `x[i]`): what a null/empty guard clause would test */
+  | { kind: 'guardable'; range: Range; receivers: string[] }
+  /**
+   * A statement inside the suspect: where a copied statement can go before it
+   * (`lineStart`, its `indent`, the names visible there) and whether it can be
+   * deleted (whole lines `lineStart`..`lineEnd`).
+   */
+  | {
+      kind: 'statement';
+      range: Range;
+      lineStart: number;
+      lineEnd: number;
+      indent: string;
+      removable: boolean;
+      /** the last statement of its block and not a jump: a copy may also go after it */
+      last: boolean;
+      scope: string[];
+    }
+  /** a single-line statement anywhere in the file that could be copied elsewhere: its text and the names it needs */
+  | { kind: 'donor'; text: string; range: Range; uses: string[] }
+  /** a function's entry (before its first statement): where a guard or base case goes */
+  | {
+      kind: 'entry';
+      insertAt: number;
+      indent: string;
+      params: Array<{ name: string; type: 'number' | 'string' | 'collection' | 'unknown' }>;
+      /** the function's own return values that would make sense at its entry (literals, parameters) */
+      returns: string[];
+      /** the empty value of what it returns (`''`, `[]`, `0`), when its type or its returns tell */
+      empty?: string;
+    };
 
 export type SiteLanguage = 'ts' | 'py';
 
@@ -71,6 +114,11 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
       sites.push({ kind: 'operator', op, range: range(node.operatorToken), left: range(node.left), right: range(node.right) });
       if (RELATIONAL.has(op)) sites.push({ kind: 'comparison', op, left: range(node.left), right: range(node.right) });
       if (NON_COMMUTATIVE.has(op)) sites.push({ kind: 'operands', op, left: range(node.left), right: range(node.right) });
+      // `+` does not commute on strings: 'a' + x is not x + 'a'
+      else if (op === '+' && (isStringish(node.left) || isStringish(node.right))) sites.push({ kind: 'operands', op, left: range(node.left), right: range(node.right) });
+    } else if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) {
+      const at = ts.isPrefixUnaryExpression(node) ? node.getStart(sf) : node.operand.end;
+      sites.push({ kind: 'operator', op: node.operator === ts.SyntaxKind.PlusPlusToken ? '++' : '--', range: { start: at, end: at + 2 } });
     } else if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.ExclamationToken) {
       const s = node.getStart(sf);
       sites.push({ kind: 'negation', range: { start: s, end: s + 1 } });
@@ -103,7 +151,12 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
   }
 
   visit(sf);
+  sites.push(...tsStructuralSites({ sf, text, start, end }));
   return sites;
+}
+
+function isStringish(e: ts.Expression): boolean {
+  return ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || ts.isTemplateExpression(e);
 }
 
 function isLiteral(e: ts.Expression): boolean {
@@ -179,8 +232,62 @@ export async function pySites({ root, file, text, start, end }: { root: string; 
       case 'compare': {
         const [left, right] = (s.args ?? []).map(rangeOf);
         if (!left || !right) break;
-        const op = text.slice(left.end, right.start).replace(/[()\s]/g, '');
+        const between = text.slice(left.end, right.start);
+        const op = between.replace(/[()\s]/g, '');
         if (RELATIONAL.has(op)) sites.push({ kind: 'comparison', op, left, right });
+        // membership and identity: `in`/`not in`, `is`/`is not`
+        const word = /\b(not\s+in|is\s+not|in|is)\b/.exec(between);
+        if (word && /^(in|notin|is|isnot)$/.test(op)) {
+          const at = left.end + word.index;
+          sites.push({ kind: 'operator', op: word[1].replace(/\s+/, ' '), range: { start: at, end: at + word[0].length } });
+        }
+        break;
+      }
+      case 'name':
+        if (s.text && s.alternatives?.length) sites.push({ kind: 'identifier', name: s.text, range: r, alternatives: s.alternatives });
+        break;
+      case 'attribute':
+        if (s.text && s.alternatives?.length) sites.push({ kind: 'member', name: s.text, range: r, alternatives: s.alternatives });
+        break;
+      case 'callee': {
+        const name = s.text ?? '';
+        const alternatives = s.builtin ? builtinSiblings('py', name) : (s.alternatives ?? []);
+        if (name && alternatives.length) sites.push({ kind: 'callee', name, range: r, alternatives, builtin: !!s.builtin });
+        break;
+      }
+      case 'index':
+        sites.push({ kind: 'index', range: r });
+        break;
+      case 'clauses': {
+        const clauses = (s.args ?? []).map(rangeOf);
+        if (clauses.length >= 2) sites.push({ kind: 'clauses', op: s.text ?? 'and', range: r, clauses });
+        break;
+      }
+      case 'guardable':
+        if (s.receivers?.length) sites.push({ kind: 'guardable', range: r, receivers: s.receivers });
+        break;
+      case 'statement': {
+        const lineStart = starts[s.line - 1] ?? 0;
+        const indent = text.slice(lineStart, r.start);
+        const lineEnd = s.endLine < starts.length ? starts[s.endLine] : text.length;
+        if (!/^[ \t]*$/.test(indent) || !/^[ \t]*(#.*)?\r?\n?$/.test(text.slice(r.end, lineEnd))) break;
+        sites.push({ kind: 'statement', range: r, lineStart, lineEnd, indent, removable: !!s.removable, last: !!s.last, scope: s.scope ?? [] });
+        break;
+      }
+      case 'donor': {
+        // a guard over two or three lines is re-indented where it goes: keep it relative to its first line
+        const lineStart = starts[s.line - 1] ?? 0;
+        const base = text.slice(lineStart, r.start);
+        if (!/^[ \t]*$/.test(base)) break;
+        const body = text.slice(r.start, r.end).split('\n').map((l, i) => (i === 0 ? l : l.startsWith(base) ? l.slice(base.length) : l)).join('\n');
+        sites.push({ kind: 'donor', text: body, range: r, uses: s.uses ?? [] });
+        break;
+      }
+      case 'entry': {
+        const lineStart = starts[s.line - 1] ?? 0;
+        const indent = text.slice(lineStart, r.start);
+        if (!/^[ \t]*$/.test(indent)) break;
+        sites.push({ kind: 'entry', insertAt: lineStart, indent, params: s.params ?? [], returns: s.returns ?? [], ...(s.text ? { empty: s.text } : {}) });
         break;
       }
     }

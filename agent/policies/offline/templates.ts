@@ -1,8 +1,12 @@
 // Repair templates: the classic mutation operators of generate-and-validate
-// repair, each with a prior — how often that kind of edit is the fix for a
-// one-line bug. Priors order candidates within a suspect; the gates decide.
+// repair and the wider fix patterns of template-based repair (TBar's fix
+// patterns; the plastic-surgery hypothesis: a fix's ingredients are usually
+// already in the code). Each mutation carries a within-template preference
+// (1 = that template's likeliest edit); how likely the template itself is
+// comes from the corpus as a whole (priors.ts). The gates decide.
 import type { ExpectedActual } from '../../types';
 import type { Range, Site, SiteLanguage } from './sites';
+import { structuralMutations } from './structural';
 
 export type TemplateName =
   | 'relational-operator'
@@ -18,54 +22,98 @@ export type TemplateName =
   | 'boolean-literal'
   | 'evidence-literal'
   | 'return-value'
-  | 'stale-expectation';
+  | 'stale-expectation'
+  // the wider search
+  | 'wrong-variable'
+  | 'wrong-field'
+  | 'wrong-function'
+  | 'builtin-function'
+  | 'index-off-by-one'
+  | 'other-operator'
+  | 'remove-clause'
+  | 'add-clause'
+  | 'guard-clause'
+  | 'entry-guard'
+  | 'base-case'
+  | 'copy-statement'
+  | 'delete-statement';
 
 export interface Mutation {
   template: TemplateName;
-  /** the text from range.start to range.end becomes `replacement` */
+  /** the text from range.start to range.end becomes `replacement` (an empty range inserts) */
   range: Range;
   replacement: string;
+  /** how this edit ranks among its template's edits at the same site: 1 for the likeliest */
   prior: number;
+  /** the replacement is the value the failing test expected (a likelihood, not a prior: candidates.ts) */
+  fromEvidence?: boolean;
   /** "`<` → `<=`" */
   description: string;
 }
 
-// op → [replacement, prior]; boundary swaps first: off-by-one is the commonest bug
+// op → [replacement, preference]; boundary swaps first: off-by-one is the commonest slip
 const RELATIONAL: Record<string, Array<[string, number]>> = {
-  '<': [['<=', 0.9], ['>', 0.55], ['>=', 0.5]],
-  '<=': [['<', 0.9], ['>=', 0.55], ['>', 0.5]],
-  '>': [['>=', 0.9], ['<', 0.55], ['<=', 0.5]],
-  '>=': [['>', 0.9], ['<=', 0.55], ['<', 0.5]],
+  '<': [['<=', 1], ['>', 0.6], ['>=', 0.55]],
+  '<=': [['<', 1], ['>=', 0.6], ['>', 0.55]],
+  '>': [['>=', 1], ['<', 0.6], ['<=', 0.55]],
+  '>=': [['>', 1], ['<=', 0.6], ['<', 0.55]],
 };
 const EQUALITY: Record<string, Array<[string, number]>> = {
-  '===': [['!==', 0.8]],
-  '!==': [['===', 0.8]],
-  '==': [['!=', 0.8]],
-  '!=': [['==', 0.8]],
+  '===': [['!==', 1]],
+  '!==': [['===', 1]],
+  '==': [['!=', 1]],
+  '!=': [['==', 1]],
 };
 const LOGICAL: Record<string, Array<[string, number]>> = {
-  '&&': [['||', 0.85]],
-  '||': [['&&', 0.85]],
-  '??': [['||', 0.5]],
-  and: [['or', 0.85]],
-  or: [['and', 0.85]],
+  '&&': [['||', 1]],
+  '||': [['&&', 1]],
+  '??': [['||', 0.6]],
+  and: [['or', 1]],
+  or: [['and', 1]],
 };
 const ARITHMETIC_TS: Record<string, Array<[string, number]>> = {
-  '+': [['-', 0.75], ['*', 0.35]],
-  '-': [['+', 0.75], ['*', 0.35]],
-  '*': [['/', 0.7], ['+', 0.4]],
-  '/': [['*', 0.7]],
-  '%': [['/', 0.4]],
-  '**': [['*', 0.5]],
-  '+=': [['-=', 0.7]],
-  '-=': [['+=', 0.7]],
-  '*=': [['/=', 0.6]],
-  '/=': [['*=', 0.6]],
+  '+': [['-', 1], ['*', 0.45]],
+  '-': [['+', 1], ['*', 0.45]],
+  '*': [['/', 0.95], ['+', 0.55]],
+  '/': [['*', 0.95]],
+  '%': [['/', 0.55]],
+  '**': [['*', 0.65]],
+  '+=': [['-=', 0.95]],
+  '-=': [['+=', 0.95]],
+  '*=': [['/=', 0.8]],
+  '/=': [['*=', 0.8]],
 };
 const ARITHMETIC_PY: Record<string, Array<[string, number]>> = {
   ...ARITHMETIC_TS,
-  '/': [['//', 0.6], ['*', 0.7]],
-  '//': [['/', 0.6], ['*', 0.5]],
+  '/': [['//', 0.8], ['*', 0.95]],
+  '//': [['/', 0.8], ['*', 0.65]],
+};
+/** Operators beyond comparisons and arithmetic: bitwise, shifts, steps, membership, identity, assignment. */
+const OTHER_TS: Record<string, Array<[string, number]>> = {
+  '&': [['|', 1], ['&&', 0.5]],
+  '|': [['&', 1], ['||', 0.5]],
+  '^': [['|', 0.7], ['&', 0.6]],
+  '<<': [['>>', 1]],
+  '>>': [['<<', 1], ['>>>', 0.6]],
+  '>>>': [['>>', 1]],
+  '++': [['--', 1]],
+  '--': [['++', 1]],
+  '=': [['+=', 0.5]],
+  '+=': [['=', 0.6]],
+  '-=': [['=', 0.5]],
+};
+const OTHER_PY: Record<string, Array<[string, number]>> = {
+  '&': [['|', 1]],
+  '|': [['&', 1]],
+  '^': [['|', 0.7]],
+  '<<': [['>>', 1]],
+  '>>': [['<<', 1]],
+  in: [['not in', 1]],
+  'not in': [['in', 1]],
+  is: [['is not', 1]],
+  'is not': [['is', 1]],
+  '+=': [['=', 0.6]],
+  '-=': [['=', 0.5]],
 };
 
 function fromTable(table: Record<string, Array<[string, number]>>, template: TemplateName, site: { op: string; range: Range }): Mutation[] {
@@ -141,6 +189,8 @@ export function renderLiteral(value: { kind: 'string' | 'number' | 'other'; valu
   }
   if (lang === 'ts' && /^(true|false|null|undefined)$/.test(value.value)) return value.value;
   if (lang === 'py' && /^(True|False|None)$/.test(value.value)) return value.value;
+  // empty containers read the same in both languages
+  if (/^(\[\]|\{\})$/.test(value.value) || (lang === 'py' && value.value === '()')) return value.value;
   return null;
 }
 
@@ -152,6 +202,11 @@ function textOf(source: string, r: Range): string {
  * Every template applied to every site. `evidence` lets the literal templates
  * aim at the value the failing assertion expected instead of guessing.
  */
+/** An expression as an operand of `+`/`-`: in parentheses unless it is a name, a call, an access or a literal. */
+function asOperand(expr: string): string {
+  return /^[\w$.]+(\([^()]*\)|\[[^[\]]*\])*$/.test(expr) ? expr : `(${expr})`;
+}
+
 export function mutationsForSites({ sites, source, lang, evidence }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: ExpectedActual[] }): Mutation[] {
   const out: Mutation[] = [];
   const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : `!(${expr})`);
@@ -164,12 +219,43 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
         out.push(...fromTable(EQUALITY, 'equality-operator', site));
         out.push(...fromTable(LOGICAL, 'logical-operator', site));
         out.push(...fromTable(lang === 'py' ? ARITHMETIC_PY : ARITHMETIC_TS, 'arithmetic-operator', site));
+        out.push(...fromTable(lang === 'py' ? OTHER_PY : OTHER_TS, 'other-operator', site));
+        break;
+      }
+      case 'identifier':
+        site.alternatives.forEach((alt, i) =>
+          out.push({ template: 'wrong-variable', range: site.range, replacement: alt, prior: 1 - 0.1 * i, description: `\`${site.name}\` → \`${alt}\`, another variable in scope` }),
+        );
+        break;
+      case 'member':
+        site.alternatives.forEach((alt, i) =>
+          out.push({ template: 'wrong-field', range: site.range, replacement: alt, prior: 1 - 0.1 * i, description: `field \`${site.name}\` → \`${alt}\`` }),
+        );
+        break;
+      case 'callee':
+        site.alternatives.forEach((alt, i) =>
+          out.push({
+            template: site.builtin ? 'builtin-function' : 'wrong-function',
+            range: site.range,
+            replacement: alt,
+            prior: 1 - 0.1 * i,
+            description: `call \`${alt}\` instead of \`${site.name}\`${site.builtin ? '' : ' (same arity)'}`,
+          }),
+        );
+        break;
+      case 'index': {
+        const expr = textOf(source, site.range);
+        if (/\n/.test(expr)) break;
+        for (const [delta, undoes] of [['+ 1', /-\s*1$/], ['- 1', /\+\s*1$/]] as const) {
+          if (undoes.test(expr)) continue;
+          out.push({ template: 'index-off-by-one', range: site.range, replacement: `${asOperand(expr)} ${delta}`, prior: 1, description: `index \`${expr}\` → \`${asOperand(expr)} ${delta}\`` });
+        }
         break;
       }
       case 'comparison': {
         const right = textOf(source, site.right);
         if (integerValue(right) === null) {
-          for (const [delta, prior] of [['+ 1', 0.45], ['- 1', 0.45]] as const) {
+          for (const [delta, prior] of [['+ 1', 1], ['- 1', 1]] as const) {
             out.push({ template: 'boundary-comparison', range: site.right, replacement: `${right} ${delta}`, prior, description: `\`${right}\` → \`${right} ${delta}\` in a comparison` });
           }
         }
@@ -179,26 +265,26 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
         const left = textOf(source, site.left);
         const right = textOf(source, site.right);
         const between = source.slice(site.left.end, site.right.start);
-        out.push({ template: 'swap-operands', range: { start: site.left.start, end: site.right.end }, replacement: `${right}${between}${left}`, prior: 0.45, description: `swap the operands of \`${site.op}\`` });
+        out.push({ template: 'swap-operands', range: { start: site.left.start, end: site.right.end }, replacement: `${right}${between}${left}`, prior: 1, description: `swap the operands of \`${site.op}\`` });
         break;
       }
       case 'negation':
-        out.push({ template: 'remove-negation', range: site.range, replacement: '', prior: 0.75, description: 'drop the negation' });
+        out.push({ template: 'remove-negation', range: site.range, replacement: '', prior: 1, description: 'drop the negation' });
         break;
       case 'condition': {
         const expr = textOf(source, site.range);
-        out.push({ template: 'negate-condition', range: site.range, replacement: negate(expr), prior: 0.7, description: `negate the condition \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
+        out.push({ template: 'negate-condition', range: site.range, replacement: negate(expr), prior: 1, description: `negate the condition \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
         break;
       }
       case 'number': {
         const n = integerValue(site.text);
         if (n !== null) {
-          out.push({ template: 'boundary-literal', range: site.range, replacement: String(n + 1), prior: 0.6, description: `\`${n}\` → \`${n + 1}\`` });
-          if (n > 0) out.push({ template: 'boundary-literal', range: site.range, replacement: String(n - 1), prior: 0.6, description: `\`${n}\` → \`${n - 1}\`` });
+          out.push({ template: 'boundary-literal', range: site.range, replacement: String(n + 1), prior: 1, description: `\`${n}\` → \`${n + 1}\`` });
+          if (n > 0) out.push({ template: 'boundary-literal', range: site.range, replacement: String(n - 1), prior: 1, description: `\`${n}\` → \`${n - 1}\`` });
         }
         for (const { expected, actual } of pairs) {
           if (expected.kind === 'number' && actual.kind === 'number' && Number(site.text) === Number(actual.value) && expected.value !== site.text) {
-            out.push({ template: 'evidence-literal', range: site.range, replacement: expected.value, prior: 0.92, description: `\`${site.text}\` → \`${expected.value}\`, the value the test expected` });
+            out.push({ template: 'evidence-literal', range: site.range, replacement: expected.value, prior: 1, fromEvidence: true, description: `\`${site.text}\` → \`${expected.value}\`, the value the test expected` });
           }
         }
         break;
@@ -213,13 +299,13 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
           if (!mid.a || parts.body.split(mid.a).length !== 2) continue;
           const body = parts.body.replace(mid.a, escapeFor(parts.quote, mid.b));
           const next = site.text.slice(0, parts.bodyStart) + body + site.text.slice(parts.bodyStart + parts.body.length);
-          out.push({ template: 'evidence-literal', range: site.range, replacement: next, prior: 0.95, description: `\`${mid.a}\` → \`${mid.b}\` in a string, from the test's expected value` });
+          out.push({ template: 'evidence-literal', range: site.range, replacement: next, prior: 1, fromEvidence: true, description: `\`${mid.a}\` → \`${mid.b}\` in a string, from the test's expected value` });
         }
         break;
       }
       case 'boolean': {
         const flipped = lang === 'py' ? (site.text === 'True' ? 'False' : 'True') : site.text === 'true' ? 'false' : 'true';
-        out.push({ template: 'boolean-literal', range: site.range, replacement: flipped, prior: 0.65, description: `\`${site.text}\` → \`${flipped}\`` });
+        out.push({ template: 'boolean-literal', range: site.range, replacement: flipped, prior: 1, description: `\`${site.text}\` → \`${flipped}\`` });
         break;
       }
       case 'return': {
@@ -227,10 +313,10 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
         if (site.literal) {
           for (const { expected } of pairs) {
             const lit = renderLiteral(expected, lang, expr);
-            if (lit && lit !== expr) out.push({ template: 'return-value', range: site.range, replacement: lit, prior: 0.5, description: `return \`${lit}\` instead of \`${expr}\`` });
+            if (lit && lit !== expr) out.push({ template: 'return-value', range: site.range, replacement: lit, prior: 1, fromEvidence: true, description: `return \`${lit}\` instead of \`${expr}\`` });
           }
         } else if (!/\n/.test(expr)) {
-          out.push({ template: 'return-value', range: site.range, replacement: negate(expr), prior: 0.4, description: `return the negation of \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
+          out.push({ template: 'return-value', range: site.range, replacement: negate(expr), prior: 0.8, description: `return the negation of \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
         }
         break;
       }
@@ -243,7 +329,7 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
             template: 'swap-arguments',
             range: { start: a.start, end: b.end },
             replacement: `${textOf(source, b)}${between}${textOf(source, a)}`,
-            prior: 0.6,
+            prior: 1,
             description: `swap arguments ${i + 1} and ${i + 2}`,
           });
         }
@@ -251,5 +337,6 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
       }
     }
   }
+  out.push(...structuralMutations({ sites, source, lang, evidence: pairs.map((p) => p.expected) }));
   return out;
 }

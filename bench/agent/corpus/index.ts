@@ -12,12 +12,13 @@ import { pyText, pyTextBugs } from './py-text';
 import { tsCart, tsCartBugs } from './ts-cart';
 import { tsSched, tsSchedBugs } from './ts-sched';
 import { tsText, tsTextBugs } from './ts-text';
+import { widerBugs } from './wider';
 import type { CorpusBug, CorpusProject, FileChange } from './types';
 
 export type { BugKind, CorpusBug, CorpusProject } from './types';
 
 export const PROJECTS: CorpusProject[] = [tsCart, tsText, tsSched, pyInventory, pyGrades, pyText];
-export const BUGS: CorpusBug[] = [...tsCartBugs, ...tsTextBugs, ...tsSchedBugs, ...pyInventoryBugs, ...pyGradesBugs, ...pyTextBugs];
+export const BUGS: CorpusBug[] = [...tsCartBugs, ...tsTextBugs, ...tsSchedBugs, ...pyInventoryBugs, ...pyGradesBugs, ...pyTextBugs, ...widerBugs];
 
 export function projectOf(bug: CorpusBug): CorpusProject {
   const project = PROJECTS.find((p) => p.name === bug.project);

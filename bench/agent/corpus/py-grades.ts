@@ -123,6 +123,7 @@ export const pyGradesBugs: CorpusBug[] = [
     failingTests: [stats('test_median_odd_and_even')],
     truth: { file: 'grades/stats.py', symbol: 'median' },
     offlineFixable: true,
+    fix: 'boundary-literal',
   },
   {
     id: 'py-grades/cutoff-strict',
@@ -143,6 +144,7 @@ export const pyGradesBugs: CorpusBug[] = [
     failingTests: [letters('test_letter_cutoffs')],
     truth: { file: 'grades/letters.py', symbol: 'letter' },
     offlineFixable: true,
+    fix: 'relational-operator',
   },
   {
     id: 'py-grades/percent-swapped',
@@ -161,6 +163,7 @@ export const pyGradesBugs: CorpusBug[] = [
     failingTests: [stats('test_percent')],
     truth: { file: 'grades/stats.py', symbol: 'percent' },
     offlineFixable: true,
+    fix: 'swap-arguments',
   },
   {
     id: 'py-grades/describe-stale',
@@ -172,6 +175,7 @@ export const pyGradesBugs: CorpusBug[] = [
     failingTests: [letters('test_describe')],
     truth: { file: 'tests/test_letters.py', symbol: 'test_describe' },
     offlineFixable: true,
+    fix: 'stale-expectation',
   },
   {
     id: 'py-grades/retake-logic',
@@ -188,6 +192,7 @@ export const pyGradesBugs: CorpusBug[] = [
     failingTests: [letters('test_passed')],
     truth: { file: 'grades/letters.py', symbol: 'passed' },
     offlineFixable: true,
+    fix: 'logical-operator',
   },
   {
     id: 'py-grades/median-none-missing',
@@ -205,5 +210,6 @@ export const pyGradesBugs: CorpusBug[] = [
     failingTests: [stats('test_median_skips_none')],
     truth: { file: 'grades/stats.py', symbol: 'median' },
     offlineFixable: false,
+    fix: null,
   },
 ];

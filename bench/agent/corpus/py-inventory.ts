@@ -139,6 +139,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [stock('test_remove_decrements')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.remove' },
     offlineFixable: true,
+    fix: 'relational-operator',
   },
   {
     id: 'py-inventory/low-stock-direction',
@@ -155,6 +156,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [stock('test_low_stock_lists_skus_below_threshold')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.low_stock' },
     offlineFixable: true,
+    fix: 'relational-operator',
   },
   {
     id: 'py-inventory/member-minimum',
@@ -172,6 +174,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [pricing('test_free_shipping')],
     truth: { file: 'inventory/pricing.py', symbol: 'is_free_shipping' },
     offlineFixable: true,
+    fix: 'logical-operator',
   },
   {
     id: 'py-inventory/tax-sign',
@@ -190,6 +193,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [pricing('test_order_total_adds_tax')],
     truth: { file: 'inventory/pricing.py', symbol: 'order_total' },
     offlineFixable: true,
+    fix: 'arithmetic-operator',
   },
   {
     id: 'py-inventory/add-negated',
@@ -216,6 +220,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     ],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.add' },
     offlineFixable: true,
+    fix: 'remove-negation',
   },
   {
     id: 'py-inventory/tier-literal',
@@ -233,6 +238,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [pricing('test_order_total_adds_tax'), pricing('test_unit_price_tiers')],
     truth: { file: 'inventory/pricing.py', symbol: 'unit_price' },
     offlineFixable: true,
+    fix: 'boundary-literal',
   },
   {
     id: 'py-inventory/round-swapped',
@@ -252,6 +258,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [pricing('test_order_total_adds_tax')],
     truth: { file: 'inventory/pricing.py', symbol: 'order_total' },
     offlineFixable: true,
+    fix: 'swap-arguments',
   },
   {
     id: 'py-inventory/tax-rate-stale',
@@ -263,6 +270,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [pricing('test_order_total_adds_tax')],
     truth: { file: 'tests/test_pricing.py', symbol: 'test_order_total_adds_tax' },
     offlineFixable: true,
+    fix: 'stale-expectation',
   },
   {
     id: 'py-inventory/has-inverted',
@@ -280,6 +288,7 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [stock('test_has')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.has' },
     offlineFixable: true,
+    fix: 'negate-condition',
   },
   {
     id: 'py-inventory/discontinued-missing',
@@ -300,5 +309,6 @@ export const pyInventoryBugs: CorpusBug[] = [
     failingTests: [stock('test_low_stock_skips_discontinued')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.low_stock' },
     offlineFixable: false,
+    fix: null,
   },
 ];

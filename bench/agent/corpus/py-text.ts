@@ -108,6 +108,7 @@ export const pyTextBugs: CorpusBug[] = [
     failingTests: [fmt('test_pad_left')],
     truth: { file: 'textkit/fmt.py', symbol: 'pad_left' },
     offlineFixable: true,
+    fix: 'boundary-literal',
   },
   {
     id: 'py-text/title-negated',
@@ -127,6 +128,7 @@ export const pyTextBugs: CorpusBug[] = [
     failingTests: [fmt('test_title_case')],
     truth: { file: 'textkit/fmt.py', symbol: 'title_case' },
     offlineFixable: true,
+    fix: 'remove-negation',
   },
   {
     id: 'py-text/kv-separator',
@@ -138,6 +140,7 @@ export const pyTextBugs: CorpusBug[] = [
     failingTests: [parse('test_parse_kv')],
     truth: { file: 'textkit/parse.py', symbol: 'parse_kv' },
     offlineFixable: false,
+    fix: null,
   },
   {
     id: 'py-text/join-separator',
@@ -154,6 +157,7 @@ export const pyTextBugs: CorpusBug[] = [
     failingTests: [fmt('test_join_names')],
     truth: { file: 'textkit/fmt.py', symbol: 'join_names' },
     offlineFixable: true,
+    fix: 'evidence-literal',
   },
   {
     id: 'py-text/days-arith',
@@ -173,6 +177,7 @@ export const pyTextBugs: CorpusBug[] = [
     failingTests: [parse('test_parse_duration')],
     truth: { file: 'textkit/parse.py', symbol: 'parse_duration' },
     offlineFixable: true,
+    fix: 'arithmetic-operator',
   },
   {
     id: 'py-text/join-stale',
@@ -184,6 +189,7 @@ export const pyTextBugs: CorpusBug[] = [
     failingTests: [fmt('test_join_names')],
     truth: { file: 'tests/test_fmt.py', symbol: 'test_join_names' },
     offlineFixable: true,
+    fix: 'stale-expectation',
   },
   {
     id: 'py-text/decimal-duration-missing',
@@ -198,5 +204,6 @@ export const pyTextBugs: CorpusBug[] = [
     failingTests: [parse('test_parse_decimal_duration')],
     truth: { file: 'textkit/parse.py', symbol: 'parse_duration' },
     offlineFixable: false,
+    fix: null,
   },
 ];

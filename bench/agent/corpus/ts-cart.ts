@@ -149,6 +149,7 @@ export const tsCartBugs: CorpusBug[] = [
     failingTests: [id('shipping is free from the threshold')],
     truth: { file: 'src/cart.ts', symbol: 'shippingCents' },
     offlineFixable: true,
+    fix: 'relational-operator',
   },
   {
     id: 'ts-cart/split-remainder',
@@ -167,6 +168,7 @@ export const tsCartBugs: CorpusBug[] = [
     failingTests: [id('splitEvenly spreads the remainder')],
     truth: { file: 'src/money.ts', symbol: 'splitEvenly' },
     offlineFixable: true,
+    fix: 'arithmetic-operator',
   },
   {
     id: 'ts-cart/clamp-args',
@@ -190,6 +192,7 @@ export const tsCartBugs: CorpusBug[] = [
     failingTests: [id('applyDiscount ignores zero and caps at 100')],
     truth: { file: 'src/cart.ts', symbol: 'applyDiscount' },
     offlineFixable: true,
+    fix: 'swap-arguments',
   },
   {
     id: 'ts-cart/decimal-separator',
@@ -209,6 +212,7 @@ export const tsCartBugs: CorpusBug[] = [
     failingTests: [id('formatMoney pads cents')],
     truth: { file: 'src/money.ts', symbol: 'formatMoney' },
     offlineFixable: true,
+    fix: 'evidence-literal',
   },
   {
     id: 'ts-cart/flat-shipping-stale',
@@ -220,6 +224,7 @@ export const tsCartBugs: CorpusBug[] = [
     failingTests: [id('shipping is free from the threshold'), id('total adds shipping after discount')],
     truth: { file: 'test/cart.test.ts', symbol: 'shipping is free from the threshold' },
     offlineFixable: true,
+    fix: 'stale-expectation',
   },
   {
     id: 'ts-cart/bulk-discount-missing',
@@ -237,5 +242,6 @@ export const tsCartBugs: CorpusBug[] = [
     failingTests: [id('total applies the bulk discount')],
     truth: { file: 'src/cart.ts', symbol: 'total' },
     offlineFixable: false,
+    fix: null,
   },
 ];

@@ -152,6 +152,7 @@ export const tsSchedBugs: CorpusBug[] = [
     failingTests: [id('pageWindow stays within bounds')],
     truth: { file: 'src/paginate.ts', symbol: 'pageWindow' },
     offlineFixable: true,
+    fix: 'relational-operator',
   },
   {
     id: 'ts-sched/duration-sign',
@@ -168,6 +169,7 @@ export const tsSchedBugs: CorpusBug[] = [
     failingTests: [id('duration is end minus start')],
     truth: { file: 'src/interval.ts', symbol: 'duration' },
     offlineFixable: true,
+    fix: 'arithmetic-operator',
   },
   {
     id: 'ts-sched/leap-logic',
@@ -189,6 +191,7 @@ export const tsSchedBugs: CorpusBug[] = [
     failingTests: [id('isLeapYear follows the Gregorian rule'), id('daysInMonth knows February')],
     truth: { file: 'src/calendar.ts', symbol: 'isLeapYear' },
     offlineFixable: true,
+    fix: 'logical-operator',
   },
   {
     id: 'ts-sched/merge-negated',
@@ -208,6 +211,7 @@ export const tsSchedBugs: CorpusBug[] = [
     failingTests: [id('merge joins overlapping intervals')],
     truth: { file: 'src/interval.ts', symbol: 'merge' },
     offlineFixable: true,
+    fix: 'remove-negation',
   },
   {
     id: 'ts-sched/labels-swapped',
@@ -229,6 +233,7 @@ export const tsSchedBugs: CorpusBug[] = [
     failingTests: [id('pageLabels marks the current page')],
     truth: { file: 'src/paginate.ts', symbol: 'pageLabels' },
     offlineFixable: true,
+    fix: 'swap-arguments',
   },
   {
     id: 'ts-sched/weekend-literal',
@@ -250,6 +255,7 @@ export const tsSchedBugs: CorpusBug[] = [
     failingTests: [id('isWeekend is Saturday and Sunday')],
     truth: { file: 'src/calendar.ts', symbol: 'isWeekend' },
     offlineFixable: true,
+    fix: 'boundary-literal',
   },
   {
     id: 'ts-sched/zero-size-missing',
@@ -267,5 +273,6 @@ export const tsSchedBugs: CorpusBug[] = [
     failingTests: [id('pageCount with size 0 is one page')],
     truth: { file: 'src/paginate.ts', symbol: 'pageCount' },
     offlineFixable: false,
+    fix: null,
   },
 ];

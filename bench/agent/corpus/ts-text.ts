@@ -132,6 +132,7 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('slugify stops at the max length')],
     truth: { file: 'src/slug.ts', symbol: 'slugify' },
     offlineFixable: true,
+    fix: 'relational-operator',
   },
   {
     id: 'ts-text/greeting-noon',
@@ -149,6 +150,7 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('greeting depends on the hour')],
     truth: { file: 'src/greet.ts', symbol: 'greeting' },
     offlineFixable: true,
+    fix: 'relational-operator',
   },
   {
     id: 'ts-text/initials-particles',
@@ -169,6 +171,7 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('initials takes first letters'), id('initials skips particles')],
     truth: { file: 'src/truncate.ts', symbol: 'initials' },
     offlineFixable: true,
+    fix: 'logical-operator',
   },
   {
     id: 'ts-text/truncate-negated',
@@ -185,6 +188,7 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('truncate keeps short text'), id('truncate adds an ellipsis')],
     truth: { file: 'src/truncate.ts', symbol: 'truncate' },
     offlineFixable: true,
+    fix: 'remove-negation',
   },
   {
     id: 'ts-text/join-swapped',
@@ -206,6 +210,7 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('listNames joins with and')],
     truth: { file: 'src/greet.ts', symbol: 'listNames' },
     offlineFixable: true,
+    fix: 'swap-arguments',
   },
   {
     id: 'ts-text/wrap-empty',
@@ -220,6 +225,7 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('wordWrap of blank text is empty')],
     truth: { file: 'src/wrap.ts', symbol: 'wordWrap' },
     offlineFixable: false,
+    fix: null,
   },
   {
     id: 'ts-text/greeting-stale',
@@ -231,6 +237,7 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('greeting depends on the hour')],
     truth: { file: 'test/greet.test.ts', symbol: 'greeting depends on the hour' },
     offlineFixable: true,
+    fix: 'stale-expectation',
   },
   {
     id: 'ts-text/slug-accents-missing',
@@ -245,5 +252,6 @@ export const tsTextBugs: CorpusBug[] = [
     failingTests: [id('slugify folds accents')],
     truth: { file: 'src/slug.ts', symbol: 'slugify' },
     offlineFixable: false,
+    fix: null,
   },
 ];

@@ -1,3 +1,5 @@
+import type { TemplateName } from '../../../agent/policies/offline/templates';
+
 // The repair bug corpus is data: small real projects (TypeScript tested with
 // `node --test`, Python with pytest) and, per bug, the change that introduces
 // it. bench/agent/corpus/build.ts turns one bug into a real git repository:
@@ -13,7 +15,18 @@ export type BugKind =
   | 'wrong-literal'
   | 'wrong-return'
   | 'stale-expectation'
-  | 'missing-logic';
+  | 'missing-logic'
+  // the wider search's patterns (wider.ts)
+  | 'wrong-variable'
+  | 'wrong-field'
+  | 'wrong-function'
+  | 'wrong-builtin'
+  | 'operand-order'
+  | 'extra-clause'
+  | 'missing-guard'
+  | 'extra-statement'
+  | 'missing-statement'
+  | 'wrong-membership';
 
 export interface CorpusProject {
   name: string;
@@ -44,4 +57,15 @@ export interface CorpusBug {
   truth: { file: string; symbol: string };
   /** whether the offline templates can express the fix; missing logic cannot */
   offlineFixable: boolean;
+  /**
+   * the template that expresses the correct fix (agent/policies/offline/templates.ts), or null
+   * when none does: what the pattern priors are counted from (agent/policies/offline/priors.ts)
+   */
+  fix: TemplateName | null;
+  /**
+   * tests the repository does not have, which a correct fix passes and an
+   * overfitting one (green on the repository's tests only) fails; the bench
+   * runs them over a fix (new test files, added to the head with the fix)
+   */
+  heldOut?: Array<{ file: string; content: string }>;
 }

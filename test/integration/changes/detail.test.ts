@@ -351,12 +351,15 @@ describe('listReviewQueue', () => {
 });
 
 describe('routes', () => {
-  test('GET /api/changes/:id answers any signed-in role, 404 for an unknown change, 401 signed out', async () => {
-    const ok = await callRoute({ handler: getChangeRoute, url: '/api/changes/chg_1', cookie: graderCookie, params: { id: 'chg_1' } });
+  test('GET /api/changes/:id answers the roles that browse changes, 403 a grader who holds no other role, 404 an unknown change, 401 signed out', async () => {
+    const ok = await callRoute({ handler: getChangeRoute, url: '/api/changes/chg_1', cookie: reviewerCookie, params: { id: 'chg_1' } });
     assert.equal(ok.status, 200);
     assert.equal((ok.json as { change: { id: string } }).change.id, 'chg_1');
-    const missing = await callRoute({ handler: getChangeRoute, url: '/api/changes/x', cookie: graderCookie, params: { id: 'x' } });
+    const missing = await callRoute({ handler: getChangeRoute, url: '/api/changes/x', cookie: reviewerCookie, params: { id: 'x' } });
     assert.equal(missing.status, 404);
+    // reviewers' decisions are on this page: graders grade blind
+    const grader = await callRoute({ handler: getChangeRoute, url: '/api/changes/chg_1', cookie: graderCookie, params: { id: 'chg_1' } });
+    assert.equal(grader.status, 403);
     const anon = await callRoute({ handler: getChangeRoute, url: '/api/changes/chg_1', params: { id: 'chg_1' } });
     assert.equal(anon.status, 401);
   });

@@ -255,17 +255,24 @@ describe('total is bounded', () => {
 
 describe('GET /api/changes', () => {
   let cookie: string;
+  let graderCookie: string;
 
   before(async () => {
-    const user = await db.db.user.create({ data: { email: 'r@example.test', name: 'Rae', roles: ['GRADER'] } });
+    const user = await db.db.user.create({ data: { email: 'r@example.test', name: 'Rae', roles: ['MANAGER'] } });
     const token = await encode({ token: { sub: user.id, email: user.email, name: user.name }, secret: getAuthSecret() });
     cookie = `next-auth.session-token=${token}`;
+    const grader = await db.db.user.create({ data: { email: 'g@example.test', name: 'Gil', roles: ['GRADER'] } });
+    graderCookie = `next-auth.session-token=${await encode({ token: { sub: grader.id, email: grader.email, name: grader.name }, secret: getAuthSecret() })}`;
   });
 
   const get = (qs: string, headers: Record<string, string> = {}) =>
     GET(new NextRequest(`http://localhost/api/changes?${qs}`, { headers }), { params: Promise.resolve({}) });
 
-  test('any signed-in role reads a page; the cursor it returns leads on', async () => {
+  test('a grader who holds no other role is refused: the list shows reviewers’ outcomes', async () => {
+    assert.equal((await get('limit=5', { cookie: graderCookie })).status, 403);
+  });
+
+  test('the roles that browse changes read a page; the cursor it returns leads on', async () => {
     const res = await get('status=QUEUED&limit=5', { cookie });
     assert.equal(res.status, 200);
     const page = (await res.json()) as { items: ChangeListItem[]; nextCursor: string | null };

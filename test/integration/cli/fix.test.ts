@@ -168,7 +168,14 @@ describe('flowfix fix apply', () => {
     git(other, 'clone', '-q', '--branch', BRANCH, (await db.db.repository.findFirstOrThrow({ where: { changes: { some: { id: fix.changeId } } } })).gitUrl, 'c');
     const forbidden = await run(['fix', 'apply', fix.id], { cwd: path.join(other, 'c'), env: { FLOWFIX_SERVER: serverUrl, FLOWFIX_TOKEN: graderToken } });
     assert.equal(forbidden.code, 1);
-    assert.match(forbidden.stderr, /refused to record your accept \(HTTP 403\): Requires one of the roles: reviewer, admin/);
+    // a grader who holds no other role cannot even read the fix (graders grade blind)
+    assert.match(forbidden.stderr, /the server refused the patch \(HTTP 403\): Requires one of the roles: reviewer, manager, admin/);
+    // a manager reads the fix but may not decide: the accept is refused, nothing recorded
+    const manager = await createUser(db.db, 'Mo Manager', ['MANAGER']);
+    const managerToken = (await issuePersonalToken({ userId: manager.id, input: { name: 'm', scope: 'decide' } })).token;
+    const managed = await run(['fix', 'apply', fix.id], { cwd: path.join(other, 'c'), env: { FLOWFIX_SERVER: serverUrl, FLOWFIX_TOKEN: managerToken } });
+    assert.equal(managed.code, 1);
+    assert.match(managed.stderr, /refused to record your accept \(HTTP 403\): Requires one of the roles: reviewer, admin/);
     assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status, 'READY');
 
     const tokens = await db.db.personalToken.findMany({ where: { userId: reviewer.id } });

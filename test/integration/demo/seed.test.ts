@@ -113,7 +113,7 @@ describe('demo seed', () => {
 
     const runs = await db.run.findMany();
     assert.ok(runs.length > 0 && runs.every((r) => r.finishedAt && r.finishedAt < NOW));
-    assert.ok(runs.some((r) => r.promptTokens > 0 && r.costUsd > 0 && r.toolCalls > 0));
+    assert.ok(runs.some((r) => r.promptTokens > 0 && (r.costUsd ?? 0) > 0 && r.toolCalls > 0));
     assert.ok(runs.every((r) => Object.keys(r.phaseTimings as object).length === 6));
     const fixes = await db.fix.findMany();
     const fixRate = fixes.length / runs.length;

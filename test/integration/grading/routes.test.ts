@@ -112,6 +112,7 @@ describe('grading routes', () => {
       'queues/[id]/route.ts': [() => call('queues/[id]/route.ts', 'GET', 'ann', { params: p }), () => call('queues/[id]/route.ts', 'PATCH', 'ann', { params: p, body: { status: 'CLOSED' } })],
       'queues/[id]/next/route.ts': [() => call('queues/[id]/next/route.ts', 'POST', 'ann', { params: p })],
       'queues/[id]/items/[itemId]/route.ts': [() => call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip })],
+      'queues/[id]/items/[itemId]/files/route.ts': [() => call('queues/[id]/items/[itemId]/files/route.ts', 'GET', 'ann', { params: ip })],
       'queues/[id]/items/[itemId]/skip/route.ts': [() => call('queues/[id]/items/[itemId]/skip/route.ts', 'POST', 'ann', { params: { id: queueId, itemId: items[2].id }, body: { reason: 'later' } })],
       'queues/[id]/items/[itemId]/settle/route.ts': [() => call('queues/[id]/items/[itemId]/settle/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT', note: 'n' } })],
       'queues/[id]/items/[itemId]/grade/route.ts': [() => call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'nonsense' } })],
@@ -135,6 +136,8 @@ describe('grading routes', () => {
     assert.equal(statuses['queues/[id]/next/route.ts'][0], 200);
     assert.equal(statuses['queues/[id]/items/[itemId]/route.ts'][0], 200);
     assert.equal(statuses['queues/[id]/items/[itemId]/grade/route.ts'][0], 422);
+    // the fix's files (code only) for the diff viewer, which the fix routes no longer serve a grader
+    assert.equal(statuses['queues/[id]/items/[itemId]/files/route.ts'][0], 200);
     assert.equal(statuses['queues/[id]/disputed/route.ts'][0], 403);
     assert.equal(statuses['queues/[id]/export/route.ts'][0], 403);
   });
@@ -204,6 +207,7 @@ describe('grading routes', () => {
     assert.equal((await call('queues/[id]/route.ts', 'GET', 'outsider', { params: p })).status, 403);
     assert.equal((await call('queues/[id]/next/route.ts', 'POST', 'outsider', { params: p })).status, 403);
     assert.equal((await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'outsider', { params: { id: queueId, itemId: items[0].id } })).status, 403);
+    assert.equal((await call('queues/[id]/items/[itemId]/files/route.ts', 'GET', 'outsider', { params: { id: queueId, itemId: items[0].id } })).status, 403);
     assert.equal((await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'outsider', { params: { id: queueId, itemId: items[0].id }, body: { label: 'CORRECT' } })).status, 403);
     const list = await call('queues/route.ts', 'GET', 'outsider');
     assert.deepEqual((list.json as { queues: unknown[] }).queues, []);

@@ -8,14 +8,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import * as webhookRoute from '../../../app/api/hosts/github/webhook/route';
+import * as acceptRoute from '../../../app/api/fixes/[id]/accept/route';
+import { callRoute, sessionCookie } from '../routes/http-helpers';
 import { startGitHubApiDouble, type GitHubApiDouble } from '../../doubles/github-api-double';
 import { startGitHttpServer, type GitHttpServer } from '../../doubles/git-http-server';
 import { registerHost, linkRepository } from '../../../lib/hosts/service';
 import { setClientDefaults } from '../../../lib/hosts/clients';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
 import { claimRun, finishRun } from '../../../lib/runs/service';
+import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
 import { acceptFix } from '../../../lib/fixes/apply';
-import { git, githubDelivery, JUNIT_FAILING, waitFor, zipOf } from './helpers';
+import { git, githubDelivery, JUNIT_FAILING, waitFor, zipOf, waitForSettledDelivery } from './helpers';
 
 // Applying from the pull request. The repositories are real, served over
 // HTTP by `git http-backend` behind a server that accepts only the
@@ -39,11 +42,7 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
   let nextRun = 100;
   const post = (req: Request) => webhookRoute.POST(req as never, ctx);
   const bare = (name: string) => path.join(root, `${name}.git`);
-  const settled = (id: string) =>
-    waitFor(async () => {
-      const row = await db.db.webhookDelivery.findFirst({ where: { deliveryId: id } });
-      return row && row.status !== 'RECEIVED' ? row : null;
-    }, { what: `delivery ${id}` });
+  const settled = (id: string) => waitForSettledDelivery(db.db, id);
 
   /** A pull request whose branch breaks sum, failed in CI, with a READY fix from a finished run. */
   async function failingPull(number: number, opts: { fork?: { name: string; maintainerCanModify: boolean } } = {}) {
@@ -73,6 +72,8 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
     const run = await db.db.run.findFirstOrThrow({ where: { changeId: change.id } });
     assert.ok((await claimRun({ runId: run.id, workerId: 'w' })).claimed);
     await finishRun({ runId: run.id, workerId: 'w', result: { status: 'fixed', exitReason: 'fixed', diff: DIFF.replace('a + b;\n', `a + b;\n`), files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' } });
+    // as the worker does once a run ends
+    await notifyCodeHostOfRun(run.id);
     const fix = await db.db.fix.findFirstOrThrow({ where: { changeId: change.id } });
     return { branch, head, remote, changeId: change.id, fixId: fix.id };
   }
@@ -175,11 +176,23 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
     assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: pr.fixId } })).status, 'STALE');
   });
 
-  test('a fork whose author does not allow maintainer edits is never written; one that does is pushed to', async () => {
+  test('a fork whose author does not allow maintainer edits is never written (409 from the dashboard, refused in the thread, the comment says how to apply by hand); one that does is pushed to', async () => {
     const closed = await failingPull(23, { fork: { name: 'dev/shop', maintainerCanModify: false } });
+    const comment = await waitFor(async () => gh.comments.find((c) => c.issueNumber === 23 && c.body.includes('Apply it by hand')), { what: 'the comment with the by-hand instructions' });
+    assert.match(comment.body, /flowfix cannot push this fix: the branch `feature-23` lives in the fork dev\/shop/);
+    assert.match(comment.body, /git apply/);
+    assert.ok(comment.body.includes(`http://localhost:3000/api/fixes/${closed.fixId}/patch`), 'a link to the patch');
+    assert.ok(comment.body.includes('+export const sum = (a, b) => a + b;'), 'the diff itself, to save as a file');
+
+    const res = await callRoute({ handler: acceptRoute.POST, url: `/api/fixes/${closed.fixId}/accept`, method: 'POST', cookie: await sessionCookie(admin), params: { id: closed.fixId }, body: {} });
+    assert.equal(res.status, 409, JSON.stringify(res.json));
+    assert.match((res.json as { error: { message: string } }).error.message, /fork dev\/shop, whose author does not allow maintainers to edit it.*Apply it by hand/s);
+
     const refused = await command(23, 'maintainer', '/flowfix apply');
     assert.match(refused.detail ?? '', /fork dev\/shop, whose author does not allow maintainers to edit it/);
+    assert.match(lastReply(), /Apply it by hand/);
     assert.equal(git(root, ['--git-dir', closed.remote, 'rev-parse', closed.branch]), closed.head);
+    assert.ok(!gitServer.requests.some((r) => r.repo === 'dev/shop.git' && r.service === 'git-receive-pack'), 'no push was even tried');
     assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: closed.fixId } })).status, 'READY', 'the claim was released');
 
     // from the dashboard this time: the same token path, to the fork that allows edits

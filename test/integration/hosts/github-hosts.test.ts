@@ -10,7 +10,7 @@ import * as webhookRoute from '../../../app/api/hosts/github/webhook/route';
 import { startGitHubApiDouble, type GitHubApiDouble } from '../../doubles/github-api-double';
 import { setClientDefaults } from '../../../lib/hosts/clients';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
-import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type GitFixture } from './helpers';
+import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type GitFixture, waitForSettledDelivery } from './helpers';
 
 // The GitHub App connection end to end, in-process routes with the real
 // @octokit/rest client over real HTTP to a GitHub API test double: register
@@ -32,10 +32,7 @@ describe('GitHub App: registration, webhooks and failed runs (hosts)', () => {
 
   const post = (req: Request) => webhookRoute.POST(req as never, ctx);
   const delivery = (id: string) => db.db.webhookDelivery.findFirst({ where: { deliveryId: id } });
-  const settled = (id: string) => waitFor(async () => {
-    const row = await delivery(id);
-    return row && row.status !== 'RECEIVED' ? row : null;
-  }, { what: `delivery ${id} to settle` });
+  const settled = (id: string) => waitForSettledDelivery(db.db, id);
 
   function workflowRun({ runId, pull = 12, installation = 55, repoId = 101 }: { runId: number; pull?: number; installation?: number; repoId?: number }) {
     return {
@@ -194,7 +191,7 @@ describe('GitHub App: registration, webhooks and failed runs (hosts)', () => {
       const row = await delivery('run-9004');
       return row && row.attempts >= 1 && row.detail?.includes('502') ? row : null;
     }, { what: 'the first attempt to fail' });
-    assert.equal(firstFailure.status, 'RECEIVED', 'a failed attempt leaves the delivery to be retried');
+    assert.ok(firstFailure.status === 'RECEIVED' || firstFailure.status === 'PROCESSING', `a failed attempt leaves the delivery to be retried (${firstFailure.status})`);
     const row = await settled('run-9004');
     assert.equal(row.status, 'PROCESSED', row.detail ?? '');
     assert.ok(row.attempts >= 2);

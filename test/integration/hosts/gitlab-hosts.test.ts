@@ -8,7 +8,7 @@ import * as hostReposRoute from '../../../app/api/admin/hosts/[id]/repositories/
 import * as webhookRoute from '../../../app/api/hosts/gitlab/webhook/route';
 import { startGitLabApiDouble, type GitLabApiDouble } from '../../doubles/gitlab-api-double';
 import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
-import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture } from './helpers';
+import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture, waitForSettledDelivery } from './helpers';
 import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
 import { claimRun, finishRun } from '../../../lib/runs/service';
 
@@ -30,11 +30,7 @@ describe('GitLab: registration, hooks and failed pipelines (hosts)', () => {
   let worker: DeliveryWorker;
 
   const post = (req: Request) => webhookRoute.POST(req as never, ctx);
-  const settled = (id: string) =>
-    waitFor(async () => {
-      const row = await db.db.webhookDelivery.findFirst({ where: { deliveryId: id } });
-      return row && row.status !== 'RECEIVED' ? row : null;
-    }, { what: `delivery ${id} to settle` });
+  const settled = (id: string) => waitForSettledDelivery(db.db, id);
   const pipelineHook = (pipelineId: number, status = 'failed', mr: { iid: number } | null = { iid: 3 }) => ({
     object_kind: 'pipeline',
     object_attributes: { id: pipelineId, status, sha: repo.head, ref: 'feature' },

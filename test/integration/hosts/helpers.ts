@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NextRequest } from 'next/server';
+import type { PrismaClient } from '../../../lib/generated/prisma/client';
 
 // Shared set-up for the code-host tests: a real git repository with a base
 // and a head commit, and webhook deliveries signed the way the hosts sign them.
@@ -57,20 +58,8 @@ export const JUNIT_FAILING = `<?xml version="1.0" encoding="UTF-8"?>
 </testsuites>
 `;
 
-/** A zip made by Info-ZIP's zip from these files. */
-export function zipOf(files: Record<string, string | Buffer>): Buffer {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flowfix-zip-'));
-  try {
-    for (const [name, content] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(dir, 'in', name)), { recursive: true });
-      fs.writeFileSync(path.join(dir, 'in', name), content);
-    }
-    execFileSync('zip', ['-q', '-r', path.join(dir, 'a.zip'), '.'], { cwd: path.join(dir, 'in') });
-    return fs.readFileSync(path.join(dir, 'a.zip'));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
+// the artifacts' archives: made where the GitHub double is, for the e2e spec as well
+export { zipOf } from '../../doubles/github-api-double';
 
 /** A GitHub delivery: X-Hub-Signature-256 over the exact body bytes. */
 export function githubDelivery({ secret, event, payload, deliveryId = randomUUID(), signature }: { secret: string; event: string; payload: unknown; deliveryId?: string; signature?: string }): NextRequest {
@@ -100,4 +89,15 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A webhook delivery's row once an attempt settled it (neither RECEIVED nor claimed by a worker). */
+export function waitForSettledDelivery(db: PrismaClient, deliveryId: string, { timeoutMs = 20_000 } = {}) {
+  return waitFor(
+    async () => {
+      const row = await db.webhookDelivery.findFirst({ where: { deliveryId } });
+      return row && row.status !== 'RECEIVED' && row.status !== 'PROCESSING' ? row : null;
+    },
+    { timeoutMs, what: `delivery ${deliveryId} to settle` },
+  );
 }

@@ -66,7 +66,7 @@ describe(`the runs list (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
   test('a bad status or cursor is a 422 at the route', async () => {
     const { GET } = await import('@/app/api/runs/route');
     const { getDb } = await import('@/lib/db');
-    const user = await getDb().user.create({ data: { email: 'runs-reader@x.test', name: 'Reader', roles: ['GRADER'] } });
+    const user = await getDb().user.create({ data: { email: 'runs-reader@x.test', name: 'Reader', roles: ['MANAGER'] } });
     const { sessionCookie } = await import('../routes/http-helpers');
     const cookie = await sessionCookie(user);
     for (const qs of ['status=DONE', 'cursor=not-a-cursor']) {

@@ -27,11 +27,12 @@ describe('pre-execution filters', () => {
     assert.deepEqual(d.skip === false && d.targets, ['a::x', 'a::y']);
     assert.deepEqual(
       d.checks.map((c) => c.filter),
-      ['stale_revision', 'bot_author', 'unsupported_language', 'too_many_files_changed', 'too_many_failing_tests', 'known_flaky'],
+      ['stale_revision', 'draft', 'bot_author', 'unsupported_language', 'too_many_files_changed', 'too_many_failing_tests', 'known_flaky'],
     );
   });
 
   const cases: Array<[string, Parameters<typeof pre>, string]> = [
+    ['a draft pull request', [{ draft: true }], 'draft'],
     ['bot author by name', [{ author: 'dependabot[bot]' }], 'bot_author'],
     ['bot author by kind', [{ authorKind: 'BOT' }], 'bot_author'],
     ['too many files changed', [{ filesChanged: 51 }], 'too_many_files_changed'],
@@ -48,6 +49,7 @@ describe('pre-execution filters', () => {
     });
     test(`does not skip when the repository turns "${reason}" off: ${name}`, () => {
       const key = {
+        draft: 'draft',
         bot_author: 'botAuthor',
         too_many_files_changed: 'tooManyFilesChanged',
         too_many_failing_tests: 'tooManyFailingTests',
@@ -65,6 +67,13 @@ describe('pre-execution filters', () => {
       assert.equal(d.skip, false);
     });
   }
+
+  test('the draft filter is on by default and a change not known as a draft passes it', () => {
+    assert.equal(policy.pre.draft, true);
+    const d = pre({ draft: false });
+    assert.equal(d.skip, false);
+    assert.deepEqual(d.checks.find((c) => c.filter === 'draft'), { filter: 'draft', enabled: true, triggered: false, detail: 'ready for review' });
+  });
 
   test('known-flaky tests are left out of the targets when others remain', () => {
     const d = pre({}, { knownFlaky: ['a::x'] });
@@ -223,6 +232,11 @@ describe('post-execution filters', () => {
     const changeDiff = gitDiff({ 'src/cart.ts': [SRC, changed] });
     assertDropped(gitDiff({ 'src/cart.ts': [changed, SRC] }), 'reverts_change', { changeDiff });
     assertKept(gitDiff({ 'src/cart.ts': [changed, changed.replace('a - b', 'a + b')] }), { changeDiff });
+    // a change that only adds a line, fixed by rewriting that line: the base never had the fixed line
+    const added = SRC.replace("  return 'total: ' + n;", "  n = Math.min(n, 0);\n  return 'total: ' + n;");
+    const addDiff = gitDiff({ 'src/cart.ts': [SRC, added] });
+    assertKept(gitDiff({ 'src/cart.ts': [added, added.replace('Math.min(n, 0)', 'Math.max(n, 0)')] }), { changeDiff: addDiff });
+    assertDropped(gitDiff({ 'src/cart.ts': [added, SRC] }), 'reverts_change', { changeDiff: addDiff });
   });
 
   test('stale, both ways', () => {

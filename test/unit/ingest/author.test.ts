@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { inferAuthorKind } from '@/lib/ingest/author';
 
 describe('inferAuthorKind', () => {
-  for (const author of ['dependabot[bot]', 'renovate[bot]', 'Renovate Bot', 'renovate', 'github-actions[bot]', 'release-bot']) {
+  for (const author of ['dependabot[bot]', 'renovate[bot]', 'Renovate Bot', 'renovate', 'github-actions[bot]', 'release-bot', 'project_501_bot_3f2a9c1d', 'group_12_bot']) {
     test(`${author} is a bot`, () => {
       assert.equal(inferAuthorKind({ author }), 'BOT');
     });
   }
 
-  for (const author of ['Ada Lovelace', 'Abbott', 'robot-arm enthusiast', 'renovator', 'Botond Kiss']) {
+  for (const author of ['Ada Lovelace', 'Abbott', 'robot-arm enthusiast', 'renovator', 'Botond Kiss', 'project_manager']) {
     test(`${author} is a person`, () => {
       assert.equal(inferAuthorKind({ author }), 'HUMAN');
     });

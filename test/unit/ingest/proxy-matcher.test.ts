@@ -14,6 +14,12 @@ describe('proxy matcher', () => {
     assert.equal(proxied('/api/v1/failures'), false);
   });
 
+  test('skips the code hosts’ webhooks: no session, authenticated by their signature in the handler, bodies up to the upload limit', () => {
+    assert.equal(proxied('/api/hosts/github/webhook'), false);
+    assert.equal(proxied('/api/hosts/gitlab/webhook'), false);
+    assert.equal(proxied('/api/admin/hosts'), true, 'the admin’s code-host routes stay behind it');
+  });
+
   test('still covers pages and the session APIs', () => {
     assert.equal(proxied('/'), true);
     assert.equal(proxied('/changes'), true);

@@ -127,10 +127,20 @@ describe('run page derivations', () => {
     const live = liveCounters({ events, row: null });
     assert.equal(live.toolCalls, 2);
     assert.equal(live.tokens, 175);
-    assert.ok(Math.abs(live.costUsd - 0.012) < 1e-9);
+    assert.ok(Math.abs((live.costUsd ?? NaN) - 0.012) < 1e-9);
     const row = liveCounters({ events, row: { toolCalls: 9, promptTokens: 1000, completionTokens: 1, costUsd: 1, tokens: 1001 } });
     assert.equal(row.toolCalls, 9);
     assert.equal(row.tokens, 1000 + 25, "each counter takes the larger of row and events");
+  });
+
+  test('one unpriced model call makes the cost unknown (null), never a partial sum', () => {
+    const priced = [ev(1, 'usage', { promptTokens: 100, completionTokens: 20, costUsd: 0.01, priced: true })];
+    assert.equal(liveCounters({ events: priced, row: null }).costUsd, 0.01);
+    const unpriced = [...priced, ev(2, 'usage', { promptTokens: 50, completionTokens: 5, costUsd: null, priced: false })];
+    assert.equal(liveCounters({ events: unpriced, row: null }).costUsd, null);
+    assert.equal(liveCounters({ events: unpriced, row: null }).tokens, 175);
+    // the row's unknown cost wins over the events' known part
+    assert.equal(liveCounters({ events: priced, row: { toolCalls: 1, promptTokens: 100, completionTokens: 20, costUsd: null, tokens: 120 } }).costUsd, null);
   });
 
   test('phase bar states while running and after the end', () => {

@@ -1,6 +1,6 @@
-import { Suspense } from 'react';
+import { cache, Suspense } from 'react';
 import { notFound } from 'next/navigation';
-import { requirePageUser } from '@/lib/auth/page';
+import { getPageUser, requirePageUser } from '@/lib/auth/page';
 import { hasAnyRole } from '@/lib/auth/session';
 import { BROWSE_ROLES, REVIEW_ROLES } from '@/common/roles';
 import { getChangeDetail } from '@/lib/changes/detail';
@@ -10,9 +10,12 @@ import '@/components/change/change.css';
 
 export const dynamic = 'force-dynamic';
 
+// one read per request: the title and the page share it
+const readDetail = cache((id: string) => getChangeDetail({ id }));
+
 async function loadDetail(id: string) {
   try {
-    return await getChangeDetail({ id });
+    return await readDetail(id);
   } catch (err) {
     if (err instanceof AppError && err.code === 'not_found') notFound();
     throw err;
@@ -21,7 +24,9 @@ async function loadDetail(id: string) {
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const detail = await getChangeDetail({ id }).catch(() => null);
+  // nothing of the change for a user the page will refuse (a grader grades blind)
+  const user = await getPageUser();
+  const detail = user && hasAnyRole(user, BROWSE_ROLES) ? await readDetail(id).catch(() => null) : null;
   return { title: detail ? `${detail.change.externalId} · ${detail.change.title} · flowfix` : 'Change · flowfix' };
 }
 

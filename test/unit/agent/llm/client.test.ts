@@ -37,7 +37,7 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
       assert.equal(result.toolCalls[0]?.name, 'read_file');
       assert.deepEqual(JSON.parse(result.toolCalls[0]!.arguments), { path: 'src/a.ts' });
       assert.equal(result.finishReason, 'tool_calls');
-      assert.deepEqual(result.usage, { promptTokens: 1000, completionTokens: 200, costUsd: 0.006, priced: true });
+      assert.deepEqual(result.usage, { promptTokens: 1000, completionTokens: 200, costUsd: 0.006, priced: true, source: 'reported' });
       assert.equal(result.attempts, 1);
       const sent = server.requests[0]!;
       assert.equal(sent.authorization, `Bearer ${KEY}`);
@@ -49,10 +49,10 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
     });
   }
 
-  test('cost is 0 and marked unpriced when the model has no configured price', async () => {
+  test('cost is unknown (null, never 0) and marked unpriced when the model has no price', async () => {
     const server = await serve([{ kind: 'reply', text: 'hi', usage: { promptTokens: 10, completionTokens: 5 } }]);
-    const result = await clientFor(server).complete({ messages: [{ role: 'user', content: 'x' }] });
-    assert.deepEqual(result.usage, { promptTokens: 10, completionTokens: 5, costUsd: 0, priced: false });
+    const result = await clientFor(server, { prices: { 'another-model': { inputPerMTok: 1, outputPerMTok: 1 } } }).complete({ messages: [{ role: 'user', content: 'x' }] });
+    assert.deepEqual(result.usage, { promptTokens: 10, completionTokens: 5, costUsd: null, priced: false, source: 'reported' });
   });
 
   test('429 with Retry-After is retried no sooner than asked, then succeeds', async () => {
@@ -216,6 +216,8 @@ describe('client options from settings', () => {
       baseURL: 'http://x/v1',
       model: 'big',
       apiKey: 'sk-env',
+      dialect: 'openai',
+      stream: false,
       temperature: 0.2,
       topP: 0.95,
       maxRetries: 4,

@@ -2,7 +2,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLlmPolicy, type LlmPolicyLimits } from '@/agent/llm/policy';
+import { createLlmPolicy, type LlmPolicyLimits, type LlmProtocolOptions } from '@/agent/llm/policy';
 import type { LlmClientOptions } from '@/agent/llm/client';
 import { latestToolResults, startScriptedModelServer, type RecordedRequest, type Script, type ScriptStep, type ScriptedModelServer } from '@/e2e/doubles/scripted-model-server';
 import { arraySink, createTempRepo, policyContext, type TempRepo } from './temp-repo';
@@ -13,7 +13,16 @@ after(async () => {
   for (const c of cleanups) await c();
 });
 
-async function setup(script: Script, { client = {}, limits = {}, ctxLimits = {}, description }: { client?: Partial<LlmClientOptions>; limits?: LlmPolicyLimits; ctxLimits?: Partial<PolicyContext['limits']>; description?: string } = {}) {
+async function setup(
+  script: Script,
+  {
+    client = {},
+    limits = {},
+    ctxLimits = {},
+    description,
+    protocol,
+  }: { client?: Partial<LlmClientOptions>; limits?: LlmPolicyLimits; ctxLimits?: Partial<PolicyContext['limits']>; description?: string; protocol?: LlmProtocolOptions } = {},
+) {
   const server: ScriptedModelServer = await startScriptedModelServer({ script, apiKey: 'k-123' });
   const repo: TempRepo = await createTempRepo();
   cleanups.push(() => server.close(), () => repo.cleanup());
@@ -23,6 +32,7 @@ async function setup(script: Script, { client = {}, limits = {}, ctxLimits = {},
   const policy = createLlmPolicy({
     client: { baseURL: server.url, model: 'm', apiKey: 'k-123', backoffBaseMs: 10, backoffMaxMs: 40, ...client },
     limits,
+    ...(protocol ? { protocol } : {}),
   });
   return { server, repo, sink, ctx, controller, policy };
 }
@@ -94,7 +104,7 @@ describe('LLM policy against the scripted model server', () => {
       call('edit_file', { path: 'src/cart.js', old_text: 42 }),
       call('edit_file', FIX),
       call('finish', { summary: 'fixed' }),
-    ]);
+    ], { protocol: { editProtocol: 'tools' } });
     const outcome = await policy.run(ctx);
     assert.equal(outcome.status, 'patched');
     assert.match(toolMessages(server.requests[1]!).at(-1)!, /not valid JSON/);
@@ -109,7 +119,7 @@ describe('LLM policy against the scripted model server', () => {
   test('too many consecutive malformed calls end the run with model_error, keeping the trajectory', async () => {
     const { sink, ctx, policy } = await setup(
       { steps: [{ kind: 'reply', toolCalls: [{ name: 'read_file', arguments: 'not json' }] }], whenExhausted: 'repeat-last' },
-      { limits: { maxConsecutiveMalformed: 2 } },
+      { limits: { maxConsecutiveMalformed: 2 }, protocol: { editProtocol: 'tools' } },
     );
     const outcome = await policy.run(ctx);
     assert.equal(outcome.status, 'gave_up');
@@ -178,7 +188,7 @@ describe('LLM policy against the scripted model server', () => {
     const outcome = await policy.run(ctx);
     assert.equal(outcome.status === 'gave_up' && outcome.exitReason, 'cost_budget');
     assert.equal(server.requests.length, 2);
-    assert.ok(Math.abs(outcome.usage.costUsd - 2) < 1e-9);
+    assert.ok(Math.abs((outcome.usage.costUsd ?? NaN) - 2) < 1e-9);
   });
 
   test('the tool-call limit ends the run with tool_call_limit', async () => {

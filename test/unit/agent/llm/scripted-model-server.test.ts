@@ -50,6 +50,29 @@ describe('scripted model server (test double) protocol', () => {
     assert.match(((await exhausted.json()) as { error: { message: string } }).error.message, /script exhausted/);
   });
 
+  test('azure: /__requests never serves the api-key header; a request without api-version is refused', async () => {
+    const server = await serve({ script: [{ kind: 'reply', text: 'ok' }], dialect: 'azure', apiKey: 'azure-secret-key' });
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] });
+    const headers = { 'content-type': 'application/json', 'api-key': 'azure-secret-key' };
+    const missing = await fetch(`${server.url}/openai/deployments/d/chat/completions`, { method: 'POST', headers, body });
+    assert.equal(missing.status, 400);
+    const ok = await fetch(`${server.url}/openai/deployments/d/chat/completions?api-version=2024-10-21`, { method: 'POST', headers, body });
+    assert.equal(ok.status, 200);
+    assert.equal(server.requests.at(-1)!.apiKeyHeader, 'azure-secret-key');
+    const served = await (await fetch(`${server.url}/__requests`)).text();
+    assert.match(served, /"deployment":"d"/);
+    assert.doesNotMatch(served, /azure-secret-key/);
+  });
+
+  test('an expectation that the latest results do not meet answers 400 and names what was missing', async () => {
+    const server = await serve({ script: [{ kind: 'reply', expect: { resultIncludes: ['PASSED'], resultExcludes: [] }, text: 'never' }] });
+    const res = await post(server.url, JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'Target tests FAILED' }] }));
+    assert.equal(res.status, 400);
+    const error = ((await res.json()) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'scripted_expectation_failed');
+    assert.match(error.message, /missing "PASSED"; the latest results were: Target tests FAILED/);
+  });
+
   test('a raw step sends any body: a proxy error page is an error the client retries', async () => {
     const server = await serve({ script: [{ kind: 'raw', status: 502, contentType: 'text/html', body: '<html>Bad gateway</html>' }, { kind: 'reply', text: 'fine' }] });
     const client = new LlmClient({ baseURL: server.url, model: 'm', apiKey: 'k', backoffBaseMs: 5 });

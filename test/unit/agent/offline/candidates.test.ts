@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateCandidates, replaceEdit } from '../../../../agent/policies/offline/candidates';
+import { dedupeByTree, generateCandidates, replaceEdit, type Candidate } from '../../../../agent/policies/offline/candidates';
 import { tsSites, pySites } from '../../../../agent/policies/offline/sites';
 import type { ChangeContext, Evidence, Suspect } from '../../../../agent/types';
 
@@ -53,7 +53,8 @@ describe('sites', () => {
   test('TypeScript: operators come from the parser, not from comments, strings or generic types', () => {
     const sites = tsSites({ file: 'a.ts', text: TS_FIRST_N, start: 1, end: 7 });
     const ops = sites.filter((s) => s.kind === 'operator').map((s) => (s.kind === 'operator' ? `${s.op}@${TS_FIRST_N.slice(0, s.range.start).split('\n').length}` : ''));
-    assert.deepEqual(ops, ['&&@5', '<@5', '<@5']);
+    // `i++` is an operator site too (a step the wider search may turn into `--`)
+    assert.deepEqual(ops, ['&&@5', '<@5', '<@5', '++@5']);
     const strings = sites.filter((s) => s.kind === 'string');
     assert.equal(strings.length, 1, 'the string is a literal site, its insides are not operators');
   });
@@ -63,7 +64,8 @@ describe('sites', () => {
     const root = await project({ 'm.py': src });
     const sites = await pySites({ root, file: 'm.py', text: src, start: 1, end: 6 });
     const ops = sites.filter((s) => s.kind === 'operator').map((s) => (s.kind === 'operator' ? s.op : ''));
-    assert.deepEqual(ops.sort(), ['-', '<', 'and'].sort());
+    // `not in` is a membership operator (it may become `in`), never a negation
+    assert.deepEqual(ops.sort(), ['-', '<', 'and', 'not in'].sort());
     const negations = sites.filter((s) => s.kind === 'negation');
     assert.equal(negations.length, 1);
     if (negations[0].kind === 'negation') assert.equal(src.slice(negations[0].range.start, negations[0].range.end), 'not ');
@@ -319,5 +321,51 @@ describe('replaceEdit', () => {
     const start = source.indexOf('<', source.indexOf('c = 2'));
     const edit = replaceEdit({ file: 'm.py', source, mutation: { template: 'relational-operator', range: { start, end: start + 1 }, replacement: '<=', prior: 1, description: '' } });
     assert.equal(apply(source, edit), 'a = 1\nb = x < y\nc = 2\nb = x <= y\nd = 3\n');
+  });
+});
+
+describe('deduplication by syntax tree', () => {
+  const cand = (file: string, oldText: string, newText: string, template: Candidate['template'] = 'delete-statement') => ({
+    template,
+    file,
+    line: 1,
+    symbol: 'f',
+    description: `${oldText} → ${newText}`,
+    edits: [{ kind: 'replace' as const, file, oldText, newText }],
+    score: 1,
+    onEditedLine: false,
+  });
+
+  test('TypeScript: layout and comments do not make a new candidate; the file itself is no candidate; what does not parse is none', async () => {
+    const src = 'export function f(a: number, b: number): number {\n  return a - b;\n}\n';
+    const texts = new Map([['m.ts', src]]);
+    const { unique, pruned } = await dedupeByTree({
+      candidates: [
+        cand('m.ts', '  return a - b;', '  return b - a;'),
+        cand('m.ts', '  return a - b;', '  return b  -  a; // swapped'),
+        cand('m.ts', '  return a - b;', '  return a  - b;'),
+        cand('m.ts', '  return a - b;', '  return a - ;'),
+        cand('m.ts', '  return a - b;', '  return a + b;'),
+      ],
+      texts,
+    });
+    assert.deepEqual(unique.map((c) => c.edits[0].newText), ['  return b - a;', '  return a + b;']);
+    assert.deepEqual(pruned, { duplicates: 2, unparsable: 1 });
+  });
+
+  test('Python: the same through the helper (redundant parentheses are the same tree there)', async () => {
+    const src = 'def f(a, b):\n    return a - b\n';
+    const texts = new Map([['m.py', src]]);
+    const { unique, pruned } = await dedupeByTree({
+      candidates: [
+        cand('m.py', '    return a - b', '    return (a) - b'),
+        cand('m.py', '    return a - b', '    return b - a'),
+        cand('m.py', '    return a - b', '    return (b - a)'),
+        cand('m.py', '    return a - b', '    return b -'),
+      ],
+      texts,
+    });
+    assert.deepEqual(unique.map((c) => c.edits[0].newText), ['    return b - a']);
+    assert.deepEqual(pruned, { duplicates: 2, unparsable: 1 });
   });
 });

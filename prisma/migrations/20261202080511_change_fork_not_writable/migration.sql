@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Change" ADD COLUMN     "forkNotWritable" TEXT;
