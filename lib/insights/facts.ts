@@ -70,6 +70,7 @@ export const RUN_TABLE: RollupTable = {
     'toolCalls',
     'tokens',
     'costMicros',
+    'unpriced',
     'finished',
     'noFix',
     'found',

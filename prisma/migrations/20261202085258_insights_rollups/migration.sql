@@ -24,6 +24,7 @@ CREATE TABLE "InsightsRunDay" (
     "toolCalls" BIGINT NOT NULL DEFAULT 0,
     "tokens" BIGINT NOT NULL DEFAULT 0,
     "costMicros" BIGINT NOT NULL DEFAULT 0,
+    "unpriced" INTEGER NOT NULL DEFAULT 0,
     "finished" INTEGER NOT NULL DEFAULT 0,
     "noFix" INTEGER NOT NULL DEFAULT 0,
     "found" INTEGER NOT NULL DEFAULT 0,

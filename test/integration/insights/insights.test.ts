@@ -50,7 +50,8 @@ interface RunSpec {
   toolCalls: number;
   prompt?: number;
   completion?: number;
-  cost?: number;
+  /** null: the model had no price */
+  cost?: number | null;
   exit: string;
   phases?: Record<string, number>;
   greenGate?: boolean;
@@ -132,7 +133,7 @@ async function addChange({
         toolCalls: spec.toolCalls,
         promptTokens: spec.prompt ?? 0,
         completionTokens: spec.completion ?? 0,
-        costUsd: spec.cost ?? 0,
+        costUsd: spec.cost === undefined ? 0 : spec.cost,
         createdAt: new Date(at + MIN),
         startedAt: new Date(at + MIN),
         finishedAt: new Date(at + 9 * MIN),
@@ -513,5 +514,24 @@ describe('GET /api/insights/[section]', () => {
       params: { section: 'funnel' },
     });
     assert.equal(bad.status, 422);
+  });
+});
+
+describe('a run whose model had no price', () => {
+  test('its cost is unknown: counted apart, left out of the sums, and its fix is not a zero-cost one', async () => {
+    const c = (await db.db.repository.create({ data: { name: 'repo-c', gitUrl: '/srv/c.git' } })).id;
+    const reviewerId = (await db.db.user.findFirstOrThrow({ where: { email: 'r@example.test' } })).id;
+    const at = Date.parse('2026-09-08T09:00:00Z');
+    await addChange({ repo: c, at, runs: [{ policy: 'llm', toolCalls: 7, prompt: 100, completion: 10, cost: null, exit: 'fixed' }], fix: { minutes: 9 }, reviewerId });
+    await addChange({ repo: c, at: at + MIN, runs: [{ policy: 'llm', toolCalls: 3, cost: 0.4, exit: 'no_candidate' }], reviewerId });
+    await rebuildInsightsRollups({ db: db.db });
+    const cost = await section('cost', { period: 'custom', from: '2026-09-01', to: '2026-09-30', repo: 'repo-c' });
+    assert.equal(cost.total.runs, 2);
+    assert.equal(cost.total.unpricedRuns, 1);
+    assert.ok(Math.abs(cost.total.costUsd - 0.4) < 1e-9);
+    assert.equal(cost.total.posted, 1);
+    assert.deepEqual(cost.zeroCost, { posted: 0, share: 0 });
+    assert.equal(cost.byPolicyModel.length, 1);
+    assert.equal(cost.byPolicyModel[0].unpricedRuns, 1);
   });
 });
