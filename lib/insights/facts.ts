@@ -2,7 +2,7 @@ import 'server-only';
 import type { Db } from '../db';
 import type { Prisma } from '../generated/prisma/client';
 import { PHASES } from '../../common/run-events';
-import { isTerminalRunStatus } from '../../common/run-status';
+import { SEARCHED_IN_VAIN_EXIT_REASONS, isTerminalRunStatus } from '../../common/run-status';
 import { bucketOf } from './histogram';
 import { SqlParams, utc } from './sql';
 
@@ -150,6 +150,7 @@ export function keyedColumn(key: string): KeyedColumn {
 export const NO_FIX_CATEGORIES = [
   'not_reproduced',
   'not_caused_by_change',
+  'mislocalised',
   'compile_rejected',
   'green_not_reached',
   'regression_failed',
@@ -161,12 +162,18 @@ export const NO_FIX_CATEGORIES = [
 ] as const;
 export type NoFixCategory = (typeof NO_FIX_CATEGORIES)[number];
 
+const MISLOCALISABLE_SQL = SEARCHED_IN_VAIN_EXIT_REASONS.map((r) => `'${r}'`).join(', ');
+
 /**
- * A run's exit reason as a category. A policy that ran out of candidates
- * ("no_candidate") is split by its trajectory: when no candidate ever reached
- * the GREEN gate the compile gate rejected them all, else GREEN was never reached.
+ * A run's exit reason as a category. A run that searched in vain where the
+ * developer, next time, changed none of its suspects' files is mislocalised,
+ * whatever its search ran out of (the exit reason is kept beside it). A
+ * policy that ran out of candidates ("no_candidate") is otherwise split by
+ * its trajectory: when no candidate ever reached the GREEN gate the compile
+ * gate rejected them all, else GREEN was never reached.
  */
-export function noFixCategory(exitReason: string | null, reachedGreen: boolean): NoFixCategory {
+export function noFixCategory(exitReason: string | null, reachedGreen: boolean, mislocalised = false): NoFixCategory {
+  if (mislocalised && (SEARCHED_IN_VAIN_EXIT_REASONS as readonly string[]).includes(exitReason ?? '')) return 'mislocalised';
   switch (exitReason) {
     case 'not_reproduced':
     case 'not_caused_by_change':
@@ -231,6 +238,8 @@ export interface RunFact {
   /** null: the model had no price (unknown, never $0) */
   costUsd: number | null;
   reachedGreen: boolean;
+  /** no fix, and none of the files the developer changed next was among the run's suspects */
+  mislocalised: boolean;
   fix: null | {
     /** null: posted */
     dropReason: string | null;
@@ -284,6 +293,12 @@ SELECT r."changeId" AS change_id, to_char(c."createdAt", 'YYYY-MM-DD') AS day, c
   (r."promptTokens"::float8 + r."completionTokens") AS tokens, r."costUsd" AS cost,
   CASE WHEN r."exitReason" = 'no_candidate' THEN EXISTS (
     SELECT 1 FROM "RunEvent" e WHERE e."runId" = r.id AND e.type = 'gate' AND e.payload->>'gate' = 'green') ELSE FALSE END AS reached_green,
+  CASE WHEN f.id IS NULL AND r."exitReason" IN (${MISLOCALISABLE_SQL}) AND jsonb_typeof(rv."nextFiles") = 'array' AND jsonb_array_length(rv."nextFiles") > 0 THEN
+    EXISTS (SELECT 1 FROM "RunEvent" e WHERE e."runId" = r.id AND e.type = 'suspects')
+    AND NOT EXISTS (
+      SELECT 1 FROM "RunEvent" e CROSS JOIN LATERAL jsonb_array_elements(COALESCE(e.payload->'suspects', '[]'::jsonb)) s
+      WHERE e."runId" = r.id AND e.type = 'suspects' AND s->>'file' IN (SELECT jsonb_array_elements_text(rv."nextFiles")))
+  ELSE FALSE END AS mislocalised,
   f.id AS fix_id,
   CASE WHEN f.status = 'DROPPED' THEN COALESCE(NULLIF(regexp_replace(f."dropReason", '^dropped:', ''), ''), 'unknown')
        WHEN v."supersededAt" IS NOT NULL AND v."supersededAt" <= f."createdAt" THEN 'stale' END AS drop_reason,
@@ -292,6 +307,7 @@ SELECT r."changeId" AS change_id, to_char(c."createdAt", 'YYYY-MM-DD') AS day, c
     SELECT json_agg(json_build_array(d.kind::text, d.surface::text, d.reason::text)) FROM "Decision" d WHERE d."fixId" = f.id) END AS decisions
 FROM "Run" r JOIN "Change" c ON c.id = r."changeId"
 LEFT JOIN "Fix" f ON f."runId" = r.id LEFT JOIN "ChangeRevision" v ON v.id = f."revisionId"
+LEFT JOIN "ChangeRevision" rv ON rv.id = r."revisionId"
 WHERE ${changeWhere(range, rp)}`;
   const changeRows = await db.$queryRawUnsafe<Row[]>(changeSql, ...cp.values);
   const runRows = await db.$queryRawUnsafe<Row[]>(runSql, ...rp.values);
@@ -329,6 +345,7 @@ WHERE ${changeWhere(range, rp)}`;
         tokens: Number(r.tokens),
         costUsd: r.cost === null || r.cost === undefined ? null : Number(r.cost),
         reachedGreen: r.reached_green === true,
+        mislocalised: r.mislocalised === true,
         fix:
           r.fix_id === null || r.fix_id === undefined
             ? null
@@ -546,7 +563,7 @@ function runContribution(r: RunFact): Counts {
     c.set('finished', 1);
     if (!r.fix) {
       c.set('noFix', 1);
-      c.set(`${COUNTER.noFix}${noFixCategory(r.exitReason, r.reachedGreen)}:${r.exitReason ?? 'unknown'}`, 1);
+      c.set(`${COUNTER.noFix}${noFixCategory(r.exitReason, r.reachedGreen, r.mislocalised)}:${r.exitReason ?? 'unknown'}`, 1);
     }
   }
   if (r.ended) for (const [phase, ms] of r.phases) add(c, `${COUNTER.phaseMs}${phase}:${bucketOf(ms)}`, 1);
