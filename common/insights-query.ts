@@ -3,9 +3,11 @@ import { optionalText, searchParamsToObject } from './change-query';
 
 // The Insights filter as it travels in a URL query string: one filter for
 // every section (the API route parses it with InsightsQuerySchema, the pages
-// build their links with toInsightsSearchParams). Periods are UTC: a preset
-// is the last N days up to now, a custom period is whole UTC days from `from`
-// to `to` inclusive. No server imports: the browser uses it too.
+// build their links with toInsightsSearchParams). Periods are whole UTC days
+// (the days the figures are kept per): a preset is the last N days, today
+// (up to now) and the N − 1 before it, the same days a custom period from
+// N − 1 days ago to today covers; a custom period is whole UTC days from
+// `from` to `to` inclusive. No server imports: the browser uses it too.
 
 export const PERIOD_PRESETS = ['7d', '30d', '90d', 'all', 'custom'] as const;
 export type PeriodPreset = (typeof PERIOD_PRESETS)[number];
@@ -117,7 +119,7 @@ export interface ResolvedPeriod {
   to: Date;
 }
 
-/** The period as UTC instants: presets end now, custom periods cover whole UTC days. */
+/** The period as UTC instants: presets are today up to now and the N − 1 days before; custom periods cover whole UTC days. */
 export function resolvePeriod(q: Pick<InsightsQuery, 'period' | 'from' | 'to'>, now: Date): ResolvedPeriod {
   switch (q.period) {
     case 'all':
@@ -127,8 +129,10 @@ export function resolvePeriod(q: Pick<InsightsQuery, 'period' | 'from' | 'to'>, 
         from: new Date(`${q.from}T00:00:00Z`),
         to: new Date(Date.parse(`${q.to}T00:00:00Z`) + DAY_MS),
       };
-    default:
-      return { from: new Date(now.getTime() - Number(q.period.slice(0, -1)) * DAY_MS), to: now };
+    default: {
+      const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+      return { from: new Date(today - (Number(q.period.slice(0, -1)) - 1) * DAY_MS), to: now };
+    }
   }
 }
 

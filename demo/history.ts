@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Prisma } from '../lib/generated/prisma/client';
+import { SEARCHED_IN_VAIN_EXIT_REASONS } from '../common/run-status';
 import { createRng, type Rng } from './prng';
 
 // A few weeks of made-up, clearly labelled activity (origin DEMO_HISTORY,
@@ -64,6 +66,8 @@ interface FixTemplate {
   diff: string;
   summary: string;
 }
+
+const SEARCHED_IN_VAIN = new Set<string>(SEARCHED_IN_VAIN_EXIT_REASONS);
 
 const NODE_FIXES: FixTemplate[] = [
   {
@@ -491,6 +495,19 @@ class HistoryBuilder {
       events.push({ runId, seq: events.length, type: 'phase', payload: { phase, status: 'started' }, createdAt: this.past(t) });
       t += phaseTimings[phase];
     });
+    // a run that searched in vain localised first: its suspect is the file
+    // the fix template would have edited (Insights compares it with what
+    // the developer changed next, below)
+    const searched = !fixStatus && SEARCHED_IN_VAIN.has(exitReason);
+    if (searched) {
+      events.push({
+        runId,
+        seq: events.length,
+        type: 'suspects',
+        payload: { suspects: [{ file: template.file, symbol: 'suspect', kind: 'function', startLine: 1, endLine: 20, score: 0.8, reasons: ['[history] edited by the change'] }] },
+        createdAt: this.past(startedAt + phaseTimings.setup + phaseTimings.red + phaseTimings.localise),
+      });
+    }
     // a policy that ran out of candidates: some reached the GREEN gate and
     // failed it, others never got past the compile gate (Insights tells them
     // apart by this event); decided without a draw so the rest stays the same
@@ -538,6 +555,7 @@ class HistoryBuilder {
       change.status = 'NO_FIX';
       change.statusReason = exitReason;
       change.updatedAt = this.past(finishedAt);
+      if (searched) this.addDevelopersOwnFix({ change, revisionId, runId, template, at: finishedAt });
       return;
     }
 
@@ -576,6 +594,24 @@ class HistoryBuilder {
     change.statusReason = null;
     this.addDecisions({ change, fix, readyAt: finishedAt, repoKind });
     this.addGrades({ fixId, readyAt: finishedAt });
+  }
+
+  /**
+   * After a run that found nothing, half the developers push their own fix
+   * within the hour: the next revision, whose files the workers' housekeeping
+   * records (lib/insights/developer-files.ts; here written at once). It
+   * touches the run's suspect in two cases of three, another file otherwise
+   * (the run was mislocalised). Decided from the run's id, not drawn, so the
+   * rest of the history stays the same.
+   */
+  private addDevelopersOwnFix({ change, revisionId, runId, template, at }: { change: Prisma.ChangeCreateManyInput; revisionId: string; runId: string; template: FixTemplate; at: number }): void {
+    const h = createHash('sha256').update(runId).digest();
+    if (h[0]! % 2 === 1) return;
+    const pushedAt = at + (5 + (h[1]! % 55)) * MINUTE;
+    if (pushedAt > this.now - 5 * MINUTE) return;
+    this.addNewerRevision({ change, revisionId, at: pushedAt });
+    const old = this.rows.revisions.find((r) => r.id === revisionId)!;
+    old.nextFiles = h[2]! % 3 === 0 ? [template.file.replace(/[^/]*$/, (name) => `settings${name.slice(name.lastIndexOf('.'))}`)] : [template.file];
   }
 
   /** the developer pushed a new revision while the run was working: its fix is stale */

@@ -7,6 +7,7 @@ import type { BuiltRepo } from './build-repos';
 import { generateHistory, HISTORY_TITLE_PREFIX, type HistoryRows } from './history';
 import { DEMO_USERS, HISTORY_EMAIL_DOMAIN } from './users';
 import { seedGradingQueue } from './grading';
+import { ensureInsightsRollups, rebuildInsightsRollups } from '../lib/insights/rollup';
 
 // Seeds the demo into a migrated database: the sign-in users, the demo
 // repositories, a CI token for the demo reporter, and a few weeks of labelled
@@ -226,6 +227,10 @@ export async function seedDemo({
         })
       : { created: false, items: 0 };
   const historyChanges = await db.change.count({ where: { origin: 'DEMO_HISTORY', title: { startsWith: HISTORY_TITLE_PREFIX } } });
+  // the history went straight into the tables, past the writers that keep
+  // the Insights rollups: build them from it (else only if never built)
+  if (created) await rebuildInsightsRollups({ db });
+  else await ensureInsightsRollups({ db });
 
   return {
     users: users.map((u) => ({ id: u.id, email: u.email, roles: u.roles })),

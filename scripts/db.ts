@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { getEnv } from '../lib/env';
 import { openDb, resolveDbTarget, type DbHandle } from '../lib/db';
 import { applyMigrations, getMigrationStatus } from './db/migrate';
+import { ensureInsightsRollups } from '../lib/insights/rollup';
 import {
   MIGRATION_LOCK,
   diffDatabaseToSchema,
@@ -69,6 +70,25 @@ async function commandMigrate({ migrationsDir }: Paths): Promise<number> {
     out(`Database: ${describeTarget(handle)}`);
     if (applied.length === 0) out('No pending migrations to apply.');
     else for (const name of applied) out(`Applied ${name}`);
+    // a database whose Insights rollups were never built, or built by another
+    // definition, gets them from its raw rows now (lib/insights/rollup.ts)
+    const [{ present }] = await handle.db.$queryRawUnsafe<Array<{ present: boolean }>>(
+      `SELECT to_regclass('"InsightsRunDay"') IS NOT NULL AS present`,
+    );
+    if (present) {
+      let last = 0;
+      const { rebuilt, days } = await ensureInsightsRollups({
+        db: handle.db,
+        // a server rebuilds a day per core; PGlite one at a time
+        concurrency: handle.target.kind === 'postgres' ? 2 : 1,
+        onProgress: (p) => {
+          if (Date.now() - last < 5_000) return;
+          last = Date.now();
+          out(`Insights rollups: ${p.kind} days ${p.done}/${p.of}`);
+        },
+      });
+      if (rebuilt) out(`Built the Insights rollups (${days} days).`);
+    }
     return 0;
   });
 }

@@ -7,6 +7,7 @@ import { claimRun, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS, listWaitingRuns, reap
 import { startDeliveryWorker, type DeliveryWorker } from '../../lib/hosts/process';
 import { notifyCodeHostOfRun } from '../../lib/hosts/sync';
 import { executeRun, type RunOutcome } from './execute';
+import { recordDeveloperFiles } from '../../lib/insights/developer-files';
 
 // The worker loop: fetch as many jobs as there are free slots, claim each run
 // atomically, and run the claimed ones in the background. Also, every few
@@ -101,6 +102,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
     // record it if the branch has the commit, else hand the fix back (lib/fixes/apply.ts)
     const applies = await reconcileStuckApplies();
     if (Object.keys(applies).length > 0) log({ event: 'reconciled_applies', applies });
+    // what the developer changed after a superseded revision: Insights' "mislocalised" (lib/insights/developer-files.ts)
+    const developer = await recordDeveloperFiles();
+    if (developer.recorded > 0) log({ event: 'developer_files', ...developer });
   };
 
   const loop = async () => {

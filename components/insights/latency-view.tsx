@@ -30,7 +30,7 @@ export function LatencyView() {
       <ChartCard
         id="latency-cdf"
         title="How long until a fix, against the developer’s own next edit"
-        subtitle="Share of posted fixes (and of revisions the developer followed up) within a given time of the failure report. Percentiles interpolate linearly between ranks."
+        subtitle="Share of posted fixes (and of revisions the developer followed up) within a given time of the failure report. Percentiles interpolate linearly between ranks, each time rounded to a bucket within 1.6% of it."
         table={{
           columns: [
             { label: 'share', numeric: true, format: (v) => formatPercent(v as number) },

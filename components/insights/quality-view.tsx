@@ -13,6 +13,7 @@ const LABEL_COLOURS = { correct: PALETTE.green, overfitting: PALETTE.amber, inco
 const CATEGORY_LABELS: Record<string, string> = {
   not_reproduced: 'Not reproduced',
   not_caused_by_change: 'Not caused by the change',
+  mislocalised: 'Mislocalised (the developer changed other files)',
   compile_rejected: 'Every candidate failed the compile gate',
   green_not_reached: 'GREEN never reached',
   regression_failed: 'Regression suite failed',

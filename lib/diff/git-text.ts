@@ -103,3 +103,19 @@ export async function diffBetweenRevisions({
     return null;
   }
 }
+
+/**
+ * The paths a local repository's diff between two revisions touches (both
+ * sides of a rename), sorted; null when it cannot be read (not a local path,
+ * an unknown revision). At most `max` paths.
+ */
+export async function filesChangedBetween({ repoPath, from, to, max = 1000 }: { repoPath: string; from: string; to: string; max?: number }): Promise<string[] | null> {
+  if (!REV.test(from) || !REV.test(to) || !path.isAbsolute(repoPath) || !existsSync(repoPath)) return null;
+  try {
+    const { stdoutBytes } = await runGit('read', repoPath, ['diff', '--name-only', '--no-renames', '-z', from, to, '--'], { maxOutputBytes: 4 * 1024 * 1024 });
+    const files = stdoutBytes.toString('utf8').split('\0').filter(Boolean);
+    return [...new Set(files)].sort().slice(0, max);
+  } catch {
+    return null;
+  }
+}

@@ -8,6 +8,7 @@ import { DECIDABLE, fixUnavailableError, requireDecider, type Decider } from './
 import { summaryToText } from './text';
 import { notifyCodeHost } from '../hosts/sync';
 import { hostPushTarget } from '../hosts/push-target';
+import { refreshInsightsRollups } from '../insights/rollup';
 import { ApplyClaimSchema, SurfaceSchema, type ApplyClaim, type SurfaceName } from './schemas';
 
 // Accepting a fix = writing it as a commit on the change's branch.
@@ -183,6 +184,7 @@ async function recordApplied({
       },
       tx,
     );
+    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
     return { decisionId: decision.id };
   });
 }
@@ -328,6 +330,7 @@ export async function recordLocalApply({
       { actorId: userId, actorKind: 'user', action: 'fix.accept', targetType: 'fix', targetId: fixId, data: { mode: 'local', surface: where, changeId: fix.changeId } },
       tx,
     );
+    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
     return { fixId, decisionId: decision.id };
   });
 }

@@ -6,6 +6,7 @@ import { ChangeStatus, DecisionKind, FixStatus, Origin } from '../generated/pris
 import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
 import { notifyCodeHost } from '../hosts/sync';
+import { refreshInsightsRollups } from '../insights/rollup';
 
 /** The fixes a person may still decide on: READY, and not an example from the demo history. */
 export const DECIDABLE = { status: FixStatus.READY, change: { origin: { not: Origin.DEMO_HISTORY } } } satisfies Prisma.FixWhereInput;
@@ -130,6 +131,7 @@ export async function recordPreview({
       { actorId: userId, actorKind: 'user', action: 'fix.preview', targetType: 'fix', targetId: fixId, data: { surface: where, changeId: fix.changeId } },
       tx,
     );
+    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
     return { decisionId: decision.id };
   });
 }
@@ -188,6 +190,7 @@ export async function rejectFix({
       },
       tx,
     );
+    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
     return { decisionId: decision.id, changeId: fix.changeId };
   });
   // the pull request's comment and check say so (a queued job, lib/hosts/sync.ts)

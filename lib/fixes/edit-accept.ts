@@ -8,6 +8,7 @@ import { applyEditedFix, type AcceptResult } from './apply';
 import { fixUnavailableError, requireDecider } from './decisions';
 import { diffForEditedFix } from './queries';
 import { EditedDiffSchema, SurfaceSchema, type SurfaceName } from './schemas';
+import { refreshInsightsRollups } from '../insights/rollup';
 
 // Edit, then accept. A reviewer's edited diff is not trusted any more than the
 // agent's: it goes back through the compile gate and the test-driven gate as a
@@ -99,7 +100,11 @@ export async function completeRevalidation({ runId }: { runId: string }): Promis
 
   // a REVALIDATE run re-checks an existing fix: a fix row it may have produced is not a new one to review
   if (run.fix) {
-    await db.fix.updateMany({ where: { id: run.fix.id, status: FixStatus.READY }, data: { status: FixStatus.DROPPED, dropReason: `revalidation of ${fixId}` } });
+    const revalidationFixId = run.fix.id;
+    await db.$transaction(async (tx) => {
+      await tx.fix.updateMany({ where: { id: revalidationFixId, status: FixStatus.READY }, data: { status: FixStatus.DROPPED, dropReason: `revalidation of ${fixId}` } });
+      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
+    });
   }
 
   if (run.status !== RunStatus.FIXED) {

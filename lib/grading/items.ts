@@ -13,6 +13,7 @@ import { diffBetweenRevisions } from '../diff/git-text';
 import type { GradeLabelName, GradeTagName } from '../../common/grading';
 import { canLeadQueue, loadQueue, queueForGrader, queueForLead, type QueueRow } from './queues';
 import type { GradeInput } from './schemas';
+import { refreshInsightsRollups } from '../insights/rollup';
 
 // A grader's work in a queue: "next item" (a reservation, so two graders
 // never take the last open slot of an item), the item as the grading page
@@ -357,6 +358,8 @@ export async function submitGrade({
       await tx.consensus.create({ data: { fixId: item.fixId, label: input.label, automatic: true, note: `Unanimous: ${labels.length} labels`, settledById: user.id } });
       await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'auto_settle', label: input.label } });
       settledAutomatically = true;
+      // precision counts settled fixes
+      await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
     }
     return { outcome, settledAutomatically };
   }, TX);
@@ -460,5 +463,6 @@ export async function settleItem({
       { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
       tx,
     );
+    await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
   }, TX);
 }

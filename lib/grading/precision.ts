@@ -1,6 +1,7 @@
 import 'server-only';
-import { Prisma } from '../generated/prisma/client';
 import { getDb } from '../db';
+import { ALL, COUNTER, NO_MODEL, PRECISION_TABLE, addAll, type Counts } from '../insights/facts';
+import { InsightsReader, OWN, keyedCounts, n, withInsightsSnapshot } from '../insights/read';
 import { wilson } from '../../common/stats';
 import { GRADE_LABELS, type GradeLabelName } from '../../common/grading';
 
@@ -8,7 +9,9 @@ import { GRADE_LABELS, type GradeLabelName } from '../../common/grading';
 // label over settled fixes (a Consensus row, automatic or settled by a
 // person), with 95% Wilson intervals, optionally grouped; and the reviewers'
 // decisions beside the graders' verdicts. The one query module the managers'
-// pages read precision from. The period is the fix's creation time.
+// pages read precision from. The period is the fix's creation time. The
+// counts come from the Insights precision rollup (lib/insights/rollup.ts,
+// defined in lib/insights/facts.ts), kept by the writers.
 
 export interface PrecisionFilter {
   from?: Date;
@@ -38,71 +41,84 @@ export interface PrecisionRow {
 
 export const PRECISION_GROUPS: readonly PrecisionGroup[] = ['repository', 'policy', 'model', 'month'];
 
-function whereOf(filter: PrecisionFilter): Prisma.Sql {
-  const parts: Prisma.Sql[] = [Prisma.sql`TRUE`];
-  if (filter.from) parts.push(Prisma.sql`f."createdAt" >= ${filter.from}`);
-  if (filter.to) parts.push(Prisma.sql`f."createdAt" < ${filter.to}`);
-  if (filter.repositoryId) parts.push(Prisma.sql`ch."repositoryId" = ${filter.repositoryId}`);
-  if (filter.policy) parts.push(Prisma.sql`r.policy = ${filter.policy}`);
-  if (filter.model) parts.push(Prisma.sql`r.model = ${filter.model}`);
-  return Prisma.join(parts, ' AND ');
-}
-
-const GROUP_SQL: Record<PrecisionGroup | 'none', { key: Prisma.Sql; label: Prisma.Sql }> = {
-  none: { key: Prisma.sql`NULL::text`, label: Prisma.sql`'All settled fixes'::text` },
-  repository: { key: Prisma.sql`rp.id`, label: Prisma.sql`rp.name` },
-  policy: { key: Prisma.sql`r.policy`, label: Prisma.sql`r.policy` },
-  model: { key: Prisma.sql`r.model`, label: Prisma.sql`COALESCE(r.model, 'no model')` },
-  month: {
-    key: Prisma.sql`to_char(date_trunc('month', f."createdAt"), 'YYYY-MM')`,
-    label: Prisma.sql`to_char(date_trunc('month', f."createdAt"), 'YYYY-MM')`,
-  },
-};
-
 function shareOf(count: number, n: number): Share {
   const interval = wilson(count, n);
   return { count, share: n > 0 ? count / n : null, low: interval?.low ?? null, high: interval?.high ?? null };
 }
 
+/** Where a query may read: a reader of the filter's period in a snapshot (Insights shares one), else a new one. */
+export interface PrecisionOptions {
+  reader?: InsightsReader;
+}
+
+async function withReader<T>(filter: PrecisionFilter, options: PrecisionOptions | undefined, fn: (reader: InsightsReader) => Promise<T>): Promise<T> {
+  if (options?.reader) return fn(options.reader);
+  return withInsightsSnapshot(getDb(), (tx) => fn(new InsightsReader(tx, { from: filter.from ?? null, to: filter.to ?? null })));
+}
+
+/** the filter's cell: its repository, policy and model, or every one */
+function cellWhere(filter: PrecisionFilter): Record<string, string> {
+  return { repositoryId: filter.repositoryId || ALL, policy: filter.policy || ALL, model: filter.model || ALL };
+}
+
+const LABEL_COUNT: Record<GradeLabelName, string> = { CORRECT: 'correct', OVERFITTING: 'overfitting', INCORRECT: 'incorrect', IRRELEVANT: 'irrelevant' };
+
 /** Settled fixes and their label shares; without groupBy one row (key null), else one row per group in key order. */
-export async function precision(filter: PrecisionFilter, groupBy?: PrecisionGroup): Promise<PrecisionRow[]> {
-  const group = GROUP_SQL[groupBy ?? 'none'];
-  const rows = await getDb().$queryRaw<Array<{ key: string | null; label: string; grade: GradeLabelName; n: number }>>`
-    SELECT ${group.key} AS key, ${group.label} AS label, c.label::text AS grade, count(*)::int AS n
-    FROM "Consensus" c
-    JOIN "Fix" f ON f.id = c."fixId"
-    JOIN "Run" r ON r.id = f."runId"
-    JOIN "Change" ch ON ch.id = f."changeId"
-    JOIN "Repository" rp ON rp.id = ch."repositoryId"
-    WHERE ${whereOf(filter)}
-    GROUP BY 1, 2, 3`;
-  const groups = new Map<string, { key: string | null; label: string; counts: Record<GradeLabelName, number> }>();
-  for (const row of rows) {
-    const id = `${row.key ?? '\u0000'}`;
-    let g = groups.get(id);
-    if (!g) {
-      g = { key: row.key, label: row.label, counts: { CORRECT: 0, OVERFITTING: 0, INCORRECT: 0, IRRELEVANT: 0 } };
-      groups.set(id, g);
+export async function precision(filter: PrecisionFilter, groupBy?: PrecisionGroup, options?: PrecisionOptions): Promise<PrecisionRow[]> {
+  return withReader(filter, options, async (reader) => {
+    // settled fixes by repository, policy and model (one query whatever the
+    // grouping: a fix has one of each, so every grouping adds these up), or by day for months
+    const fine = groupBy === 'month' ? cellWhere(filter) : { repositoryId: filter.repositoryId || OWN, policy: filter.policy || OWN, model: filter.model || OWN };
+    const sums = await reader.sums({ table: PRECISION_TABLE, where: fine }, groupBy === 'month' ? ['day'] : ['repositoryId', 'policy', 'model']);
+    const keyOf = (d: Record<string, string>): string | null => {
+      switch (groupBy) {
+        case 'repository':
+          return d.repositoryId!;
+        case 'policy':
+          return d.policy!;
+        case 'model':
+          return d.model === NO_MODEL ? null : d.model!;
+        case 'month':
+          return d.day!.slice(0, 7);
+        default:
+          return null;
+      }
+    };
+    const groups = new Map<string, Counts>();
+    for (const { group, counts } of sums.values()) {
+      const key = keyOf(group) ?? '\u0000';
+      let sum = groups.get(key);
+      if (!sum) groups.set(key, (sum = new Map()));
+      addAll(sum, counts);
     }
-    g.counts[row.grade] += Number(row.n);
-  }
-  if (!groupBy && groups.size === 0) {
-    groups.set('\u0000', { key: null, label: 'All settled fixes', counts: { CORRECT: 0, OVERFITTING: 0, INCORRECT: 0, IRRELEVANT: 0 } });
-  }
-  return [...groups.values()]
-    .sort((a, b) => (a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1))
-    .map((g) => {
-      const settled = GRADE_LABELS.reduce((sum, l) => sum + g.counts[l], 0);
-      return {
-        key: g.key,
-        label: g.label,
-        settled,
-        correct: shareOf(g.counts.CORRECT, settled),
-        overfitting: shareOf(g.counts.OVERFITTING, settled),
-        incorrect: shareOf(g.counts.INCORRECT, settled),
-        irrelevant: shareOf(g.counts.IRRELEVANT, settled),
-      };
-    });
+    if (!groupBy && groups.size === 0) groups.set('\u0000', new Map());
+    const names =
+      groupBy === 'repository'
+        ? new Map(
+            (await reader.tx.repository.findMany({ where: { id: { in: [...groups.keys()] } }, select: { id: true, name: true } })).map((r) => [r.id, r.name]),
+          )
+        : new Map<string, string>();
+    const labelOf = (key: string | null): string => {
+      if (!groupBy) return 'All settled fixes';
+      if (key === null) return 'no model';
+      return groupBy === 'repository' ? (names.get(key) ?? key) : key;
+    };
+    return [...groups.entries()]
+      .map(([id, counts]) => ({ key: id === '\u0000' ? null : id, counts }))
+      .sort((a, b) => (a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1))
+      .map(({ key, counts }) => {
+        const settled = GRADE_LABELS.reduce((sum, l) => sum + n(counts, LABEL_COUNT[l]), 0);
+        return {
+          key,
+          label: labelOf(key),
+          settled,
+          correct: shareOf(n(counts, 'correct'), settled),
+          overfitting: shareOf(n(counts, 'overfitting'), settled),
+          incorrect: shareOf(n(counts, 'incorrect'), settled),
+          irrelevant: shareOf(n(counts, 'irrelevant'), settled),
+        };
+      });
+  });
 }
 
 /**
@@ -111,44 +127,26 @@ export async function precision(filter: PrecisionFilter, groupBy?: PrecisionGrou
  * and the reasons the reviewers gave for those rejections (the latest reject
  * decision's reason; "UNSPECIFIED" when it gave none).
  */
-export async function reviewersVsGraders(filter: PrecisionFilter): Promise<{
+export async function reviewersVsGraders(
+  filter: PrecisionFilter,
+  options?: PrecisionOptions,
+): Promise<{
   acceptedJudgedBad: number;
   acceptedSettled: number;
   rejectedJudgedCorrect: number;
   rejectedSettled: number;
   rejectedCorrectByReason: Array<{ reason: string; count: number }>;
 }> {
-  const where = whereOf(filter);
-  const [counts] = await getDb().$queryRaw<
-    Array<{ acceptedSettled: number; acceptedJudgedBad: number; rejectedSettled: number; rejectedJudgedCorrect: number }>
-  >`
-    SELECT
-      count(*) FILTER (WHERE f.status = 'APPLIED')::int AS "acceptedSettled",
-      count(*) FILTER (WHERE f.status = 'APPLIED' AND c.label IN ('OVERFITTING', 'INCORRECT'))::int AS "acceptedJudgedBad",
-      count(*) FILTER (WHERE f.status = 'REJECTED')::int AS "rejectedSettled",
-      count(*) FILTER (WHERE f.status = 'REJECTED' AND c.label = 'CORRECT')::int AS "rejectedJudgedCorrect"
-    FROM "Consensus" c
-    JOIN "Fix" f ON f.id = c."fixId"
-    JOIN "Run" r ON r.id = f."runId"
-    JOIN "Change" ch ON ch.id = f."changeId"
-    WHERE ${where}`;
-  const reasons = await getDb().$queryRaw<Array<{ reason: string; count: number }>>`
-    SELECT COALESCE(d.reason::text, 'UNSPECIFIED') AS reason, count(*)::int AS count
-    FROM "Consensus" c
-    JOIN "Fix" f ON f.id = c."fixId"
-    JOIN "Run" r ON r.id = f."runId"
-    JOIN "Change" ch ON ch.id = f."changeId"
-    LEFT JOIN LATERAL (
-      SELECT reason FROM "Decision" WHERE "fixId" = f.id AND kind = 'REJECT' ORDER BY "createdAt" DESC, id DESC LIMIT 1
-    ) d ON TRUE
-    WHERE ${where} AND f.status = 'REJECTED' AND c.label = 'CORRECT'
-    GROUP BY 1
-    ORDER BY 2 DESC, 1`;
-  return {
-    acceptedJudgedBad: Number(counts?.acceptedJudgedBad ?? 0),
-    acceptedSettled: Number(counts?.acceptedSettled ?? 0),
-    rejectedJudgedCorrect: Number(counts?.rejectedJudgedCorrect ?? 0),
-    rejectedSettled: Number(counts?.rejectedSettled ?? 0),
-    rejectedCorrectByReason: reasons.map((r) => ({ reason: r.reason, count: Number(r.count) })),
-  };
+  return withReader(filter, options, async (reader) => {
+    const counts = await reader.total({ table: PRECISION_TABLE, where: cellWhere(filter), counters: true });
+    return {
+      acceptedJudgedBad: n(counts, 'acceptedJudgedBad'),
+      acceptedSettled: n(counts, 'acceptedSettled'),
+      rejectedJudgedCorrect: n(counts, 'rejectedJudgedCorrect'),
+      rejectedSettled: n(counts, 'rejectedSettled'),
+      rejectedCorrectByReason: [...keyedCounts(counts, COUNTER.rejectedCorrect).entries()]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0)),
+    };
+  });
 }

@@ -4,6 +4,7 @@ import { writeAudit } from '../audit';
 import { tokenCoversRepository, type TokenPrincipal } from '../auth/tokens';
 import { AppError, isUniqueViolation } from '../errors';
 import { triageNewRevision } from '../runs/service';
+import { cohortSliceOf, refreshInsightsRollups } from '../insights/rollup';
 import { inferAuthorKind } from './author';
 import type { IngestUpload } from './body';
 import { collectFailures, type CollectedFailures, type FailureDraft } from './failures';
@@ -307,6 +308,9 @@ async function storeRevision({
     },
     tx,
   );
+  // last: a new change, a revision that supersedes another, a skipped change
+  // back to NEW, or an author kind that moved the change to another slice
+  await refreshInsightsRollups({ tx, changeIds: [result.changeId], slices: change ? [cohortSliceOf(change)] : [] });
   return result;
 }
 

@@ -1,7 +1,8 @@
 import 'server-only';
-import { getDb, type Db } from '../db';
 import { ratio } from '../../common/insights-query';
-import { SqlParams, bucketExpr, bucketIso, count, fixesCte, queryRows, type InsightsScope } from './scope';
+import { COUNTER, RUN_TABLE, type Counts } from './facts';
+import { OWN, bucketOfDay, keyedCounts, n, total, totalsBy, type InsightsReader } from './read';
+import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 
 // What reviewers did with the posted fixes of the cohort (scope.ts): per
 // surface (dashboard, the code host's pull request, CLI, API) how many were previewed (any decision) and
@@ -41,102 +42,58 @@ export interface Adoption {
   trend: Array<AdoptionRow & { bucket: string }>;
 }
 
-function row(r: { posted: unknown; previewed: unknown; applied: unknown; rejected: unknown }): AdoptionRow {
-  const posted = count(r.posted);
-  const previewed = count(r.previewed);
-  const applied = count(r.applied);
+function row(c: Counts): AdoptionRow {
+  const posted = n(c, 'posted');
+  const previewed = n(c, 'previewed');
+  const applied = n(c, 'applied');
   return {
     posted,
     previewed,
     applied,
-    rejected: count(r.rejected),
+    rejected: n(c, 'rejected'),
     applyPerPreview: ratio(applied, previewed),
     applyPerPosted: ratio(applied, posted),
   };
 }
 
-export async function adoption({ scope, db = getDb() }: { scope: InsightsScope; db?: Db }): Promise<Adoption> {
-  const p = new SqlParams();
-  const base = `WITH ${fixesCte(scope, p)},
-pf AS (SELECT * FROM fx WHERE drop_reason IS NULL),
-dd AS (
-  SELECT d."fixId", d.kind::text AS kind, d.surface::text AS surface, d.reason::text AS reason
-  FROM "Decision" d JOIN pf ON pf.id = d."fixId"
-),
-per_fix AS (
-  SELECT pf.id, pf."repositoryId", pf.cohort_at,
-    EXISTS (SELECT 1 FROM dd WHERE dd."fixId" = pf.id) AS previewed,
-    EXISTS (SELECT 1 FROM dd WHERE dd."fixId" = pf.id AND dd.kind IN ('ACCEPT', 'EDIT_ACCEPT')) AS applied,
-    EXISTS (SELECT 1 FROM dd WHERE dd."fixId" = pf.id AND dd.kind = 'REJECT') AS rejected
-  FROM pf
-)`;
-  const sql = `${base}
-SELECT 'surface' AS part, surface AS key,
-  count(DISTINCT "fixId")::int AS previewed,
-  count(DISTINCT "fixId") FILTER (WHERE kind IN ('ACCEPT', 'EDIT_ACCEPT'))::int AS applied,
-  NULL::int AS posted, NULL::int AS rejected, NULL::int AS accept, NULL::int AS edit_accept, NULL::int AS reject
-FROM dd GROUP BY surface
-UNION ALL
-SELECT 'kinds', NULL, NULL, NULL, NULL, NULL,
-  count(*) FILTER (WHERE kind = 'ACCEPT')::int, count(*) FILTER (WHERE kind = 'EDIT_ACCEPT')::int, count(*) FILTER (WHERE kind = 'REJECT')::int
-FROM dd
-UNION ALL
-SELECT 'repository', rp.name, count(*) FILTER (WHERE previewed)::int, count(*) FILTER (WHERE applied)::int,
-  count(*)::int, count(*) FILTER (WHERE rejected)::int, NULL, NULL, NULL
-FROM per_fix JOIN "Repository" rp ON rp.id = per_fix."repositoryId" GROUP BY rp.name
-UNION ALL
-SELECT 'trend', ${bucketExpr(scope, 'cohort_at')}, count(*) FILTER (WHERE previewed)::int, count(*) FILTER (WHERE applied)::int,
-  count(*)::int, count(*) FILTER (WHERE rejected)::int, NULL, NULL, NULL
-FROM per_fix GROUP BY 2`;
-  const reasonSql = `${base}
-SELECT ${bucketExpr(scope, 'pf.cohort_at')} AS bucket, COALESCE(dd.reason, 'OTHER') AS reason, count(*)::int AS n
-FROM dd JOIN pf ON pf.id = dd."fixId" WHERE dd.kind = 'REJECT' GROUP BY 1, 2 ORDER BY 1`;
-
-  const [rows, reasonRows] = await Promise.all([
-    queryRows<{
-      part: string;
-      key: string | null;
-      previewed: unknown;
-      applied: unknown;
-      posted: unknown;
-      rejected: unknown;
-      accept: unknown;
-      edit_accept: unknown;
-      reject: unknown;
-    }>(db, sql, p),
-    // the same CTEs, so the same parameters
-    queryRows<{ bucket: string; reason: string; n: unknown }>(db, reasonSql, p),
+export async function adoption({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<Adoption> {
+  const where = runCellWhere(scope, { repairOnly: true });
+  const [cells, perRepository] = await Promise.all([
+    reader.cells({ table: RUN_TABLE, where, counters: true }),
+    // per repository (just the one asked for, if any)
+    reader.sums({ table: RUN_TABLE, where: { ...where, repositoryId: scope.repositoryId === undefined ? OWN : where.repositoryId } }, ['repositoryId']),
   ]);
-
-  const repositories = rows
-    .filter((r) => r.part === 'repository')
-    .map((r) => ({ repository: r.key ?? '', ...row(r) }))
+  const sum = total(cells);
+  const names = await repositoryNames(reader, [...perRepository.values()].map((g) => g.group.repositoryId!));
+  // only where something was posted: a row per repository or bucket with fixes to adopt
+  const repositories = [...perRepository.values()]
+    .filter((g) => n(g.counts, 'posted') > 0)
+    .map((g) => ({ repository: names.get(g.group.repositoryId!) ?? g.group.repositoryId!, ...row(g.counts) }))
     .sort((a, b) => b.posted - a.posted || a.repository.localeCompare(b.repository));
-  const posted = repositories.reduce((s, r) => s + r.posted, 0);
+  const posted = n(sum, 'posted');
+  const previewedOn = keyedCounts(sum, COUNTER.surfacePreviewed);
+  const appliedOn = keyedCounts(sum, COUNTER.surfaceApplied);
   const surfaces = SURFACES.map((surface): SurfaceAdoption => {
-    const r = rows.find((x) => x.part === 'surface' && x.key === surface);
-    const previewed = count(r?.previewed);
-    const applied = count(r?.applied);
+    const previewed = previewedOn.get(surface) ?? 0;
+    const applied = appliedOn.get(surface) ?? 0;
     return { surface, previewed, applied, applyPerPreview: ratio(applied, previewed), applyPerPosted: ratio(applied, posted) };
   });
-  const kinds = rows.find((r) => r.part === 'kinds');
-  const trend = rows
-    .filter((r) => r.part === 'trend')
-    .map((r) => ({ bucket: bucketIso(r.key!), ...row(r) }))
-    .sort((a, b) => a.bucket.localeCompare(b.bucket));
-  const byBucket = new Map<string, Record<string, number>>();
-  for (const r of reasonRows) {
-    const key = bucketIso(r.bucket);
-    const entry = byBucket.get(key) ?? {};
-    entry[r.reason] = count(r.n);
-    byBucket.set(key, entry);
-  }
+  const byBucket = totalsBy(RUN_TABLE, cells, (d) => bucketOfDay(d.day!, scope.bucket));
+  const buckets = [...byBucket.keys()].sort();
   return {
     posted,
     surfaces,
-    decisions: { accept: count(kinds?.accept), editAccept: count(kinds?.edit_accept), reject: count(kinds?.reject) },
-    rejectReasons: [...byBucket.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([bucket, reasons]) => ({ bucket, reasons })),
+    decisions: { accept: n(sum, 'accepts'), editAccept: n(sum, 'editAccepts'), reject: n(sum, 'rejects') },
+    rejectReasons: buckets
+      .map((b) => ({ bucket: bucketIso(b), reasons: Object.fromEntries(keyedCounts(byBucket.get(b)!, COUNTER.reject)) }))
+      .filter((r) => Object.keys(r.reasons).length > 0),
     repositories,
-    trend,
+    trend: buckets.filter((b) => n(byBucket.get(b), 'posted') > 0).map((b) => ({ bucket: bucketIso(b), ...row(byBucket.get(b)!) })),
   };
+}
+
+async function repositoryNames(reader: InsightsReader, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await reader.tx.repository.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return new Map(rows.map((r) => [r.id, r.name]));
 }

@@ -1,16 +1,20 @@
 import 'server-only';
-import { getDb, type Db } from '../db';
 import { ratio } from '../../common/insights-query';
-import { SqlParams, bucketExpr, bucketIso, cohortWhere, count, fixesCte, num, queryRows, runWhere, type InsightsScope } from './scope';
+import { COUNTER, NO_MODEL, RUN_TABLE, addAll, type Counts } from './facts';
+import { percentiles } from './histogram';
+import { OWN, bucketOfDay, histogramOf, n, type InsightsReader } from './read';
+import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 
 // Effort and cost of the cohort's runs (scope.ts): every run the filter
 // selects counts, re-validations of edited fixes included (they cost too),
 // and the cost per posted or applied fix divides that whole spend by the
 // fixes posted or applied, because the runs that found nothing are part of
 // the price of the ones that did. Grouped by policy and model; the offline
-// tier's share is the posted fixes whose run cost nothing. A run whose model
-// had no price has an unknown cost (null): the sums leave it out and
-// `unpricedRuns` says how many were left out.
+// tier's share is the posted fixes whose run cost nothing. Cost is summed in
+// millionths of a dollar (each run's cost rounded to that), so sums are exact.
+// A run whose model had no price has an unknown cost (null): the sums leave
+// it out, `unpricedRuns` says how many were left out, and its fix is not one
+// of the zero-cost ones.
 
 export interface CostRow {
   runs: number;
@@ -40,24 +44,24 @@ export interface Cost {
   trend: Array<{ bucket: string; runs: number; costUsd: number; posted: number; applied: number; costPerApplied: number | null }>;
 }
 
-function costRow(r: { runs: unknown; tool_calls: unknown; tokens: unknown; cost: unknown; unpriced: unknown; posted: unknown; applied: unknown } | undefined): CostRow {
-  const runs = count(r?.runs);
-  const toolCalls = count(r?.tool_calls);
-  const tokens = count(r?.tokens);
-  const costUsd = num(r?.cost) ?? 0;
-  const posted = count(r?.posted);
-  const applied = count(r?.applied);
+function costRow(runs: Counts | undefined, fixes: Counts | undefined): CostRow {
+  const runCount = n(runs, 'runs');
+  const toolCalls = n(runs, 'toolCalls');
+  const tokens = n(runs, 'tokens');
+  const costUsd = n(runs, 'costMicros') / 1_000_000;
+  const posted = n(fixes, 'posted');
+  const applied = n(fixes, 'applied');
   return {
-    runs,
+    runs: runCount,
     toolCalls,
     tokens,
     costUsd,
-    unpricedRuns: count(r?.unpriced),
+    unpricedRuns: n(runs, 'unpriced'),
     posted,
     applied,
-    toolCallsPerRun: ratio(toolCalls, runs),
-    tokensPerRun: ratio(tokens, runs),
-    costPerRun: ratio(costUsd, runs),
+    toolCallsPerRun: ratio(toolCalls, runCount),
+    tokensPerRun: ratio(tokens, runCount),
+    costPerRun: ratio(costUsd, runCount),
     costPerPosted: ratio(costUsd, posted),
     costPerApplied: ratio(costUsd, applied),
     tokensPerPosted: ratio(tokens, posted),
@@ -67,113 +71,68 @@ function costRow(r: { runs: unknown; tool_calls: unknown; tokens: unknown; cost:
   };
 }
 
-export async function cost({ scope, db = getDb() }: { scope: InsightsScope; db?: Db }): Promise<Cost> {
-  const p = new SqlParams();
-  const sql = `WITH rr AS (
-  SELECT r.policy, r.model, r."toolCalls" AS tc, (r."promptTokens" + r."completionTokens")::bigint AS tok, r."costUsd" AS cost,
-         ${bucketExpr(scope, 'c."createdAt"')} AS bucket
-  FROM "Run" r JOIN "Change" c ON c.id = r."changeId"
-  WHERE ${cohortWhere(scope, p)} AND ${runWhere(scope, p, { repairOnly: false })}
-), ${fixesCte(scope, p)},
-pf AS (
-  SELECT fx.id, r.policy, r.model, fx.cost, ${bucketExpr(scope, 'fx.cohort_at')} AS bucket,
-    EXISTS (SELECT 1 FROM "Decision" d WHERE d."fixId" = fx.id AND d.kind IN ('ACCEPT', 'EDIT_ACCEPT')) AS applied
-  FROM fx JOIN "Run" r ON r.id = fx.run_id WHERE fx.drop_reason IS NULL
-)
-SELECT 'runs' AS part, GROUPING(policy, model) AS g, policy, model, NULL AS bucket, count(*)::int AS runs,
-  sum(tc)::float8 AS tool_calls, sum(tok)::float8 AS tokens, sum(cost)::float8 AS cost,
-  percentile_cont(0.5) WITHIN GROUP (ORDER BY tc) AS p50_tc, percentile_cont(0.9) WITHIN GROUP (ORDER BY tc) AS p90_tc,
-  percentile_cont(0.5) WITHIN GROUP (ORDER BY tok) AS p50_tok, percentile_cont(0.9) WITHIN GROUP (ORDER BY tok) AS p90_tok,
-  NULL::int AS posted, NULL::int AS applied, NULL::int AS zero, count(*) FILTER (WHERE cost IS NULL)::int AS unpriced
-FROM rr GROUP BY GROUPING SETS ((policy, model), ())
-UNION ALL
-SELECT 'fixes', GROUPING(policy, model), policy, model, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  count(*)::int, count(*) FILTER (WHERE applied)::int, count(*) FILTER (WHERE cost = 0)::int, NULL
-FROM pf GROUP BY GROUPING SETS ((policy, model), ())
-UNION ALL
-SELECT 'trend_runs', 0, NULL, NULL, bucket, count(*)::int, NULL, NULL, sum(cost)::float8, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-FROM rr GROUP BY bucket
-UNION ALL
-SELECT 'trend_fixes', 0, NULL, NULL, bucket, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  count(*)::int, count(*) FILTER (WHERE applied)::int, NULL, NULL
-FROM pf GROUP BY bucket`;
-  type Row = {
-    part: string;
-    g: unknown;
-    policy: string | null;
-    model: string | null;
-    bucket: string | null;
-    runs: unknown;
-    tool_calls: unknown;
-    tokens: unknown;
-    cost: unknown;
-    p50_tc: unknown;
-    p90_tc: unknown;
-    p50_tok: unknown;
-    p90_tok: unknown;
-    posted: unknown;
-    applied: unknown;
-    zero: unknown;
-    unpriced: unknown;
-  };
-  const rows = await queryRows<Row>(db, sql, p);
+/** The period's spend and what it bought, alone (the overview's figures). */
+export async function costTotal({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<CostRow> {
+  const [runs, fixes] = await Promise.all([
+    reader.total({ table: RUN_TABLE, where: runCellWhere(scope, { repairOnly: false }) }),
+    reader.total({ table: RUN_TABLE, where: runCellWhere(scope, { repairOnly: true }) }),
+  ]);
+  return costRow(runs, fixes);
+}
 
-  const isTotal = (r: Row) => count(r.g) !== 0;
-  const runTotal = rows.find((r) => r.part === 'runs' && isTotal(r));
-  const fixTotal = rows.find((r) => r.part === 'fixes' && isTotal(r));
-  const total = costRow({ ...runTotal!, posted: fixTotal?.posted, applied: fixTotal?.applied } as Row);
+export async function cost({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<Cost> {
+  // runs: every trigger unless one is asked for (re-validations cost too); fixes: the repair runs'
+  const runWhere = runCellWhere(scope, { repairOnly: false });
+  const fixWhere = runCellWhere(scope, { repairOnly: true });
+  const perGroup = { policy: scope.policy ?? OWN, model: scope.model ?? OWN };
+  const [runs, runDays, fixDays, runGroups, fixGroups] = await Promise.all([
+    reader.total({ table: RUN_TABLE, where: runWhere, histograms: [COUNTER.toolCalls, COUNTER.tokens] }),
+    reader.sums({ table: RUN_TABLE, where: runWhere }, ['day']),
+    reader.sums({ table: RUN_TABLE, where: fixWhere }, ['day']),
+    reader.sums({ table: RUN_TABLE, where: { ...runWhere, ...perGroup } }, ['policy', 'model']),
+    reader.sums({ table: RUN_TABLE, where: { ...fixWhere, ...perGroup } }, ['policy', 'model']),
+  ]);
+  const fixes: Counts = new Map();
+  for (const { counts } of fixDays.values()) addAll(fixes, counts);
+  const [p50ToolCalls, p90ToolCalls] = percentiles(histogramOf(runs, COUNTER.toolCalls), [0.5, 0.9]);
+  const [p50Tokens, p90Tokens] = percentiles(histogramOf(runs, COUNTER.tokens), [0.5, 0.9]);
+  const totalRow = costRow(runs, fixes);
 
-  const key = (r: Row) => `${r.policy}\u0000${r.model ?? ''}`;
-  const groups = new Map<string, { policy: string; model: string | null; runs?: Row; fixes?: Row }>();
-  for (const r of rows) {
-    if ((r.part !== 'runs' && r.part !== 'fixes') || isTotal(r)) continue;
-    const g = groups.get(key(r)) ?? { policy: r.policy ?? '', model: r.model };
-    if (r.part === 'runs') g.runs = r;
-    else g.fixes = r;
-    groups.set(key(r), g);
-  }
-  const byPolicyModel = [...groups.values()]
-    .map((g) => ({
-      policy: g.policy,
-      model: g.model,
-      ...costRow({
-        runs: g.runs?.runs,
-        tool_calls: g.runs?.tool_calls,
-        tokens: g.runs?.tokens,
-        cost: g.runs?.cost,
-        unpriced: g.runs?.unpriced,
-        posted: g.fixes?.posted,
-        applied: g.fixes?.applied,
-      }),
+  const byPolicyModel = [...runGroups.entries()]
+    .filter(([, g]) => n(g.counts, 'runs') > 0)
+    .map(([key, g]) => ({
+      policy: g.group.policy!,
+      model: g.group.model === NO_MODEL ? null : g.group.model!,
+      ...costRow(g.counts, fixGroups.get(key)?.counts),
     }))
     .sort((a, b) => b.runs - a.runs || a.policy.localeCompare(b.policy));
 
-  const buckets = new Map<string, { runs: number; costUsd: number; posted: number; applied: number }>();
-  for (const r of rows) {
-    if (r.part !== 'trend_runs' && r.part !== 'trend_fixes') continue;
-    const b = buckets.get(r.bucket!) ?? { runs: 0, costUsd: 0, posted: 0, applied: 0 };
-    if (r.part === 'trend_runs') {
-      b.runs = count(r.runs);
-      b.costUsd = num(r.cost) ?? 0;
-    } else {
-      b.posted = count(r.posted);
-      b.applied = count(r.applied);
+  const byBucket = (days: Map<string, { group: Record<string, string>; counts: Counts }>) => {
+    const out = new Map<string, Counts>();
+    for (const { group, counts } of days.values()) {
+      const bucket = bucketOfDay(group.day!, scope.bucket);
+      let sum = out.get(bucket);
+      if (!sum) out.set(bucket, (sum = new Map()));
+      addAll(sum, counts);
     }
-    buckets.set(r.bucket!, b);
-  }
-  const zero = count(fixTotal?.zero);
+    return out;
+  };
+  const runBuckets = byBucket(runDays);
+  const fixBuckets = byBucket(fixDays);
+  const zero = n(fixes, 'postedZeroCost');
   return {
-    total: {
-      ...total,
-      p50ToolCalls: num(runTotal?.p50_tc),
-      p90ToolCalls: num(runTotal?.p90_tc),
-      p50Tokens: num(runTotal?.p50_tok),
-      p90Tokens: num(runTotal?.p90_tok),
-    },
-    zeroCost: { posted: zero, share: ratio(zero, total.posted) },
+    total: { ...totalRow, p50ToolCalls: p50ToolCalls ?? null, p90ToolCalls: p90ToolCalls ?? null, p50Tokens: p50Tokens ?? null, p90Tokens: p90Tokens ?? null },
+    zeroCost: { posted: zero, share: ratio(zero, totalRow.posted) },
     byPolicyModel,
-    trend: [...buckets.entries()]
-      .sort((a, b) => a[0].localeCompare(b[0]))
-      .map(([bucket, b]) => ({ bucket: bucketIso(bucket), ...b, costPerApplied: ratio(b.costUsd, b.applied) })),
+    trend: [...runBuckets.keys()]
+      .filter((b) => n(runBuckets.get(b), 'runs') > 0)
+      .sort()
+      .map((bucket) => {
+        const r = runBuckets.get(bucket);
+        const f = fixBuckets.get(bucket);
+        const costUsd = n(r, 'costMicros') / 1_000_000;
+        const applied = n(f, 'applied');
+        return { bucket: bucketIso(bucket), runs: n(r, 'runs'), costUsd, posted: n(f, 'posted'), applied, costPerApplied: ratio(costUsd, applied) };
+      }),
   };
 }

@@ -1,7 +1,8 @@
 import 'server-only';
-import { getDb, type Db } from '../db';
 import { ratio } from '../../common/insights-query';
-import { DROP_REASON_SQL, SqlParams, cohortWhere, count, queryRows, runWhere, type InsightsScope } from './scope';
+import { COHORT_TABLE, COUNTER, RUN_TABLE } from './facts';
+import { keyedCounts, n, type InsightsReader } from './read';
+import { cohortWhere, runCellWhere, type InsightsScope } from './scope';
 
 // FlowAgent's funnel for the cohort (scope.ts): changes with failures →
 // skipped by pre-execution filters (by reason) → attempted (a repair run) →
@@ -51,59 +52,43 @@ export interface Funnel {
   notAttempted: number;
 }
 
-export async function funnel({ scope, db = getDb() }: { scope: InsightsScope; db?: Db }): Promise<Funnel> {
-  const p = new SqlParams();
-  const sql = `
-WITH c AS (
-  SELECT c.id, c.status::text AS status, c."statusReason" AS reason FROM "Change" c WHERE ${cohortWhere(scope, p)}
-), r AS (
-  SELECT DISTINCT r."changeId" FROM "Run" r JOIN c ON c.id = r."changeId" WHERE ${runWhere(scope, p, { repairOnly: true })}
-), f AS (
-  SELECT f.id, ${DROP_REASON_SQL} AS drop_reason
-  FROM "Fix" f JOIN c ON c.id = f."changeId" JOIN "Run" r ON r.id = f."runId" JOIN "ChangeRevision" v ON v.id = f."revisionId"
-  WHERE ${runWhere(scope, p, { repairOnly: true })}
-), d AS (
-  SELECT d."fixId", bool_or(d.kind IN ('ACCEPT', 'EDIT_ACCEPT')) AS applied
-  FROM "Decision" d JOIN f ON f.id = d."fixId" AND f.drop_reason IS NULL GROUP BY d."fixId"
-)
-SELECT 'changes' AS step, NULL AS reason, count(*)::int AS n FROM c
-UNION ALL SELECT 'skipped', COALESCE(reason, 'unknown'), count(*)::int FROM c
-  WHERE status = 'SKIPPED' AND NOT EXISTS (SELECT 1 FROM "Run" x WHERE x."changeId" = c.id) GROUP BY 2
-UNION ALL SELECT 'attempted', NULL, count(*)::int FROM r
-UNION ALL SELECT 'found', NULL, count(*)::int FROM f
-UNION ALL SELECT 'dropped', drop_reason, count(*)::int FROM f WHERE drop_reason IS NOT NULL GROUP BY 2
-UNION ALL SELECT 'posted', NULL, count(*)::int FROM f WHERE drop_reason IS NULL
-UNION ALL SELECT 'previewed', NULL, count(*)::int FROM d
-UNION ALL SELECT 'applied', NULL, count(*)::int FROM d WHERE applied`;
-  const rows = await queryRows<{ step: FunnelStepKey; reason: string | null; n: unknown }>(db, sql, p);
-
-  const counts = new Map<FunnelStepKey, number>(FUNNEL_STEPS.map((k) => [k, 0]));
-  const reasons = new Map<FunnelStepKey, FunnelReason[]>();
-  for (const row of rows) {
-    counts.set(row.step, counts.get(row.step)! + count(row.n));
-    if (row.reason !== null) {
-      const list = reasons.get(row.step) ?? [];
-      list.push({ reason: row.reason, count: count(row.n), share: null });
-      reasons.set(row.step, list);
-    }
-  }
-  const changes = counts.get('changes')!;
+export async function funnel({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<Funnel> {
+  const [cohort, runs] = await Promise.all([
+    reader.total({ table: COHORT_TABLE, where: cohortWhere(scope), counters: true }),
+    reader.total({ table: RUN_TABLE, where: runCellWhere(scope, { repairOnly: true }), counters: true }),
+  ]);
+  const counts: Record<FunnelStepKey, number> = {
+    changes: n(cohort, 'changes'),
+    skipped: n(cohort, 'skipped'),
+    attempted: n(runs, 'attempted'),
+    found: n(runs, 'found'),
+    dropped: n(runs, 'dropped'),
+    posted: n(runs, 'posted'),
+    previewed: n(runs, 'previewed'),
+    applied: n(runs, 'applied'),
+  };
+  const reasons: Partial<Record<FunnelStepKey, Map<string, number>>> = {
+    skipped: keyedCounts(cohort, COUNTER.skip),
+    dropped: keyedCounts(runs, COUNTER.drop),
+  };
+  const changes = counts.changes;
   const steps = FUNNEL_STEPS.map((key): FunnelStep => {
-    const n = counts.get(key)!;
+    const count = counts[key];
     const base = BASE[key];
     const step: FunnelStep = {
       key,
-      count: n,
+      count,
       base,
-      retention: base ? ratio(n, counts.get(base)!) : null,
-      ofChanges: ratio(n, changes),
+      retention: base ? ratio(count, counts[base]) : null,
+      ofChanges: ratio(count, changes),
     };
-    if (key === 'skipped' || key === 'dropped') {
-      step.reasons = (reasons.get(key) ?? [])
-        .map((r) => ({ ...r, share: ratio(r.count, n) }))
+    const byReason = reasons[key];
+    if (byReason) {
+      step.reasons = [...byReason.entries()]
+        .map(([reason, c]) => ({ reason, count: c, share: ratio(c, count) }))
         .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
     }
     return step;
   });
-  return { steps, notAttempted: changes - counts.get('skipped')! - counts.get('attempted')! };
+  return { steps, notAttempted: changes - counts.skipped - counts.attempted };
 }

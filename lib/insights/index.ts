@@ -1,7 +1,8 @@
 import 'server-only';
 import { getDb, type Db } from '../db';
 import type { InsightsQuery, InsightsSection } from '../../common/insights-query';
-import { resolveScope } from './scope';
+import { resolveScope, scopeReader } from './scope';
+import { withInsightsSnapshot } from './read';
 import { funnel } from './funnel';
 import { adoption } from './adoption';
 import { latency } from './latency';
@@ -32,21 +33,25 @@ export async function insightsSection({
 }) {
   const scope = await resolveScope({ query, now, db });
   const period = { from: scope.from?.toISOString() ?? null, to: scope.to.toISOString() };
-  switch (section) {
-    case 'overview':
-      return { section, period, data: await overview({ scope, now, db }) };
-    case 'funnel':
-      return { section, period, data: await funnel({ scope, db }) };
-    case 'adoption':
-      return { section, period, data: await adoption({ scope, db }) };
-    case 'latency':
-      return { section, period, data: await latency({ scope, db }) };
-    case 'cost':
-      return { section, period, data: await cost({ scope, db }) };
-    case 'quality':
-    {
-      const [noFix, graded] = await Promise.all([noFixReasons({ scope, db }), gradedPrecision({ scope })]);
-      return { section, period, data: { noFix, precision: graded } };
+  // every read of the section in one snapshot: rollups and raw rows as of one moment
+  const data = await withInsightsSnapshot(db, async (tx) => {
+    const reader = scopeReader(tx, scope);
+    switch (section) {
+      case 'overview':
+        return overview({ scope, now, tx });
+      case 'funnel':
+        return funnel({ scope, reader });
+      case 'adoption':
+        return adoption({ scope, reader });
+      case 'latency':
+        return latency({ scope, reader });
+      case 'cost':
+        return cost({ scope, reader });
+      case 'quality': {
+        const [noFix, graded] = await Promise.all([noFixReasons({ scope, reader }), gradedPrecision({ scope, reader })]);
+        return { noFix, precision: graded };
+      }
     }
-  }
+  });
+  return { section, period, data };
 }

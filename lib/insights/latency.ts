@@ -1,15 +1,18 @@
 import 'server-only';
-import { getDb, type Db } from '../db';
 import { PHASES, type Phase } from '../../common/run-events';
 import { ratio } from '../../common/insights-query';
-import { SqlParams, cohortWhere, count, fixesCte, num, queryRows, runWhere, type InsightsScope } from './scope';
+import { COHORT_TABLE, COUNTER, RUN_TABLE } from './facts';
+import { histogramCount, percentiles, type Histogram } from './histogram';
+import { histogramOf, n, type InsightsReader } from './read';
+import { cohortWhere, runCellWhere, type InsightsScope } from './scope';
 
 // How fast, for the cohort (scope.ts). Fix latency: the failure report of the
 // revision → the fix posted (Fix.createdAt), posted fixes only. The
 // developer's own latency: a revision's failure report → the next revision of
 // the same change (ChangeRevision.supersededAt is set when it arrives).
 // Stale: fixes found after the developer had already pushed a newer revision.
-// Run time per phase from Run.phaseTimings. Percentiles: percentile_cont.
+// Run time per phase from Run.phaseTimings. Percentiles: the one definition
+// of histogram.ts (percentile_cont over fixed buckets, within 1.6%).
 
 /** The quantiles the CDF is drawn through: 0, 5%, …, 100%. */
 export const CDF_QUANTILES = Array.from({ length: 21 }, (_, i) => i / 20);
@@ -41,75 +44,37 @@ export interface Latency {
   phases: PhaseTime[];
 }
 
-const QUANTILE_SQL = `ARRAY[${CDF_QUANTILES.join(',')}]::float8[]`;
+const MINUTE_MS = 60_000;
 
-function toNumbers(value: unknown): number[] {
-  if (Array.isArray(value)) return value.map(Number);
-  if (typeof value === 'string') return value.replace(/[{}]/g, '').split(',').filter(Boolean).map(Number);
-  return [];
+/** A histogram of milliseconds as minutes, by the one percentile definition (histogram.ts). */
+function distribution(h: Histogram): Distribution {
+  const values = histogramCount(h);
+  if (values === 0) return { count: 0, p10: null, p25: null, p50: null, p90: null, cdf: [] };
+  const [p10, p25, p50, p90, ...cdf] = percentiles(h, [0.1, 0.25, 0.5, 0.9, ...CDF_QUANTILES]).map((ms) => ms! / MINUTE_MS);
+  return { count: values, p10, p25, p50, p90, cdf: cdf.map((minutes, i) => ({ share: CDF_QUANTILES[i]!, minutes })) };
 }
 
-function distribution(row: { n: unknown; q: unknown; p10: unknown; p25: unknown; p50: unknown; p90: unknown } | undefined): Distribution {
-  const n = count(row?.n);
-  if (!row || n === 0) return { count: 0, p10: null, p25: null, p50: null, p90: null, cdf: [] };
-  const q = toNumbers(row.q);
-  return {
-    count: n,
-    p10: num(row.p10),
-    p25: num(row.p25),
-    p50: num(row.p50),
-    p90: num(row.p90),
-    cdf: q.map((minutes, i) => ({ share: CDF_QUANTILES[i], minutes })),
-  };
+/** Failure reported → fix posted, alone (the overview's figure). */
+export async function fixLatency({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<Distribution> {
+  const runs = await reader.total({ table: RUN_TABLE, where: runCellWhere(scope, { repairOnly: true }), histograms: [COUNTER.fixMs] });
+  return distribution(histogramOf(runs, COUNTER.fixMs));
 }
 
-function percentiles(expr: string): string {
-  return `count(${expr})::int AS n,
-  percentile_cont(0.1) WITHIN GROUP (ORDER BY ${expr}) AS p10,
-  percentile_cont(0.25) WITHIN GROUP (ORDER BY ${expr}) AS p25,
-  percentile_cont(0.5) WITHIN GROUP (ORDER BY ${expr}) AS p50,
-  percentile_cont(0.9) WITHIN GROUP (ORDER BY ${expr}) AS p90,
-  percentile_cont(${QUANTILE_SQL}) WITHIN GROUP (ORDER BY ${expr}) AS q`;
-}
-
-const minutesBetween = (a: string, b: string) => `(EXTRACT(EPOCH FROM (${b} - ${a})) / 60.0)::float8`;
-
-export async function latency({ scope, db = getDb() }: { scope: InsightsScope; db?: Db }): Promise<Latency> {
-  const fp = new SqlParams();
-  const fixSql = `WITH ${fixesCte(scope, fp)}
-SELECT ${percentiles(`CASE WHEN drop_reason IS NULL THEN ${minutesBetween('reported_at', '"createdAt"')} END`)},
-  count(*)::int AS found, count(*) FILTER (WHERE drop_reason = 'stale')::int AS stale
-FROM fx`;
-
-  const dp = new SqlParams();
-  const devSql = `SELECT ${percentiles(minutesBetween('v."createdAt"', 'v."supersededAt"'))}
-FROM "ChangeRevision" v JOIN "Change" c ON c.id = v."changeId"
-WHERE ${cohortWhere(scope, dp)} AND v."supersededAt" IS NOT NULL`;
-
-  const pp = new SqlParams();
-  const phaseSql = `SELECT key AS phase, count(*)::int AS runs,
-  percentile_cont(0.5) WITHIN GROUP (ORDER BY value::text::float8) AS p50,
-  percentile_cont(0.9) WITHIN GROUP (ORDER BY value::text::float8) AS p90
-FROM "Run" r JOIN "Change" c ON c.id = r."changeId", jsonb_each(r."phaseTimings") AS t(key, value)
-WHERE ${cohortWhere(scope, pp)} AND ${runWhere(scope, pp, { repairOnly: true })} AND r."finishedAt" IS NOT NULL
-  AND jsonb_typeof(value) = 'number'
-GROUP BY key`;
-
-  type DistRow = { n: unknown; q: unknown; p10: unknown; p25: unknown; p50: unknown; p90: unknown };
-  const [[fixRow], [devRow], phaseRows] = await Promise.all([
-    queryRows<DistRow & { found: unknown; stale: unknown }>(db, fixSql, fp),
-    queryRows<DistRow>(db, devSql, dp),
-    queryRows<{ phase: string; runs: unknown; p50: unknown; p90: unknown }>(db, phaseSql, pp),
+export async function latency({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<Latency> {
+  const [runs, cohort] = await Promise.all([
+    reader.total({ table: RUN_TABLE, where: runCellWhere(scope, { repairOnly: true }), counters: true, histograms: [COUNTER.fixMs, COUNTER.phaseMs] }),
+    reader.total({ table: COHORT_TABLE, where: cohortWhere(scope), histograms: [COUNTER.developerMs] }),
   ]);
-  const found = count(fixRow?.found);
-  const stale = count(fixRow?.stale);
+  const found = n(runs, 'found');
+  const stale = n(runs, COUNTER.drop + 'stale');
   return {
-    fix: distribution(fixRow),
-    developer: distribution(devRow),
+    fix: distribution(histogramOf(runs, COUNTER.fixMs)),
+    developer: distribution(histogramOf(cohort, COUNTER.developerMs)),
     stale: { count: stale, found, share: ratio(stale, found) },
     phases: PHASES.map((phase) => {
-      const r = phaseRows.find((x) => x.phase === phase);
-      return { phase, runs: count(r?.runs), p50Ms: num(r?.p50), p90Ms: num(r?.p90) };
+      const h = histogramOf(runs, `${COUNTER.phaseMs}${phase}:`);
+      const [p50, p90] = percentiles(h, [0.5, 0.9]);
+      return { phase, runs: histogramCount(h), p50Ms: p50 ?? null, p90Ms: p90 ?? null };
     }),
   };
 }

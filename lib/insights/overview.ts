@@ -1,18 +1,22 @@
 import 'server-only';
-import { getDb, type Db } from '../db';
 import { ratio } from '../../common/insights-query';
 import { funnel } from './funnel';
-import { latency } from './latency';
-import { cost } from './cost';
+import { fixLatency } from './latency';
+import { costTotal } from './cost';
 import { precisionFilter } from './quality';
 import { precision } from '../grading/precision';
-import type { InsightsScope } from './scope';
+import { scopeReader, type InsightsScope } from './scope';
+import type { InsightsReader } from './read';
+import type { Prisma } from '../generated/prisma/client';
 
 // The manager's landing page: the numbers that matter for the cohort of the
-// last 7 days against the 7 days before (the filter's period is replaced,
-// everything else it says is kept).
+// last 7 whole UTC days (up to today's midnight) against the 7 days before
+// (the filter's period is replaced, everything else it says is kept). Whole
+// days on both sides, so the two weeks are equally long: a week ending now
+// would hold part of today against seven whole days.
 
-const WEEK_MS = 7 * 86_400_000;
+const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
 
 export interface HeadlineNumbers {
   fixesPosted: number;
@@ -31,33 +35,34 @@ export interface Overview {
   lastWeek: HeadlineNumbers & { from: string; to: string };
 }
 
-async function headline(scope: InsightsScope, db: Db): Promise<HeadlineNumbers> {
-  const [f, l, c, [p]] = await Promise.all([
-    funnel({ scope, db }),
-    latency({ scope, db }),
-    cost({ scope, db }),
-    precision(precisionFilter(scope)),
+async function headline(scope: InsightsScope, reader: InsightsReader): Promise<HeadlineNumbers> {
+  const [f, fix, c, [p]] = await Promise.all([
+    funnel({ scope, reader }),
+    fixLatency({ scope, reader }),
+    costTotal({ scope, reader }),
+    precision(precisionFilter(scope), undefined, { reader }),
   ]);
   const step = (k: string) => f.steps.find((s) => s.key === k)!.count;
   return {
     fixesPosted: step('posted'),
     applyRate: ratio(step('applied'), step('posted')),
-    p50LatencyMinutes: l.fix.p50,
-    costPerApplied: c.total.costPerApplied,
-    totalCostUsd: c.total.costUsd,
-    precision: { settled: p.settled, share: p.correct.share, low: p.correct.low, high: p.correct.high },
+    p50LatencyMinutes: fix.p50,
+    costPerApplied: c.costPerApplied,
+    totalCostUsd: c.costUsd,
+    precision: { settled: p!.settled, share: p!.correct.share, low: p!.correct.low, high: p!.correct.high },
   };
 }
 
-export async function overview({ scope, now = new Date(), db = getDb() }: { scope: InsightsScope; now?: Date; db?: Db }): Promise<Overview> {
-  const weekAgo = new Date(now.getTime() - WEEK_MS);
-  const twoWeeksAgo = new Date(now.getTime() - 2 * WEEK_MS);
-  const [thisWeek, lastWeek] = await Promise.all([
-    headline({ ...scope, from: weekAgo, to: now }, db),
-    headline({ ...scope, from: twoWeeksAgo, to: weekAgo }, db),
-  ]);
+/** `tx`: the snapshot the page reads in (read.ts); each week gets its own reader. */
+export async function overview({ scope, now = new Date(), tx }: { scope: InsightsScope; now?: Date; tx: Prisma.TransactionClient }): Promise<Overview> {
+  const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+  const weekAgo = new Date(today.getTime() - WEEK_MS);
+  const twoWeeksAgo = new Date(today.getTime() - 2 * WEEK_MS);
+  const week = { ...scope, from: weekAgo, to: today };
+  const before = { ...scope, from: twoWeeksAgo, to: weekAgo };
+  const [thisWeek, lastWeek] = await Promise.all([headline(week, scopeReader(tx, week)), headline(before, scopeReader(tx, before))]);
   return {
-    thisWeek: { ...thisWeek, from: weekAgo.toISOString(), to: now.toISOString() },
+    thisWeek: { ...thisWeek, from: weekAgo.toISOString(), to: today.toISOString() },
     lastWeek: { ...lastWeek, from: twoWeeksAgo.toISOString(), to: weekAgo.toISOString() },
   };
 }

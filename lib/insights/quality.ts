@@ -1,8 +1,9 @@
 import 'server-only';
-import { getDb, type Db } from '../db';
 import { ratio } from '../../common/insights-query';
 import { precision, reviewersVsGraders, type PrecisionFilter, type PrecisionRow } from '../grading/precision';
-import { SqlParams, cohortWhere, count, queryRows, runWhere, type InsightsScope } from './scope';
+import { COUNTER, NO_FIX_CATEGORIES, RUN_TABLE, type NoFixCategory } from './facts';
+import { keyedCounts, n, type InsightsReader } from './read';
+import { runCellWhere, type InsightsScope } from './scope';
 
 // Quality: precision from the graders' settled labels (lib/grading/precision.ts
 // computes it; only the filter is translated here), and why the cohort's finished repair runs (scope.ts) produced no fix, as
@@ -12,33 +13,7 @@ import { SqlParams, cohortWhere, count, queryRows, runWhere, type InsightsScope 
 // never reached. Runs whose fix a post-execution filter dropped did produce a
 // fix (the funnel's "dropped" step) and are not counted here.
 
-export const NO_FIX_CATEGORIES = [
-  'not_reproduced',
-  'not_caused_by_change',
-  'compile_rejected',
-  'green_not_reached',
-  'regression_failed',
-  'budget_exhausted',
-  'worker_lost',
-  'setup_failed',
-  'cancelled',
-  'other',
-] as const;
-export type NoFixCategory = (typeof NO_FIX_CATEGORIES)[number];
-
-/** exit reasons → category (no_candidate is decided by the trajectory) */
-const CATEGORY_SQL = `CASE
-  WHEN r."exitReason" = 'not_reproduced' THEN 'not_reproduced'
-  WHEN r."exitReason" = 'not_caused_by_change' THEN 'not_caused_by_change'
-  WHEN r."exitReason" = 'no_candidate' THEN
-    CASE WHEN EXISTS (SELECT 1 FROM "RunEvent" e WHERE e."runId" = r.id AND e.type = 'gate' AND e.payload->>'gate' = 'green')
-      THEN 'green_not_reached' ELSE 'compile_rejected' END
-  WHEN r."exitReason" IN ('regression_failed', 'final_rerun_failed') THEN 'regression_failed'
-  WHEN r."exitReason" IN ('tool_call_limit', 'time_limit', 'token_budget', 'cost_budget') THEN 'budget_exhausted'
-  WHEN r."exitReason" = 'worker_lost' THEN 'worker_lost'
-  WHEN r."exitReason" IN ('setup_failed', 'sandbox_unavailable') THEN 'setup_failed'
-  WHEN r."exitReason" = 'cancelled' THEN 'cancelled'
-  ELSE 'other' END`;
+export { NO_FIX_CATEGORIES, type NoFixCategory } from './facts';
 
 export interface NoFixReasons {
   /** finished repair runs in the cohort */
@@ -48,32 +23,20 @@ export interface NoFixReasons {
   categories: Array<{ category: NoFixCategory; count: number; share: number | null; exitReasons: Record<string, number> }>;
 }
 
-export async function noFixReasons({ scope, db = getDb() }: { scope: InsightsScope; db?: Db }): Promise<NoFixReasons> {
-  const p = new SqlParams();
-  const sql = `WITH rr AS (
-  SELECT r.id, r."exitReason", (f.id IS NOT NULL) AS has_fix
-  FROM "Run" r JOIN "Change" c ON c.id = r."changeId" LEFT JOIN "Fix" f ON f."runId" = r.id
-  WHERE ${cohortWhere(scope, p)} AND ${runWhere(scope, p, { repairOnly: true })}
-    AND r.status IN ('FIXED', 'NO_FIX', 'FAILED', 'CANCELLED')
-)
-SELECT NULL AS category, NULL AS exit_reason, count(*)::int AS n, count(*) FILTER (WHERE NOT has_fix)::int AS no_fix FROM rr
-UNION ALL
-SELECT ${CATEGORY_SQL}, COALESCE(r."exitReason", 'unknown'), count(*)::int, NULL
-FROM rr r WHERE NOT r.has_fix GROUP BY 1, 2`;
-  const rows = await queryRows<{ category: NoFixCategory | null; exit_reason: string | null; n: unknown; no_fix: unknown }>(db, sql, p);
-  const head = rows.find((r) => r.category === null);
-  const noFixRuns = count(head?.no_fix);
-  const categories = NO_FIX_CATEGORIES.map((category) => {
-    const mine = rows.filter((r) => r.category === category);
-    const n = mine.reduce((s, r) => s + count(r.n), 0);
-    return {
-      category,
-      count: n,
-      share: ratio(n, noFixRuns),
-      exitReasons: Object.fromEntries(mine.map((r) => [r.exit_reason ?? 'unknown', count(r.n)])),
-    };
+export async function noFixReasons({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<NoFixReasons> {
+  const runs = await reader.total({ table: RUN_TABLE, where: runCellWhere(scope, { repairOnly: true }), counters: true });
+  const noFixRuns = n(runs, 'noFix');
+  // `<category>:<exit reason>` → runs
+  const keyed = [...keyedCounts(runs, COUNTER.noFix).entries()].map(([key, count]) => {
+    const at = key.indexOf(':');
+    return { category: key.slice(0, at), exitReason: key.slice(at + 1), count };
   });
-  return { finishedRuns: count(head?.n), noFixRuns, categories };
+  const categories = NO_FIX_CATEGORIES.map((category) => {
+    const mine = keyed.filter((k) => k.category === category);
+    const count = mine.reduce((s, k) => s + k.count, 0);
+    return { category, count, share: ratio(count, noFixRuns), exitReasons: Object.fromEntries(mine.map((k) => [k.exitReason, k.count])) };
+  });
+  return { finishedRuns: n(runs, 'finished'), noFixRuns, categories };
 }
 
 /** The grading module's filter for a scope: the period is the fix's creation time there. */
@@ -101,14 +64,14 @@ export interface GradedPrecision {
 }
 
 /** Precision from the graders' settled labels, as the grading module computes it. */
-export async function gradedPrecision({ scope }: { scope: InsightsScope }): Promise<GradedPrecision> {
+export async function gradedPrecision({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<GradedPrecision> {
   const filter = precisionFilter(scope);
   const [[overall], byRepository, byPolicy, byModel, vs] = await Promise.all([
-    precision(filter),
-    precision(filter, 'repository'),
-    precision(filter, 'policy'),
-    precision(filter, 'model'),
-    reviewersVsGraders(filter),
+    precision(filter, undefined, { reader }),
+    precision(filter, 'repository', { reader }),
+    precision(filter, 'policy', { reader }),
+    precision(filter, 'model', { reader }),
+    reviewersVsGraders(filter, { reader }),
   ]);
-  return { overall, byRepository, byPolicy, byModel, reviewersVsGraders: vs };
+  return { overall: overall!, byRepository, byPolicy, byModel, reviewersVsGraders: vs };
 }

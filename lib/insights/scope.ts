@@ -1,8 +1,12 @@
 import 'server-only';
 import { getDb, type Db } from '../db';
+import type { Prisma } from '../generated/prisma/client';
 import { resolvePeriod, type Bucket, type InsightsQuery, type RunTriggerName } from '../../common/insights-query';
+import { ALL, REPAIR } from './facts';
+import { InsightsReader, OWN, type DimFilter } from './read';
 
-// What every Insights query module shares: the filter resolved into SQL.
+// What every Insights query module shares: the filter resolved into a scope
+// and the cells of the rollups it reads.
 //
 // Definitions, once for every section:
 // - The population is a cohort of changes: those whose first failure report
@@ -12,9 +16,14 @@ import { resolvePeriod, type Bucket, type InsightsQuery, type RunTriggerName } f
 //   a chart's buckets are the weeks or days those changes first failed in.
 // - policy, model and trigger select runs (and through them fixes): they
 //   narrow the funnel from "attempted" on; the pre-run steps have no run.
-// - Percentiles are continuous (PostgreSQL's percentile_cont): linear
-//   interpolation between the two nearest ranks, so the p50 of 2, 4 is 3.
+// - Percentiles have one definition (histogram.ts): each value is recorded in
+//   a fixed bucket (exact below 64, else 1/32 of its power of two, in ms for
+//   times) and the percentile is percentile_cont (linear interpolation
+//   between the two nearest ranks) over the buckets' middles: within 1.6% of
+//   the exact percentile_cont, exact for small counts. The p50 of 2, 4 is 3.
 // - A ratio with nothing to divide by is null ("no data"), never 0 or NaN.
+// - Every figure is read from the rollups (rollup.ts), whose counts are defined
+//   once in facts.ts; read.ts adds the raw rows of a period's partial days.
 
 export interface InsightsScope {
   from: Date | null;
@@ -56,90 +65,37 @@ export async function resolveScope({
   };
 }
 
-/** Positional parameters for $queryRawUnsafe: add() returns the placeholder. */
-export class SqlParams {
-  readonly values: unknown[] = [];
-  add(value: unknown, cast: string): string {
-    this.values.push(value);
-    return `$${this.values.length}::${cast}`;
-  }
-}
-
-/**
- * An instant as a parameter comparable with our columns: they are
- * TIMESTAMP(3) without time zone holding UTC wall time, and PostgreSQL drops
- * the "Z" of an ISO string cast to timestamp, whatever the session's zone.
- */
-export function utc(at: Date, p: SqlParams): string {
-  return p.add(at.toISOString(), 'timestamp');
-}
-
-/** WHERE conditions on "Change" (alias c): the cohort. */
-export function cohortWhere(scope: InsightsScope, p: SqlParams, alias = 'c'): string {
-  const and: string[] = [`${alias}."createdAt" < ${utc(scope.to, p)}`];
-  if (scope.from) and.push(`${alias}."createdAt" >= ${utc(scope.from, p)}`);
-  if (scope.repositoryId !== undefined) and.push(`${alias}."repositoryId" = ${p.add(scope.repositoryId ?? '', 'text')}`);
-  if (scope.authorKind) and.push(`${alias}."authorKind" = ${p.add(scope.authorKind, 'text')}::"AuthorKind"`);
-  return and.join(' AND ');
-}
-
-/** WHERE conditions on "Run" (alias r): policy, model, trigger. `repairOnly` leaves out REVALIDATE runs unless asked for. */
-export function runWhere(scope: InsightsScope, p: SqlParams, { alias = 'r', repairOnly }: { alias?: string; repairOnly: boolean }): string {
-  const and: string[] = ['TRUE'];
-  if (scope.policy) and.push(`${alias}.policy = ${p.add(scope.policy, 'text')}`);
-  if (scope.model) and.push(`${alias}.model = ${p.add(scope.model, 'text')}`);
-  if (scope.trigger) and.push(`${alias}.trigger = ${p.add(scope.trigger, 'text')}::"RunTrigger"`);
-  else if (repairOnly) and.push(`${alias}.trigger <> 'REVALIDATE'`);
-  return and.join(' AND ');
-}
-
-/** The UTC day or week (starting Monday) a timestamp falls in, as text YYYY-MM-DD. */
-export function bucketExpr(scope: InsightsScope, column: string): string {
-  return `to_char(date_trunc('${scope.bucket === 'day' ? 'day' : 'week'}', ${column}), 'YYYY-MM-DD')`;
-}
-
 /** A bucket's YYYY-MM-DD → its start as an ISO instant (UTC midnight). */
 export function bucketIso(day: string): string {
   return `${day}T00:00:00.000Z`;
 }
 
-/** A number from the database (bigint, numeric text, double) or null. */
-export function num(value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  const n = typeof value === 'bigint' ? Number(value) : Number(value);
-  return Number.isFinite(n) ? n : null;
-}
+// a repository name that matches none: no repository has this id (not a cuid)
+const NO_REPOSITORY = '';
 
-/** Like num, for counts: null → 0. */
-export function count(value: unknown): number {
-  return num(value) ?? 0;
-}
-
-export function queryRows<T>(db: Db, sql: string, p: SqlParams): Promise<T[]> {
-  return db.$queryRawUnsafe<T[]>(sql, ...p.values);
+/** The cohort table's cells of the scope: its repository (or every one), its author kind (or both, added up). */
+export function cohortWhere(scope: InsightsScope): Record<string, DimFilter> {
+  return {
+    repositoryId: scope.repositoryId === undefined ? ALL : (scope.repositoryId ?? NO_REPOSITORY),
+    authorKind: scope.authorKind ?? OWN,
+  };
 }
 
 /**
- * The SQL that names what became of each fix the cohort's repair runs found:
- * posted, or dropped with its reason. A fix whose revision was superseded
- * before the fix existed arrived stale: dropped as "stale" whatever its
- * status says. Needs aliases f (Fix) and v (its ChangeRevision).
+ * The run table's cell of the scope. `repairOnly`: with no trigger asked for,
+ * the repair runs (AUTO and MANUAL) rather than every run (re-validations too).
  */
-export const DROP_REASON_SQL = `CASE
-  WHEN f.status = 'DROPPED' THEN COALESCE(NULLIF(regexp_replace(f."dropReason", '^dropped:', ''), ''), 'unknown')
-  WHEN v."supersededAt" IS NOT NULL AND v."supersededAt" <= f."createdAt" THEN 'stale'
-  ELSE NULL END`;
+export function runCellWhere(scope: InsightsScope, { repairOnly }: { repairOnly: boolean }): Record<string, DimFilter> {
+  return {
+    ...cohortWhere(scope),
+    policy: scope.policy ?? ALL,
+    model: scope.model ?? ALL,
+    // every run: the repair runs' rows and the re-validations', added up
+    trigger: scope.trigger ?? (repairOnly ? REPAIR : [REPAIR, 'REVALIDATE']),
+  };
+}
 
-/**
- * CTE `fx`: every fix the cohort's repair runs found, with its change's
- * repository and first-failure time, its run, the revision's report time and
- * drop_reason (null: posted). Aliases used inside: c, r, f, v.
- */
-export function fixesCte(scope: InsightsScope, p: SqlParams): string {
-  return `fx AS (
-  SELECT f.id, f."changeId", f."createdAt", c."repositoryId", c."createdAt" AS cohort_at, r.id AS run_id,
-         r."costUsd" AS cost, v."createdAt" AS reported_at, v."supersededAt" AS superseded_at, ${DROP_REASON_SQL} AS drop_reason
-  FROM "Fix" f JOIN "Change" c ON c.id = f."changeId" JOIN "Run" r ON r.id = f."runId" JOIN "ChangeRevision" v ON v.id = f."revisionId"
-  WHERE ${cohortWhere(scope, p)} AND ${runWhere(scope, p, { repairOnly: true })}
-)`;
+/** The reader of a scope's period (read.ts), in a snapshot transaction. */
+export function scopeReader(tx: Prisma.TransactionClient, scope: Pick<InsightsScope, 'from' | 'to'>): InsightsReader {
+  return new InsightsReader(tx, { from: scope.from, to: scope.to });
 }

@@ -4,6 +4,7 @@ import { isTerminalRunStatus } from '../../common/run-status';
 import { getDb } from '../db';
 import { insertRunEventsTx, notifySaved } from './events';
 import type { RunEventInput } from '../../common/run-events';
+import { refreshInsightsRollups } from '../insights/rollup';
 
 // Who works on a run. A worker claims a QUEUED run (or one whose lease
 // expired) in one transaction holding the Run row lock, and keeps the lease
@@ -170,11 +171,13 @@ export async function claimRun({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: 
     if (run.cancelRequestedAt) {
       const seq = await closeCancelledTx({ tx, run, detail: 'cancelled before a worker started it' });
       notice = { seq };
+      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
       return { claimed: false, runId, reason: 'cancelled' };
     }
     if (run.attempt >= run.maxAttempts) {
       const seq = await closeOutOfAttemptsTx({ tx, run });
       notice = { seq };
+      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
       return { claimed: false, runId, reason: 'worker_lost' };
     }
     const rows = await tx.$queryRaw<Array<{ attempt: number }>>`
@@ -250,6 +253,8 @@ export async function reapRuns({ limit = 100 }: { limit?: number } = {}): Promis
   const out: ReapResult = { requeued: [], failed: [], cancelled: [] };
   const notices: Array<{ runId: string; seq: number }> = [];
   await getDb().$transaction(async (tx) => {
+    // the changes whose runs ended here: their rollups are refreshed once, last
+    const ended = new Set<string>();
     const rows = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM "Run"
       WHERE (status = 'RUNNING' AND "leaseExpiresAt" < now())
@@ -264,10 +269,12 @@ export async function reapRuns({ limit = 100 }: { limit?: number } = {}): Promis
         const seq = await closeCancelledTx({ tx, run, detail });
         notices.push({ runId: id, seq });
         out.cancelled.push(id);
+        ended.add(run.changeId);
       } else if (run.attempt >= run.maxAttempts) {
         const seq = await closeOutOfAttemptsTx({ tx, run });
         notices.push({ runId: id, seq });
         out.failed.push(id);
+        ended.add(run.changeId);
       } else {
         await tx.$executeRaw`UPDATE "Run" SET status = 'QUEUED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE id = ${id}`;
         await setChangeStatusForRunTx({ tx, run, status: ChangeStatus.QUEUED, statusReason: null });
@@ -276,6 +283,7 @@ export async function reapRuns({ limit = 100 }: { limit?: number } = {}): Promis
         out.requeued.push(id);
       }
     }
+    await refreshInsightsRollups({ tx, changeIds: ended });
   });
   for (const n of notices) await notifySaved(n);
   return out;

@@ -12,6 +12,7 @@ import { ModelSettingsSchema, resolveModelEndpoint, type ModelSettings } from '.
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
 import { closeCancelledTx, closeRunTx, lockRunTx, setChangeStatusForRunTx } from './lease';
 import { planRevisionRepair } from './plan';
+import { refreshInsightsRollups } from '../insights/rollup';
 import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput, type RunPolicy } from './schemas';
 
 // The run lifecycle's data functions (a run never lives inside an HTTP
@@ -103,6 +104,8 @@ export async function requestRun(input: RequestRunInput): Promise<RequestRunResu
             tx,
           );
         }
+        // a queued run is an attempt (and a run to pay for)
+        await refreshInsightsRollups({ tx, changeIds: [change.id] });
         return { id: run.id, seq };
       });
     } catch (err) {
@@ -161,6 +164,7 @@ export async function cancelRun({ runId, userId }: { runId: string; userId?: str
     }
     if (run.status === RunStatus.QUEUED) {
       notice = await closeCancelledTx({ tx, run, detail: 'cancelled before a worker started it' });
+      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
       return { runId, status: RunStatus.CANCELLED, alreadyFinished: false };
     }
     notice = await insertRunEventsTx({ tx, runId, events: [{ type: 'status', payload: { status: 'cancel_requested' } }] });
@@ -256,6 +260,7 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
         changeStatus,
         finalPayload: { ...(r.finalPayload ?? {}), status: r.status, fixId: fix?.id ?? null, fixStatus: fix?.status ?? null },
       });
+      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
       return { status, fixId: fix?.id ?? null, fixStatus: fix?.status ?? null };
     },
     { timeout: 30_000 },
@@ -307,8 +312,11 @@ export async function triageNewRevision({ changeId, revisionId }: { changeId: st
   await cancelWaitingStaleRuns({ changeId, currentRevisionId: revisionId });
   const { decision, modelSettings, headRev } = await planRevisionRepair({ revisionId });
   if (decision.skip) {
-    // only the current revision speaks for the change
-    await db.change.updateMany({ where: { id: changeId, headRev }, data: { status: ChangeStatus.SKIPPED, statusReason: decision.reason } });
+    await db.$transaction(async (tx) => {
+      // only the current revision speaks for the change
+      await tx.change.updateMany({ where: { id: changeId, headRev }, data: { status: ChangeStatus.SKIPPED, statusReason: decision.reason } });
+      await refreshInsightsRollups({ tx, changeIds: [changeId] });
+    });
     return { skipped: true, reason: decision.reason };
   }
   const policy = defaultPolicy(modelSettings);
@@ -336,6 +344,7 @@ export async function cancelWaitingStaleRuns({ changeId, currentRevisionId }: { 
       const run = await lockRunTx({ tx, runId: id });
       if (!run || run.status !== RunStatus.QUEUED) return;
       seq = await closeCancelledTx({ tx, run, detail: 'a newer revision of the change arrived' });
+      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
     });
     if (seq !== undefined) {
       await notifySaved({ runId: id, seq });

@@ -7,6 +7,9 @@ import { DEMO_REPOS } from '@/demo/repos';
 import { DEMO_TOKEN_NAME, seedDemo, type SeedRepository } from '@/demo/seed';
 import { DEMO_USERS } from '@/demo/users';
 import { HISTORY_TITLE_PREFIX } from '@/demo/history';
+import { verifyInsightsRollups } from '@/lib/insights/rollup';
+import { insightsSection } from '@/lib/insights';
+import { InsightsQuerySchema } from '@/common/insights-query';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
 
@@ -130,6 +133,16 @@ describe('demo seed', () => {
     assert.ok(consensus.length > 0);
     const correct = consensus.filter((c) => c.label === 'CORRECT').length / consensus.length;
     assert.ok(correct > 0.4 && correct < 0.9, `correct ${correct}`);
+  });
+
+  test('leaves the Insights rollups built from the history, equal to a recomputation from the raw rows', async () => {
+    const { days, differences } = await verifyInsightsRollups({ db: testDb.db });
+    assert.ok(days >= 21, `${days} days`);
+    assert.deepEqual(differences, []);
+    const funnel = (await insightsSection({ section: 'funnel', query: InsightsQuerySchema.parse({ period: 'all' }), now: NOW, db: testDb.db })).data as {
+      steps: Array<{ key: string; count: number }>;
+    };
+    assert.equal(funnel.steps.find((s) => s.key === 'changes')!.count, await testDb.db.change.count());
   });
 
   test('running it again changes nothing and reuses the CI token it was given', async () => {

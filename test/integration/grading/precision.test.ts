@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { precision, reviewersVsGraders } from '../../../lib/grading/precision';
 import { createFix, createRepo, createUser, reject, settle } from './helpers';
+import { rebuildInsightsRollups } from '../../../lib/insights/rollup';
 
 // A small history computed by hand:
 //   alpha (offline, Nov): CORRECT ×3 (one applied, one rejected as NOT_HOW_I_WOULD), OVERFITTING ×1 (applied)
@@ -39,6 +40,8 @@ describe('precision over settled fixes', () => {
     await reject(d, a2.id, manager.id, 'WRONG_FIX');
     await reject(d, a2.id, manager.id, 'NOT_HOW_I_WOULD'); // the latest counts
     await reject(d, b1.id, manager.id, null);
+    // written straight into the tables, past the writers: the rollups precision reads are built from them
+    await rebuildInsightsRollups({ db: d });
   });
   after(() => db.drop());
 

@@ -7,6 +7,7 @@ import { InsightsQuerySchema, type InsightsQuery } from '../../../common/insight
 import { GET as getInsights } from '../../../app/api/insights/[section]/route';
 import type { Prisma } from '../../../lib/generated/prisma/client';
 import { wilson } from '../../../common/stats';
+import { rebuildInsightsRollups } from '../../../lib/insights/rollup';
 
 // A small history whose figures are computed by hand below, on PGlite and on
 // PostgreSQL (FLOWFIX_TEST_DB). Twelve changes first fail in November 2026
@@ -49,7 +50,8 @@ interface RunSpec {
   toolCalls: number;
   prompt?: number;
   completion?: number;
-  cost?: number;
+  /** null: the model had no price */
+  cost?: number | null;
   exit: string;
   phases?: Record<string, number>;
   greenGate?: boolean;
@@ -131,7 +133,7 @@ async function addChange({
         toolCalls: spec.toolCalls,
         promptTokens: spec.prompt ?? 0,
         completionTokens: spec.completion ?? 0,
-        costUsd: spec.cost ?? 0,
+        costUsd: spec.cost === undefined ? 0 : spec.cost,
         createdAt: new Date(at + MIN),
         startedAt: new Date(at + MIN),
         finishedAt: new Date(at + 9 * MIN),
@@ -245,6 +247,8 @@ before(async () => {
     fix: { minutes: 3, status: 'APPLIED', decisions: [{ kind: 'ACCEPT', surface: 'API' }] },
     reviewerId: r,
   });
+  // the history above is written straight into the tables, past the writers: the rollups are built from it
+  await rebuildInsightsRollups({ db: db.db });
 });
 
 after(async () => {
@@ -337,24 +341,37 @@ describe('adoption', () => {
 });
 
 describe('latency', () => {
-  test('percentiles by linear interpolation (percentile_cont), the CDF, stale share and phase times', async () => {
+  // Percentiles are percentile_cont over the values' histogram buckets (lib/insights/histogram.ts):
+  // a value v ≥ 64 (ms) lies in [2^e, 2^(e+1)), cut in 32 buckets of width 2^(e-5), and
+  // stands for its bucket's middle. By hand:
+  //   10 min =   600,000 ms: e 19, width 16,384, bucket 36 × 16,384 =   589,824, middle   598,016
+  //   20 min = 1,200,000 ms: e 20, width 32,768, bucket 36 × 32,768 = 1,179,648, middle 1,196,032
+  //   30 min = 1,800,000 ms: e 20, width 32,768, bucket 54 × 32,768 = 1,769,472, middle 1,785,856
+  //   40 min = 2,400,000 ms: e 21, width 65,536, bucket 36 × 65,536 = 2,359,296, middle 2,392,064
+  //    5 min =   300,000 ms: e 18, width  8,192, bucket 36 ×  8,192 =   294,912, middle   299,008
+  //   setup 1,000 ms → bucket 992 (width 16), 1,000; 3,000 ms → 2,944 (width 64), 2,976
+  //   red   2,000 ms → bucket 1,984 (width 32), 2,000; 4,000 ms → 3,968 (width 64), 4,000
+  const minutes = (ms: number) => ms / 60_000;
+  const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+
+  test('percentiles by linear interpolation over the histogram, the CDF, stale share and phase times', async () => {
     const l = await section('latency');
-    // posted fixes at 10, 20, 30, 40 minutes
+    // posted fixes at 10, 20, 30, 40 minutes: ranks 0…3
     assert.equal(l.fix.count, 4);
-    assert.ok(Math.abs(l.fix.p10 - 13) < 1e-9, String(l.fix.p10));
-    assert.ok(Math.abs(l.fix.p25 - 17.5) < 1e-9, String(l.fix.p25));
-    assert.ok(Math.abs(l.fix.p50 - 25) < 1e-9, String(l.fix.p50));
-    assert.ok(Math.abs(l.fix.p90 - 37) < 1e-9, String(l.fix.p90));
+    close(l.fix.p10, minutes(598_016 + 0.3 * (1_196_032 - 598_016))); // rank 0.3
+    close(l.fix.p25, minutes(598_016 + 0.75 * (1_196_032 - 598_016))); // rank 0.75
+    close(l.fix.p50, minutes((1_196_032 + 1_785_856) / 2)); // rank 1.5: 24.849 min
+    close(l.fix.p90, minutes(1_785_856 + 0.7 * (2_392_064 - 1_785_856))); // rank 2.7
     assert.equal(l.fix.cdf.length, 21);
-    assert.deepEqual(l.fix.cdf[0], { share: 0, minutes: 10 });
-    assert.deepEqual(l.fix.cdf[20], { share: 1, minutes: 40 });
-    assert.ok(Math.abs(l.fix.cdf[10].minutes - 25) < 1e-9);
+    assert.deepEqual(l.fix.cdf[0], { share: 0, minutes: minutes(598_016) });
+    assert.deepEqual(l.fix.cdf[20], { share: 1, minutes: minutes(2_392_064) });
+    close(l.fix.cdf[10].minutes, l.fix.p50);
     // the developer pushed a new revision of C8 after 5 minutes
     assert.equal(l.developer.count, 1);
-    assert.ok(Math.abs(l.developer.p50 - 5) < 1e-9);
+    close(l.developer.p50, minutes(299_008));
     assert.deepEqual(l.stale, { count: 1, found: 6, share: 1 / 6 });
     const setup = l.phases.find((p: { phase: string }) => p.phase === 'setup');
-    assert.deepEqual(setup, { phase: 'setup', runs: 2, p50Ms: 2000, p90Ms: 2800 });
+    assert.deepEqual(setup, { phase: 'setup', runs: 2, p50Ms: (1000 + 2976) / 2, p90Ms: 1000 + 0.9 * (2976 - 1000) });
     const red = l.phases.find((p: { phase: string }) => p.phase === 'red');
     assert.deepEqual(red, { phase: 'red', runs: 2, p50Ms: 3000, p90Ms: 3800 });
     const patch = l.phases.find((p: { phase: string }) => p.phase === 'patch');
@@ -437,7 +454,8 @@ describe('overview', () => {
     const o = await section('overview');
     assert.equal(o.thisWeek.fixesPosted, 2);
     assert.equal(o.thisWeek.applyRate, 1);
-    assert.ok(Math.abs(o.thisWeek.p50LatencyMinutes - 15) < 1e-9);
+    // C5 (10 min) and C6 (20 min): the middles of their buckets, 598,016 and 1,196,032 ms (see latency)
+    assert.ok(Math.abs(o.thisWeek.p50LatencyMinutes - (598_016 + 1_196_032) / 2 / 60_000) < 1e-9, String(o.thisWeek.p50LatencyMinutes));
     // C5's run (0.5) and C6's two offline runs (0) for two applied fixes
     assert.ok(Math.abs(o.thisWeek.costPerApplied - 0.25) < 1e-9);
     assert.equal(o.lastWeek.fixesPosted, 0);
@@ -496,5 +514,24 @@ describe('GET /api/insights/[section]', () => {
       params: { section: 'funnel' },
     });
     assert.equal(bad.status, 422);
+  });
+});
+
+describe('a run whose model had no price', () => {
+  test('its cost is unknown: counted apart, left out of the sums, and its fix is not a zero-cost one', async () => {
+    const c = (await db.db.repository.create({ data: { name: 'repo-c', gitUrl: '/srv/c.git' } })).id;
+    const reviewerId = (await db.db.user.findFirstOrThrow({ where: { email: 'r@example.test' } })).id;
+    const at = Date.parse('2026-09-08T09:00:00Z');
+    await addChange({ repo: c, at, runs: [{ policy: 'llm', toolCalls: 7, prompt: 100, completion: 10, cost: null, exit: 'fixed' }], fix: { minutes: 9 }, reviewerId });
+    await addChange({ repo: c, at: at + MIN, runs: [{ policy: 'llm', toolCalls: 3, cost: 0.4, exit: 'no_candidate' }], reviewerId });
+    await rebuildInsightsRollups({ db: db.db });
+    const cost = await section('cost', { period: 'custom', from: '2026-09-01', to: '2026-09-30', repo: 'repo-c' });
+    assert.equal(cost.total.runs, 2);
+    assert.equal(cost.total.unpricedRuns, 1);
+    assert.ok(Math.abs(cost.total.costUsd - 0.4) < 1e-9);
+    assert.equal(cost.total.posted, 1);
+    assert.deepEqual(cost.zeroCost, { posted: 0, share: 0 });
+    assert.equal(cost.byPolicyModel.length, 1);
+    assert.equal(cost.byPolicyModel[0].unpricedRuns, 1);
   });
 });

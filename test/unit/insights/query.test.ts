@@ -49,11 +49,16 @@ describe('the Insights filter in the URL', () => {
 });
 
 describe('periods are UTC', () => {
-  test('a preset ends now and reaches back N days', () => {
+  test('a preset is the last N whole UTC days: today up to now and the N − 1 before', () => {
     assert.deepEqual(resolvePeriod(InsightsQuerySchema.parse({ period: '7d' }), NOW), {
-      from: new Date('2026-11-23T12:00:00.000Z'),
+      from: new Date('2026-11-24T00:00:00.000Z'),
       to: NOW,
     });
+    // the same days as the custom period the filter bar offers for it
+    assert.deepEqual(
+      resolvePeriod(InsightsQuerySchema.parse({ period: '30d' }), NOW).from,
+      resolvePeriod(InsightsQuerySchema.parse({ period: 'custom', from: '2026-11-01', to: '2026-11-30' }), NOW).from,
+    );
     assert.deepEqual(resolvePeriod(InsightsQuerySchema.parse({ period: 'all' }), NOW), { from: null, to: NOW });
   });
 
