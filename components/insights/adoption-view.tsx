@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Cell as BarCell, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCount, formatPercent, formatUtcDay } from '@/common/format';
 import { ChartCard } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, PALETTE, SERIES, SectionState, TOOLTIP, dayTick, humanise, percentTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SERIES, SectionState, TOOLTIP, dayTick, humanise, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const SURFACE_LABELS: Record<string, string> = { DASHBOARD: 'Dashboard', CODE_REVIEW: 'Pull request', CLI: 'CLI', API: 'API' };
@@ -44,7 +44,7 @@ export function AdoptionView() {
               <XAxis dataKey="label" {...AXIS} />
               <YAxis tickFormatter={percentTick} domain={[0, 1]} {...AXIS} width={48} />
               <Tooltip {...TOOLTIP} formatter={pct} />
-              <Legend />
+              <Legend {...LEGEND} />
               <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
               <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
             </BarChart>
@@ -89,7 +89,7 @@ export function AdoptionView() {
             <YAxis yAxisId="n" allowDecimals={false} {...AXIS} width={40} />
             <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={(v, name) => (String(name).includes('/') ? pct(v) : cnt(v))} />
-            <Legend />
+            <Legend {...LEGEND} />
             <Bar yAxisId="n" dataKey="posted" name="posted" fill={PALETTE.violet} fillOpacity={0.35} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
             <Bar yAxisId="n" dataKey="applied" name="applied" fill={PALETTE.green} fillOpacity={0.6} stroke={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36} />
             <Line yAxisId="r" dataKey="applyPerPreview" name="apply / preview" stroke={PALETTE.blue} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
@@ -114,7 +114,7 @@ export function AdoptionView() {
               <XAxis dataKey="bucket" tickFormatter={dayTick} {...AXIS} />
               <YAxis allowDecimals={false} {...AXIS} width={36} />
               <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={cnt} />
-              <Legend formatter={(v) => humanise(String(v))} />
+              <Legend {...LEGEND} formatter={(v) => humanise(String(v))} />
               {reasonKeys.map((k, i) => (
                 <Bar key={k} dataKey={k} name={k} stackId="r" fill={SERIES[i % SERIES.length]} maxBarSize={36} />
               ))}
@@ -137,7 +137,7 @@ export function AdoptionView() {
               <XAxis type="number" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} />
               <YAxis type="category" dataKey="repository" width={150} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={pct} />
-              <Legend />
+              <Legend {...LEGEND} />
               <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[0, 4, 4, 0]} maxBarSize={36} />
               <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} maxBarSize={36} />
             </BarChart>

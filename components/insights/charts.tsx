@@ -29,6 +29,8 @@ export const AXIS = {
   tickLine: false,
 } as const;
 
+/** Legends list the series in the order they are drawn (recharts sorts them by name otherwise). */
+export const LEGEND = { itemSorter: null } as const;
 export const GRID = { stroke: 'var(--chart-grid)', strokeDasharray: '3 3', vertical: false } as const;
 
 // A bar drawn pale, to stay behind another series, gets fillOpacity and an

@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, ComposedChart, LabelList, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCost, formatCostExact, formatCount, formatPercent, formatTokens, formatUtcDay } from '@/common/format';
 import { ChartCard } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, PALETTE, SectionState, TOOLTIP, Tiles, dayTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, dayTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const usd = (v: unknown) => (v === null || v === undefined ? '—' : formatCost(Number(v)));
@@ -86,7 +86,7 @@ export function CostView() {
             <XAxis dataKey="label" {...AXIS} />
             <YAxis tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={usd} />
-            <Legend />
+            <Legend {...LEGEND} />
             <Bar dataKey="costPerRun" name="per run" fill={PALETTE.slate} radius={[4, 4, 0, 0]} maxBarSize={36}>
               <LabelList dataKey="costPerRun" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
@@ -123,7 +123,7 @@ export function CostView() {
             <YAxis yAxisId="c" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <YAxis yAxisId="a" orientation="right" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
-            <Legend />
+            <Legend {...LEGEND} />
             <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
             <Line yAxisId="a" dataKey="costPerApplied" name="cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>

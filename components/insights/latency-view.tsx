@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatDuration, formatMinutes, formatPercent } from '@/common/format';
 import { ChartCard, type Cell } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, GRID, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const minutes = formatMinutes;
@@ -55,7 +55,7 @@ export function LatencyView() {
             />
             <YAxis type="number" dataKey="share" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
             <Tooltip {...TOOLTIP} labelFormatter={(v) => minutes(Number(v))} formatter={(v) => formatPercent(Number(v))} />
-            <Legend verticalAlign="top" height={28} />
+            <Legend {...LEGEND} verticalAlign="top" height={28} />
             <Line data={l.fix.cdf} dataKey="share" name="fix posted" stroke={PALETTE.blue} strokeWidth={2.5} dot={false} activeDot={ACTIVE_DOT} type="monotone" />
             <Line data={l.developer.cdf} dataKey="share" name="developer's next revision" stroke={PALETTE.amber} strokeWidth={2} strokeDasharray="6 4" dot={false} activeDot={ACTIVE_DOT} type="monotone" />
           </LineChart>
@@ -82,7 +82,7 @@ export function LatencyView() {
             <XAxis dataKey="label" {...AXIS} />
             <YAxis tickFormatter={(v: number) => `${v} min`} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 60_000)} />
-            <Legend />
+            <Legend {...LEGEND} />
             <Bar dataKey="p50m" name="p50" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
             <Bar dataKey="p90m" name="p90" fill={PALETTE.violet} fillOpacity={0.7} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={48} />
           </BarChart>

@@ -4,7 +4,7 @@ import { Bar, BarChart, CartesianGrid, ErrorBar, LabelList, Legend, ResponsiveCo
 import { formatCount, formatPercent } from '@/common/format';
 import type { GradedPrecision } from '@/lib/insights';
 import { ChartCard } from './chart-card';
-import { AXIS, CHART_HEIGHT, GRID, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick } from './charts';
+import { AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 type Row = GradedPrecision['overall'];
@@ -114,7 +114,7 @@ export function QualityView() {
             <XAxis type="number" tickFormatter={percentTick} {...AXIS} />
             <YAxis type="category" dataKey="label" hide />
             <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
-            <Legend />
+            <Legend {...LEGEND} />
             {LABELS.map((l) => (
               <Bar key={l} dataKey={l} name={l} stackId="l" fill={LABEL_COLOURS[l]} maxBarSize={36} />
             ))}
