@@ -5,7 +5,7 @@ import type { HostCloneAccess } from '../lib/hosts/clone-access';
 import { dependencyCacheDir } from '../lib/sandbox/cache';
 import { handOver, newSandboxIdentity, type SandboxIdentity } from '../lib/sandbox/identity';
 import type { CommandSandbox } from './exec';
-import { git, isCredentialRefusal, type GitResult } from './git';
+import { git, isCredentialRefusal, isRepositoryNotFound, type GitResult } from './git';
 import type { WorkspaceView } from './types';
 
 // One run's private checkout of the head revision. Layout of the run folder:
@@ -75,6 +75,9 @@ export interface CreateWorkspaceInput {
 /** A host's refusal of the clone's credentials, naming the repository and the host; git's message names the URL, which holds no token. */
 function refusalMessage(access: HostCloneAccess, err: unknown): string {
   const said = ((err as { stderr?: string }).stderr ?? '').trim().split('\n').at(-1) ?? '';
+  if (isRepositoryNotFound(err)) {
+    return `${access.label} has no repository at this URL for the credentials flowfix got from the host (HTTP 404): the App or token may not have been given access to it, or the repository's git URL is wrong (${said})`;
+  }
   return `${access.label} refused the credentials flowfix got from the host (HTTP 401/403): its token may have expired or been revoked, or it has no access to the repository (${said})`;
 }
 
@@ -110,7 +113,7 @@ export class Workspace implements WorkspaceView {
       const { access } = input;
       const fromRemote = (run: () => Promise<GitResult>) =>
         run().catch((err: unknown) => {
-          if (access && isCredentialRefusal(err)) throw new Error(refusalMessage(access, err), { cause: err });
+          if (access && (isCredentialRefusal(err) || isRepositoryNotFound(err))) throw new Error(refusalMessage(access, err), { cause: err });
           throw err;
         });
       const credentials = access ? { credentials: access.credentials } : {};

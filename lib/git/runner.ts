@@ -347,6 +347,15 @@ export function isCredentialRefusal(err: unknown): boolean {
 }
 
 /**
+ * True when a git server said the repository is not there ("repository …
+ * not found", HTTP 404). GitHub and GitLab answer so, rather than 401/403,
+ * a token that may not see a private repository.
+ */
+export function isRepositoryNotFound(err: unknown): boolean {
+  return err instanceof GitError && /fatal: repository '[^']*' not found|The requested URL returned error: 404\b/.test(err.stderr);
+}
+
+/**
  * The push credentials the server process was started with: its ssh agent
  * and ssh command. Read from the server's environment, handed over
  * explicitly; the user's git config and credential helpers are not used.

@@ -217,6 +217,27 @@ describe('a run’s clone of a private repository on a code host, with the host�
     }
   });
 
+  test('a repository the host says is not there for the token (the App not given access to it, a wrong gitUrl): a setup error naming the repository and the host', async () => {
+    const id = repositories['acme/shop']!;
+    const { gitUrl } = await db.db.repository.findUniqueOrThrow({ where: { id } });
+    // the token is good, the path is not: git http-backend answers 404, as GitHub does for a private repository the token cannot see
+    await db.db.repository.update({ where: { id }, data: { gitUrl: `${gitServer.url}/acme/gone.git` } });
+    try {
+      const { input } = await runInput({ repository: 'acme/shop', externalId: '15', head: base });
+      const token = gh.issuedTokens.at(-1)!.token;
+      const err = await setUp(input).then(
+        () => assert.fail('the clone was expected to fail'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof RunExit, String(err));
+      assert.equal(err.exitReason, 'setup_failed');
+      assert.match(err.detail, /acme\/shop on GitHub \(gh\) has no repository at this URL for the credentials flowfix got from the host/);
+      assert.ok(!err.detail.includes(token), 'the message holds no token');
+    } finally {
+      await db.db.repository.update({ where: { id }, data: { gitUrl } });
+    }
+  });
+
   test('no token from the host (the App no longer installed on the repository): the worker’s error names the repository and the host', async () => {
     gh.faults.push({ path: /\/access_tokens$/, status: 404, times: 3 });
     try {
