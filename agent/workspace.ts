@@ -72,13 +72,20 @@ export interface CreateWorkspaceInput {
   access?: HostCloneAccess;
 }
 
-/** A host's refusal of the clone's credentials, naming the repository and the host; git's message names the URL, which holds no token. */
-function refusalMessage(access: HostCloneAccess, err: unknown): string {
+/**
+ * A host's refusal of the clone (its credentials refused, or the repository
+ * not there for them), naming the repository and the host; git's message
+ * names the URL, which holds no token. null: some other failure.
+ */
+function refusalMessage(access: HostCloneAccess, err: unknown): string | null {
   const said = ((err as { stderr?: string }).stderr ?? '').trim().split('\n').at(-1) ?? '';
   if (isRepositoryNotFound(err)) {
     return `${access.label} has no repository at this URL for the credentials flowfix got from the host (HTTP 404): the App or token may not have been given access to it, or the repository's git URL is wrong (${said})`;
   }
-  return `${access.label} refused the credentials flowfix got from the host (HTTP 401/403): its token may have expired or been revoked, or it has no access to the repository (${said})`;
+  if (isCredentialRefusal(err)) {
+    return `${access.label} refused the credentials flowfix got from the host (HTTP 401/403): its token may have expired or been revoked, or it has no access to the repository (${said})`;
+  }
+  return null;
 }
 
 export class Workspace implements WorkspaceView {
@@ -113,8 +120,8 @@ export class Workspace implements WorkspaceView {
       const { access } = input;
       const fromRemote = (run: () => Promise<GitResult>) =>
         run().catch((err: unknown) => {
-          if (access && (isCredentialRefusal(err) || isRepositoryNotFound(err))) throw new Error(refusalMessage(access, err), { cause: err });
-          throw err;
+          const refusal = access ? refusalMessage(access, err) : null;
+          throw refusal ? new Error(refusal, { cause: err }) : err;
         });
       const credentials = access ? { credentials: access.credentials } : {};
       // --shared borrows the source's objects: a clone of a large local repository takes milliseconds

@@ -78,6 +78,19 @@ export async function unifiedDiffFromTexts({ files }: { files: TextFileChange[] 
 }
 
 /**
+ * `git diff <options> from to` in a local repository, or null when it cannot
+ * be read (not a local path, an unknown revision) or is larger than maxBytes.
+ */
+async function readDiff(repoPath: string, from: string, to: string, options: string[], maxBytes: number): Promise<Buffer | null> {
+  if (!REV.test(from) || !REV.test(to) || !path.isAbsolute(repoPath) || !existsSync(repoPath)) return null;
+  try {
+    return (await runGit('read', repoPath, ['diff', ...options, from, to, '--'], { maxOutputBytes: maxBytes })).stdoutBytes;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * `git diff from to` in a local repository (the change's own diff, or what
  * the developer did between two revisions), or null when it cannot be read
  * or is larger than maxBytes.
@@ -93,15 +106,8 @@ export async function diffBetweenRevisions({
   to: string;
   maxBytes?: number;
 }): Promise<string | null> {
-  if (!REV.test(from) || !REV.test(to) || !path.isAbsolute(repoPath) || !existsSync(repoPath)) return null;
-  try {
-    const { stdoutBytes } = await runGit('read', repoPath, ['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--'], {
-      maxOutputBytes: maxBytes,
-    });
-    return stdoutBytes.toString('utf8');
-  } catch {
-    return null;
-  }
+  const diff = await readDiff(repoPath, from, to, ['--no-color', '--no-ext-diff', '--no-renames'], maxBytes);
+  return diff === null ? null : diff.toString('utf8');
 }
 
 /**
@@ -110,12 +116,7 @@ export async function diffBetweenRevisions({
  * an unknown revision). At most `max` paths.
  */
 export async function filesChangedBetween({ repoPath, from, to, max = 1000 }: { repoPath: string; from: string; to: string; max?: number }): Promise<string[] | null> {
-  if (!REV.test(from) || !REV.test(to) || !path.isAbsolute(repoPath) || !existsSync(repoPath)) return null;
-  try {
-    const { stdoutBytes } = await runGit('read', repoPath, ['diff', '--name-only', '--no-renames', '-z', from, to, '--'], { maxOutputBytes: 4 * 1024 * 1024 });
-    const files = stdoutBytes.toString('utf8').split('\0').filter(Boolean);
-    return [...new Set(files)].sort().slice(0, max);
-  } catch {
-    return null;
-  }
+  const names = await readDiff(repoPath, from, to, ['--name-only', '--no-renames', '-z'], 4 * 1024 * 1024);
+  if (names === null) return null;
+  return [...new Set(names.toString('utf8').split('\0').filter(Boolean))].sort().slice(0, max);
 }

@@ -15,7 +15,7 @@ import { refreshInsightsRollups } from './rollup';
 // known — and no run is called mislocalised on it.
 
 export interface DeveloperFilesResult {
-  /** revisions whose next files were recorded */
+  /** revisions whose next files this call recorded */
   recorded: number;
   /** of which nothing could be read */
   unknown: number;
@@ -29,15 +29,18 @@ export async function recordDeveloperFiles({ db = getDb(), limit = 25 }: { db?: 
     WHERE v."supersededAt" IS NOT NULL AND v."nextFiles" IS NULL
     ORDER BY v."supersededAt"
     LIMIT ${limit}`;
-  let unknown = 0;
+  const result: DeveloperFilesResult = { recorded: 0, unknown: 0 };
   for (const v of pending) {
-    const files = v.nextHeadRev ? await filesChangedBetween({ repoPath: v.gitUrl, from: v.headRev, to: v.nextHeadRev }) : null;
-    if (!files || files.length === 0) unknown += 1;
-    await db.$transaction(async (tx) => {
-      // one writer records it: a second housekeeper that read the same list finds it done
-      const { count } = await tx.changeRevision.updateMany({ where: { id: v.id, nextFiles: { equals: Prisma.DbNull } }, data: { nextFiles: files ?? [] } });
+    const files = (v.nextHeadRev ? await filesChangedBetween({ repoPath: v.gitUrl, from: v.headRev, to: v.nextHeadRev }) : null) ?? [];
+    // one writer records it: a second housekeeper that read the same list finds it done
+    const recorded = await db.$transaction(async (tx) => {
+      const { count } = await tx.changeRevision.updateMany({ where: { id: v.id, nextFiles: { equals: Prisma.DbNull } }, data: { nextFiles: files } });
       if (count > 0) await refreshInsightsRollups({ tx, changeIds: [v.changeId] });
+      return count > 0;
     });
+    if (!recorded) continue;
+    result.recorded += 1;
+    if (files.length === 0) result.unknown += 1;
   }
-  return { recorded: pending.length, unknown };
+  return result;
 }
