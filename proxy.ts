@@ -47,11 +47,11 @@ export async function proxy(req: NextRequest) {
 }
 
 export const config = {
-  // everything except Next's own assets, public files, the CI API and the
+  // everything except Next's own assets, public files (public/: the icon), the CI API and the
   // code hosts' webhooks. /api/v1/ is token-authenticated and /api/hosts/ by
   // each delivery's signature, in their handlers; running the proxy on them
   // would turn a webhook (which has no session) away with 401, and make Next
   // buffer a copy of every body and cut it at its 10 MB proxy limit
   // (experimental.proxyClientMaxBodySize) before the route can answer 413.
-  matcher: ['/((?!_next/static|_next/image|favicon.ico|monaco/|api/v1/|api/hosts/|.*\\.(?:svg|png|ico|css|js|map|woff2?)$).*)'],
+  matcher: ['/((?!_next/static|_next/image|api/v1/|api/hosts/|.*\\.(?:svg|png|ico|css|js|map|woff2?)$).*)'],
 };

@@ -13,6 +13,8 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = {
   title: 'flowfix',
   description: 'Fixes for failing changes, proven by their tests',
+  // public/icon.svg, the same mark as the header's
+  icons: { icon: { url: '/icon.svg', type: 'image/svg+xml' } },
 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {

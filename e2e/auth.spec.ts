@@ -29,6 +29,14 @@ test('the demo users are listed on the sign-in page in demo mode', async ({ page
   await expect(page.getByTestId('demo-users')).toContainText('reviewer@demo.flowfix');
 });
 
+test('the app icon is served to anyone and every page links it', async ({ page, request }) => {
+  const icon = await request.get('/icon.svg', { maxRedirects: 0 });
+  expect(icon.status()).toBe(200);
+  expect(icon.headers()['content-type']).toContain('image/svg+xml');
+  await page.goto('/signin');
+  await expect(page.locator('link[rel="icon"]')).toHaveAttribute('href', '/icon.svg');
+});
+
 const BROWSING_ROLES: DemoRole[] = ['reviewer', 'manager', 'admin'];
 for (const role of BROWSING_ROLES) {
   test(`${role} signs in and sees the triage list; admin link only for admins`, async ({ page }) => {

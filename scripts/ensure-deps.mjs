@@ -22,6 +22,17 @@ const run = (cmd) => {
   execSync(cmd, { cwd: root, stdio: 'inherit', env });
 };
 
+// The oldest Node flowfix runs on (package.json's engines): Prisma 7 needs
+// 20.19, whose require() of ES modules some dependencies rely on. Three
+// packages declare Node 22 (@axe-core/playwright, content-type through
+// @octokit/request, and @prisma/streams-local of the prisma CLI's unused `dev`
+// command); what flowfix uses of them runs on 20.19, which the tests prove.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  console.error(`[ensure-deps] Node ${process.versions.node} is too old: flowfix needs Node 20.19 or newer`);
+  process.exit(2);
+}
+
 // --generate-only: called from npm's postinstall, where installing again would recurse
 const generateOnly = process.argv.includes('--generate-only');
 const purpose = process.argv.includes('--for') ? process.argv[process.argv.indexOf('--for') + 1] : null;

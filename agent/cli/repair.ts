@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -10,6 +8,7 @@ import {
   resolveEffectiveSettings,
   mergeSettings,
 } from '../../lib/repositories/settings';
+import { runGit } from '../../lib/git/runner';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
 import { detectRunner } from '../runners';
 import { createPrintSink, gateOutcome } from '../sinks';
@@ -118,7 +117,7 @@ async function filesAtRevision(repoPath: string, rev: string): Promise<(rel: str
   if (/^[A-Za-z0-9._/^~@{}-]+$/.test(rev) && !rev.startsWith('-')) {
     for (const name of names) {
       try {
-        const { stdout } = await promisify(execFile)('git', ['-C', repoPath, 'show', `${rev}:${name}`], { maxBuffer: 4 * 1024 * 1024 });
+        const { stdout } = await runGit('read', repoPath, ['show', `${rev}:${name}`], { maxOutputBytes: 4 * 1024 * 1024 });
         files.set(name, stdout);
       } catch {
         // not at that revision
