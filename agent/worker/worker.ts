@@ -2,17 +2,17 @@ import { probeSandbox } from '../../lib/sandbox/probe';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { getRunQueue, onRunQueued, type RunQueue } from '../../lib/queue';
-import { reconcileStuckApplies } from '../../lib/fixes/apply';
-import { claimRun, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS, listWaitingRuns, reapRuns } from '../../lib/runs/lease';
+import { claimRun, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS } from '../../lib/runs/lease';
 import { startDeliveryWorker, type DeliveryWorker } from '../../lib/hosts/process';
 import { notifyCodeHostOfRun } from '../../lib/hosts/sync';
 import { executeRun, type RunOutcome } from './execute';
-import { recordDeveloperFiles } from '../../lib/insights/developer-files';
+import { runHousekeeping } from './housekeeping';
 
 // The worker loop: fetch as many jobs as there are free slots, claim each run
 // atomically, and run the claimed ones in the background. Also, every few
-// seconds, the reaper: runs whose worker died are re-queued (bounded
-// attempts) and runs waiting without a job are re-sent. Any number of these
+// seconds, the housekeeping jobs (./housekeeping.ts: runs whose worker died
+// are reaped, runs waiting without a job re-sent, stuck accepts reconciled,
+// the developer's next files recorded). Any number of these
 // loops may run, in any number of processes on any number of machines; the
 // Run row's lease decides who works on what.
 
@@ -93,26 +93,12 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
     held.set(runId, p);
   };
 
-  const reap = async () => {
-    const reaped = await reapRuns();
-    for (const runId of reaped.requeued) await queue.enqueue(runId);
-    if (reaped.requeued.length + reaped.failed.length + reaped.cancelled.length > 0) log({ event: 'reaped', ...reaped });
-    for (const runId of await listWaitingRuns({ olderThanMs: resendAfterMs })) await queue.enqueue(runId);
-    // an accept that crashed between the git push and the database write:
-    // record it if the branch has the commit, else hand the fix back (lib/fixes/apply.ts)
-    const applies = await reconcileStuckApplies();
-    if (Object.keys(applies).length > 0) log({ event: 'reconciled_applies', applies });
-    // what the developer changed after a superseded revision: Insights' "mislocalised" (lib/insights/developer-files.ts)
-    const developer = await recordDeveloperFiles();
-    if (developer.recorded > 0) log({ event: 'developer_files', ...developer });
-  };
-
   const loop = async () => {
     while (!stopping) {
       try {
         if (Date.now() >= nextReap) {
           nextReap = Date.now() + reapEveryMs;
-          await reap();
+          await runHousekeeping({ queue, resendAfterMs }, log);
         }
         const free = opts.concurrency - held.size;
         const jobs = free > 0 ? await queue.fetch(free) : [];
