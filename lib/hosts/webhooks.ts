@@ -60,6 +60,11 @@ function parsePayload(text: string): Record<string, unknown> {
   throw new AppError('bad_request', 'The delivery body is not a JSON object');
 }
 
+/** The route access of a host's webhook route: `withRoute(webhookAccess('github'), …)` verifies each delivery first. */
+export function webhookAccess<K extends HostKindName>(host: K) {
+  return { auth: 'webhook' as const, host, verify: (req: Request) => verifyWebhook(host, req) };
+}
+
 /** Authenticates a delivery by its signature or token; 401 for anything that does not verify. */
 export async function verifyWebhook(kind: HostKindName, req: Request): Promise<VerifiedWebhook> {
   const bytes = await readLimitedBody({ req, maxBytes: getEnv().FLOWFIX_MAX_UPLOAD_BYTES });

@@ -9,7 +9,6 @@ import {
   type PersonalTokenScopeName,
 } from '../auth/personal-tokens';
 import { publicOrigin } from '../env';
-import { verifyWebhook, type HostKindName, type VerifiedWebhook } from '../hosts/webhooks';
 
 // The one route wrapper: resolves who is calling, checks the role, runs the
 // handler, translates errors. Per-route rules stay in the handler.
@@ -29,9 +28,11 @@ export type Access =
       personalTokenScope?: PersonalTokenScopeName;
     }
   | { auth: 'token' }
-  // a code host's webhook: authenticated by the delivery's signature (GitHub)
-  // or secret token (GitLab), checked by lib/hosts/webhooks.ts before the handler runs
-  | { auth: 'webhook'; host: HostKindName }
+  // a signed delivery (a code host's webhook): `verify` authenticates it by
+  // its signature or secret token before the handler runs, and its answer is
+  // the handler's `webhook` (lib/hosts/webhooks.ts `webhookAccess`); `host`
+  // names the sender. The wrapper knows no feature.
+  | { auth: 'webhook'; host: string; verify: (req: NextRequest) => Promise<unknown> }
   | { auth: 'public' };
 
 interface BaseContext<P> {
@@ -41,14 +42,14 @@ interface BaseContext<P> {
 export type SessionContext<P> = BaseContext<P> & { user: SessionUser; via: 'cookie' | 'personal_token' };
 export type TokenContext<P> = BaseContext<P> & { token: TokenPrincipal };
 export type PublicContext<P> = BaseContext<P>;
-export type WebhookContext<P> = BaseContext<P> & { webhook: VerifiedWebhook };
+export type WebhookContext<P, W = unknown> = BaseContext<P> & { webhook: W };
 
 type ContextFor<A extends Access, P> = A extends { auth: 'session' }
   ? SessionContext<P>
   : A extends { auth: 'token' }
     ? TokenContext<P>
-    : A extends { auth: 'webhook' }
-      ? WebhookContext<P>
+    : A extends { auth: 'webhook'; verify: (req: NextRequest) => Promise<infer W> }
+      ? WebhookContext<P, W>
       : PublicContext<P>;
 
 export type RouteHandler = ((req: NextRequest, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>) & {
@@ -62,7 +63,7 @@ export function withRoute<A extends Access, P = Record<string, string>>(
   const wrapped = async (req: NextRequest, routeCtx?: { params?: Promise<unknown> }): Promise<Response> => {
     try {
       const params = ((await routeCtx?.params) ?? {}) as P;
-      let ctx: BaseContext<P> & Partial<{ user: SessionUser; via: 'cookie' | 'personal_token'; token: TokenPrincipal; webhook: VerifiedWebhook }>;
+      let ctx: BaseContext<P> & Partial<{ user: SessionUser; via: 'cookie' | 'personal_token'; token: TokenPrincipal; webhook: unknown }>;
       if (access.auth === 'session') {
         let user = await getSessionUser(req);
         let via: 'cookie' | 'personal_token' = 'cookie';
@@ -81,7 +82,7 @@ export function withRoute<A extends Access, P = Record<string, string>>(
       } else if (access.auth === 'token') {
         ctx = { req, params, token: await authenticateToken(req.headers.get('authorization')) };
       } else if (access.auth === 'webhook') {
-        ctx = { req, params, webhook: await verifyWebhook(access.host, req) };
+        ctx = { req, params, webhook: await access.verify(req) };
       } else {
         ctx = { req, params };
       }

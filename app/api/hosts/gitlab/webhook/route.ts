@@ -1,10 +1,10 @@
 import { NextResponse } from 'next/server';
 import { withRoute } from '@/lib/http/route';
-import { acceptDelivery } from '@/lib/hosts/webhooks';
+import { acceptDelivery, webhookAccess } from '@/lib/hosts/webhooks';
 
 // POST /api/hosts/gitlab/webhook — a delivery from a GitLab project or group hook (with its secret token):
 // recorded and queued, processed in the background (lib/hosts/process.ts)
-export const POST = withRoute({ auth: 'webhook', host: 'gitlab' }, async ({ webhook }) => {
+export const POST = withRoute(webhookAccess('gitlab'), async ({ webhook }) => {
   const accepted = await acceptDelivery('gitlab', webhook);
   return NextResponse.json(accepted, { status: accepted.status === 'queued' ? 202 : 200 });
 });
