@@ -534,6 +534,15 @@ export async function listDisputed({ queueId, user }: { queueId: string; user: S
   }));
 }
 
+/** A settlement's or a dispute's arguments: who, on which item, which label, why. */
+interface ItemLabelWithNote {
+  queueId: string;
+  itemId: string;
+  user: SessionUser;
+  label: GradeLabelName;
+  note: string;
+}
+
 /** A manager or the queue's lead grader records the settled label of an item, with a note. */
 export async function settleItem({
   queueId,
@@ -541,13 +550,7 @@ export async function settleItem({
   user,
   label,
   note,
-}: {
-  queueId: string;
-  itemId: string;
-  user: SessionUser;
-  label: GradeLabelName;
-  note: string;
-}): Promise<void> {
+}: ItemLabelWithNote): Promise<void> {
   const queue = await loadQueue(queueId);
   if (!canLeadQueue(queue, user)) throw new AppError('forbidden', 'Only a manager, an admin or the queue’s lead grader may settle');
   const item = await loadItem(queue, itemId);
@@ -584,13 +587,7 @@ export async function disputeItem({
   user,
   label,
   note,
-}: {
-  queueId: string;
-  itemId: string;
-  user: SessionUser;
-  label: GradeLabelName;
-  note: string;
-}): Promise<{ reopened: boolean }> {
+}: ItemLabelWithNote): Promise<{ reopened: boolean }> {
   const queue = await queueForGrader(queueId, user);
   const item = await loadItem(queue, itemId);
   return getDb().$transaction(async (tx) => {
