@@ -4,7 +4,9 @@ import { FROM_OUR_PAGE, signInAs } from './helpers';
 // Grading end to end in Chromium: three graders label the same five fixes
 // blind, by keyboard only; one disagreement goes to the disputed list; a
 // manager settles it; the queue's agreement and the precision figures move;
-// the export downloads.
+// the export downloads. A grader who labelled and goes back stays blind
+// until the item is settled; once settled, their label is locked and a
+// change of mind is a dispute, which returns the item to the disputed list.
 
 const PASSWORD = 'grading-e2e-password';
 const GRADERS = ['Gia', 'Hal', 'Ivo'].map((name) => ({ name: `${name} Grader`, email: `${name.toLowerCase()}.${Date.now()}@e2e.flowfix` }));
@@ -92,6 +94,32 @@ test('three graders label five fixes blind by keyboard; a dispute is settled; ag
   expect(items).toBe(5);
 
   await gradeFive(browser, GRADERS[0], queueId, null);
+
+  // Gia goes back: her labels in "My labels", the previous item by key; still
+  // blind (nobody else has labelled yet), and her label still hers to revise
+  {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInWith(page, GRADERS[0].email);
+    await page.goto(`/grading/${queueId}`);
+    const mine = page.getByTestId('my-label');
+    await expect(mine).toHaveCount(5);
+    await mine.nth(1).getByRole('link').click();
+    await expect(page.getByTestId('grade-page')).toBeVisible();
+    await expect(page.getByTestId('grade-position')).toContainText('item 2 of 5');
+    await expect(page.getByTestId('grade-progress')).toHaveText('You have labelled 5 of 5');
+    await expect(page.getByTestId('grade-blind-note')).toBeVisible();
+    await expect(page.getByTestId('grade-others')).toHaveCount(0);
+    await expect(page.getByTestId('grade-submit')).toContainText('Revise label');
+    const second = await page.getByTestId('grade-page').getAttribute('data-item-id');
+    await page.locator('body').focus();
+    await page.keyboard.press('p');
+    await expect(page.getByTestId('grade-position')).toContainText('item 1 of 5');
+    await expect(page.getByTestId('grade-page')).not.toHaveAttribute('data-item-id', second!);
+    await expect(page.getByTestId('grade-previous')).toHaveCount(0);
+    await expect(page.getByTestId('grade-others')).toHaveCount(0);
+    await context.close();
+  }
   await gradeFive(browser, GRADERS[1], queueId, null);
   await gradeFive(browser, GRADERS[2], queueId, 1);
 
@@ -124,5 +152,24 @@ test('three graders label five fixes blind by keyboard; a dispute is settled; ag
   for await (const chunk of stream) csv += chunk;
   expect(csv.split('\r\n')[0]).toContain('queue_id,queue_name,item_position,fix_id');
   expect(csv.split('\r\n').filter(Boolean)).toHaveLength(1 + 15);
+
+  // Ivo, whose overfitting label was outvoted, comes back: settled, so he
+  // sees the others, his label is locked, and he disputes with a note
+  const ivo = await browser.newContext();
+  const ipage = await ivo.newPage();
+  await signInWith(ipage, GRADERS[2].email);
+  await ipage.goto(`/grading/${queueId}`);
+  await ipage.getByTestId('my-label').nth(1).getByRole('link').click();
+  await expect(ipage.getByTestId('grade-others')).toBeVisible();
+  await expect(ipage.getByTestId('grade-locked')).toContainText('Your label is locked');
+  await expect(ipage.getByTestId('grade-submit')).toHaveCount(0);
+  await ipage.getByTestId('dispute-label').selectOption('CORRECT');
+  await ipage.getByTestId('dispute-note').fill('The others are right: the special case is documented');
+  await ipage.getByTestId('dispute-submit').click();
+  await expect(ipage.getByTestId('grade-disputes')).toContainText('The others are right');
+  await ivo.close();
+  await mpage.goto(`/grading/${queueId}`);
+  await expect(mpage.getByTestId('disputed-item')).toHaveCount(1);
+  await expect(mpage.getByTestId('disputed-disputes')).toContainText('The others are right');
   await manager.close();
 });

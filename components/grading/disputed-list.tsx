@@ -59,8 +59,10 @@ function SettleForm({ queueId, item }: { queueId: string; item: DisputedItem }) 
   );
 }
 
-// Items whose labels disagree: every label and rationale side by side, and a
-// form to record the settled label with a note.
+// Items whose labels disagree (or that a grader disputed after the reveal):
+// every label and rationale side by side, the disputes, and a form to record
+// the settled label with a note. Reading it locks the reader's own labels on
+// these items (the server records the reveal).
 export function DisputedList({ queueId }: { queueId: string }) {
   const disputed = useQuery({
     queryKey: ['grading', 'queue', queueId, 'disputed'],
@@ -96,6 +98,20 @@ export function DisputedList({ queueId }: { queueId: string }) {
                 </div>
               ))}
             </div>
+            {item.disputes.length > 0 && (
+              <div className="stack" style={{ gap: 6 }} data-testid="disputed-disputes">
+                <strong className="small">Disputed after the reveal</strong>
+                {item.disputes.map((d) => (
+                  <div key={`${d.grader}-${d.at}`} className="dispute-label">
+                    <div className="row">
+                      <strong>{d.grader}</strong> proposes {d.label ? <LabelBadge label={d.label} /> : null}
+                      <span className="muted small">{formatAgo(d.at)}</span>
+                    </div>
+                    <p>{d.note}</p>
+                  </div>
+                ))}
+              </div>
+            )}
             <SettleForm queueId={queueId} item={item} />
           </article>
         ))}

@@ -1,6 +1,7 @@
 'use client';
 
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import {
@@ -22,8 +23,10 @@ import type { GradingItemView } from './types';
 
 // The grading page: what a grader needs to judge one fix and nothing that
 // biases (no other label, no consensus, no reviewers' decision unless the
-// queue allows it), keyboard first: 1–4 label, t tags, Enter submit and next,
-// s skip, ? keys.
+// queue allows it — until the item is settled), keyboard first: 1–4 label,
+// t tags, Enter submit and next, s skip, p the previous item, ? keys. Once
+// the grader has seen the other labels, their label is locked (the server
+// refuses a revision) and the panel offers a dispute with a note instead.
 
 const KEYS: Array<[string, string]> = [
   ['1 – 4', 'choose a label'],
@@ -32,6 +35,7 @@ const KEYS: Array<[string, string]> = [
   ['Enter', 'submit and load the next item'],
   ['Shift + Enter', 'a new line in the rationale'],
   ['s', 'skip (with a reason)'],
+  ['p', 'the previous item you labelled or skipped'],
   ['Esc', 'leave a field, close a panel'],
   ['?', 'this list'],
 ];
@@ -49,8 +53,72 @@ type State =
   | { kind: 'done' }
   | { kind: 'error'; message: string };
 
+const REVEALED_VIA: Record<string, string> = {
+  settled: 'when the item was settled',
+  disputed_list: 'in the disputed list',
+  export: 'in the queue’s export',
+};
+
+function DisputeForm({ item, base, onDone }: { item: GradingItemView; base: string; onDone: () => void }) {
+  const [label, setLabel] = useState<GradeLabelName>(item.mine?.label ?? 'CORRECT');
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      className="stack"
+      style={{ marginTop: 12, gap: 8 }}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(null);
+        try {
+          await requestJson(`${base}/items/${encodeURIComponent(item.item.id)}/dispute`, { method: 'POST', body: { label, note } });
+          setNote('');
+          onDone();
+        } catch (err) {
+          setError((err as Error).message);
+        } finally {
+          setBusy(false);
+        }
+      }}
+      data-testid="dispute-form"
+    >
+      <h3 className="admin-subhead">Dispute</h3>
+      <p className="muted small" style={{ margin: 0 }}>
+        Your label stays as you gave it; the label you now propose and your note go to the lead grader, who settles the item again.
+      </p>
+      <label className="field">
+        Label you now propose
+        <select className="select" value={label} onChange={(e) => setLabel(e.target.value as GradeLabelName)} data-testid="dispute-label">
+          {GRADE_LABELS.map((l) => (
+            <option key={l} value={l}>
+              {GRADE_LABEL_TEXT[l].name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        Note (required)
+        <textarea className="input" rows={2} value={note} onChange={(e) => setNote(e.target.value)} placeholder="Why the label should change" data-testid="dispute-note" />
+      </label>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div>
+        <button type="submit" className="btn" disabled={busy || !note.trim()} data-testid="dispute-submit">
+          Dispute
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export function GradePage({ queueId, itemId }: { queueId: string; itemId: string | null }) {
   const queryClient = useQueryClient();
+  const router = useRouter();
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [label, setLabel] = useState<GradeLabelName | null>(null);
   const [tags, setTags] = useState<GradeTagName[]>([]);
@@ -104,7 +172,18 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
   }, [base, itemId, loadNext, show]);
 
   const item = state.kind === 'item' ? state.item : null;
-  const settled = item?.consensus !== null && item?.consensus !== undefined;
+  // locked: settled, or the grader has seen the other labels (the server refuses a revision then)
+  const settled = (item?.consensus !== null && item?.consensus !== undefined) || (item?.revealed !== null && item?.revealed !== undefined);
+  const previousHref = item?.previous ? `/grading/${queueId}/grade?item=${encodeURIComponent(item.previous.itemId)}` : null;
+
+  const reload = useCallback(async () => {
+    if (!item) return;
+    try {
+      show(await requestJson<GradingItemView>(`${base}/items/${encodeURIComponent(item.item.id)}`));
+    } catch (err) {
+      setState({ kind: 'error', message: (err as Error).message });
+    }
+  }, [item, base, show]);
 
   const submit = useCallback(async () => {
     if (!item || busy || settled) return;
@@ -173,6 +252,11 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
         setShowKeys((v) => !v);
         return;
       }
+      if (e.key === 'p' && previousHref) {
+        e.preventDefault();
+        router.push(previousHref);
+        return;
+      }
       if (!item || settled) return;
       const n = Number(e.key);
       if (Number.isInteger(n) && n >= 1 && n <= GRADE_LABELS.length && !showTags) {
@@ -211,7 +295,7 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [item, settled, showTags, label, rationale, submit]);
+  }, [item, settled, showTags, label, rationale, submit, previousHref, router]);
 
   useEffect(() => {
     if (!notice) return;
@@ -232,9 +316,14 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
       <div className="card empty" data-testid="grade-done">
         <p style={{ fontSize: 16, color: 'var(--text)', fontWeight: 600 }}>Nothing left for you in this queue.</p>
         <p>Every item has your label, is reserved by other graders, or is settled.</p>
-        <Link className="btn" href={`/grading/${queueId}`}>
-          Back to the queue
-        </Link>
+        <div className="row" style={{ justifyContent: 'center' }}>
+          <Link className="btn" href={`/grading/${queueId}`}>
+            Back to the queue
+          </Link>
+          <Link className="btn" href={`/grading/${queueId}#my-labels`}>
+            My labels
+          </Link>
+        </div>
       </div>
     );
   }
@@ -244,7 +333,10 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
       <div className="grading-head">
         <div>
           <div className="muted small">
-            <Link href={`/grading/${queueId}`}>{it.queue.name}</Link> · item {it.item.position + 1} of {it.item.total}
+            <Link href={`/grading/${queueId}`}>{it.queue.name}</Link> ·{' '}
+            <span data-testid="grade-position" title="The item’s place in the queue’s order, which every grader shares; it is not a count of your work">
+              item {it.item.position + 1} of {it.item.total} in the queue’s order
+            </span>
           </div>
           <h1 className="page-title" data-testid="grade-change-title">
             {it.change.title}
@@ -254,15 +346,41 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
           </p>
         </div>
         <div style={{ minWidth: 220 }}>
-          <div className="muted small" data-testid="grade-progress">
-            You have labelled {it.progress.labelled} of {it.progress.total}
+          <div className="muted small">
+            <span data-testid="grade-progress">
+              You have labelled {it.progress.labelled} of {it.progress.total}
+            </span>
+            {it.progress.skipped > 0 && <span data-testid="grade-skipped"> · skipped {it.progress.skipped}</span>}
           </div>
           <div className="progress-bar" style={{ marginTop: 6 }}>
             <span className="progress-complete" style={{ width: `${(it.progress.labelled / Math.max(1, it.progress.total)) * 100}%` }} />
           </div>
-          <button type="button" className="btn btn-small" style={{ marginTop: 8 }} onClick={() => setShowKeys(true)}>
-            Keys <kbd>?</kbd>
-          </button>
+          <p className="muted small grade-progress-help" data-testid="grade-progress-help">
+            Your own labels among the queue’s {it.progress.total} items. Each item needs {it.queue.gradersPerFix}{' '}
+            {it.queue.gradersPerFix === 1 ? 'label' : 'labels'}, so you may be done before labelling them all.
+          </p>
+          <div className="row" style={{ marginTop: 8 }}>
+            {previousHref ? (
+              <Link className="btn btn-small" href={previousHref} data-testid="grade-previous">
+                <kbd>p</kbd> Previous
+              </Link>
+            ) : (
+              <span className="btn btn-small" aria-disabled="true" style={{ opacity: 0.5 }} title="No earlier item of yours">
+                <kbd>p</kbd> Previous
+              </span>
+            )}
+            <Link className="btn btn-small" href={`/grading/${queueId}#my-labels`} data-testid="grade-my-labels">
+              My labels
+            </Link>
+            {itemId && (
+              <Link className="btn btn-small" href={`/grading/${queueId}/grade`} data-testid="grade-continue">
+                Continue grading
+              </Link>
+            )}
+            <button type="button" className="btn btn-small" onClick={() => setShowKeys(true)}>
+              Keys <kbd>?</kbd>
+            </button>
+          </div>
         </div>
       </div>
       {notice && (
@@ -338,9 +456,21 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
               {it.decision.reasonText ? ` — ${it.decision.reasonText}` : ''}
             </p>
           )}
-          {settled && (
+          {it.consensus && (
             <p className="alert alert-ok small" data-testid="grade-settled">
-              Settled as <LabelBadge label={it.consensus!.label} /> {it.consensus!.automatic ? '(unanimous)' : `— ${it.consensus!.note}`}. Labels can no longer change.
+              Settled as <LabelBadge label={it.consensus.label} /> {it.consensus.automatic ? '(unanimous)' : `— ${it.consensus.note}`}.
+            </p>
+          )}
+          {it.revealed && (
+            <p className="alert alert-info small" data-testid="grade-locked">
+              {it.mine ? 'Your label is locked' : 'You can no longer label this item'}: you saw the other graders’ labels{' '}
+              {REVEALED_VIA[it.revealed.via] ?? ''} ({new Date(it.revealed.at).toLocaleString()}).
+              {it.mine ? ' To change your mind, dispute it with a note below.' : ''}
+            </p>
+          )}
+          {it.mine && !settled && (
+            <p className="muted small" data-testid="grade-blind-note">
+              Other graders’ labels stay hidden until the item is settled; until then you may revise yours.
             </p>
           )}
           <div className="grade-labels" role="group" aria-label="Label">
@@ -413,10 +543,12 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
             </p>
           )}
           <div className="row" style={{ marginTop: 12 }}>
-            <button type="button" className="btn btn-primary" onClick={() => void submit()} disabled={busy || settled || !label} data-testid="grade-submit">
-              {it.mine ? 'Revise label' : 'Submit and next'} <kbd>Enter</kbd>
-            </button>
-            {!it.mine && (
+            {!settled && (
+              <button type="button" className="btn btn-primary" onClick={() => void submit()} disabled={busy || !label} data-testid="grade-submit">
+                {it.mine ? 'Revise label' : 'Submit and next'} <kbd>Enter</kbd>
+              </button>
+            )}
+            {!it.mine && !settled && (
               <button type="button" className="btn" onClick={() => setSkipping(true)} disabled={busy} data-testid="grade-skip">
                 Skip <kbd>s</kbd>
               </button>
@@ -437,7 +569,23 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
               </button>
             </form>
           )}
-          {it.mine && it.others && (
+          {it.disputes.length > 0 && (
+            <div style={{ marginTop: 12 }} data-testid="grade-disputes">
+              <h3 className="admin-subhead">Your disputes</h3>
+              <ul className="stack" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+                {it.disputes.map((d) => (
+                  <li key={d.at} className="dispute-label">
+                    <div className="row">
+                      {d.label && <LabelBadge label={d.label} />} <span className="muted small">{new Date(d.at).toLocaleString()}</span>
+                    </div>
+                    <p>{d.note}</p>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {it.revealed && it.mine && it.queue.status === 'OPEN' && <DisputeForm item={it} base={base} onDone={() => void reload()} />}
+          {it.others && (
             <div style={{ marginTop: 16 }} data-testid="grade-others">
               <h3 className="admin-subhead">Other graders</h3>
               {it.others.length === 0 ? (

@@ -7,6 +7,7 @@ import { requestJson, retryUnlessClientError } from '../api-client';
 import { ProgressBar } from './labels';
 import { DisputedList } from './disputed-list';
 import { AgreementView } from './agreement-view';
+import { MyLabels } from './my-labels';
 import type { QueueDetail } from './types';
 
 export function useQueueDetail(queueId: string) {
@@ -140,6 +141,7 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
           </div>
         </section>
       </div>
+      {q.you.grader && <MyLabels queueId={q.id} />}
       {leads && <DisputedList queueId={q.id} />}
       {leads && <AgreementView queueId={q.id} />}
     </div>

@@ -3,3 +3,4 @@ export type { QueueSummary, QueueDetail, QueueProgress } from '@/lib/grading/que
 export type { GradingItemView, DisputedItem } from '@/lib/grading/items';
 export type { QueueAgreement } from '@/lib/grading/queue-stats';
 export type { PrecisionRow, Share } from '@/lib/grading/precision';
+export type { MyItem } from '@/lib/grading/my-items';

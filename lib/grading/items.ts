@@ -18,9 +18,17 @@ import { refreshInsightsRollups } from '../insights/rollup';
 // A grader's work in a queue: "next item" (a reservation, so two graders
 // never take the last open slot of an item), the item as the grading page
 // shows it — blind: nobody else's label, rationale or the consensus until the
-// grader has given their own, and the reviewers' decisions only where the
-// queue allows — submitting and revising a label, skipping, and settling a
-// disputed item. Every change is kept in GradeEvent.
+// item is settled (their own label does not lift it), and the reviewers'
+// decisions only where the queue allows — submitting and revising a label,
+// skipping, settling a disputed item, and disputing a label after the reveal.
+// Every change is kept in GradeEvent and written to the audit log.
+//
+// The reveal (GradeReveal): the moment a grader first saw other graders'
+// labels on a fix — its settlement, or the disputed list or export as the
+// queue's lead. From then on their label is locked, so the agreement figures
+// measure independent judgement, not conformity: a change of mind is a
+// dispute with a note (GradeEvent 'dispute', the Grade keeps the label as
+// given blind) that returns the fix to the disputed list.
 //
 // Concurrency: every hand-out and every submission locks the queue's row
 // first (SELECT … FOR UPDATE), so counting an item's labels and reservations
@@ -32,11 +40,11 @@ export const DEFAULT_LEASE_MS = 20 * 60_000;
 // Graders queue up on the queue's row lock, one short transaction each: wait
 // for a connection and for the lock longer than Prisma's defaults (2 s / 5 s)
 // so a burst of graders is served in turn instead of failing.
-const TX = { maxWait: 15_000, timeout: 20_000 } as const;
+export const TX = { maxWait: 15_000, timeout: 20_000 } as const;
 
 type Tx = Prisma.TransactionClient;
 
-async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number; openFrom: number }> {
+export async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number; openFrom: number }> {
   const rows = await tx.$queryRaw<Array<{ status: string; gradersPerFix: number; openFrom: number }>>`
     SELECT status::text AS status, "gradersPerFix", "openFrom" FROM "GradingQueue" WHERE id = ${queueId} FOR UPDATE`;
   if (!rows[0]) throw new AppError('not_found', 'No such grading queue');
@@ -62,6 +70,35 @@ async function advanceOpenFromTx(tx: Tx, queueId: string, queue: { gradersPerFix
   if (next !== queue.openFrom) await tx.gradingQueue.update({ where: { id: queueId }, data: { openFrom: next } });
   return next;
 }
+
+/** Marks these fixes as seen, with their labels, by this user; an earlier reveal is kept (its moment counts). */
+export async function recordRevealsTx(tx: Pick<Tx, 'gradeReveal'>, { fixIds, graderIds, via }: { fixIds: string[]; graderIds: string[]; via: 'settled' | 'disputed_list' | 'export' }): Promise<void> {
+  const data = fixIds.flatMap((fixId) => graderIds.map((graderId) => ({ fixId, graderId, via })));
+  if (data.length > 0) await tx.gradeReveal.createMany({ data, skipDuplicates: true });
+}
+
+/**
+ * The queue's labels are about to be shown to this user whole (its export):
+ * every fix of the queue someone else has labelled is revealed to them.
+ * Under the queue's lock, like every reveal.
+ */
+export async function revealQueueLabels({ queueId, user, via }: { queueId: string; user: SessionUser; via: 'export' }): Promise<void> {
+  await getDb().$transaction(async (tx) => {
+    await lockQueueTx(tx, queueId);
+    await tx.$executeRaw`
+      INSERT INTO "GradeReveal" ("fixId", "graderId", via)
+      SELECT i."fixId", ${user.id}, ${via} FROM "GradingItem" i
+      WHERE i."queueId" = ${queueId}
+        AND EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" <> ${user.id})
+      ON CONFLICT DO NOTHING`;
+  }, TX);
+}
+
+const REVEAL_TEXT: Record<string, string> = {
+  settled: 'when it was settled',
+  disputed_list: 'in the disputed list',
+  export: 'in the queue’s export',
+};
 
 function assertOpen(status: string): void {
   if (status !== 'OPEN') throw new AppError('conflict', 'This queue is closed: a manager can reopen it');
@@ -174,14 +211,24 @@ export interface GradingItemView {
   mine: { label: GradeLabelName; tags: GradeTagName[]; rationale: string; updatedAt: string } | null;
   skipped: { reason: string } | null;
   leaseExpiresAt: string | null;
-  /** only once `mine` is set: the other labels */
+  /**
+   * When this grader first saw the other labels (the item settled, or as the
+   * lead in the disputed list or export); null while blind. Once set, their
+   * label is locked: a change of mind is a dispute.
+   */
+  revealed: { at: string; via: string } | null;
+  /** only once revealed: the other labels */
   others: OtherLabel[] | null;
-  /** only once `mine` is set */
+  /** only once revealed */
   consensus: { label: GradeLabelName; automatic: boolean; note: string } | null;
-  /** only where the queue allows it, or once `mine` is set */
+  /** this grader's disputes of the fix (after the reveal), oldest first */
+  disputes: Array<{ label: GradeLabelName | null; note: string; at: string }>;
+  /** only where the queue allows it, or once revealed */
   decision: { kind: string; reason: string | null; reasonText: string | null } | null;
-  /** the grader's progress in the queue */
-  progress: { labelled: number; total: number };
+  /** the item before this one, in queue order, that this grader labelled or skipped */
+  previous: { itemId: string; position: number } | null;
+  /** the grader's progress in the queue: items they labelled and skipped, of all its items */
+  progress: { labelled: number; skipped: number; total: number };
 }
 
 export async function getItemView({ queueId, itemId, user }: { queueId: string; itemId: string; user: SessionUser }): Promise<GradingItemView> {
@@ -214,15 +261,32 @@ async function buildItemView({
       change: { include: { repository: { select: { name: true, gitUrl: true } } } },
     },
   });
-  const [mine, skip, lease, total, labelled] = await Promise.all([
+  const [mine, skip, lease, total, counts, previous, settled] = await Promise.all([
     db.grade.findUnique({ where: { fixId_graderId: { fixId: fix.id, graderId: user.id } } }),
     db.gradingSkip.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
     db.gradingLease.findUnique({ where: { itemId_graderId: { itemId: item.id, graderId: user.id } } }),
     db.gradingItem.count({ where: { queueId: queue.id } }),
-    db.$queryRaw<Array<{ n: number }>>`
-      SELECT count(*)::int AS n FROM "Grade" g JOIN "GradingItem" i ON i."fixId" = g."fixId"
-      WHERE g."graderId" = ${user.id} AND i."queueId" = ${queue.id}`.then((r) => Number(r[0]?.n ?? 0)),
+    db.$queryRaw<Array<{ labelled: number; skipped: number }>>`
+      SELECT (SELECT count(*) FROM "Grade" g JOIN "GradingItem" i ON i."fixId" = g."fixId"
+              WHERE g."graderId" = ${user.id} AND i."queueId" = ${queue.id})::int AS labelled,
+             (SELECT count(*) FROM "GradingSkip" s JOIN "GradingItem" i ON i.id = s."itemId"
+              WHERE s."graderId" = ${user.id} AND i."queueId" = ${queue.id})::int AS skipped`.then((r) => ({
+      labelled: Number(r[0]?.labelled ?? 0),
+      skipped: Number(r[0]?.skipped ?? 0),
+    })),
+    db.$queryRaw<Array<{ id: string; position: number }>>`
+      SELECT i.id, i.position FROM "GradingItem" i
+      WHERE i."queueId" = ${queue.id} AND i.position < ${item.position}
+        AND (EXISTS (SELECT 1 FROM "Grade" g WHERE g."fixId" = i."fixId" AND g."graderId" = ${user.id})
+          OR EXISTS (SELECT 1 FROM "GradingSkip" s WHERE s."itemId" = i.id AND s."graderId" = ${user.id}))
+      ORDER BY i.position DESC
+      LIMIT 1`.then((r) => (r[0] ? { itemId: r[0].id, position: Number(r[0].position) } : null)),
+    db.consensus.findUnique({ where: { fixId: item.fixId } }),
   ]);
+  // A settled item is open to every grader who looks: that look is a reveal
+  // too (recorded, so a dispute that reopens the fix cannot make them blind again).
+  if (settled) await recordRevealsTx(db, { fixIds: [fix.id], graderIds: [user.id], via: 'settled' });
+  const reveal = await db.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: fix.id, graderId: user.id } } });
   const later = await db.changeRevision.findFirst({
     where: { changeId: fix.changeId, number: { gt: fix.revision.number } },
     orderBy: { number: 'desc' },
@@ -233,18 +297,17 @@ async function buildItemView({
     diffBetweenRevisions({ repoPath, from: fix.revision.baseRev, to: fix.revision.headRev }),
     later ? diffBetweenRevisions({ repoPath, from: fix.revision.headRev, to: later.headRev }) : Promise.resolve(null),
   ]);
-  // Blind until the grader's own label: nothing of anyone else's judgement.
-  const seesOthers = mine !== null;
+  // Blind until the reveal (settlement, or the lead's disputed list): nothing
+  // of anyone else's judgement, whether or not the grader has labelled.
+  const seesOthers = reveal !== null;
   let others: OtherLabel[] | null = null;
   let consensus: GradingItemView['consensus'] = null;
   if (seesOthers) {
-    const [rows, settled] = await Promise.all([
-      db.grade.findMany({ where: { fixId: fix.id, graderId: { not: user.id } }, include: { grader: { select: { name: true } } }, orderBy: { createdAt: 'asc' } }),
-      db.consensus.findUnique({ where: { fixId: fix.id } }),
-    ]);
+    const rows = await db.grade.findMany({ where: { fixId: fix.id, graderId: { not: user.id } }, include: { grader: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
     others = rows.map((g) => ({ grader: g.grader.name, label: g.label, tags: g.tags as GradeTagName[], rationale: g.rationale }));
     consensus = settled ? { label: settled.label, automatic: settled.automatic, note: settled.note } : null;
   }
+  const disputes = await db.gradeEvent.findMany({ where: { fixId: fix.id, actorId: user.id, kind: 'dispute' }, orderBy: { createdAt: 'asc' } });
   let decision: GradingItemView['decision'] = null;
   if (queue.showDecisions || seesOthers) {
     const d = await db.decision.findFirst({
@@ -286,10 +349,13 @@ async function buildItemView({
     mine: mine ? { label: mine.label, tags: mine.tags as GradeTagName[], rationale: mine.rationale, updatedAt: mine.updatedAt.toISOString() } : null,
     skipped: skip ? { reason: skip.reason } : null,
     leaseExpiresAt: lease && lease.expiresAt > new Date() ? lease.expiresAt.toISOString() : null,
+    revealed: reveal ? { at: reveal.revealedAt.toISOString(), via: reveal.via } : null,
     others,
     consensus,
+    disputes: disputes.map((d) => ({ label: d.label, note: d.rationale, at: d.createdAt.toISOString() })),
     decision,
-    progress: { labelled, total },
+    previous,
+    progress: { ...counts, total },
   };
 }
 
@@ -304,10 +370,11 @@ export interface SubmitResult {
 
 /**
  * Labels (or relabels) the item's fix for this grader. One label per fix and
- * grader, whichever queue it came through. Refused once the fix's label is
- * settled, when the queue is closed, and when every slot is taken by labels
- * and other graders' reservations (409). The last of the needed labels, when
- * all agree, settles the fix automatically.
+ * grader, whichever queue it came through. Refused (409) once the grader has
+ * seen the other labels (their label is locked: see disputeItem), once the
+ * fix's label is settled, when the queue is closed, and when every slot is
+ * taken by labels and other graders' reservations. The last of the needed
+ * labels, when all agree, settles the fix automatically, with no settler.
  */
 export async function submitGrade({
   queueId,
@@ -325,7 +392,19 @@ export async function submitGrade({
   return getDb().$transaction(async (tx) => {
     const locked = await lockQueueTx(tx, queueId);
     assertOpen(locked.status);
-    if (await tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } })) {
+    // checked under the queue's lock: a reveal (settlement, the disputed list)
+    // takes the same lock, so no label slips in after the grader has seen others
+    const [reveal, settled] = await Promise.all([
+      tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
+      tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } }),
+    ]);
+    if (reveal) {
+      throw new AppError(
+        'conflict',
+        `${settled ? 'This fix’s label is already settled and your' : 'Your'} label on it is locked: you saw the other graders’ labels ${REVEAL_TEXT[reveal.via] ?? ''} (${reveal.revealedAt.toISOString()}). To change your mind, dispute it with a note (POST …/dispute): the lead grader settles it again`,
+      );
+    }
+    if (settled) {
       throw new AppError('conflict', 'This fix’s label is already settled: labels can no longer change');
     }
     const existing = await tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } });
@@ -351,12 +430,19 @@ export async function submitGrade({
       await tx.gradeEvent.create({
         data: { fixId: item.fixId, actorId: user.id, queueId, kind: outcome, label: input.label, tags: input.tags, rationale: input.rationale },
       });
+      await writeAudit(
+        { actorId: user.id, actorKind: 'user', action: `grading.${outcome}`, targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label: input.label } },
+        tx,
+      );
     }
     let settledAutomatically = false;
-    const labels = await tx.grade.findMany({ where: { fixId: item.fixId }, select: { label: true } });
+    const labels = await tx.grade.findMany({ where: { fixId: item.fixId }, select: { label: true, graderId: true } });
     if (labels.length >= locked.gradersPerFix && new Set(labels.map((l) => l.label)).size === 1) {
-      await tx.consensus.create({ data: { fixId: item.fixId, label: input.label, automatic: true, note: `Unanimous: ${labels.length} labels`, settledById: user.id } });
+      // the labels settled it, not the grader who happened to give the last one
+      await tx.consensus.create({ data: { fixId: item.fixId, label: input.label, automatic: true, note: `Unanimous: ${labels.length} labels`, settledById: null } });
       await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'auto_settle', label: input.label } });
+      await writeAudit({ actorKind: 'system', action: 'grading.auto_settle', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label: input.label, labels: labels.length } }, tx);
+      await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: labels.map((l) => l.graderId), via: 'settled' });
       settledAutomatically = true;
       // precision counts settled fixes
       await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
@@ -381,6 +467,7 @@ export async function skipItem({ queueId, itemId, user, reason }: { queueId: str
     });
     await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
     await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'skip', rationale: reason } });
+    await writeAudit({ actorId: user.id, actorKind: 'user', action: 'grading.skip', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, reason } }, tx);
   }, TX);
 }
 
@@ -392,18 +479,31 @@ export interface DisputedItem {
   fixId: string;
   change: { title: string; externalId: string; repository: string };
   labels: Array<{ grader: string; label: GradeLabelName; tags: GradeTagName[]; rationale: string; updatedAt: string }>;
+  /** graders' disputes after a reveal (a settled label reopened, or a locked label): the label they propose and why */
+  disputes: Array<{ grader: string; label: GradeLabelName | null; note: string; at: string }>;
 }
 
-/** Items with all their labels and no settled label (disagreeing, or complete through another queue), queue order. */
+/**
+ * Items with all their labels and no settled label (disagreeing, complete
+ * through another queue, or reopened by a dispute), queue order. Reading
+ * them is a reveal for the reader: their own labels on these fixes lock.
+ */
 export async function listDisputed({ queueId, user }: { queueId: string; user: SessionUser }): Promise<DisputedItem[]> {
   const queue = await queueForLead(queueId, user);
-  const ids = await getDb().$queryRaw<Array<{ id: string }>>`
-    SELECT i.id FROM "GradingItem" i
-    WHERE i."queueId" = ${queueId}
-      AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
-      AND (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId") >= ${queue.gradersPerFix}
-    ORDER BY i.position
-    LIMIT 500`;
+  // under the queue's lock, so a revision of the reader's cannot land between
+  // reading the labels and recording that they were seen
+  const ids = await getDb().$transaction(async (tx) => {
+    await lockQueueTx(tx, queueId);
+    const rows = await tx.$queryRaw<Array<{ id: string; fixId: string }>>`
+      SELECT i.id, i."fixId" FROM "GradingItem" i
+      WHERE i."queueId" = ${queueId}
+        AND NOT EXISTS (SELECT 1 FROM "Consensus" c WHERE c."fixId" = i."fixId")
+        AND (SELECT count(*) FROM "Grade" g WHERE g."fixId" = i."fixId") >= ${queue.gradersPerFix}
+      ORDER BY i.position
+      LIMIT 500`;
+    await recordRevealsTx(tx, { fixIds: rows.map((r) => r.fixId), graderIds: [user.id], via: 'disputed_list' });
+    return rows;
+  }, TX);
   const items = await getDb().gradingItem.findMany({
     where: { id: { in: ids.map((r) => r.id) } },
     orderBy: { position: 'asc' },
@@ -413,6 +513,7 @@ export async function listDisputed({ queueId, user }: { queueId: string; user: S
           id: true,
           change: { select: { title: true, externalId: true, repository: { select: { name: true } } } },
           grades: { include: { grader: { select: { name: true } } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
+          gradeEvents: { where: { kind: 'dispute' }, include: { actor: { select: { name: true } } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
         },
       },
     },
@@ -429,7 +530,17 @@ export async function listDisputed({ queueId, user }: { queueId: string; user: S
       rationale: g.rationale,
       updatedAt: g.updatedAt.toISOString(),
     })),
+    disputes: i.fix.gradeEvents.map((e) => ({ grader: e.actor.name, label: e.label, note: e.rationale, at: e.createdAt.toISOString() })),
   }));
+}
+
+/** A settlement's or a dispute's arguments: who, on which item, which label, why. */
+interface ItemLabelWithNote {
+  queueId: string;
+  itemId: string;
+  user: SessionUser;
+  label: GradeLabelName;
+  note: string;
 }
 
 /** A manager or the queue's lead grader records the settled label of an item, with a note. */
@@ -439,13 +550,7 @@ export async function settleItem({
   user,
   label,
   note,
-}: {
-  queueId: string;
-  itemId: string;
-  user: SessionUser;
-  label: GradeLabelName;
-  note: string;
-}): Promise<void> {
+}: ItemLabelWithNote): Promise<void> {
   const queue = await loadQueue(queueId);
   if (!canLeadQueue(queue, user)) throw new AppError('forbidden', 'Only a manager, an admin or the queue’s lead grader may settle');
   const item = await loadItem(queue, itemId);
@@ -459,10 +564,53 @@ export async function settleItem({
     }
     await tx.consensus.create({ data: { fixId: item.fixId, label, note, automatic: false, settledById: user.id } });
     await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'settle', label, rationale: note } });
+    const graders = await tx.grade.findMany({ where: { fixId: item.fixId }, select: { graderId: true } });
+    await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: [...graders.map((g) => g.graderId), user.id], via: 'settled' });
     await writeAudit(
       { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
       tx,
     );
     await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
+  }, TX);
+}
+
+/**
+ * A grader's change of mind after the reveal, with its note: their label
+ * stays as given (the agreement figures keep measuring blind judgement), the
+ * proposed label and note go into the history and the disputed list, and a
+ * settled fix is reopened for the lead grader to settle again. Refused while
+ * the grader is still blind (they revise their label directly).
+ */
+export async function disputeItem({
+  queueId,
+  itemId,
+  user,
+  label,
+  note,
+}: ItemLabelWithNote): Promise<{ reopened: boolean }> {
+  const queue = await queueForGrader(queueId, user);
+  const item = await loadItem(queue, itemId);
+  return getDb().$transaction(async (tx) => {
+    const locked = await lockQueueTx(tx, queueId);
+    assertOpen(locked.status);
+    const [mine, reveal] = await Promise.all([
+      tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } }, select: { id: true } }),
+      tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
+    ]);
+    if (!mine) throw new AppError('conflict', 'You have not labelled this fix: there is no label of yours to dispute');
+    if (!reveal) throw new AppError('conflict', 'Your label is not locked (you have not seen the other labels): revise it directly');
+    const deleted = await tx.consensus.deleteMany({ where: { fixId: item.fixId } });
+    const reopened = deleted.count > 0;
+    await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'dispute', label, rationale: note } });
+    await writeAudit(
+      { actorId: user.id, actorKind: 'user', action: 'grading.dispute', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label, reopened } },
+      tx,
+    );
+    if (reopened) {
+      // not done any more: "next item" must look at it again if it lacks labels
+      if (item.position < locked.openFrom) await tx.gradingQueue.update({ where: { id: queueId }, data: { openFrom: item.position } });
+      await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
+    }
+    return { reopened };
   }, TX);
 }

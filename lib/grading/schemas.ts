@@ -87,6 +87,14 @@ export const SettleInputSchema = z
   })
   .strict();
 
+/** A grader's dispute after the reveal: the label they now propose and why (the note is required). */
+export const DisputeInputSchema = z
+  .object({
+    label: labelInput,
+    note: z.string().trim().min(1, 'Add a note: why you would change the label now').max(GRADING_TEXT_MAX),
+  })
+  .strict();
+
 export const ExportQuerySchema = z.object({ format: z.enum(['csv', 'json']).default('csv') });
 
 export const PrecisionQuerySchema = z.object({

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import type { SessionUser } from '../../../lib/auth/session';
 import { createQueue, selectFixes } from '../../../lib/grading/queues';
-import { nextItem, submitGrade, skipItem } from '../../../lib/grading/items';
+import { listDisputed, nextItem, submitGrade, skipItem } from '../../../lib/grading/items';
 import { queueAgreement } from '../../../lib/grading/queue-stats';
 import { CreateQueueSchema, GradeInputSchema } from '../../../lib/grading/schemas';
 import { AppError } from '../../../lib/errors';
@@ -131,9 +131,41 @@ describe('grading service', () => {
     const settled = await db.db.consensus.findUniqueOrThrow({ where: { fixId } });
     assert.equal(settled.label, 'CORRECT');
     assert.equal(settled.automatic, true);
+    assert.equal(settled.settledById, null, 'the labels settled it: no grader is named as its settler');
+    const audit = await db.db.auditLog.findMany({ where: { targetId: fixId }, orderBy: { id: 'asc' } });
+    assert.deepEqual(audit.map((a) => [a.action, a.actorKind, a.actorId]), [
+      ['grading.label', 'user', graders[0].id],
+      ['grading.label', 'user', graders[1].id],
+      ['grading.label', 'user', graders[2].id],
+      ['grading.auto_settle', 'system', null],
+    ]);
+    assert.equal(await db.db.gradeReveal.count({ where: { fixId, via: 'settled' } }), 3, 'all three have seen the others once settled');
     await rejectsWith(submitGrade({ queueId: id, itemId, user: graders[0], input: grade('INCORRECT') }), 'conflict', /already settled/);
     assert.equal((await db.db.consensus.findUniqueOrThrow({ where: { fixId } })).label, 'CORRECT');
     assert.equal(await nextItem({ queueId: id, user: graders[0] }), null);
+  });
+
+  test('the lead revising while reading the disputed list: the label they saw is the label that stays', async () => {
+    for (let round = 0; round < 3; round++) {
+      const [lead, other] = graders.slice(3, 5);
+      const { id } = await freshQueue(1, { gradersPerFix: 2, graderIds: [lead.id, other.id], leadGraderId: lead.id });
+      const itemId = (await nextItem({ queueId: id, user: lead }))!.itemId;
+      await submitGrade({ queueId: id, itemId, user: lead, input: grade('INCORRECT') });
+      await submitGrade({ queueId: id, itemId: (await nextItem({ queueId: id, user: other }))!.itemId, user: other, input: grade('OVERFITTING') });
+      const [list, revision] = await Promise.allSettled([
+        listDisputed({ queueId: id, user: lead }),
+        submitGrade({ queueId: id, itemId, user: lead, input: grade('IRRELEVANT') }),
+      ]);
+      assert.equal(list.status, 'fulfilled');
+      const seen = list.value[0].labels.find((l) => l.grader === lead.name)!.label;
+      const fixId = (await db.db.gradingItem.findUniqueOrThrow({ where: { id: itemId } })).fixId;
+      const stored = (await db.db.grade.findUniqueOrThrow({ where: { fixId_graderId: { fixId, graderId: lead.id } } })).label;
+      assert.equal(stored, seen);
+      if (revision.status === 'rejected') assert.match(String(revision.reason), /locked: you saw the other graders’ labels in the disputed list/);
+      else assert.equal(seen, 'IRRELEVANT');
+      // and afterwards, locked
+      await rejectsWith(submitGrade({ queueId: id, itemId, user: lead, input: grade('CORRECT', '') }), 'conflict', /locked/);
+    }
   });
 
   test('skip with a reason; the skipped item is not handed to that grader again', async () => {

@@ -9,9 +9,11 @@ import { callRoute, sessionCookie } from '../routes/http-helpers';
 import { EXPORT_COLUMNS } from '../../../lib/grading/export';
 import { createFix, createRepo, createUser } from './helpers';
 
-// The grading API as callers see it. Blindness, proven per route: until a
-// grader has given their own label on an item, no grading route shows them
-// anyone else's label, rationale, the consensus, or the reviewers' decision.
+// The grading API as callers see it. Blindness, proven per route: until an
+// item is settled (or its lead reads the disputed list), no grading route
+// shows a grader anyone else's label, rationale, the consensus, or the
+// reviewers' decision — their own label lifts nothing. Once they have seen
+// the others, their label is locked; a change of mind is a dispute.
 // The route files are found at test time: a new grading route without a
 // blindness check fails here.
 
@@ -96,6 +98,16 @@ describe('grading routes', () => {
     return { text: await res.text(), headers: res.headers };
   }
 
+  /** Blind except for the grader's own label (`mine`), which may be set. */
+  function assertBlindToOthers(what: string, body: unknown) {
+    const view = body as { mine: unknown; others: unknown; consensus: unknown; decision: unknown; revealed: unknown };
+    assert.equal(view.others, null, `${what}: others`);
+    assert.equal(view.consensus, null, `${what}: consensus`);
+    assert.equal(view.decision, null, `${what}: decision`);
+    assert.equal(view.revealed, null, `${what}: revealed`);
+    assertBlind(what, { ...view, mine: null });
+  }
+
   function assertBlind(what: string, body: unknown) {
     const text = JSON.stringify(body);
     assert.ok(!text.includes('SECRET-RATIONALE'), `${what}: shows another grader's rationale`);
@@ -114,6 +126,8 @@ describe('grading routes', () => {
       'queues/[id]/items/[itemId]/route.ts': [() => call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip })],
       'queues/[id]/items/[itemId]/files/route.ts': [() => call('queues/[id]/items/[itemId]/files/route.ts', 'GET', 'ann', { params: ip })],
       'queues/[id]/items/[itemId]/skip/route.ts': [() => call('queues/[id]/items/[itemId]/skip/route.ts', 'POST', 'ann', { params: { id: queueId, itemId: items[2].id }, body: { reason: 'later' } })],
+      'queues/[id]/mine/route.ts': [() => call('queues/[id]/mine/route.ts', 'GET', 'ann', { params: p })],
+      'queues/[id]/items/[itemId]/dispute/route.ts': [() => call('queues/[id]/items/[itemId]/dispute/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT', note: 'n' } })],
       'queues/[id]/items/[itemId]/settle/route.ts': [() => call('queues/[id]/items/[itemId]/settle/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT', note: 'n' } })],
       'queues/[id]/items/[itemId]/grade/route.ts': [() => call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'nonsense' } })],
       'queues/[id]/disputed/route.ts': [() => call('queues/[id]/disputed/route.ts', 'GET', 'ann', { params: p })],
@@ -140,6 +154,23 @@ describe('grading routes', () => {
     assert.equal(statuses['queues/[id]/items/[itemId]/files/route.ts'][0], 200);
     assert.equal(statuses['queues/[id]/disputed/route.ts'][0], 403);
     assert.equal(statuses['queues/[id]/export/route.ts'][0], 403);
+    assert.equal(statuses['queues/[id]/mine/route.ts'][0], 200, 'her own skip, nothing else');
+    assert.equal(statuses['queues/[id]/items/[itemId]/dispute/route.ts'][0], 409, 'nothing of hers to dispute');
+
+    // her own label lifts nothing: the item is unsettled, so still blind — on
+    // the item route, on "next" and in her list of labels
+    const graded = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'incorrect', rationale: 'mine' } });
+    assert.equal(graded.status, 200, JSON.stringify(graded.json));
+    const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip });
+    assert.equal(view.status, 200);
+    assert.equal((view.json as { mine: { label: string } }).mine.label, 'INCORRECT');
+    assertBlindToOthers('the unsettled item after her own label', view.json);
+    const mine = await call('queues/[id]/mine/route.ts', 'GET', 'ann', { params: p });
+    assertBlind('her list of labels', { items: (mine.json as { items: Array<Record<string, unknown>> }).items.map((i) => ({ ...i, label: null })) });
+    // a blind revision is still hers to make
+    const revised = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'incorrect', rationale: 'mine, on reflection' } });
+    assert.equal((revised.json as { outcome: string }).outcome, 'revise');
+    assertBlindToOthers('after a blind revision', (await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip })).json);
   });
 
   test('no back door: outside grading, every route a grader who holds no other role can call shows no decision or label', async () => {
@@ -179,15 +210,7 @@ describe('grading routes', () => {
     assert.ok(JSON.stringify(asReviewer.json).includes(SECRET_DECISION), 'a reviewer sees the decision on the change');
   });
 
-  test('once a grader has labelled, the item shows the other labels (so the blindness check can fail)', async () => {
-    const ip = { id: queueId, itemId: items[0].id };
-    const graded = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'incorrect', rationale: 'mine' } });
-    assert.equal(graded.status, 200, JSON.stringify(graded.json));
-    const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip });
-    const text = JSON.stringify(view.json);
-    assert.ok(text.includes(SECRET_RATIONALE));
-    assert.ok(text.includes(SECRET_DECISION), 'decisions show after one’s own label');
-    // still blind on the next item
+  test('a grader who labelled stays blind on the next item too', async () => {
     const other = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: { id: queueId, itemId: items[1].id } });
     assertBlind('the next item', other.json);
   });
@@ -247,6 +270,21 @@ describe('grading routes', () => {
     assert.equal(again.status, 409);
     const revise = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT' } });
     assert.equal(revise.status, 409, 'a later grade never changes a settled label');
+    assert.match(
+      (revise.json as { error: { message: string } }).error.message,
+      /already settled and your label on it is locked: you saw the other graders’ labels when it was settled \(.+\)\. To change your mind, dispute it with a note/,
+    );
+    // settled: now Ann sees the other labels and the decision (so the blindness checks can fail)
+    const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip });
+    const text = JSON.stringify(view.json);
+    assert.ok(text.includes(SECRET_RATIONALE));
+    assert.ok(text.includes(SECRET_DECISION), 'decisions show once settled');
+    assert.equal((view.json as { revealed: { via: string } }).revealed.via, 'settled');
+    // the lead saw items[1]'s labels in the disputed list: her label there is locked, settled or not
+    const leadRevise = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'cy', { params: { id: queueId, itemId: items[1].id }, body: { label: 'CORRECT' } });
+    assert.equal(leadRevise.status, 409);
+    assert.match((leadRevise.json as { error: { message: string } }).error.message, /^Your label on it is locked: you saw the other graders’ labels in the disputed list/);
+    assert.equal((await db.db.grade.findUniqueOrThrow({ where: { fixId_graderId: { fixId: items[1].fixId, graderId: (await db.db.user.findFirstOrThrow({ where: { name: 'Cy Grader' } })).id } } })).label, 'INCORRECT');
     const consensus = await db.db.consensus.findUniqueOrThrow({ where: { fixId: items[0].fixId } });
     assert.equal(consensus.label, 'INCORRECT');
     assert.equal(consensus.automatic, false);
@@ -278,6 +316,84 @@ describe('grading routes', () => {
     const fromCsv = body.map((r) => [r[col('fix_id')], r[col('grader_name')], r[col('label')], r[col('tags')], r[col('rationale')].replace(/^'/, ''), r[col('consensus_label')]]);
     assert.deepEqual(fromCsv, flat);
     assert.equal(body.length, 3 * 2 + 2, 'three items: bob and cy on each, ann on two');
+    // columns are only ever added at the end
+    assert.deepEqual(header.slice(0, 18), ['queue_id', 'queue_name', 'item_position', 'fix_id', 'repository', 'change_external_id', 'change_title', 'grader_id', 'grader_name', 'label', 'tags', 'rationale', 'labelled_at', 'consensus_label', 'consensus_automatic', 'consensus_note', 'consensus_settled_by', 'consensus_settled_at']);
+    // the same item numbers in both, from 1
+    const full = json.json as {
+      items: Array<{
+        position: number;
+        fixId: string;
+        policy: string;
+        model: string | null;
+        skips: Array<{ graderName: string; reason: string }>;
+        decision: { kind: string; reason: string; reasonText: string } | null;
+        labels: Array<{ graderName: string; revealedAt: string | null; history: Array<{ kind: string; label: string; rationale: string }> }>;
+        consensus: { settledBy: string | null } | null;
+      }>;
+    };
+    assert.deepEqual(full.items.map((i) => i.position), [1, 2, 3]);
+    assert.deepEqual([...new Set(body.map((r) => r[col('item_position')]))], ['1', '2', '3']);
+    const row = (fixId: string, grader: string) => body.find((r) => r[col('fix_id')] === fixId && r[col('grader_name')] === grader)!;
+    // skips and their reasons, on every row of the item
+    assert.deepEqual(full.items[2].skips.map((k) => [k.graderName, k.reason]), [['Ann Grader', 'later']]);
+    assert.deepEqual(JSON.parse(row(items[2].fixId, 'Bob Grader')[col('skips')]).map((k: { graderName: string; reason: string }) => [k.graderName, k.reason]), [['Ann Grader', 'later']]);
+    // the reviewer's decision, the run's policy and model
+    assert.deepEqual(full.items[0].decision && [full.items[0].decision.kind, full.items[0].decision.reason, full.items[0].decision.reasonText], ['REJECT', 'OTHER', SECRET_DECISION]);
+    const annFirst = row(items[0].fixId, 'Ann Grader');
+    assert.deepEqual([annFirst[col('review_decision')], annFirst[col('review_reason')], annFirst[col('review_reason_text')], annFirst[col('policy')], annFirst[col('model')]], ['REJECT', 'OTHER', SECRET_DECISION, 'offline', '']);
+    // revisions: Ann's label on the first item, then her blind revision
+    const history = JSON.parse(annFirst[col('label_history')]) as Array<{ kind: string; label: string; rationale: string }>;
+    assert.deepEqual(history.map((h) => [h.kind, h.label, h.rationale]), [['label', 'INCORRECT', 'mine'], ['revise', 'INCORRECT', 'mine, on reflection']]);
+    assert.deepEqual(full.items[0].labels.find((l) => l.graderName === 'Ann Grader')!.history.map((h) => h.kind), ['label', 'revise']);
+    // settled: Ann's label was revealed (locked) then; still blind on the third item
+    assert.ok(annFirst[col('revealed_at')]);
+    assert.equal(row(items[2].fixId, 'Bob Grader')[col('revealed_at')], '');
+    assert.equal(full.items[0].consensus?.settledBy, 'Cy Grader', 'a person settled the dispute');
+  });
+
+  test('a dispute after the reveal: the label stays as first given, the item returns to the disputed list, the agreement figures do not move', async () => {
+    const ip = { id: queueId, itemId: items[0].id };
+    const ann = await db.db.user.findFirstOrThrow({ where: { name: 'Ann Grader' } });
+    const agreement = async () => {
+      const r = await call('queues/[id]/agreement/route.ts', 'GET', 'manager', { params: { id: queueId } });
+      assert.equal(r.status, 200);
+      const a = r.json as { percentAgreement: number; fleissKappa: number; krippendorffAlpha: number; pairs: Array<{ a: { name: string }; b: { name: string }; confusion: number[][] }> };
+      return { percent: a.percentAgreement, fleiss: a.fleissKappa, alpha: a.krippendorffAlpha, pairs: a.pairs.map((p) => [p.a.name, p.b.name, p.confusion]) };
+    };
+    const before = await agreement();
+    // no dispute without a note; Bob, still blind on the third item, revises instead of disputing
+    assert.equal((await call('queues/[id]/items/[itemId]/dispute/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT', note: ' ' } })).status, 422);
+    const blindDispute = await call('queues/[id]/items/[itemId]/dispute/route.ts', 'POST', 'bob', { params: { id: queueId, itemId: items[2].id }, body: { label: 'CORRECT', note: 'n' } });
+    assert.equal(blindDispute.status, 409);
+    assert.match((blindDispute.json as { error: { message: string } }).error.message, /not locked .*revise it directly/);
+
+    const disputed = await call('queues/[id]/items/[itemId]/dispute/route.ts', 'POST', 'ann', { params: ip, body: { label: 'correct', note: 'The edited test was the documented behaviour' } });
+    assert.equal(disputed.status, 200, JSON.stringify(disputed.json));
+    assert.deepEqual(disputed.json, { reopened: true });
+    assert.equal(await db.db.consensus.count({ where: { fixId: items[0].fixId } }), 0, 'reopened');
+    assert.equal((await db.db.grade.findUniqueOrThrow({ where: { fixId_graderId: { fixId: items[0].fixId, graderId: ann.id } } })).label, 'INCORRECT', 'the label as first given');
+    // reopened, but what Ann saw stays seen: still not blind, still locked
+    const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip });
+    assert.ok(JSON.stringify(view.json).includes(SECRET_RATIONALE));
+    assert.deepEqual((view.json as { disputes: Array<{ label: string; note: string }> }).disputes.map((d) => [d.label, d.note]), [['CORRECT', 'The edited test was the documented behaviour']]);
+    assert.equal((await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT' } })).status, 409);
+    // the lead sees it again, with the dispute, and settles it again
+    const list = await call('queues/[id]/disputed/route.ts', 'GET', 'cy', { params: { id: queueId } });
+    const again = (list.json as { items: Array<{ itemId: string; disputes: Array<{ grader: string; label: string; note: string }> }> }).items.find((i) => i.itemId === items[0].id);
+    assert.deepEqual(again?.disputes.map((d) => [d.grader, d.label, d.note]), [['Ann Grader', 'CORRECT', 'The edited test was the documented behaviour']]);
+    assert.equal((await call('queues/[id]/items/[itemId]/settle/route.ts', 'POST', 'cy', { params: ip, body: { label: 'CORRECT', note: 'Ann’s dispute holds' } })).status, 200);
+    // the agreement figures still measure the labels as first given
+    const after = await agreement();
+    assert.deepEqual(after, before);
+    const annBob = after.pairs.find(([a, b]) => [a, b].sort().join() === 'Ann Grader,Bob Grader')!;
+    const [i, j] = annBob[0] === 'Ann Grader' ? [2, 1] : [1, 2];
+    assert.equal((annBob[2] as number[][])[i][j], 1, 'Ann INCORRECT against Bob OVERFITTING on the first item');
+    // every step kept, and in the audit log
+    const events = await db.db.gradeEvent.findMany({ where: { fixId: items[0].fixId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    assert.deepEqual(events.filter((e) => e.actorId === ann.id).map((e) => [e.kind, e.label]), [['label', 'INCORRECT'], ['revise', 'INCORRECT'], ['dispute', 'CORRECT']]);
+    assert.deepEqual(events.filter((e) => e.kind === 'settle').map((e) => e.label), ['INCORRECT', 'CORRECT']);
+    const audit = await db.db.auditLog.findMany({ where: { actorId: ann.id, action: { startsWith: 'grading.' } }, orderBy: { id: 'asc' } });
+    assert.deepEqual(audit.map((a) => a.action), ['grading.skip', 'grading.label', 'grading.revise', 'grading.label', 'grading.dispute']);
   });
 });
 
