@@ -8,6 +8,7 @@ import { ChangeHeader } from './change-header';
 import { CiLog } from './ci-log';
 import { FailureEvidence } from './failure-evidence';
 import { FixCard } from './fix-card';
+import { fixHistoryLabel, primaryFix } from '@/common/fix-choice';
 import { RunAgentButton } from './run-agent-button';
 import { RunHistory } from './run-history';
 import { useChangeDetail, type ChangeDetail } from './use-change-detail';
@@ -105,7 +106,8 @@ export function ChangeView({
   const query = useChangeDetail(changeId, initialData);
   const detail = query.data ?? initialData;
   const url = useUrlState();
-  const fix = detail.fixes.find((f) => f.id === url.fix) ?? detail.fixes[0] ?? null;
+  // the applied fix, else the one ready fix (common/fix-choice.ts); ?fix= picks another from the list
+  const fix = detail.fixes.find((f) => f.id === url.fix) ?? primaryFix(detail.fixes);
   // a deep link to a file opens the diff
   const [diffOpen, setDiffOpen] = useState(Boolean(url.file));
   const [editing, setEditing] = useState(false);
@@ -187,8 +189,8 @@ export function ChangeView({
                         {formatDateTime(f.createdAt)}
                       </Link>
                     )}{' '}
-                    <span className="muted small">
-                      rev {f.revisionNumber} · {f.status.toLowerCase()}
+                    <span className="muted small" data-testid="other-fix-status">
+                      rev {f.revisionNumber} · {fixHistoryLabel(f)}
                     </span>
                   </li>
                 ))}

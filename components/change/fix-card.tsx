@@ -8,6 +8,7 @@ import { FixStatus } from './fix-status';
 import { FixDecisions } from './fix-decisions';
 import { PatchActions } from './patch-actions';
 import { formatDateTime } from '@/common/format';
+import { fixHistoryLabel, fixTitle } from '@/common/fix-choice';
 
 // Root cause first (FlowAgent: reviewers read it before the diff), then how
 // the fix was validated, then the decision.
@@ -29,8 +30,8 @@ export function FixCard({
   return (
     <section className="card fix-card" aria-labelledby="fix-title" data-testid="fix-card" data-fix-id={fix.id}>
       <div className="fix-card-head">
-        <h2 className="card-title" id="fix-title">
-          Proposed fix
+        <h2 className="card-title" id="fix-title" data-testid="fix-card-title">
+          {fixTitle(fix.status)}
         </h2>
         <span className="muted small">
           {formatDateTime(fix.createdAt)} · <Link href={`/runs/${encodeURIComponent(fix.runId)}`}>run</Link>
@@ -42,6 +43,18 @@ export function FixCard({
           )}
         </span>
       </div>
+      {fix.status === 'APPLIED' && fix.appliedCommit && (
+        <p className="small" data-testid="fix-applied-commit">
+          Applied as commit <code className="mono">{fix.appliedCommit.slice(0, 12)}</code>
+          {fix.appliedBy ? ` by ${fix.appliedBy}` : ''}
+          {fix.appliedAt ? ` on ${formatDateTime(fix.appliedAt)}` : ''}.
+        </p>
+      )}
+      {(fix.status === 'DROPPED' || fix.status === 'STALE') && (
+        <p className="small muted" data-testid="fix-not-offered">
+          This fix is {fixHistoryLabel(fix)}; it is kept for the record and cannot be applied.
+        </p>
+      )}
       <h3 className="fix-section-title">Root cause</h3>
       <FixSummary html={fix.summaryHtml} />
       <h3 className="fix-section-title">Validation</h3>
@@ -52,7 +65,7 @@ export function FixCard({
           <button type="button" className="btn" data-testid="fix-toggle-diff" aria-expanded={diffOpen} onClick={onToggleDiff}>
             {diffOpen ? 'Hide diff' : 'Preview diff'}
           </button>
-          <PatchActions fixId={fix.id} />
+          {fix.status === 'READY' && !fix.isHistory && <PatchActions fixId={fix.id} />}
         </div>
         {fix.isHistory && fix.status === 'READY' ? (
           <p className="muted small" data-testid="fix-history-note">
