@@ -352,12 +352,12 @@ test('edit then accept: the edited modified side is re-validated and committed o
   await expect(page.getByTestId('fix-status')).toContainText('edited before applying');
 
   // the change page without ?fix= puts the applied fix in front, with its
-  // commit; the dropped re-validation fix is in the list as what it is, and
+  // commit (in its status line); the dropped re-validation fix is in the list as what it is, and
   // nothing offers a patch to apply
   await page.goto(`/changes/${changeId}`);
   await expect(page.getByTestId('fix-card')).toHaveAttribute('data-fix-id', fixId);
   await expect(page.getByTestId('fix-card-title')).toHaveText('Applied fix');
-  await expect(page.getByTestId('fix-applied-commit')).toContainText(tip.slice(0, 12));
+  await expect(page.getByTestId('fix-status').getByTestId('fix-applied-commit')).toContainText(tip.slice(0, 10));
   await expect(page.getByTestId('download-patch')).toHaveCount(0);
   await expect(page.getByTestId('other-fix-status').filter({ hasText: 'dropped: the re-validation of an edited fix' })).toHaveCount(1);
 });

@@ -43,13 +43,6 @@ export function FixCard({
           )}
         </span>
       </div>
-      {fix.status === 'APPLIED' && fix.appliedCommit && (
-        <p className="small" data-testid="fix-applied-commit">
-          Applied as commit <code className="mono">{fix.appliedCommit.slice(0, 12)}</code>
-          {fix.appliedBy ? ` by ${fix.appliedBy}` : ''}
-          {fix.appliedAt ? ` on ${formatDateTime(fix.appliedAt)}` : ''}.
-        </p>
-      )}
       {(fix.status === 'DROPPED' || fix.status === 'STALE') && (
         <p className="small muted" data-testid="fix-not-offered">
           This fix is {fixHistoryLabel(fix)}; it is kept for the record and cannot be applied.
