@@ -36,8 +36,13 @@ export const GRADING_MANAGER_ROLES = ['MANAGER', 'ADMIN'] as const satisfies rea
 /** Read Insights: the funnel, adoption, latency, cost and quality. */
 export const INSIGHTS_ROLES = ['MANAGER', 'ADMIN'] as const satisfies readonly RoleName[];
 
-/** Where a user lands after signing in: the first page their roles open. */
+/**
+ * Where a user lands after signing in: the first page their roles open. A
+ * reviewer's work is the review queue; an admin (who may decide too) starts
+ * on the triage list of every change.
+ */
 export function homeFor(roles: readonly string[]): string {
+  if (roles.includes('REVIEWER')) return '/review';
   if (hasRoleIn(roles, REVIEW_ROLES)) return '/changes';
   if (hasRoleIn(roles, INSIGHTS_ROLES)) return '/insights';
   if (hasRoleIn(roles, GRADING_ROLES)) return '/grading';

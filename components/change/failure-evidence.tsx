@@ -48,7 +48,7 @@ export function FailureEvidence({
                 {f.problems.map((p, i) => (
                   <li key={i}>
                     <span className={`badge ${p.kind === 'error' ? 'badge-no_fix' : 'badge-rejected'}`}>{p.kind}</span>{' '}
-                    <span className="mono small">{p.message ?? '(no message)'}</span>
+                    <span className="mono small failure-problem-message">{p.message ?? '(no message)'}</span>
                   </li>
                 ))}
               </ul>

@@ -6,6 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ReviewQueueItem } from '@/lib/fixes/views';
 import { formatAge } from '@/common/format';
+import { selectionAfterDecision } from '@/common/queue-selection';
 import { RejectForm } from '@/components/change/fix-decisions';
 import { commitOf, useAcceptFix } from '@/components/change/use-fix-decisions';
 import { useReviewQueue } from './use-review-queue';
@@ -136,6 +137,22 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
     if (selected) window.sessionStorage.setItem(SELECTED_KEY, selected.fixId);
   }, [selected]);
 
+  // a decided fix leaves the list: the selection moves on to the card after it
+  // (the one before it when it was the last), never back to the top, so the
+  // reviewer keeps their place; a selection elsewhere stays where it is
+  const itemsRef = useRef(items);
+  useEffect(() => {
+    itemsRef.current = items;
+  }, [items]);
+  const moveOnFrom = useCallback((fixId: string) => {
+    const ids = itemsRef.current.map((i) => i.fixId);
+    setSelectedId((current) => {
+      const next = selectionAfterDecision(ids, current, fixId);
+      if (next !== current) keyboardMove.current = true;
+      return next;
+    });
+  }, []);
+
   // focus follows a keyboard move, so screen readers announce the new option
   useEffect(() => {
     if (!selected || !keyboardMove.current) return;
@@ -150,13 +167,14 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
       setOutcome({ kind: 'ok', text: `Applying “${p.title}”…` });
       accept.mutate(p.fixId, {
         onSuccess: (r) => {
+          moveOnFrom(p.fixId);
           const sha = commitOf(r);
           setOutcome({ kind: 'ok', text: `Applied “${p.title}”${sha ? ` as ${sha.slice(0, 12)}` : ''}.` });
         },
         onError: (err) => setOutcome({ kind: 'error', text: `“${p.title}”: ${err.message}` }),
       });
     },
-    [accept],
+    [accept, moveOnFrom],
   );
 
   const commitRef = useRef(commit);
@@ -300,7 +318,10 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
             key={rejecting.fixId}
             fixId={rejecting.fixId}
             onCancel={() => setRejectingId(null)}
-            onDone={() => setRejectingId(null)}
+            onDone={() => {
+              moveOnFrom(rejecting.fixId);
+              setRejectingId(null);
+            }}
             autoFocus
           />
         </div>

@@ -109,7 +109,17 @@ export async function fixUnavailableError({ fixId, tx }: { fixId: string; tx?: T
   }
 }
 
-/** Records that a person looked at a fix's diff. Any status: a look at an applied fix is still a look. */
+// first key of the two-key advisory lock on (fix, user, surface) (the other
+// flowfix locks are 0x66667831-0x66667835, lib/ingest, lib/insights/rollup.ts)
+const PREVIEW_LOCK_NAMESPACE = 0x66667836;
+
+/**
+ * Records that a person looked at a fix's diff. Any status: a look at an
+ * applied fix is still a look. Once per fix, person and surface: a repeat
+ * (a second click, two tabs at once) answers with the first preview and
+ * records nothing; concurrent calls queue on an advisory lock held to the
+ * end of the transaction, so the second sees the first's row.
+ */
 export async function recordPreview({
   fixId,
   userId,
@@ -123,6 +133,13 @@ export async function recordPreview({
   return getDb().$transaction(async (tx) => {
     const fix = await tx.fix.findUnique({ where: { id: fixId }, select: { id: true, changeId: true } });
     if (!fix) throw new AppError('not_found', 'Fix not found');
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PREVIEW_LOCK_NAMESPACE}::int4, hashtext(${`${fixId}\u0001${userId}\u0001${where}`}))`;
+    const earlier = await tx.decision.findFirst({
+      where: { fixId, userId, kind: DecisionKind.PREVIEW, surface: where },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true },
+    });
+    if (earlier) return { decisionId: earlier.id };
     const decision = await tx.decision.create({
       data: { fixId, userId, kind: DecisionKind.PREVIEW, surface: where },
       select: { id: true },

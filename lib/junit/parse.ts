@@ -273,7 +273,10 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
 
   function finishCase(draft: CaseDraft): TestResult {
     const { id, name } = junitTestId(draft);
-    const problems = draft.problems.map((p) => ({ ...p, body: trimBlock(p.body), message: p.message ?? firstLine(trimBlock(p.body)) }));
+    const problems = draft.problems.map((p) => {
+      const body = trimBlock(p.body);
+      return { ...p, body, message: p.message === undefined ? firstLine(body) : withBodyLineBreaks(p.message, body) };
+    });
     // one problem: its body as it is; several: each under a heading with its kind and message
     const rawDetails =
       problems.length === 0
@@ -365,6 +368,38 @@ export function disambiguateTestIds(results: Array<{ id: string }>): Array<{ fro
     result.id = to;
   }
   return renamed;
+}
+
+/**
+ * A message attribute as its element's body writes it. XML turns every line
+ * break and tab of an attribute value into a space (unless the producer wrote
+ * `&#10;`, as pytest does), so jest-junit's multi-line assertion messages lose
+ * their layout; the body, which usually repeats the message before the stack,
+ * keeps it. The message is looked up in the body with every whitespace run
+ * taken as one; found, the body's text of it is the message, else the
+ * attribute stays as written.
+ */
+export function withBodyLineBreaks(message: string, body: string): string {
+  const wanted = message.trim().replace(/\s+/g, ' ');
+  if (wanted === '' || body === '') return message;
+  // the body with its whitespace runs collapsed, and where each collapsed character starts in the body
+  let collapsed = '';
+  const at: number[] = [];
+  const runs = /\s+|\S+/g;
+  for (let m = runs.exec(body); m; m = runs.exec(body)) {
+    if (/^\s/.test(m[0])) {
+      collapsed += ' ';
+      at.push(m.index);
+    } else {
+      collapsed += m[0];
+      for (let i = 0; i < m[0].length; i++) at.push(m.index + i);
+    }
+  }
+  const start = collapsed.indexOf(wanted);
+  if (start < 0) return message;
+  const last = start + wanted.length - 1;
+  const found = body.slice(at[start], at[last] + 1);
+  return /[\n\t]/.test(found) ? found : message;
 }
 
 function firstLine(text: string): string {

@@ -3,11 +3,14 @@ import assert from 'node:assert/strict';
 import { BROWSE_ROLES, GRADING_ROLES, hasRoleIn, homeFor } from '../../../common/roles';
 
 test('each user lands on the first page their roles open', () => {
-  assert.equal(homeFor(['REVIEWER']), '/changes');
+  // a reviewer's work is the review queue; an admin's start is the triage list
+  assert.equal(homeFor(['REVIEWER']), '/review');
   assert.equal(homeFor(['ADMIN']), '/changes');
+  assert.equal(homeFor(['REVIEWER', 'ADMIN']), '/review');
+  assert.equal(homeFor(['REVIEWER', 'MANAGER']), '/review');
   assert.equal(homeFor(['MANAGER']), '/insights');
   assert.equal(homeFor(['GRADER']), '/grading');
-  assert.equal(homeFor(['GRADER', 'REVIEWER']), '/changes');
+  assert.equal(homeFor(['GRADER', 'REVIEWER']), '/review');
   assert.equal(homeFor(['GRADER', 'MANAGER']), '/insights');
   assert.equal(homeFor([]), '/settings/tokens');
 });

@@ -66,6 +66,22 @@ describe('producers', () => {
     assert.match(parsed.results[0].details ?? '', /Received: 4/);
   });
 
+  test('a message attribute keeps its line breaks when the element body repeats it (XML normalises them away in attributes)', () => {
+    const results = byId(fixture('jest-junit-multiline-message.xml'));
+    const total = results.get('src/cart.test.ts::Cart total sums prices');
+    assert.equal(total?.message, 'Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 3\nReceived: 4');
+    assert.equal(total?.problems?.[0]?.message, total?.message);
+    assert.match(total?.details ?? '', /cart\.test\.ts:8:25/);
+    // the body has more before the message: the message is the part of the body it names
+    assert.equal(results.get('src/cart.test.ts::Cart applies discount')?.message, 'expected the discount to apply:\n\tgot 100');
+  });
+
+  test('a message attribute the body does not repeat is kept as written', () => {
+    const xml =
+      '<testsuite name="s"><testcase classname="c" name="t"><failure message="wanted   3&#10;got 4">some other\ntext</failure></testcase></testsuite>';
+    assert.equal(parseJunitXml(xml).results[0].message, 'wanted   3\ngot 4');
+  });
+
   test('vitest: classname is the file, error elements, suite-level entities decoded', () => {
     const parsed = parseJunitXml(fixture('vitest.xml'));
     assert.equal(parsed.suites, 2);
