@@ -106,14 +106,29 @@ test.describe('review and apply on real demo repositories', () => {
     expect(git('checkout-ts', 'status', '--porcelain')).toBe('');
   });
 
-  test('a reject reason is stored and shown after a reload', async ({ page }) => {
+  test('a reject from the review queue moves the selection to the next card; the reason is stored and shown after a reload', async ({ page }) => {
     const changeId = await changeIdOf(page.request, 'PR-415');
     const fix = await readyFix(page.request, changeId);
-    await openFix(page, changeId, fix.id);
-    await page.getByTestId('fix-reject').click();
+    await page.goto('/review');
+    // the demo history (read-only) below the real fixes: there is always a card after PR-415's
+    await page.getByTestId('queue-include-history').check();
+    const item = page.locator(`[data-testid="queue-item"][data-fix-id="${fix.id}"]`);
+    await item.click();
+    await expect(item).toHaveAttribute('aria-selected', 'true');
+    // the changed lines are beside Accept and Reject, before any decision
+    await expect(page.getByTestId('queue-detail').getByTestId('changed-lines').locator('[data-kind="added"]').first()).toBeVisible();
+    const ids = await page.getByTestId('queue-item').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-fix-id')!));
+    const at = ids.indexOf(fix.id);
+    const expected = ids[at + 1] ?? ids[at - 1];
+    await page.getByTestId('queue-reject').click();
     await page.getByTestId('reject-reason-NOT_HOW_I_WOULD').check();
     await page.getByTestId('reject-text').fill('I would rather inline the predicates');
     await page.getByTestId('reject-confirm').click();
+    await expect(item).toHaveCount(0);
+    await expect(page.locator(`[data-testid="queue-item"][data-fix-id="${expected}"]`)).toHaveAttribute('aria-selected', 'true');
+    await expect(page.locator('[data-testid="queue-item"][aria-selected="true"]')).toHaveCount(1);
+
+    await page.goto(`/changes/${changeId}?fix=${fix.id}`);
     await expect(page.getByTestId('fix-status')).toHaveAttribute('data-status', 'REJECTED');
     await page.reload();
     await expect(page.getByTestId('fix-status')).toHaveAttribute('data-status', 'REJECTED');

@@ -54,6 +54,10 @@ test('the review queue is a listbox: j/k and arrows move the focus with the sele
   await page.keyboard.press('j');
   await expect(items.nth(1)).toHaveAttribute('aria-selected', 'true');
   await expect(items.nth(1)).toBeFocused();
+  // the selected fix's changed lines are shown beside its actions, no click needed
+  const detail = page.getByTestId('queue-detail');
+  await expect(detail.getByTestId('queue-actions')).toBeVisible();
+  await expect(detail.getByTestId('changed-lines').locator('[data-kind="added"], [data-kind="removed"]').first()).toBeVisible();
   await page.keyboard.press('ArrowDown');
   await expect(items.nth(2)).toBeFocused();
   await page.keyboard.press('k');
@@ -139,6 +143,11 @@ test('a reviewer reads the root cause, opens the Monaco diff from our origin, an
   expect(order[1]).toBeLessThan(order[2]);
   await expect(page.getByTestId('git-apply-command')).toHaveValue(`git apply --index flowfix-${fixId}.patch`);
 
+  // the changed lines are on the card, beside Accept, before any click
+  await expect(card.getByTestId('changed-lines').locator('[data-kind="added"]').first()).toBeVisible();
+  await expect(card.getByTestId('changed-lines').locator('[data-kind="removed"]').first()).toBeVisible();
+  await expect(card.getByTestId('fix-accept')).toBeVisible();
+
   const preview = page.waitForResponse((r) => r.url().endsWith(`/api/fixes/${fixId}/preview`) && r.request().method() === 'POST');
   await page.getByTestId('fix-toggle-diff').click();
   expect((await preview).status()).toBe(200);
@@ -162,6 +171,17 @@ test('a reviewer reads the root cause, opens the Monaco diff from our origin, an
   await page.getByTestId('fix-toggle-diff').click();
   await expect(editor).toBeVisible();
   expect(again).toBe(0);
+
+  // a new page view previews again: the server still counts one preview of this fix by this reviewer
+  const changeId = new URL(page.url()).pathname.split('/').at(-1)!;
+  const previewsOf = async () => (await detailOf(page.request, changeId)).fixes.find((f) => f.id === fixId)?.previews;
+  const once = await previewsOf();
+  expect(once).toBeGreaterThanOrEqual(1);
+  await page.reload();
+  const second = page.waitForResponse((r) => r.url().endsWith(`/api/fixes/${fixId}/preview`) && r.request().method() === 'POST');
+  await page.getByTestId('fix-toggle-diff').click();
+  expect((await second).status()).toBe(200);
+  expect(await previewsOf()).toBe(once);
 
   expect(foreign(urls, baseURL!)).toEqual([]);
   // the worker itself came from our origin too
@@ -280,7 +300,7 @@ async function demoChangeId(request: APIRequestContext, externalId: string): Pro
   return item!.id;
 }
 
-type Detail = { runs: Array<{ status: string }>; fixes: Array<{ id: string; status: string; decision: { kind: string } | null }> };
+type Detail = { runs: Array<{ status: string }>; fixes: Array<{ id: string; status: string; decision: { kind: string } | null; previews: number }> };
 
 async function detailOf(request: APIRequestContext, changeId: string): Promise<Detail> {
   const res = await request.get(`/api/changes/${changeId}`);

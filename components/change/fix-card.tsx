@@ -7,11 +7,13 @@ import { FixEvidence } from './fix-evidence';
 import { FixStatus } from './fix-status';
 import { FixDecisions } from './fix-decisions';
 import { PatchActions } from './patch-actions';
+import { ChangedLines } from '@/components/diff/changed-lines';
 import { formatDateTime } from '@/common/format';
 import { fixHistoryLabel, fixTitle } from '@/common/fix-choice';
 
 // Root cause first (FlowAgent: reviewers read it before the diff), then how
-// the fix was validated, then the decision.
+// the fix was validated, the changed lines (nothing is accepted unseen; the
+// side-by-side Monaco view is "Preview diff"), then the decision.
 export function FixCard({
   fix,
   canDecide,
@@ -52,6 +54,15 @@ export function FixCard({
       <FixSummary html={fix.summaryHtml} />
       <h3 className="fix-section-title">Validation</h3>
       <FixEvidence fix={fix} />
+      {!diffOpen && (
+        <>
+          <h3 className="fix-section-title">
+            Changes{' '}
+            <span className="diff-add">+{fix.diffStat.added}</span> <span className="diff-del">−{fix.diffStat.removed}</span>
+          </h3>
+          <ChangedLines changes={fix.changes} more="in Preview diff" />
+        </>
+      )}
       <div className="fix-card-foot">
         <FixStatus fix={fix} />
         <div className="row">

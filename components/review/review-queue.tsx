@@ -8,6 +8,7 @@ import type { ReviewQueueItem } from '@/lib/fixes/views';
 import { formatAge } from '@/common/format';
 import { selectionAfterDecision } from '@/common/queue-selection';
 import { RejectForm } from '@/components/change/fix-decisions';
+import { ChangedLines } from '@/components/diff/changed-lines';
 import { commitOf, useAcceptFix } from '@/components/change/use-fix-decisions';
 import { useReviewQueue } from './use-review-queue';
 import { SHORTCUTS, useQueueShortcuts, type ShortcutAction } from './use-queue-shortcuts';
@@ -288,58 +289,66 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
           Nothing waiting for review.
         </div>
       )}
-      {selected && (
-        <div className="queue-actions row" role="group" aria-label={`Actions on the selected fix: ${selected.title}`} data-testid="queue-actions">
-          <Link href={fixHref(selected)} className="btn" data-testid="queue-open">
-            Open
-          </Link>
-          {canDecide && !selected.isHistory && (
-            <>
-              <button
-                type="button"
-                className="btn btn-primary"
-                data-testid="queue-accept"
-                disabled={pending?.fixId === selected.fixId || accept.isPending}
-                onClick={() => startAccept(selected)}
-              >
-                Accept
-              </button>
-              <button type="button" className="btn" data-testid="queue-reject" onClick={() => setRejectingId(selected.fixId)}>
-                Reject
-              </button>
-            </>
-          )}
-          <span className="muted small">{selected.externalId}</span>
-        </div>
-      )}
-      {canDecide && rejecting && (
-        <div className="queue-reject" data-testid="queue-reject-panel">
-          <RejectForm
-            key={rejecting.fixId}
-            fixId={rejecting.fixId}
-            onCancel={() => setRejectingId(null)}
-            onDone={() => {
-              moveOnFrom(rejecting.fixId);
-              setRejectingId(null);
-            }}
-            autoFocus
-          />
-        </div>
-      )}
-      {items.length > 0 && (
-        <ul className="queue-list" role="listbox" aria-label="Fixes waiting for review" data-testid="queue-list">
-          {items.map((item) => (
-            <QueueOption
-              key={item.fixId}
-              item={item}
-              selected={item.fixId === selected?.fixId}
-              pendingSeconds={pending?.fixId === item.fixId ? pendingSeconds : null}
-              onSelect={() => setSelectedId(item.fixId)}
-              onOpen={() => router.push(fixHref(item))}
-            />
-          ))}
-        </ul>
-      )}
+      <div className="queue-body">
+        {selected && (
+          <section className="queue-detail" aria-label="The selected fix" data-testid="queue-detail">
+            <div className="queue-actions row" role="group" aria-label={`Actions on the selected fix: ${selected.title}`} data-testid="queue-actions">
+              <Link href={fixHref(selected)} className="btn" data-testid="queue-open">
+                Open
+              </Link>
+              {canDecide && !selected.isHistory && (
+                <>
+                  <button
+                    type="button"
+                    className="btn btn-primary"
+                    data-testid="queue-accept"
+                    disabled={pending?.fixId === selected.fixId || accept.isPending}
+                    onClick={() => startAccept(selected)}
+                  >
+                    Accept
+                  </button>
+                  <button type="button" className="btn" data-testid="queue-reject" onClick={() => setRejectingId(selected.fixId)}>
+                    Reject
+                  </button>
+                </>
+              )}
+              <span className="muted small">{selected.externalId}</span>
+            </div>
+            {canDecide && rejecting && (
+              <div className="queue-reject" data-testid="queue-reject-panel">
+                <RejectForm
+                  key={rejecting.fixId}
+                  fixId={rejecting.fixId}
+                  onCancel={() => setRejectingId(null)}
+                  onDone={() => {
+                    moveOnFrom(rejecting.fixId);
+                    setRejectingId(null);
+                  }}
+                  autoFocus
+                />
+              </div>
+            )}
+            <h2 className="fix-section-title">
+              Changes <span className="diff-add">+{selected.diffStat.added}</span> <span className="diff-del">−{selected.diffStat.removed}</span>
+            </h2>
+            <ChangedLines key={selected.fixId} changes={selected.changes} more="on the fix's page (Open)" />
+          </section>
+        )}
+        {items.length > 0 && (
+          <ul className="queue-list" role="listbox" aria-label="Fixes waiting for review" data-testid="queue-list">
+            {items.map((item) => (
+              <QueueOption
+                key={item.fixId}
+                item={item}
+                selected={item.fixId === selected?.fixId}
+                pendingSeconds={pending?.fixId === item.fixId ? pendingSeconds : null}
+                onSelect={() => setSelectedId(item.fixId)}
+                onOpen={() => router.push(fixHref(item))}
+              />
+            ))}
+          </ul>
+        )}
+      </div>
       <LoadMore query={query} />
     </div>
   );

@@ -19,6 +19,8 @@ export interface FixView {
   summaryHtml: string;
   files: string[];
   diffStat: { files: number; added: number; removed: number };
+  /** the changed lines, shown beside Accept */
+  changes: ChangedLines;
   evidence: FixEvidenceView;
   appliedCommit: string | null;
   appliedAt: string | null;
@@ -93,6 +95,51 @@ export function diffStatOf(diff: string): FixView['diffStat'] {
   return { files: patches.length, added, removed };
 }
 
+/** The lines a fix changes, as its cards show them before Accept (the whole files are the diff viewer's). */
+export interface ChangedLines {
+  files: Array<{
+    path: string;
+    status: 'added' | 'deleted' | 'renamed' | 'modified';
+    binary: boolean;
+    hunks: Array<{
+      header: string;
+      lines: Array<{ type: ' ' | '+' | '-'; text: string; oldLine: number | null; newLine: number | null }>;
+    }>;
+  }>;
+  /** hunk lines past the cap, not listed */
+  omittedLines: number;
+}
+
+/** The diff's hunks, numbered on both sides, cut after `maxLines` hunk lines. */
+export function changedLinesOf(diff: string, maxLines = 200): ChangedLines {
+  let left = maxLines;
+  let omittedLines = 0;
+  const files: ChangedLines['files'] = [];
+  for (const p of parsePatch(diff)) {
+    const hunks: ChangedLines['files'][number]['hunks'] = [];
+    for (const h of p.hunks) {
+      let oldLine = h.oldStart;
+      let newLine = h.newStart;
+      const lines: ChangedLines['files'][number]['hunks'][number]['lines'] = [];
+      for (const l of h.lines) {
+        const numbered = {
+          type: l.type,
+          text: l.text,
+          oldLine: l.type === '+' ? null : oldLine++,
+          newLine: l.type === '-' ? null : newLine++,
+        };
+        if (left > 0) {
+          lines.push(numbered);
+          left--;
+        } else omittedLines++;
+      }
+      if (lines.length > 0) hunks.push({ header: `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, lines });
+    }
+    files.push({ path: p.newPath ?? p.oldPath ?? '(unnamed)', status: p.status, binary: p.binary, hunks });
+  }
+  return { files, omittedLines };
+}
+
 export function toFixView(row: FixRow): FixView {
   const decision = row.decisions[0];
   return {
@@ -104,6 +151,7 @@ export function toFixView(row: FixRow): FixView {
     summaryHtml: sanitizeHtml(row.summaryHtml),
     files: row.files,
     diffStat: diffStatOf(row.diff),
+    changes: changedLinesOf(row.diff),
     evidence: readFixEvidence(row.evidence),
     appliedCommit: row.appliedCommit,
     appliedAt: row.appliedAt?.toISOString() ?? null,
@@ -152,6 +200,8 @@ export interface ReviewQueueItem {
   createdAt: string;
   files: string[];
   diffStat: FixView['diffStat'];
+  /** the changed lines (the first of them), shown beside the queue's Accept */
+  changes: ChangedLines;
   /** the root cause as plain text, short: the queue never renders model HTML */
   summaryText: string;
   gatesPassed: number;
@@ -193,6 +243,9 @@ export const REVIEW_QUEUE_INCLUDE = {
 
 type ReviewQueueRow = Prisma.FixGetPayload<{ include: typeof REVIEW_QUEUE_INCLUDE }>;
 
+/** hunk lines per queue card: enough for most fixes, the rest is one click away */
+const QUEUE_CHANGED_LINES = 60;
+
 export function toReviewQueueItem(row: ReviewQueueRow): ReviewQueueItem {
   const evidence = readFixEvidence(row.evidence);
   const text = htmlToText(row.summaryHtml);
@@ -208,6 +261,7 @@ export function toReviewQueueItem(row: ReviewQueueRow): ReviewQueueItem {
     createdAt: row.createdAt.toISOString(),
     files: row.files,
     diffStat: diffStatOf(row.diff),
+    changes: changedLinesOf(row.diff, QUEUE_CHANGED_LINES),
     summaryText: text.length > 280 ? `${text.slice(0, 279)}…` : text,
     gatesPassed: evidence.gates.filter((g) => g.passed).length,
     gatesTotal: evidence.gates.length,

@@ -118,6 +118,20 @@ test('the dark theme overrides only tokens the light theme defines', () => {
   assert.ok(luminance(dark['--bg']!) < 0.02 && luminance(dark['--text']!) > 0.7);
 });
 
+test('every focus outline is the focus ring: a focused field is as visible as a focused button', () => {
+  const found: string[] = [];
+  for (const file of CSS_FILES) {
+    const text = fs.readFileSync(path.resolve(file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+    for (const rule of text.matchAll(/([^{}]*:focus[^{}]*)\{([^}]*)\}/g)) {
+      const outline = /outline(?:-color)?:\s*([^;]+)/.exec(rule[2])?.[1].trim();
+      if (!outline || outline === 'none') continue;
+      // the header's dark bar has a ring of its own, as contrast-checked above
+      if (!/var\(--(focus-ring|header-focus)\)/.test(outline)) found.push(`${file}: ${rule[1].trim()} { outline: ${outline} }`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
 test('no CSS file paints with a colour of its own: only the token blocks hold colours', () => {
   const found: string[] = [];
   for (const file of CSS_FILES) {
