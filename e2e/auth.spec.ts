@@ -76,3 +76,35 @@ test('a grader who holds no other role grades blind: no changes, runs or reviewe
   }
   for (const url of ['/api/changes', '/api/review-queue', '/api/runs']) expect((await page.request.get(url)).status(), url).toBe(403);
 });
+
+test('an admin who creates a user is told who was created and with which roles; the user can sign in', async ({ page, browser }) => {
+  await signInAs(page, 'admin');
+  await page.goto('/admin?tab=users');
+  await page.getByTestId('user-new').click();
+  const email = `new-${Date.now()}@example.test`;
+  await page.getByTestId('user-email').fill(email);
+  await page.getByTestId('user-name').fill('Nora New');
+  await page.getByTestId('user-password').fill('nora-password-1');
+  await page.getByTestId('user-create-role-reviewer').check();
+  await page.getByTestId('user-create-role-grader').check();
+  await page.getByTestId('user-create-submit').click();
+  const created = page.getByTestId('user-created');
+  await expect(created).toBeVisible();
+  await expect(created).toContainText('Nora New');
+  await expect(created).toContainText(email);
+  await expect(created).toContainText('reviewer, grader');
+  await expect(page.getByTestId('user-create-form')).toHaveCount(0);
+  await expect(page.locator(`[data-testid="user-row"][data-email="${email}"]`)).toBeVisible();
+  await page.getByTestId('user-created-dismiss').click();
+  await expect(created).toHaveCount(0);
+
+  const other = await browser.newContext();
+  const newcomer = await other.newPage();
+  await newcomer.goto('/signin');
+  await newcomer.getByTestId('signin-email').fill(email);
+  await newcomer.getByTestId('signin-password').fill('nora-password-1');
+  await newcomer.getByTestId('signin-submit').click();
+  // a reviewer (and grader) lands on Review
+  await expect(newcomer).toHaveURL(/\/review$/);
+  await other.close();
+});

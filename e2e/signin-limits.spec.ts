@@ -67,12 +67,25 @@ test('wrong passwords until throttled, the message, an admin unlocks, sign-in wo
   await expect(admin.locator('[data-testid="audit-row"][data-action="auth.unlock"]')).toHaveCount(1);
   await expect(admin.locator('[data-testid="audit-row"][data-action="auth.signin"]').first()).toBeVisible();
   for (const action of await actions.allTextContents()) expect(action.trim()).toMatch(/^auth\./);
+  // the unlock's target is the user by name, not an id
+  await expect(admin.locator('[data-testid="audit-row"][data-action="auth.unlock"]').getByTestId('audit-target')).toContainText(`<${EMAIL}>`);
+
+  // the filter is in the URL: a reload and going back keep it
+  await expect(admin).toHaveURL(/[?&]action=auth\./);
+  await admin.reload();
+  await expect(admin.getByTestId('audit-filter-action')).toHaveValue('auth.');
+  await expect(admin.locator('[data-testid="audit-row"][data-action="auth.unlock"]')).toHaveCount(1);
+  await admin.goto('/admin?tab=users');
+  await admin.goBack();
+  await expect(admin.getByTestId('audit-filter-action')).toHaveValue('auth.');
+  await expect(admin.locator('[data-testid="audit-row"][data-action="auth.unlock"]')).toHaveCount(1);
+  for (const action of await actions.allTextContents()) expect(action.trim()).toMatch(/^auth\./);
 
   const [download] = await Promise.all([admin.waitForEvent('download'), admin.getByTestId('audit-export-csv').click()]);
   expect(download.suggestedFilename()).toMatch(/^flowfix-audit-.*\.csv$/);
   const csv = await fs.readFile((await download.path())!, 'utf8');
   const lines = csv.trimEnd().split('\r\n');
-  expect(lines[0]).toBe('id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data');
+  expect(lines[0]).toBe('id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data,targetName');
   // exactly what the filter shows, once every page is loaded
   const more = admin.getByTestId('audit-more');
   while (await more.isVisible()) {

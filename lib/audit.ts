@@ -48,6 +48,8 @@ export interface AuditView {
   action: string;
   targetType: string | null;
   targetId: string | null;
+  /** the target as a person reads it ("Ada <ada@example.com>", "acme/shop PR-7"); null when unknown or gone */
+  targetName: string | null;
   data: unknown;
 }
 
@@ -67,6 +69,7 @@ async function readAudit(filter: AuditFilter, { before, take }: { before?: bigin
     take,
     include: { actor: { select: { id: true, name: true, email: true } } },
   });
+  const names = await targetNames(rows);
   return rows.map((r) => ({
     id: r.id.toString(),
     createdAt: r.createdAt,
@@ -75,8 +78,43 @@ async function readAudit(filter: AuditFilter, { before, take }: { before?: bigin
     action: r.action,
     targetType: r.targetType,
     targetId: r.targetId,
+    targetName: (r.targetType && r.targetId && names.get(`${r.targetType}:${r.targetId}`)) ?? null,
     data: r.data,
   }));
+}
+
+const changeName = (c: { externalId: string; repository: { name: string } }) => `${c.repository.name} ${c.externalId}`;
+const CHANGE_NAME = { select: { externalId: true, repository: { select: { name: true } } } } as const;
+
+/**
+ * Readable names of the entries' targets, `type:id` → name, one query per
+ * target type on the page. An account's id is already its e-mail; a target
+ * since deleted has no name (its id stays in the entry).
+ */
+async function targetNames(rows: Array<{ targetType: string | null; targetId: string | null }>): Promise<Map<string, string>> {
+  const ids = new Map<string, Set<string>>();
+  for (const r of rows) if (r.targetType && r.targetId) (ids.get(r.targetType) ?? ids.set(r.targetType, new Set()).get(r.targetType)!).add(r.targetId);
+  const of = (type: string) => [...(ids.get(type) ?? [])];
+  const db = getDb();
+  const names = new Map<string, string>();
+  const put = (type: string, list: Array<{ id: string; name: string }>) => list.forEach((x) => names.set(`${type}:${x.id}`, x.name));
+  const lookups: Array<Promise<void>> = [];
+  const look = <T>(type: string, read: (id: string[]) => Promise<T[]>, name: (row: T) => { id: string; name: string }) => {
+    const list = of(type);
+    if (list.length > 0) lookups.push(read(list).then((found) => put(type, found.map(name))));
+  };
+  look('user', (id) => db.user.findMany({ where: { id: { in: id } }, select: { id: true, name: true, email: true } }), (u) => ({ id: u.id, name: `${u.name} <${u.email}>` }));
+  look('repository', (id) => db.repository.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (r) => r);
+  look('change', (id) => db.change.findMany({ where: { id: { in: id } }, select: { id: true, ...CHANGE_NAME.select } }), (c) => ({ id: c.id, name: changeName(c) }));
+  look('fix', (id) => db.fix.findMany({ where: { id: { in: id } }, select: { id: true, change: CHANGE_NAME } }), (f) => ({ id: f.id, name: `fix of ${changeName(f.change)}` }));
+  look('run', (id) => db.run.findMany({ where: { id: { in: id } }, select: { id: true, change: CHANGE_NAME } }), (r) => ({ id: r.id, name: `run of ${changeName(r.change)}` }));
+  look('ci_token', (id) => db.ciToken.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (t) => t);
+  look('personal_token', (id) => db.personalToken.findMany({ where: { id: { in: id } }, select: { id: true, name: true, user: { select: { name: true } } } }), (t) => ({ id: t.id, name: `${t.name} (${t.user.name})` }));
+  look('code_host', (id) => db.codeHost.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (h) => h);
+  look('grading_queue', (id) => db.gradingQueue.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (q) => q);
+  for (const email of of('account')) names.set(`account:${email}`, email);
+  await Promise.all(lookups);
+  return names;
 }
 
 /** A page of the log, newest first; `nextCursor` continues after its last entry. */
@@ -115,13 +153,14 @@ export async function auditActions(): Promise<string[]> {
   return rows.map((r) => r.action);
 }
 
-const CSV_COLUMNS = ['id', 'createdAt', 'actorKind', 'actorId', 'actorEmail', 'action', 'targetType', 'targetId', 'data'] as const;
+// columns are only ever added at the end, so a reader of older exports keeps working
+const CSV_COLUMNS = ['id', 'createdAt', 'actorKind', 'actorId', 'actorEmail', 'action', 'targetType', 'targetId', 'data', 'targetName'] as const;
 
 export function auditCsv(entries: AuditView[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const e of entries) {
     lines.push(
-      [e.id, e.createdAt.toISOString(), e.actorKind, e.actor?.id ?? '', e.actor?.email ?? '', e.action, e.targetType ?? '', e.targetId ?? '', JSON.stringify(e.data ?? {})]
+      [e.id, e.createdAt.toISOString(), e.actorKind, e.actor?.id ?? '', e.actor?.email ?? '', e.action, e.targetType ?? '', e.targetId ?? '', JSON.stringify(e.data ?? {}), e.targetName ?? '']
         .map(csvCell)
         .join(','),
     );

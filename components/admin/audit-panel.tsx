@@ -1,6 +1,7 @@
 'use client';
 
-import { useState } from 'react';
+import { usePathname, useSearchParams } from 'next/navigation';
+import { useMemo } from 'react';
 import { formatDateTime } from '@/common/format';
 import type { AdminAuditEntry } from './types';
 import { useAdminUsers } from './use-admin-users';
@@ -14,18 +15,56 @@ function actorLabel(e: AdminAuditEntry): string {
   return e.actorKind === 'system' ? 'system' : e.actorKind === 'token' ? 'CI token' : 'anonymous';
 }
 
+const TARGET_TYPE: Record<string, string> = {
+  ci_token: 'CI token',
+  personal_token: 'personal token',
+  code_host: 'code host',
+  grading_queue: 'grading queue',
+  system_setting: 'setting',
+};
+
+/** "user Ada <ada@example.com>": the target by name (lib/audit.ts names it), its id when it has none (deleted, or a setting's key) */
 function target(e: AdminAuditEntry): string {
   if (!e.targetType) return '—';
-  return e.targetId ? `${e.targetType} ${e.targetId}` : e.targetType;
+  const type = TARGET_TYPE[e.targetType] ?? e.targetType;
+  if (e.targetType === 'account') return `account ${e.targetId ?? ''}`.trim();
+  return `${type} ${e.targetName ?? e.targetId ?? ''}`.trim();
+}
+
+const FILTER_KEYS = ['actor', 'action', 'from', 'to'] as const satisfies ReadonlyArray<keyof AuditFilterInput>;
+
+// The URL holds the filter (/admin?tab=audit&action=auth.&from=…), as on the
+// triage list: a reload, a copied link and back/forward show the same entries.
+// The native history API updates it without a server round trip (Next's
+// router syncs useSearchParams with it); only the entries are fetched again.
+function useUrlAuditFilter(): [AuditFilterInput, (next: AuditFilterInput) => void] {
+  const params = useSearchParams();
+  const pathname = usePathname();
+  const key = params.toString();
+  const filter = useMemo(() => {
+    const p = new URLSearchParams(key);
+    return { actor: p.get('actor') ?? '', action: p.get('action') ?? '', from: p.get('from') ?? '', to: p.get('to') ?? '' };
+  }, [key]);
+  const setFilter = (next: AuditFilterInput) => {
+    const qs = new URLSearchParams(key);
+    for (const k of FILTER_KEYS) {
+      if (next[k].trim()) qs.set(k, next[k].trim());
+      else qs.delete(k);
+    }
+    const text = qs.toString();
+    window.history.pushState(null, '', text ? `${pathname}?${text}` : pathname);
+  };
+  return [filter, setFilter];
 }
 
 export function AuditPanel() {
-  const [filter, setFilter] = useState<AuditFilterInput>(EMPTY);
+  const [filter, setFilter] = useUrlAuditFilter();
   const audit = useAdminAudit(filter);
   const users = useAdminUsers();
   const actions = audit.data?.pages[0]?.actions ?? [];
   const entries = audit.data?.pages.flatMap((p) => p.entries) ?? [];
-  const set = (k: keyof AuditFilterInput) => (e: { target: { value: string } }) => setFilter((f) => ({ ...f, [k]: e.target.value }));
+  const set = (k: keyof AuditFilterInput) => (e: { target: { value: string } }) => setFilter({ ...filter, [k]: e.target.value });
+  const filtered = FILTER_KEYS.some((k) => filter[k] !== '');
 
   return (
     <section className="stack" data-testid="admin-audit">
@@ -74,7 +113,7 @@ export function AuditPanel() {
           To
           <input className="input" type="date" value={filter.to} onChange={set('to')} data-testid="audit-filter-to" />
         </label>
-        {filter !== EMPTY && (
+        {filtered && (
           <button className="btn btn-small" type="button" onClick={() => setFilter(EMPTY)} data-testid="audit-filter-clear">
             Clear
           </button>
@@ -96,7 +135,7 @@ export function AuditPanel() {
             <td className="mono small" data-testid="audit-action">
               {e.action}
             </td>
-            <td className="small mono admin-ellipsis" title={target(e)}>
+            <td className="small admin-ellipsis" title={e.targetId ? `${target(e)} · id ${e.targetId}` : target(e)} data-testid="audit-target">
               {target(e)}
             </td>
             <td className="small mono admin-ellipsis" title={JSON.stringify(e.data)}>

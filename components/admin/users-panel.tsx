@@ -40,7 +40,7 @@ function RoleCheckboxes({
   );
 }
 
-function CreateUserForm({ onDone }: { onDone: () => void }) {
+function CreateUserForm({ onDone, onCreated }: { onDone: () => void; onCreated: (user: AdminUser) => void }) {
   const create = useCreateUser();
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
@@ -50,7 +50,7 @@ function CreateUserForm({ onDone }: { onDone: () => void }) {
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
-    create.mutate({ email, name, password, roles }, { onSuccess: onDone });
+    create.mutate({ email, name, password, roles }, { onSuccess: onCreated });
   }
 
   return (
@@ -278,6 +278,8 @@ function CodeReviewIdentities({ users }: { users: AdminUser[] }) {
 export function UsersPanel({ currentUserId }: { currentUserId: string }) {
   const users = useAdminUsers();
   const [creating, setCreating] = useState(false);
+  // the user just created, said above the table until dismissed or another is created
+  const [created, setCreated] = useState<AdminUser | null>(null);
   const people = users.data?.filter((u) => u.kind !== 'CODE_REVIEW');
   const codeReview = users.data?.filter((u) => u.kind === 'CODE_REVIEW') ?? [];
 
@@ -285,11 +287,48 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
     <section className="stack" data-testid="admin-users">
       <div className="toolbar">
         <p className="muted admin-lead">People who can sign in, and what each may do. Changes take effect on their next request.</p>
-        <button className="btn btn-primary" type="button" onClick={() => setCreating(true)} disabled={creating} data-testid="user-new">
+        <button
+          className="btn btn-primary"
+          type="button"
+          onClick={() => {
+            setCreated(null);
+            setCreating(true);
+          }}
+          disabled={creating}
+          data-testid="user-new"
+        >
           New user
         </button>
       </div>
-      {creating && <CreateUserForm onDone={() => setCreating(false)} />}
+      {created && (
+        <div className="alert alert-ok admin-created" role="status" data-testid="user-created">
+          <span>
+            Created <strong>{created.name}</strong> ({created.email}){' '}
+            {created.roles.length === 0 ? (
+              <>with no role: they can sign in but see nothing until given one.</>
+            ) : (
+              <>
+                with the {created.roles.length === 1 ? 'role' : 'roles'} <strong>{ROLES.filter((r) => created.roles.includes(r))
+                    .map((r) => r.toLowerCase())
+                    .join(', ')}</strong>. They sign in
+                with the initial password you chose.
+              </>
+            )}
+          </span>
+          <button className="btn btn-small" type="button" onClick={() => setCreated(null)} data-testid="user-created-dismiss">
+            Dismiss
+          </button>
+        </div>
+      )}
+      {creating && (
+        <CreateUserForm
+          onDone={() => setCreating(false)}
+          onCreated={(user) => {
+            setCreating(false);
+            setCreated(user);
+          }}
+        />
+      )}
       <DataTable label="Users" headers={['User', 'Roles', 'Status', 'Last sign-in', '']} query={users} rows={people} loading="Loading users…">
         {(u) => <UserRow key={u.id} user={u} isSelf={u.id === currentUserId} />}
       </DataTable>

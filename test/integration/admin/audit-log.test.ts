@@ -20,6 +20,7 @@ interface Entry {
   actor: { id: string } | null;
   createdAt: string;
   targetId: string | null;
+  targetName: string | null;
 }
 interface Page {
   entries: Entry[];
@@ -111,13 +112,53 @@ describe('admin audit log', () => {
     assert.match(csv.type ?? '', /^text\/csv/);
     assert.match(csv.disposition ?? '', /^attachment; filename="flowfix-audit-.*\.csv"$/);
     const lines = csv.text.trimEnd().split('\r\n');
-    assert.equal(lines[0], 'id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data');
+    assert.equal(lines[0], 'id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data,targetName');
     assert.deepEqual(lines.slice(1).map((l) => l.split(',')[0]), shown.map((e) => e.id));
 
     const json = await download(`format=json&actor=${admin.id}`);
     assert.equal(json.status, 200);
     const parsed = JSON.parse(json.text) as { entries: Entry[] };
     assert.deepEqual(parsed.entries.map((e) => e.id), shown.map((e) => e.id));
+  });
+
+  test('targets are named: a user by name and e-mail, a CI token by its name, in the page and both exports', async () => {
+    const ada = await db.db.user.findUniqueOrThrow({ where: { email: 'ada@audit.test' } });
+    const updates = (await page('action=user.update')).json.entries;
+    assert.ok(updates.length >= 2);
+    for (const e of updates) assert.equal(e.targetName, 'Ada <ada@audit.test>', JSON.stringify(e));
+    const tokens = (await page('action=token.')).json.entries;
+    assert.ok(tokens.length >= 2);
+    for (const e of tokens) assert.equal(e.targetName, 'ci', JSON.stringify(e));
+
+    const csv = (await download('format=csv&action=user.update')).text.trimEnd().split('\r\n');
+    for (const line of csv.slice(1)) {
+      assert.ok(line.includes(ada.id), line);
+      assert.ok(line.endsWith(',Ada <ada@audit.test>'), line);
+    }
+    const json = JSON.parse((await download('format=json&action=user.update')).text) as { entries: Entry[] };
+    assert.deepEqual([...new Set(json.entries.map((e) => e.targetName))], ['Ada <ada@audit.test>']);
+  });
+
+  test('a change, its fix and its repository are named by repository and change id; a target gone from the database keeps its id', async () => {
+    const repository = await db.db.repository.create({ data: { name: 'acme/shop', gitUrl: '/nonexistent', language: 'javascript' } });
+    const change = await db.db.change.create({
+      data: { repositoryId: repository.id, externalId: 'PR-7', title: 'Totals', author: 'Dev', branch: 'b', baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40) },
+    });
+    const revision = await db.db.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'b' } });
+    const run = await db.db.run.create({ data: { changeId: change.id, revisionId: revision.id, policy: 'offline', status: 'FIXED' } });
+    const fix = await db.db.fix.create({ data: { runId: run.id, changeId: change.id, revisionId: revision.id, diff: '', files: [], summaryHtml: '', evidence: {} } });
+    const { writeAudit } = await import('../../../lib/audit');
+    for (const [targetType, targetId] of [['repository', repository.id], ['change', change.id], ['fix', fix.id], ['run', run.id], ['fix', 'gone']]) {
+      await writeAudit({ actorId: admin.id, actorKind: 'user', action: 'test.target_name', targetType, targetId });
+    }
+    const named = (await page('action=test.target_name')).json.entries.map((e) => [e.targetId, e.targetName]).reverse();
+    assert.deepEqual(named, [
+      [repository.id, 'acme/shop'],
+      [change.id, 'acme/shop PR-7'],
+      [fix.id, 'fix of acme/shop PR-7'],
+      [run.id, 'run of acme/shop PR-7'],
+      ['gone', null],
+    ]);
   });
 
   test('the unlock route is audited with the admin as actor', async () => {

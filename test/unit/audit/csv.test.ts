@@ -10,6 +10,7 @@ const entry = (over: Partial<AuditView>): AuditView => ({
   action: 'auth.signin.failure',
   targetType: 'account',
   targetId: 'ada@example.test',
+  targetName: 'ada@example.test',
   data: { reason: 'wrong_password' },
   ...over,
 });
@@ -17,10 +18,10 @@ const entry = (over: Partial<AuditView>): AuditView => ({
 test('one row per entry under a header, data as JSON, quoted where CSV needs it', () => {
   assert.equal(
     auditCsv([entry({})]),
-    'id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data\r\n' +
-      '7,2026-12-01T10:00:00.000Z,user,u1,ada@example.test,auth.signin.failure,account,ada@example.test,"{""reason"":""wrong_password""}"\r\n',
+    'id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data,targetName\r\n' +
+      '7,2026-12-01T10:00:00.000Z,user,u1,ada@example.test,auth.signin.failure,account,ada@example.test,"{""reason"":""wrong_password""}",ada@example.test\r\n',
   );
-  assert.equal(auditCsv([entry({ actor: null, targetType: null, targetId: null, data: {} })]).split('\r\n')[1], '7,2026-12-01T10:00:00.000Z,user,,,auth.signin.failure,,,{}');
+  assert.equal(auditCsv([entry({ actor: null, targetType: null, targetId: null, targetName: null, data: {} })]).split('\r\n')[1], '7,2026-12-01T10:00:00.000Z,user,,,auth.signin.failure,,,{},');
 });
 
 test('a caller-chosen value that a spreadsheet would run as a formula is defused', () => {
@@ -28,5 +29,9 @@ test('a caller-chosen value that a spreadsheet would run as a formula is defused
     const row = auditCsv([entry({ targetId: evil })]).split('\r\n')[1];
     const cell = row.split(',').slice(7).join(',');
     assert.ok(cell.startsWith("'") || cell.startsWith(`"'`), `${evil} → ${cell}`);
+    // a name is somebody's choice too (a user's, a token's)
+    const named = auditCsv([entry({ targetName: evil, data: {} })]).split('\r\n')[1];
+    const last = named.slice(named.indexOf(',{},') + 4);
+    assert.ok(last.startsWith("'") || last.startsWith(`"'`), `${evil} → ${last}`);
   }
 });
