@@ -188,7 +188,7 @@ const CASES: PageCase[] = [
       await expect(page.locator('.recharts-surface, [data-testid="insights-kpis"]').first()).toBeVisible();
     },
   })),
-  ...(['users', 'tokens', 'repositories', 'hosts', 'audit'] as const).map<PageCase>((tab) => ({
+  ...(['users', 'tokens', 'repositories', 'models', 'hosts', 'audit'] as const).map<PageCase>((tab) => ({
     name: `admin: ${tab}`,
     role: 'admin',
     open: async (page) => {
@@ -196,6 +196,23 @@ const CASES: PageCase[] = [
       await expect(page.getByTestId(`admin-panel-${tab}`)).toBeVisible();
     },
   })),
+  {
+    name: 'admin: a new user’s form',
+    role: 'admin',
+    open: async (page) => {
+      await page.goto('/admin?tab=users');
+      await page.getByTestId('user-new').click();
+      await expect(page.getByTestId('user-create-form')).toBeVisible();
+    },
+  },
+  {
+    name: 'admin: the audit log filtered',
+    role: 'admin',
+    open: async (page) => {
+      await page.goto('/admin?tab=audit&action=auth.');
+      await expect(page.getByTestId('audit-row').first()).toBeVisible();
+    },
+  },
   {
     name: 'not allowed (403)',
     role: 'reviewer',
@@ -225,6 +242,28 @@ for (const viewport of WIDTHS) {
     });
   }
 }
+
+test('a focused filter shows the focus ring, as a focused button does', async ({ page }) => {
+  await signInAs(page, 'admin');
+  await page.goto('/admin?tab=audit');
+  const ring = await page.evaluate(() => {
+    const probe = document.createElement('div');
+    probe.style.color = 'var(--focus-ring)';
+    document.body.append(probe);
+    const color = getComputedStyle(probe).color;
+    probe.remove();
+    return color;
+  });
+  for (const id of ['audit-filter-action', 'audit-filter-from']) {
+    const field = page.getByTestId(id);
+    await field.focus();
+    const style = await field.evaluate((el) => {
+      const s = getComputedStyle(el);
+      return { color: s.outlineColor, width: parseFloat(s.outlineWidth), style: s.outlineStyle };
+    });
+    expect(style, id).toEqual({ color: ring, width: 3, style: 'solid' });
+  }
+});
 
 test('the skip link takes keyboard users past the header to the page', async ({ page }) => {
   await signInAs(page, 'reviewer');

@@ -21,8 +21,9 @@ export function ChangedLines({ changes, more }: { changes: ChangedLinesData; mor
           {file.binary ? (
             <p className="muted small">Binary file.</p>
           ) : (
-            <div className="changed-scroll">
-              <table className="changed-table mono" aria-label={`Changed lines of ${file.path}`}>
+            // scrolls inside itself (long lines, long hunks): focusable so a keyboard can scroll it too
+            <div className="changed-scroll" tabIndex={0} role="region" aria-label={`Changed lines of ${file.path}`}>
+              <table className="changed-table mono">
                 {file.hunks.map((h, i) => (
                   <tbody key={i}>
                     <tr className="changed-hunk">
