@@ -108,6 +108,7 @@ export const estimateBench: BenchModule = {
       if (inside) h.in++;
     };
     const widths: number[] = [];
+    const truths: number[] = [];
     for (const run of runs) {
       const estimate = comparable(runs, run);
       const total = RUN_PHASES.reduce((sum, p) => sum + (run.timings[p] ?? 0), 0);
@@ -122,6 +123,7 @@ export const estimateBench: BenchModule = {
         count(e.comparable === 0 ? '0 comparable (prior only)' : e.comparable < MIN_COMPARABLE ? '1–2 comparable' : '3+ comparable', inside);
         if (e.overdue) count('past every comparable run', inside);
         widths.push(e.highMs - e.lowMs);
+        truths.push(m.truth);
         add(`${m.phase}: middle figure`, e.midMs - m.truth);
         add(`${m.phase}: per-phase medians (before)`, medianEstimate(estimate, m.phase, m.spent) - m.truth);
       }
@@ -130,6 +132,7 @@ export const estimateBench: BenchModule = {
     for (const line of coverage) log(`estimate: ${line}`);
     const figures: BenchFigure[] = [
       { name: 'range width (high − low)', ...summarise(widths) },
+      { name: 'true time left at those moments (for scale)', ...summarise(truths) },
       ...[...errors.entries()].sort(([a], [b]) => RUN_PHASES.indexOf(a.split(':')[0] as RunPhase) - RUN_PHASES.indexOf(b.split(':')[0] as RunPhase)).map(([name, values]) => ({ name, ...summarise(values) })),
     ];
     return {
