@@ -7,6 +7,7 @@ import { formatFix } from '@/cli/fix';
 import { proofSeed, repeatOf, shuffleArgsOf } from '@/agent/proof';
 import { gateOutcome } from '@/agent/sinks';
 import { proofLabel } from '@/common/run-events';
+import { RepositorySettingsSchema } from '@/lib/repositories/settings';
 
 // A fix whose target also passes without it is "unproven (flaky target)" on
 // every surface that shows the fix, with the evidence, and never a green row
@@ -123,6 +124,14 @@ describe('the repeats', () => {
     assert.equal(second.extraArgs, `--sequence.shuffle --sequence.seed=${proofSeed(2)}`);
     assert.notEqual(repeatOf(settings, 3, 3).seed, second.seed);
     assert.equal(repeatOf({ test: 'node --test', proof: { runs: 3 } }, 2, 3).extraArgs, undefined);
+  });
+
+  test('proof.runs: 3 by default, 1 to 10, anything else refused with the setting named', () => {
+    assert.deepEqual(RepositorySettingsSchema.parse({}).proof, { runs: 3 });
+    assert.equal(RepositorySettingsSchema.parse({ proof: { runs: 1 } }).proof.runs, 1);
+    const bad = RepositorySettingsSchema.safeParse({ proof: { runs: 11 } });
+    assert.equal(bad.success, false);
+    assert.deepEqual(bad.error?.issues[0]?.path, ['proof', 'runs']);
   });
 
   test('labels and the base check of a test the change adds', () => {
