@@ -53,8 +53,8 @@ export interface Gates extends PolicyGates {
   regression(): Promise<{ verdict: GateVerdict; run: TestRun }>;
   /** the pipeline's own rerun of the target tests on the final diff */
   final(): Promise<{ verdict: GateVerdict; run: TestRun }>;
-  /** the target tests as a named gate; RED and base expect them to fail */
-  runTargets(gate: GateName, expect: 'pass' | 'fail'): Promise<{ verdict: GateVerdict; run: TestRun }>;
+  /** the target tests as a named gate; RED and base expect them to fail; a repeat runs with its shuffle (agent/proof.ts) */
+  runTargets(gate: GateName, expect: 'pass' | 'fail', repeat?: GateRepeat): Promise<{ verdict: GateVerdict; run: TestRun }>;
   /** narrows the targets (after RED: only the ones that reproduced) */
   setTargets(targets: Array<{ id: string; name?: string; file?: string }>): void;
   readonly meter: CommandMeter;
@@ -73,6 +73,15 @@ function verdictTests(run: TestRun): GateVerdict['tests'] {
 export const CANDIDATE_MIN_SECONDS = 15;
 export function candidateTimeoutSeconds(redMs: number, testSeconds: number): number {
   return Math.min(testSeconds, Math.max(CANDIDATE_MIN_SECONDS, Math.ceil((redMs * 4) / 1000) + 5));
+}
+
+/** One repeat of a target gate: its place, its seed, and the arguments that shuffle the runner with it. */
+export interface GateRepeat {
+  index: number;
+  of: number;
+  seed?: number;
+  extraArgs?: string;
+  env?: Record<string, string>;
 }
 
 export function createGates(input: GatesInput): Gates {
@@ -169,10 +178,19 @@ export function createGates(input: GatesInput): Gates {
     return done(true, undefined, `applied to ${files.join(', ') || '(deletion)'}`);
   }
 
-  async function runTargets(gate: GateName, expect: 'pass' | 'fail'): Promise<{ verdict: GateVerdict; run: TestRun }> {
+  async function runTargets(gate: GateName, expect: 'pass' | 'fail', repeat?: GateRepeat): Promise<{ verdict: GateVerdict; run: TestRun }> {
     meter.targetRuns++;
     const timeoutSeconds = gate === 'red' ? settings.timeLimits.testSeconds : (targetTimeout ?? settings.timeLimits.testSeconds);
-    const run = await runTests({ workspace, settings, signal: input.signal, kind: 'target', targets, timeoutSeconds });
+    const run = await runTests({
+      workspace,
+      settings,
+      signal: input.signal,
+      kind: 'target',
+      targets,
+      timeoutSeconds,
+      ...(repeat?.extraArgs ? { extraArgs: repeat.extraArgs } : {}),
+      ...(repeat?.env ? { env: repeat.env } : {}),
+    });
     meter.commandMs += run.command.durationMs;
     if (gate === 'red' && !run.command.timedOut && targetTimeout === undefined) {
       targetTimeout = candidateTimeoutSeconds(run.command.durationMs, settings.timeLimits.testSeconds);
@@ -184,13 +202,19 @@ export function createGates(input: GatesInput): Gates {
     const reproduced = failedResults(run).some((r) => !didNotRun(r));
     const passed = expect === 'pass' ? passedAll : reproduced;
     const failing = failedResults(run).length;
+    const notRun = run.results.filter(didNotRun).length;
+    const counted = `${run.results.length - failing} passed, ${failing} failing of ${run.results.length} target tests`;
+    // a target the report does not list did not fail: at the base it is usually a test the change adds
+    const absent = notRun > 0 && notRun === run.results.length ? `the target tests are not in the report (${notRun} of ${run.results.length} did not run)` : undefined;
     const verdict: GateVerdict = {
       gate,
       passed,
       durationMs: run.command.durationMs,
-      detail: run.reportError ?? `${run.results.length - failing} passed, ${failing} failing of ${run.results.length} target tests`,
+      detail: `${repeat ? `repeat ${repeat.index} of ${repeat.of}${repeat.seed !== undefined ? `, seed ${repeat.seed}` : ''}: ` : ''}${run.reportError ?? absent ?? counted}`,
       tests: verdictTests(run),
       counts: countTests(run.results),
+      ...(notRun ? { notRun } : {}),
+      ...(repeat ? { repeat: { index: repeat.index, of: repeat.of, ...(repeat.seed !== undefined ? { seed: repeat.seed } : {}) } } : {}),
     };
     await emitVerdict(verdict);
     return { verdict, run };

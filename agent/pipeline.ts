@@ -10,7 +10,7 @@ import { createRunState, RunExit, type RunState } from './phases/state';
 import { summarise } from './phases/summary';
 import { finalRerun, verify } from './phases/verify';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, GateVerdict, Phase, Policy, Suspect, Usage } from './types';
-import { runEvent } from '../common/run-events';
+import { runEvent, type Proof } from '../common/run-events';
 
 // EviACT's Setup → Localise → Patch → Verify with FlowAgent's summary and
 // post-execution filters, one function per phase (agent/phases/) over one
@@ -91,6 +91,8 @@ export interface RepairEvidence {
   green?: GateVerdict;
   regression?: GateVerdict;
   final?: GateVerdict;
+  /** repeats with and without the fix (agent/proof.ts); absent: the run ended before the proof */
+  proof?: Proof;
   failure?: Evidence;
   /** every gate verdict of the run, in order (the policy's compile/GREEN attempts included) */
   verdicts: GateVerdict[];

@@ -38,9 +38,17 @@ function short(value: unknown, max = 160): string {
  * reads backwards as PASS/FAIL: they say what happened and mark the outcome
  * a repair wants.
  */
-export function gateOutcome(gate: string, passed: boolean): string {
-  if (gate === 'red') return passed ? 'the target tests fail on the head ✓ (reproduced)' : 'the target tests pass on the head ✗ (not reproduced)';
-  if (gate === 'base') return passed ? 'the target tests fail without the change too ✗ (not caused by it)' : 'the target tests pass without the change ✓ (the change broke them)';
+export function gateOutcome(gate: string, passed: boolean, verdict: { notRun?: unknown; tests?: unknown } = {}): string {
+  const absent = typeof verdict.notRun === 'number' && verdict.notRun > 0 && (!Array.isArray(verdict.tests) || verdict.notRun >= verdict.tests.length);
+  if (gate === 'red') {
+    if (!passed && absent) return 'the target tests did not run on the head ✗ (not reproduced)';
+    return passed ? 'the target tests fail on the head ✓ (reproduced)' : 'the target tests pass on the head ✗ (not reproduced)';
+  }
+  if (gate === 'base') {
+    // a test the change adds has nothing to say at the base: neither "broke" nor "not caused"
+    if (!passed && absent) return 'the target tests are not at the base revision – (added by the change)';
+    return passed ? 'the target tests fail without the change too ✗ (not caused by it)' : 'the target tests pass without the change ✓ (the change broke them)';
+  }
   return passed ? 'PASS' : 'FAIL';
 }
 
@@ -51,7 +59,7 @@ export function formatEvent(event: AgentEvent): string {
     case 'phase':
       return `── ${String(p.phase ?? event.phase ?? '').toUpperCase()} ${p.status ?? 'started'}${p.durationMs !== undefined ? ` (${p.durationMs} ms)` : ''}`;
     case 'gate': {
-      const mark = gateOutcome(String(p.gate), !!p.passed);
+      const mark = gateOutcome(String(p.gate), !!p.passed, p);
       const diags = Array.isArray(p.diagnostics)
         ? (p.diagnostics as Array<{ kind: string; file?: string; line?: number; message: string }>)
             .slice(0, 3)
@@ -77,6 +85,8 @@ export function formatEvent(event: AgentEvent): string {
       return `   candidate ${p.rank ?? ''} ${short(p.description ?? p, 120)}${p.file ? ` at ${p.file}:${p.line}` : ''}${p.outcome ? ` → ${p.outcome}` : ''}`;
     case 'usage':
       return `   usage ${short(p)}`;
+    case 'proof':
+      return `   proof ${p.status === 'proven' ? '✓' : '✗'} ${short(p.detail ?? '', 240)}`;
     case 'final':
       return `══ ${p.status ?? ''} ${p.exitReason ?? ''}${p.detail ? `: ${short(p.detail, 200)}` : ''}`;
     default:

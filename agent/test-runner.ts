@@ -260,13 +260,16 @@ export async function runTests(
     env?: Record<string, string>;
     /** a target run that keeps every result of the report, not only the targets' */
     allResults?: boolean;
+    /** appended to the test command (a proof repeat's shuffle: agent/proof.ts) */
+    extraArgs?: string;
   },
 ): Promise<TestRun> {
   const { workspace, settings, kind } = input;
   const root = workspace.root;
   await clearReports(root, settings.junitReport);
-  const command =
+  const rendered =
     kind === 'regression' ? (settings.regression ?? renderTestCommand(settings.test, [])) : renderTestCommand(settings.test, input.targets);
+  const command = input.extraArgs ? `${rendered} ${input.extraArgs}` : rendered;
   const result = await runWorkspaceCommand({
     workspace,
     settings,

@@ -4,6 +4,7 @@ import {
   estimateRemaining,
   medianPhaseDurations,
   MIN_COMPARABLE,
+  rangeCovers,
   readPhaseTimings,
   RUN_PHASES,
   type PhaseMedians,
@@ -13,12 +14,16 @@ import {
 import { summarise } from './stats';
 import type { BenchFigure, BenchModule } from './types';
 
-// How far the run page's "time left" is from the truth, over the demo's
-// generated history: for every finished run, at the start of each phase and
-// half-way through it, the estimate made from the runs that finished before
-// it (same repository and policy, as the server picks them) against the time
-// the run really still took. Figures are absolute errors in ms; "median" is
-// the former estimator (per-phase medians, no conditioning) for comparison.
+// How well the run page's "time left" range holds up, over the demo's
+// generated history: every finished run is sampled at SAMPLES_PER_RUN moments
+// spread through it (and at its start), each estimated from the runs that
+// finished before it (same repository and policy, as the server picks them),
+// and the true remaining time is checked against the range shown. Coverage is
+// the share of moments whose truth fell inside the range; the width is
+// high − low. Errors are the middle figure's absolute error in ms; "median" is
+// the estimator before conditioning (per-phase medians) for comparison.
+
+const SAMPLES_PER_RUN = 20;
 
 interface PastRun {
   repositoryId: string;
@@ -40,9 +45,35 @@ function medianEstimate(estimate: PhaseMedians, phase: RunPhase, spent: number):
   return RUN_PHASES.slice(from).reduce((sum, p, i) => sum + (i === 0 ? Math.max(0, estimate.medians[p] - spent) : estimate.medians[p]), 0);
 }
 
+/** Where a run stands `t` ms after its start: the phase, the progress, what is truly left. */
+function momentOf(run: PastRun, t: number): { phase: RunPhase; progress: RunProgress; now: number; truth: number; spent: number } | null {
+  let at = 0;
+  const spentMs: Partial<Record<RunPhase, number>> = {};
+  const completed: RunPhase[] = [];
+  const total = RUN_PHASES.reduce((sum, p) => sum + (run.timings[p] ?? 0), 0);
+  for (const phase of RUN_PHASES) {
+    const duration = run.timings[phase] ?? 0;
+    if (t < at + duration || (duration > 0 && t === at + duration && phase === 'summary')) {
+      return {
+        phase,
+        progress: { currentPhase: phase, currentPhaseStartedAt: at, completedPhases: [...completed], spentMs: { ...spentMs } },
+        now: t,
+        truth: total - t,
+        spent: t - at,
+      };
+    }
+    spentMs[phase] = duration;
+    completed.push(phase);
+    at += duration;
+  }
+  return null;
+}
+
+const share = (hits: number, of: number) => (of === 0 ? 'n/a' : `${((100 * hits) / of).toFixed(1)}% (${hits}/${of})`);
+
 export const estimateBench: BenchModule = {
   name: 'estimate',
-  description: 'error of the run page time-left estimate over the demo history (median absolute error per phase)',
+  description: 'coverage and width of the run page time-left range over the demo history, and the middle figure\'s error',
   async run({ log }) {
     const repositories = [
       { id: 'repo-node', name: 'checkout-ts', kind: 'node' as const },
@@ -68,36 +99,51 @@ export const estimateBench: BenchModule = {
 
     const errors = new Map<string, number[]>();
     const add = (name: string, value: number) => errors.set(name, [...(errors.get(name) ?? []), Math.abs(value)]);
-    const T0 = 0;
+    // coverage by how many comparable runs stood behind the range
+    const buckets = ['all', 'start of the run', '0 comparable (prior only)', '1–2 comparable', '3+ comparable', 'past every comparable run'] as const;
+    const hits = new Map<string, { in: number; of: number }>(buckets.map((b) => [b, { in: 0, of: 0 }]));
+    const count = (bucket: string, inside: boolean) => {
+      const h = hits.get(bucket)!;
+      h.of++;
+      if (inside) h.in++;
+    };
+    const widths: number[] = [];
+    const truths: number[] = [];
     for (const run of runs) {
       const estimate = comparable(runs, run);
-      if (estimate.runs < MIN_COMPARABLE) continue;
-      let at = T0;
-      const spentSoFar: Partial<Record<RunPhase, number>> = {};
-      const completed: RunPhase[] = [];
-      for (const phase of RUN_PHASES) {
-        const duration = run.timings[phase] ?? 0;
-        for (const [point, fraction] of [['start', 0], ['half-way', 0.5]] as const) {
-          const spent = duration * fraction;
-          const progress: RunProgress = { currentPhase: phase, currentPhaseStartedAt: at, completedPhases: [...completed], spentMs: { ...spentSoFar } };
-          const now = at + spent;
-          const truth = RUN_PHASES.slice(RUN_PHASES.indexOf(phase)).reduce((sum, p) => sum + (run.timings[p] ?? 0), 0) - spent;
-          add(`${phase} ${point}: comparable runs`, estimateRemaining({ estimate, progress, now }).midMs - truth);
-          add(`${phase} ${point}: per-phase medians (before)`, medianEstimate(estimate, phase, spent) - truth);
-        }
-        spentSoFar[phase] = duration;
-        completed.push(phase);
-        at += duration;
+      const total = RUN_PHASES.reduce((sum, p) => sum + (run.timings[p] ?? 0), 0);
+      if (total <= 0) continue;
+      for (let i = 0; i < SAMPLES_PER_RUN; i++) {
+        const m = momentOf(run, Math.floor((total * i) / SAMPLES_PER_RUN));
+        if (!m) continue;
+        const e = estimateRemaining({ estimate, progress: m.progress, now: m.now });
+        const inside = rangeCovers(e, m.truth);
+        count('all', inside);
+        if (i === 0) count('start of the run', inside);
+        count(e.comparable === 0 ? '0 comparable (prior only)' : e.comparable < MIN_COMPARABLE ? '1–2 comparable' : '3+ comparable', inside);
+        if (e.overdue) count('past every comparable run', inside);
+        widths.push(e.highMs - e.lowMs);
+        truths.push(m.truth);
+        add(`${m.phase}: middle figure`, e.midMs - m.truth);
+        add(`${m.phase}: per-phase medians (before)`, medianEstimate(estimate, m.phase, m.spent) - m.truth);
       }
     }
-    const figures: BenchFigure[] = [...errors.entries()].map(([name, values]) => ({ name, ...summarise(values) }));
+    const coverage = buckets.map((b) => `coverage, ${b}: ${share(hits.get(b)!.in, hits.get(b)!.of)}`);
+    for (const line of coverage) log(`estimate: ${line}`);
+    const figures: BenchFigure[] = [
+      { name: 'range width (high − low)', ...summarise(widths) },
+      { name: 'true time left at those moments (for scale)', ...summarise(truths) },
+      ...[...errors.entries()].sort(([a], [b]) => RUN_PHASES.indexOf(a.split(':')[0] as RunPhase) - RUN_PHASES.indexOf(b.split(':')[0] as RunPhase)).map(([name, values]) => ({ name, ...summarise(values) })),
+    ];
     return {
-      bench: 'Time-left estimate error over the demo history (absolute error, ms)',
-      setup: `${runs.length} finished runs of 56 days of generated history, 2 repositories; each estimated from the up to ${ESTIMATE_HISTORY_RUNS} runs that finished before it (same repository and policy when ${MIN_COMPARABLE}+).`,
+      bench: 'Time-left range over the demo history: coverage, width and error (ms)',
+      setup: `${runs.length} finished runs of 56 days of generated history, 2 repositories; ${SAMPLES_PER_RUN} moments through each run, each estimated from the up to ${ESTIMATE_HISTORY_RUNS} runs that finished before it (same repository and policy when ${MIN_COMPARABLE}+).`,
       figures,
       notes: [
-        '"p50" is the median absolute error; "comparable runs" is the estimator the run page uses, "per-phase medians" the one it replaced.',
-        'The demo history gives every run the same phase shares, so half-way through a phase the comparable runs say a lot; real runs vary more.',
+        ...coverage,
+        'Coverage: the share of moments whose true remaining time fell inside the range shown (p10–p90 of the comparable runs, widened by the prior while they are few: 80% if the runs were exchangeable and many).',
+        '"middle figure" is the absolute error of the figure the range is built around; "per-phase medians" the estimator before conditioning.',
+        'The demo history gives every run the same phase shares, so the comparable runs say a lot; real runs vary more.',
       ],
     };
   },

@@ -118,9 +118,11 @@ export function formatFix(fix: FixForReview): string {
     lines.push('', 'Validation');
     for (const g of fix.evidence.gates) {
       const tests = g.testCount !== null ? `, ${g.testCount} test(s)` : '';
-      lines.push(`  ${g.gate.toUpperCase().padEnd(11)} ${g.passed ? 'passed' : 'FAILED'}  ${seconds(g.durationMs)}${tests}`);
+      lines.push(`  ${g.gate.toUpperCase().padEnd(11)} ${g.unproven ? 'passed (proves nothing)' : g.passed ? 'passed' : 'FAILED'}  ${seconds(g.durationMs)}${tests}`);
     }
   }
+  const proof = fix.evidence.proof;
+  if (proof) lines.push('', `Proof: ${proof.status === 'proven' ? proof.label : proof.label.toUpperCase()}`, indent(proof.detail));
   if (fix.evidence.targets.length > 0) lines.push('', 'Target tests', ...fix.evidence.targets.map((t) => `  ${t}`));
   lines.push('', `Files (${fix.files.length})`, ...fix.files.map((f) => `  ${f}`), '', fix.diff.trimEnd(), '');
   return lines.join('\n');

@@ -52,8 +52,37 @@ export const GateVerdictSchema = z.object({
   tests: z.array(z.object({ id: z.string(), status: TestStatusSchema, message: z.string().optional() })).optional(),
   /** how many tests the gate's run reported, whatever `tests` lists (test gates only) */
   counts: TestCountsSchema.optional(),
+  /** target gates: how many targets the report did not list at all (a base revision without the test) */
+  notRun: z.number().int().nonnegative().optional(),
+  /** a repeat of the gate (agent/proof.ts): which one, of how many, and the seed it ran with when the runner shuffles */
+  repeat: z.object({ index: z.number().int().min(1), of: z.number().int().min(1), seed: z.number().int().optional() }).optional(),
 });
 export type GateVerdict = z.infer<typeof GateVerdictSchema>;
+
+const count = z.number().int().nonnegative();
+
+export const ProofSchema = z.object({
+  status: z.enum(['proven', 'unproven']),
+  reason: z.enum(['flaky_target']).optional(),
+  /** how the repeats differed: the runner's shuffle with seeds, or plain repeats */
+  order: z.enum(['shuffled', 'repeated']),
+  seeds: z.array(z.number().int()).optional(),
+  /** runs of the targets with the fix (GREEN and final rerun repeats): how many, how many passed */
+  withFix: z.object({ runs: count, passed: count }),
+  /** runs of the targets on the head without the fix (RED and its repeats): how many, how many had every target fail */
+  withoutFix: z.object({ runs: count, failed: count }),
+  /** targets that passed at least once without the fix */
+  flakyTargets: z.array(z.string()).optional(),
+  detail: z.string(),
+});
+export type Proof = z.infer<typeof ProofSchema>;
+
+/** A fix's proof in words: "unproven (flaky target)" is never a green state. */
+export function proofLabel(proof: Pick<Proof, 'status' | 'reason'> | null | undefined): string | null {
+  if (!proof) return null;
+  if (proof.status === 'proven') return 'proven';
+  return proof.reason === 'flaky_target' ? 'unproven (flaky target)' : 'unproven';
+}
 
 export const CodeSpanSchema = z.object({
   file: z.string(),
@@ -79,7 +108,6 @@ export const RUN_STATUSES = ['QUEUED', 'RUNNING', 'FIXED', 'NO_FIX', 'FAILED', '
 
 // ───── the payload of every event type ─────
 
-const count = z.number().int().nonnegative();
 
 /**
  * The one list of event types. Payload schemas are what a writer must send;
@@ -111,6 +139,13 @@ export const RUN_EVENT_PAYLOADS = {
   }),
   /** a gate's verdict: compile, RED, base, GREEN, regression, final */
   gate: GateVerdictSchema,
+  /**
+   * Whether the fix is proven (agent/proof.ts): the target tests passed every
+   * repeat with the fix and failed every repeat without it. 'unproven': a
+   * target passed without the fix too (a flaky target), so its passing with
+   * the fix proves nothing; never shown as green.
+   */
+  proof: ProofSchema,
   /** the localiser's ranked suspects */
   suspects: z.object({
     suspects: z.array(SuspectSchema),

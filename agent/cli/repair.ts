@@ -13,6 +13,7 @@ import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
 import { detectRunner } from '../runners';
 import { createPrintSink, gateOutcome } from '../sinks';
 import type { Policy } from '../types';
+import { proofLabel } from '../../common/run-events';
 
 // `flowfix repair`: the whole pipeline on a local repository, printing the
 // trajectory as it happens, then the suspects, the gate verdicts and the diff.
@@ -154,9 +155,10 @@ export function formatReport(result: RepairResult): string {
   result.suspects.forEach((s, i) => out.push(`  ${i + 1}. ${suspectLabel(s)} (score ${s.score.toFixed(2)})`, ...s.reasons.map((r) => `       - ${r}`)));
   out.push('', 'Gate verdicts');
   for (const v of result.evidence.verdicts) {
-    out.push(`  ${v.gate.padEnd(10)} ${gateOutcome(v.gate, v.passed)} ${String(v.durationMs).padStart(6)} ms  ${v.detail ?? ''}`);
+    out.push(`  ${v.gate.padEnd(10)} ${gateOutcome(v.gate, v.passed, v)} ${String(v.durationMs).padStart(6)} ms  ${v.detail ?? ''}`);
     for (const d of v.diagnostics?.slice(0, 3) ?? []) out.push(`             ${d.kind}${d.file ? ` ${d.file}${d.line ? `:${d.line}` : ''}` : ''}: ${d.message.split('\n')[0]}`);
   }
+  if (result.evidence.proof) out.push('', `Proof: ${result.evidence.proof.detail}`);
   if (result.evidence.notCausedByChange) out.push('', 'Note: the target tests fail on the base revision too: the failure was not caused by the change.');
   if (result.diff && result.dropped) {
     // indented: a script that looks for "diff --git" in the output must not find (and apply) a refused fix
@@ -167,7 +169,7 @@ export function formatReport(result: RepairResult): string {
   const t = result.timings;
   out.push(
     '',
-    `Result: ${result.status} (${result.exitReason})${result.exitDetail ? `: ${result.exitDetail}` : ''}`,
+    `Result: ${result.status} (${result.exitReason})${result.evidence.proof?.status === 'unproven' ? `, ${proofLabel(result.evidence.proof)}` : ''}${result.exitDetail ? `: ${result.exitDetail}` : ''}`,
     `Time: ${(t.wallMs / 1000).toFixed(1)} s wall, ${(t.commandMs / 1000).toFixed(1)} s in commands, ${(t.modelMs / 1000).toFixed(1)} s in model calls, ${(t.overheadMs / 1000).toFixed(1)} s orchestration; ${t.targetRuns} target runs, ${t.regressionRuns} regression runs`,
     `Usage: ${result.usage.toolCalls} tool calls, ${result.usage.promptTokens + result.usage.completionTokens} tokens, ${result.usage.costUsd === null ? 'cost unknown (no price for the model)' : `$${result.usage.costUsd.toFixed(4)}`}`,
     '',

@@ -1,3 +1,4 @@
+import { proofEvent, proveAgainstHead, repeatUntilFailure } from '../proof';
 import { failedResults } from '../test-runner';
 import { RunExit, type LocalisedState } from './state';
 
@@ -22,6 +23,11 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   if (!green.verdict.passed) {
     throw new RunExit('final_rerun_failed', 'the policy reported a fix but the target tests do not pass');
   }
+  // a randomized target passes GREEN by chance: it must pass every repeat (agent/proof.ts)
+  const unstable = await repeatUntilFailure(gates, state.settings, 'green', state.throwIfCancelled);
+  if (unstable) {
+    throw new RunExit('final_rerun_failed', `GREEN passed once but not on ${unstable.detail}: the target tests do not pass reliably with the fix`);
+  }
   if (input.runRegression === false) return true;
   const regression = await gates.regression();
   evidence.regression = regression.verdict;
@@ -44,4 +50,21 @@ export async function finalRerun(state: LocalisedState): Promise<void> {
   const final = await gates.final();
   evidence.final = final.verdict;
   if (!final.verdict.passed) throw new RunExit('final_rerun_failed', 'the target tests fail on a clean rerun with the fix applied');
+  const runs = state.settings.proof.runs;
+  const unstable = await repeatUntilFailure(gates, state.settings, 'final', state.throwIfCancelled);
+  if (unstable) {
+    throw new RunExit('final_rerun_failed', `the final rerun passed once but not on ${unstable.detail}: the target tests do not pass reliably with the fix`);
+  }
+  // the same targets on the head without the fix: a target that passes there proves nothing
+  await ws.reset();
+  const proof = await proveAgainstHead({
+    gates,
+    settings: state.settings,
+    throwIfCancelled: state.throwIfCancelled,
+    // GREEN and the final rerun, `runs` times each, all passed to get here
+    withFix: { runs: runs * 2, passed: runs * 2 },
+  });
+  evidence.proof = proof;
+  await state.sink.emit(proofEvent(proof));
+  if (proof.status === 'unproven') await state.log(proof.detail);
 }

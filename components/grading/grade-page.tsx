@@ -430,7 +430,7 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
             <h2 className="card-title" id="evidence-title">
               Validation
             </h2>
-            <GateChain gates={it.fix.evidence.gates} />
+            <GateChain gates={it.fix.evidence.gates} proof={it.fix.evidence.proof} />
           </section>
           {it.laterRevision && (
             <section className="card" aria-labelledby="later-title" data-testid="later-revision">

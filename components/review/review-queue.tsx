@@ -98,8 +98,14 @@ function QueueOption({
         <span className="diff-add">+{item.diffStat.added}</span>
         <span className="diff-del">−{item.diffStat.removed}</span>
         {item.gatesTotal > 0 && (
-          <span>
+          <span data-testid="queue-item-checks">
             · {item.gatesPassed}/{item.gatesTotal} checks passed
+          </span>
+        )}
+        {item.proof && (
+          // a pass of a flaky target proves nothing: said in words, never counted as a passed check
+          <span className="badge badge-unproven" data-testid="queue-item-unproven" title={item.proof.detail}>
+            {item.proof.label}
           </span>
         )}
       </div>

@@ -6,17 +6,10 @@ import type { ActiveRunInfo } from '@/lib/runs/queries';
 import { PHASE_TEXT } from './format';
 import './run.css';
 
-/** The triage list's status for a change being repaired: "Running · Patch", "~3 min left", linking to the run. */
+/** The triage list's status for a change being repaired: "Running · Patch", "~2–5 min left", linking to the run. */
 export function ActiveRunBadge({ run }: { run: ActiveRunInfo }) {
   const queued = run.status === 'QUEUED';
-  const range = formatRemainingRange({
-    midMs: run.remainingMs,
-    lowMs: run.remainingLowMs,
-    highMs: run.remainingHighMs,
-    sure: run.sure,
-    comparable: 0,
-    overdue: false,
-  });
+  const range = formatRemainingRange({ lowMs: run.remainingLowMs, highMs: run.remainingHighMs });
   const eta = queued ? `${range.replace(' left', '')} once started` : range;
   return (
     <Link

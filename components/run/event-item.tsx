@@ -1,7 +1,7 @@
 'use client';
 
 import { memo, useState, type ReactNode } from 'react';
-import type { Diagnostic, PublicRunEvent, RunEventType, RunEventView } from '@/common/run-events';
+import { proofLabel, type Diagnostic, type PublicRunEvent, type RunEventType, type RunEventView } from '@/common/run-events';
 import { formatCost, formatCostExact, formatDuration, formatTokens } from '@/common/format';
 import { PHASE_TEXT, prettyJson } from './format';
 
@@ -83,8 +83,32 @@ function TestList({ tests = [] }: { tests?: RunEventView<'gate'>['tests'] }) {
  * the base revision too (the change did not cause the failure), which is not
  * good news, and "failed" (they pass on the base) is the normal case.
  */
-function BaseVerdict({ failsOnBase }: { failsOnBase: boolean }) {
-  return <span className="run-verdict run-verdict-info">{failsOnBase ? 'FAILS ON BASE TOO' : 'PASSES ON BASE'}</span>;
+function BaseVerdict({ failsOnBase, absent }: { failsOnBase: boolean; absent: boolean }) {
+  return <span className="run-verdict run-verdict-info">{absent ? 'NOT AT BASE' : failsOnBase ? 'FAILS ON BASE TOO' : 'PASSES ON BASE'}</span>;
+}
+
+/** Every target missing from the report: a test the change adds has no outcome at the base. */
+function targetsAbsent(p: RunEventView<'gate'>): boolean {
+  return typeof p.notRun === 'number' && p.notRun > 0 && p.notRun >= (p.tests?.length ?? 0);
+}
+
+function ProofEvent({ p }: { p: RunEventView<'proof'> }) {
+  const proven = p.status === 'proven';
+  return (
+    <div className={`run-gate ${proven ? 'run-gate-pass' : 'run-gate-unproven'}`} data-testid="run-proof" data-status={str(p.status)}>
+      <div className="row">
+        <span className={`run-verdict ${proven ? 'run-verdict-pass' : 'run-verdict-unproven'}`}>{proofLabel({ status: proven ? 'proven' : 'unproven', ...(p.reason ? { reason: p.reason } : {}) })?.toUpperCase()}</span>
+        <strong className="run-gate-name">Proof</strong>
+        {p.withFix && p.withoutFix && (
+          <span className="muted small">
+            with the fix {p.withFix.passed}/{p.withFix.runs} passed · without it {p.withoutFix.failed}/{p.withoutFix.runs} failed
+            {p.order === 'shuffled' ? ' · shuffled' : ' · plain repeats'}
+          </span>
+        )}
+      </div>
+      {p.detail !== undefined && <div className="run-gate-detail">{str(p.detail)}</div>}
+    </div>
+  );
 }
 
 function GateEvent({ p }: { p: RunEventView<'gate'> }) {
@@ -93,7 +117,7 @@ function GateEvent({ p }: { p: RunEventView<'gate'> }) {
   return (
     <div className={`run-gate ${base ? '' : passed ? 'run-gate-pass' : 'run-gate-fail'}`}>
       <div className="row">
-        {base ? <BaseVerdict failsOnBase={passed} /> : <Verdict passed={passed} />}
+        {base ? <BaseVerdict failsOnBase={passed} absent={targetsAbsent(p)} /> : <Verdict passed={passed} />}
         <strong className="run-gate-name">{base ? 'BASE check' : `${str(p.gate).toUpperCase()} gate`}</strong>
         {typeof p.durationMs === 'number' && <span className="muted small">{formatDuration(p.durationMs)}</span>}
       </div>
@@ -334,6 +358,8 @@ export const EVENT_VIEWS: { [K in RunEventType]: EventView<K> } = {
   // the base check is informational, neither pass nor fail
   gate: { label: 'gate', Body: GateEvent, verdict: (p) => (p.gate === 'base' ? undefined : p.passed === true ? 'pass' : 'fail') },
   suspects: { label: 'suspects', Body: SuspectsEvent },
+  // an unproven fix is never a green row
+  proof: { label: 'proof', Body: ProofEvent, verdict: (p) => (p.status === 'proven' ? 'pass' : 'fail') },
   evidence: { label: 'evidence', Body: EvidenceEvent },
   candidate: { label: 'candidate', Body: CandidateEvent, verdict: (p) => (p.outcome === 'green' ? 'pass' : 'fail') },
   usage: { label: 'model usage', Body: UsageEvent },

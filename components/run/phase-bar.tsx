@@ -66,7 +66,7 @@ export function PhaseBar({ views, estimate, now }: { views: PhaseView[]; estimat
   );
 }
 
-/** "~3 min left", with what the estimate is based on. */
+/** "~2–5 min left", with what the range is based on. */
 export function Eta({
   status,
   progress,
@@ -93,11 +93,11 @@ export function Eta({
     const scope = estimate.scope === 'policy' ? `${repository}, same policy` : repository;
     const basis =
       remaining.comparable > 0
-        ? `from ${remaining.comparable} comparable run${remaining.comparable === 1 ? '' : 's'} of ${scope}`
+        ? `from ${remaining.comparable} comparable run${remaining.comparable === 1 ? '' : 's'} of ${scope}${remaining.sure ? '' : ', widened: few runs'}`
         : estimate.basis === 'history'
           ? remaining.overdue
             ? `longer than the recent runs of ${scope}`
-            : `few comparable runs of ${scope}: a rough estimate`
+            : `few comparable runs of ${scope}: a wide range`
           : `default estimate: no finished runs of ${repository} yet`;
     const text = formatRemainingRange(remaining);
     return (

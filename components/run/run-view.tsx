@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import type { PublicRunEvent, PublicRunEventOf, RunStreamEnd } from '@/common/run-events';
+import { proofLabel, type PublicRunEvent, type PublicRunEventOf, type RunStreamEnd } from '@/common/run-events';
 import { EventItem } from './event-item';
 import { Eta, PhaseBar, useNow } from './phase-bar';
 import { eventMatches, fixIdOf, isFinishedStatus, liveCounters, liveStatus, phaseViews, runProgress } from './derive';
@@ -96,8 +96,14 @@ function Candidates({ events }: { events: PublicRunEvent[] }) {
 
 function Gates({ events }: { events: PublicRunEvent[] }) {
   const latest = new Map<string, PublicRunEventOf<'gate'>>();
-  for (const e of events) if (e.type === 'gate' && e.payload.gate) latest.set(e.payload.gate, e);
+  let proof: PublicRunEventOf<'proof'> | undefined;
+  for (const e of events) {
+    if (e.type === 'proof') proof = e;
+    // RED's repeats on the head without the fix speak through the proof, not as RED
+    if (e.type === 'gate' && e.payload.gate && !(e.payload.gate === 'red' && e.payload.repeat)) latest.set(e.payload.gate, e);
+  }
   if (latest.size === 0) return null;
+  const unproven = proof?.payload.status === 'unproven';
   const order = ['red', 'base', 'compile', 'green', 'regression', 'final'];
   return (
     <section className="card run-side-card" aria-labelledby="run-gates-title">
@@ -117,12 +123,25 @@ function Gates({ events }: { events: PublicRunEvent[] }) {
                 </li>
               );
             }
+            // a pass of a flaky target proves nothing: never a green row
+            if (unproven && passed && (g === 'green' || g === 'final')) {
+              return (
+                <li key={g} className="run-text-warn" data-testid={`run-gate-${g}`} data-passed={passed} data-unproven="true" title="passed, but the target also passes without the fix">
+                  ? {g.toUpperCase()}
+                </li>
+              );
+            }
             return (
               <li key={g} className={passed ? 'run-text-pass' : 'run-text-fail'} data-testid={`run-gate-${g}`} data-passed={passed}>
                 {passed ? '✔' : '✘'} {g.toUpperCase()}
               </li>
             );
           })}
+        {proof && (
+          <li className={unproven ? 'run-text-warn' : 'run-text-pass'} data-testid="run-gate-proof" data-status={proof.payload.status} title={proof.payload.detail}>
+            {unproven ? `⚠ ${proofLabel(proof.payload.status ? { status: proof.payload.status, ...(proof.payload.reason ? { reason: proof.payload.reason } : {}) } : null)}` : '✔ proven'}
+          </li>
+        )}
       </ul>
     </section>
   );

@@ -1,7 +1,7 @@
 import type { FixStatus, Prisma } from '../generated/prisma/client';
 import { sanitizeHtml } from '../html/sanitize';
 import { parsePatch } from '../diff/apply';
-import { readFixEvidence, type FixEvidenceView } from './evidence';
+import { provenChecks, readFixEvidence, type FixEvidenceView } from './evidence';
 
 // Fixes as the dashboard's pages see them (the change page, the review queue,
 // the diff viewer): the shapes and the pure functions that make them from
@@ -204,8 +204,11 @@ export interface ReviewQueueItem {
   changes: ChangedLines;
   /** the root cause as plain text, short: the queue never renders model HTML */
   summaryText: string;
+  /** checks passed, an unproven pass not counted (lib/fixes/evidence.ts provenChecks) */
   gatesPassed: number;
   gatesTotal: number;
+  /** the proof when it is not "proven": the card says so, with the evidence */
+  proof: { label: string; detail: string } | null;
   isHistory: boolean;
 }
 
@@ -263,8 +266,9 @@ export function toReviewQueueItem(row: ReviewQueueRow): ReviewQueueItem {
     diffStat: diffStatOf(row.diff),
     changes: changedLinesOf(row.diff, QUEUE_CHANGED_LINES),
     summaryText: text.length > 280 ? `${text.slice(0, 279)}…` : text,
-    gatesPassed: evidence.gates.filter((g) => g.passed).length,
+    gatesPassed: provenChecks(evidence).passed,
     gatesTotal: evidence.gates.length,
+    proof: evidence.proof && evidence.proof.status !== 'proven' ? { label: evidence.proof.label, detail: evidence.proof.detail } : null,
     isHistory: row.change.origin === 'DEMO_HISTORY',
   };
 }

@@ -2,6 +2,7 @@ import 'server-only';
 import { createHash } from 'node:crypto';
 import { getDb } from '../db';
 import { publicOrigin } from '../env';
+import { readFixEvidence } from '../fixes/evidence';
 import { summaryToText } from '../fixes/text';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { forkHandApplyMarkdown } from './fork';
@@ -52,6 +53,8 @@ export interface CommentInput {
   staleBecause?: string | null;
   /** flowfix may not push to the fork holding the branch: how to apply by hand (lib/hosts/fork.ts) */
   handApply?: string | null;
+  /** the fix's proof when it is not "proven" (a flaky target): said above the root cause, with the evidence */
+  unproven?: { label: string; detail: string } | null;
 }
 
 /** The one comment: root cause first, then the diff, then links; the state of the fix on top when it is no longer pending. */
@@ -63,6 +66,8 @@ export function renderComment(input: CommentInput): string {
   if (fix.status === FixStatus.STALE) lines.push(`**Stale**${input.staleBecause ? `: ${input.staleBecause}` : ''}. This fix was made for an older head and can no longer be applied.`);
   const handApply = fix.status === FixStatus.READY ? (input.handApply ?? null) : null;
   if (handApply) lines.push(handApply);
+  // a fix whose target also passes without it is not shown as proven anywhere
+  if (input.unproven && fix.status !== FixStatus.APPLIED) lines.push(`⚠️ **${input.unproven.label[0]!.toUpperCase()}${input.unproven.label.slice(1)}**: ${input.unproven.detail}`);
   lines.push('', '**Root cause**', '', fix.summary || '(no summary)', '');
   if (input.suggestionsPosted && fix.status === FixStatus.READY && !handApply) {
     lines.push('The fix is posted as suggested changes on this pull request’s diff: commit them there, or apply it from flowfix.');
@@ -138,11 +143,15 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
         diff: true,
         summaryHtml: true,
         appliedCommit: true,
+        evidence: true,
         revision: { select: { headRev: true } },
         decisions: { where: { kind: 'REJECT' }, orderBy: { createdAt: 'desc' }, take: 1, select: { reason: true, reasonText: true } },
       },
     }),
   ]);
+
+  const proof = fix ? readFixEvidence(fix.evidence).proof : null;
+  const unproven = proof && proof.status !== 'proven' ? { label: proof.label, detail: proof.detail } : null;
 
   let check: CheckState;
   if (run && (run.status === RunStatus.QUEUED || run.status === RunStatus.RUNNING)) {
@@ -170,7 +179,9 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
           ? { status: 'completed', conclusion: 'neutral', title: 'Fix rejected', summary: `${root}\n\n${detailsUrl}` }
           : fix.status === FixStatus.STALE
             ? { status: 'completed', conclusion: 'neutral', title: 'Fix stale', summary: `${root}\n\n${detailsUrl}` }
-            : { status: 'completed', conclusion: 'neutral', title: 'A fix is ready', summary: `${root}\n\nPreview and apply: ${detailsUrl}` };
+            : unproven
+              ? { status: 'completed', conclusion: 'neutral', title: `A fix is ready, ${unproven.label}`, summary: `${root}\n\n${unproven.detail}\n\nPreview and apply: ${detailsUrl}` }
+              : { status: 'completed', conclusion: 'neutral', title: 'A fix is ready', summary: `${root}\n\nPreview and apply: ${detailsUrl}` };
   } else if (run) {
     const outcome = run.status === RunStatus.CANCELLED ? 'cancelled' : `no fix (${run.exitReason ?? run.status.toLowerCase()})`;
     check = { status: 'completed', conclusion: run.status === RunStatus.CANCELLED ? 'cancelled' : 'neutral', title: `No fix: ${outcome}`, summary: `flowfix ended with ${outcome}.\n\n${detailsUrl}` };
@@ -190,6 +201,7 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
         fix: { id: fix.id, status: fix.status, diff: fix.diff, summary: summaryToText(fix.summaryHtml), appliedCommit: fix.appliedCommit },
         rejectedBecause: fix.decisions[0] ? (fix.decisions[0].reasonText ?? fix.decisions[0].reason?.toLowerCase().replace(/_/g, ' ')) : null,
         staleBecause: change.status === ChangeStatus.STALE ? change.statusReason : null,
+        unproven,
         handApply: change.forkNotWritable
           ? forkHandApplyMarkdown({ kind: change.repository.hostLink?.host.kind ?? 'GITHUB', fork: change.forkNotWritable, branch: change.branch, fixId: fix.id })
           : null,

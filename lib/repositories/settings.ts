@@ -78,6 +78,21 @@ export const RepositorySettingsSchema = z.object({
     .default({}),
   /** extra variables for every command; secret-looking names are dropped by agent/exec.ts */
   env: z.record(EnvNameSchema, z.string().max(4000)).default({}),
+  /**
+   * How a fix is proven (agent/proof.ts): GREEN and the final rerun each run
+   * the targets `runs` times with the fix, and the head without the fix runs
+   * them as often (RED counts as one); a target that ever passes without the
+   * fix makes it "unproven (flaky target)". `shuffleArgs` is appended to the
+   * test command on every repeat, `{seed}` replaced by that repeat's seed;
+   * unset: flowfix adds the runner's own shuffle when it knows it (vitest,
+   * jest), else the repeats are plain.
+   */
+  proof: z
+    .object({
+      runs: z.number().int().min(1).max(10).default(3),
+      shuffleArgs: z.string().trim().min(1).max(500).optional(),
+    })
+    .prefault({}),
   maxOutputBytes: z.number().int().min(4096).max(16 * 1024 * 1024).default(1024 * 1024),
   /** glob-ish patterns that mark test files (used by filters and the offline policy) */
   testPathPatterns: z

@@ -18,6 +18,16 @@ export const RUN_EVENT_EXAMPLES: { [K in RunEventType]: RunEventPayload<K> } = {
     tests: [],
     counts: { run: 16, passed: 16, failed: 0, skipped: 0 },
   },
+  proof: {
+    status: 'unproven',
+    reason: 'flaky_target',
+    order: 'repeated',
+    seeds: [16838, 24757],
+    withFix: { runs: 6, passed: 6 },
+    withoutFix: { runs: 3, failed: 1 },
+    flakyTargets: ['tests.test_fees::test_overdraft'],
+    detail: 'unproven (flaky target): tests.test_fees::test_overdraft passed without the fix in 2 of 3 runs (repeated); passing with the fix proves nothing',
+  },
   suspects: {
     suspects: [{ file: 'src/fees.py', symbol: 'overdraft_fee', kind: 'function', startLine: 10, endLine: 12, score: 0.91, reasons: ['stack frame src/fees.py:11'] }],
   },

@@ -82,7 +82,9 @@ describe('runRepair on a TypeScript repository', () => {
     const phases = sink.ofType('phase').filter((e) => e.payload.status === 'started').map((e) => e.phase);
     assert.deepEqual(phases, ['setup', 'red', 'localise', 'patch', 'verify', 'summary']);
     const gates = sink.ofType('gate').map((e) => `${e.payload.gate}:${e.payload.passed}`);
-    assert.deepEqual(gates, ['red:true', 'base:false', 'compile:true', 'green:true', 'green:true', 'regression:true', 'final:true']);
+    // GREEN and the final rerun three times each (proof.runs), then the head without the fix twice more: still failing, so proven
+    assert.deepEqual(gates, ['red:true', 'base:false', 'compile:true', 'green:true', 'green:true', 'green:true', 'green:true', 'regression:true', 'final:true', 'final:true', 'final:true', 'red:true', 'red:true']);
+    assert.equal(result.evidence.proof?.status, 'proven');
     assert.equal(sink.ofType('suspects').length, 1);
     assert.equal(sink.events.at(-1)?.type, 'final');
     assert.equal(sink.events.at(-1)?.payload.exitReason, 'fixed');

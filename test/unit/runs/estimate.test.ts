@@ -1,8 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  DEFAULT_MEDIANS,
   DEFAULT_PHASE_MS,
   estimateRemaining,
+  PRIOR_RUNS,
+  PRIOR_SPREAD,
+  priorPhaseLeft,
+  rangeCovers,
+  TAIL_FROM_ELAPSED,
   formatRemaining,
   formatRemainingRange,
   medianPhaseDurations,
@@ -53,19 +59,80 @@ describe('time left', () => {
   const finished = (phase: string, ms: number) => ({ payload: { phase, status: 'finished' }, at: at(ms) });
   const upToPatch = [started('setup', 0), finished('setup', 9000), started('red', 9000), finished('red', 15000), started('localise', 15000), finished('localise', 16000), started('patch', 16000)];
   const estimateOf = (samples: PhaseMedians['samples']): PhaseMedians => ({ ...medianPhaseDurations(samples), samples });
+  const none = { currentPhase: null, currentPhaseStartedAt: null, completedPhases: [] };
+  const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
+  /** n / (n + PRIOR_RUNS) of the samples' figure, the rest the prior's */
+  const blend = (n: number, sample: number, prior: number) => Math.round((n / (n + PRIOR_RUNS)) * sample + (PRIOR_RUNS / (n + PRIOR_RUNS)) * prior);
 
-  test('from the comparable runs still in the phase after as long: median and quartiles', () => {
+  test('a range from the first moment: with no history, the prior around the defaults', () => {
+    const e = estimateRemaining({ estimate: DEFAULT_MEDIANS, progress: none, now: T0 });
+    const total = sum(DEFAULT_PHASE_MS);
+    assert.deepEqual([e.lowMs, e.midMs, e.highMs], [Math.round(total * PRIOR_SPREAD.low), total, Math.round(total * PRIOR_SPREAD.high)]);
+    assert.equal(e.comparable, 0);
+    assert.equal(e.sure, false);
+    // 190 s of defaults: 114 s to 475 s, never the one figure "~3 min left"
+    assert.equal(formatRemainingRange(e), '~2–8 min left');
+  });
+
+  test('from the comparable runs still in the phase after as long: p10–p90, blended with the prior by their number', () => {
     const samples = [10, 20, 30, 40, 60].map((s) => ({ setup: 9000, red: 6000, localise: 1000, patch: s * 1000, verify: 5000, summary: 0 }));
+    const estimate = estimateOf(samples);
     const progress = progressFromPhaseEvents(upToPatch);
-    // 25 s into patch: the 10 s and 20 s runs had moved on; 30/40/60 s leave 5/15/35 s of patch, then 5 s of verify
-    const e = estimateRemaining({ estimate: estimateOf(samples), progress, now: T0 + 16_000 + 25_000 });
-    assert.deepEqual([e.lowMs, e.midMs, e.highMs, e.comparable], [15_000, 20_000, 30_000, 3]);
-    // a run far longer than every comparable one is overdue, never "finishing" at once
-    const late = estimateRemaining({ estimate: estimateOf(samples), progress, now: T0 + 16_000 + 90_000 });
+    // 25 s into patch: the 10 s and 20 s runs had moved on; 30/40/60 s leave 5/15/35 s of patch, then 5 s of verify: 10, 20, 40 s
+    const e = estimateRemaining({ estimate, progress, now: T0 + 16_000 + 25_000 });
+    assert.equal(e.comparable, 3);
+    assert.equal(e.sure, true);
+    // the prior: patch's median 30 s with its spread, less the 25 s spent (never below the tail from 25 s), then verify and summary
+    const prior = {
+      low: Math.round(Math.max(30_000 * 0.6 - 25_000, 25_000 * TAIL_FROM_ELAPSED.low)) + 5_000 * 0.6,
+      mid: Math.round(Math.max(30_000 - 25_000, 25_000 * TAIL_FROM_ELAPSED.mid)) + 5_000,
+      high: Math.round(Math.max(30_000 * 2.5 - 25_000, 25_000 * TAIL_FROM_ELAPSED.high)) + 5_000 * 2.5,
+    };
+    assert.deepEqual([e.lowMs, e.midMs, e.highMs], [blend(3, 12_000, prior.low), blend(3, 20_000, prior.mid), blend(3, 36_000, prior.high)]);
+  });
+
+  test('widened while comparable runs are few: the same spread of runs gives a wider range from 2 runs than from 40', () => {
+    const spread = [20, 30, 40, 50, 60];
+    const runsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ setup: 0, red: 0, localise: 0, patch: spread[i % spread.length]! * 1000, verify: 0, summary: 0 }));
+    const width = (n: number) => {
+      const e = estimateRemaining({ estimate: estimateOf(runsOf(n)), progress: none, now: T0 });
+      return e.highMs - e.lowMs;
+    };
+    const sorted = runsOf(40).map((r) => r.patch).sort((a, b) => a - b);
+    const samplesWidth = sorted[Math.round(0.9 * 39)]! - sorted[Math.round(0.1 * 39)]!;
+    assert.ok(width(5) > width(10) && width(10) > width(40), `${width(5)} > ${width(10)} > ${width(40)}`);
+    assert.ok(Math.abs(width(40) - samplesWidth) < Math.abs(width(5) - samplesWidth) / 2, 'the samples replace the prior as they accumulate');
+    const few = estimateRemaining({ estimate: estimateOf(runsOf(2)), progress: none, now: T0 });
+    assert.equal(few.sure, false);
+    assert.equal(few.comparable, 2);
+    assert.ok(few.lowMs < 20_000 && few.highMs > 30_000, 'two runs of 20 and 30 s: a range wider than both');
+  });
+
+  test('past every comparable run: estimated from the elapsed time, never below 0, the high end above what the phase has spent, growing with it', () => {
+    const samples = [10, 20, 30].map((s) => ({ setup: 9000, red: 6000, localise: 1000, patch: s * 1000, verify: 5000, summary: 0 }));
+    const progress = progressFromPhaseEvents(upToPatch);
+    const at = (spentInPatch: number) => estimateRemaining({ estimate: estimateOf(samples), progress, now: T0 + 16_000 + spentInPatch });
+    const late = at(90_000);
     assert.equal(late.comparable, 0);
     assert.equal(late.overdue, true);
     assert.equal(late.sure, false);
-    assert.ok(late.midMs >= 45_000, `half again the 90 s spent in patch, then verify: ${late.midMs}`);
+    assert.ok(late.lowMs >= Math.round(90_000 * TAIL_FROM_ELAPSED.low), `low ${late.lowMs}`);
+    assert.ok(late.highMs >= 90_000, `the range reaches past the 90 s already spent in patch: ${late.highMs}`);
+    const later = at(180_000);
+    assert.ok(later.lowMs > late.lowMs && later.midMs > late.midMs && later.highMs > late.highMs, 'the figure grows ahead of the run');
+    // at every moment through the phase: low ≥ 0, low ≤ mid ≤ high; past every comparable run, from the elapsed time
+    for (let ms = 0; ms <= 300_000; ms += 7_000) {
+      const e = at(ms);
+      assert.ok(e.lowMs >= 0 && e.lowMs <= e.midMs && e.midMs <= e.highMs, `at ${ms}: ${e.lowMs} ${e.midMs} ${e.highMs}`);
+      if (ms > 30_000) assert.ok(e.comparable === 0 && e.highMs >= Math.round(ms * TAIL_FROM_ELAPSED.high), `at ${ms}: high ${e.highMs}`);
+    }
+  });
+
+  test('the prior alone for one phase: its spread, less what is spent, never below the tail of the elapsed time', () => {
+    assert.deepEqual(priorPhaseLeft(10_000, 0), { low: 6_000, mid: 10_000, high: 25_000 });
+    const over = priorPhaseLeft(10_000, 40_000);
+    assert.deepEqual(over, { low: Math.round(40_000 * TAIL_FROM_ELAPSED.low), mid: Math.round(40_000 * TAIL_FROM_ELAPSED.mid), high: Math.round(40_000 * TAIL_FROM_ELAPSED.high) });
+    assert.ok(over.high > 40_000);
   });
 
   test('the loop coming round neither jumps the phase timer back nor forgets the verify ahead', () => {
@@ -77,33 +144,28 @@ describe('time left', () => {
     const samples = [100, 120, 140].map((s) => ({ setup: 9000, red: 6000, localise: 1000, patch: s * 1000, verify: 20_000, summary: 1000 }));
     const e = estimateRemaining({ estimate: estimateOf(samples), progress, now: T0 + 97_300 });
     // patch 100/120/140 s minus 76.3 s; verify 20 s minus the 5 s already spent; summary 1 s
-    assert.equal(e.midMs, 120_000 - 76_300 + 15_000 + 1_000);
-  });
-
-  test('with too few comparable runs: the medians, a wide range, unsure', () => {
-    const progress = progressFromPhaseEvents(upToPatch);
-    const e = estimateRemaining({ estimate: { medians, basis: 'history', runs: 1, samples: [medians] }, progress, now: T0 + 20_000 });
-    assert.equal(e.midMs, 16_000 + 8_000 + 2_000);
-    assert.equal(e.sure, false);
-    assert.ok(e.lowMs < e.midMs && e.highMs > e.midMs);
+    assert.equal(e.comparable, 3);
+    const prior = Math.round(Math.max(120_000 - 76_300, 76_300 * TAIL_FROM_ELAPSED.mid)) + 15_000 + 1_000;
+    assert.equal(e.midMs, blend(3, 120_000 - 76_300 + 15_000 + 1_000, prior));
   });
 
   test('a queued run costs a whole comparable run', () => {
-    const none = { currentPhase: null, currentPhaseStartedAt: null, completedPhases: [] };
     const samples = [40, 50, 60].map((s) => ({ setup: 0, red: 0, localise: 0, patch: s * 1000, verify: 0, summary: 0 }));
     assert.equal(estimateRemaining({ estimate: estimateOf(samples), progress: none, now: T0 }).midMs, 50_000);
   });
 
-  test('formatting', () => {
+  test('formatting: always the range; one figure only when both ends round to it', () => {
     assert.equal(formatRemaining(0), 'finishing…');
     assert.equal(formatRemaining(42_000), '~40 s left');
     assert.equal(formatRemaining(2_000), '~5 s left');
     assert.equal(formatRemaining(185_000), '~3 min left');
-    const range = (lowMs: number, midMs: number, highMs: number, sure = false) => formatRemainingRange({ lowMs, midMs, highMs, sure, comparable: 3, overdue: false });
-    assert.equal(range(100_000, 150_000, 300_000), '~2–5 min left');
-    assert.equal(range(30_000, 50_000, 150_000), '~30 s–3 min left');
-    assert.equal(range(170_000, 180_000, 190_000, true), '~3 min left');
-    assert.equal(range(0, 0, 0), 'finishing…');
+    const range = (lowMs: number, highMs: number) => formatRemainingRange({ lowMs, highMs });
+    assert.equal(range(100_000, 300_000), '~2–5 min left');
+    assert.equal(range(30_000, 150_000), '~30 s–3 min left');
+    assert.equal(range(170_000, 190_000), '~3 min left');
+    assert.equal(range(0, 0), 'finishing…');
+    assert.equal(rangeCovers({ lowMs: 10, highMs: 20 }, 20), true);
+    assert.equal(rangeCovers({ lowMs: 10, highMs: 20 }, 21), false);
   });
 });
 
