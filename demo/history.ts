@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Prisma } from '../lib/generated/prisma/client';
-import { SEARCHED_IN_VAIN_EXIT_REASONS } from '../common/run-status';
+import { SEARCHED_IN_VAIN_EXIT_REASONS } from '../common/exit-reasons';
 import { createRng, type Rng } from './prng';
 
 // A few weeks of made-up, clearly labelled activity (origin DEMO_HISTORY,
