@@ -4,6 +4,7 @@ import type { Prisma } from '../generated/prisma/client';
 import { PHASES } from '../../common/run-events';
 import { isTerminalRunStatus } from '../../common/run-status';
 import { SEARCHED_IN_VAIN_EXIT_REASONS, noFixCategory } from '../../common/exit-reasons';
+import { isApplyKind } from '../../common/decisions';
 import { bucketOf } from './histogram';
 import { SqlParams, utc } from './sql';
 
@@ -500,7 +501,6 @@ export function foldChanges(changes: readonly ChangeFact[], x: Pick<Expansion, '
   return acc.into(into);
 }
 
-const APPLY_KINDS = new Set(['ACCEPT', 'EDIT_ACCEPT']);
 
 /** What one run adds to each cell it falls in. */
 function runContribution(r: RunFact): Counts {
@@ -533,7 +533,7 @@ function runContribution(r: RunFact): Counts {
       const appliedFrom = new Set<string>();
       for (const d of fix.decisions) {
         seen.add(d.surface);
-        if (APPLY_KINDS.has(d.kind)) appliedFrom.add(d.surface);
+        if (isApplyKind(d.kind)) appliedFrom.add(d.surface);
         if (d.kind === 'ACCEPT') add(c, 'accepts', 1);
         else if (d.kind === 'EDIT_ACCEPT') add(c, 'editAccepts', 1);
         else if (d.kind === 'REJECT') {
