@@ -12,23 +12,9 @@ export type { Phase, Diagnostic, GateName, GateVerdict, CodeSpan, Suspect, Usage
 export type { TestStatus, TestResult, ExpectedActual, StackFrame } from '../common/test-results';
 import type { LimitReason } from '../lib/sandbox/limits';
 
-/** Named ways a run ends. Stored in Run.exitReason. */
-export type ExitReason =
-  | 'fixed'
-  | 'not_reproduced' // target tests passed on the head revision (flaky)
-  | 'not_caused_by_change' // target tests fail on the base revision too (when that filter is on)
-  | 'setup_failed' // install/build failed before any edit (or the sandbox stopped it: the detail names the limit)
-  | 'sandbox_unavailable' // no working sandbox, and the unsafe mode is off
-  | 'no_candidate' // the policy ran out of ideas / candidates
-  | 'tool_call_limit'
-  | 'time_limit'
-  | 'token_budget'
-  | 'cost_budget'
-  | 'model_error' // the endpoint kept failing after retries
-  | 'cancelled'
-  | 'regression_failed'
-  | 'final_rerun_failed'
-  | `dropped:${string}`; // a post-execution filter dropped the fix
+/** Named ways a run ends (stored in Run.exitReason): the list is common/exit-reasons.ts. */
+export type { ExitReason } from '../common/exit-reasons';
+import type { ExitReason } from '../common/exit-reasons';
 
 // ───── commands and tests ─────
 

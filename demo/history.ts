@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Prisma } from '../lib/generated/prisma/client';
-import { SEARCHED_IN_VAIN_EXIT_REASONS } from '../common/run-status';
+import { SEARCHED_IN_VAIN_EXIT_REASONS } from '../common/exit-reasons';
 import { createRng, type Rng } from './prng';
 
 // A few weeks of made-up, clearly labelled activity (origin DEMO_HISTORY,
@@ -53,6 +53,8 @@ export interface HistoryRows {
   decisions: Prisma.DecisionCreateManyInput[];
   grades: Prisma.GradeCreateManyInput[];
   consensus: Prisma.ConsensusCreateManyInput[];
+  /** a settlement shows every grader of the fix the others' labels, and locks theirs */
+  reveals: Prisma.GradeRevealCreateManyInput[];
 }
 
 const MINUTE = 60_000;
@@ -327,6 +329,7 @@ class HistoryBuilder {
     decisions: [],
     grades: [],
     consensus: [],
+    reveals: [],
   };
 
   constructor(
@@ -717,16 +720,38 @@ class HistoryBuilder {
         updatedAt: at,
       });
     }
-    if (!rng.chance(0.8)) return;
     const disagreed = new Set(labels).size > 1;
+    // as the product does it: unanimous labels settle on their own, with no
+    // settler; a dispute is settled later by a person, most of the time
+    if (!disagreed) {
+      this.rows.consensus.push({
+        id: rng.cuid(),
+        fixId,
+        label: labels[0],
+        note: `Unanimous: ${labels.length} labels`,
+        automatic: true,
+        settledById: null,
+        settledAt: this.past(gradedAt + 180 * MINUTE),
+      });
+      this.revealAt(fixId, this.past(gradedAt + 180 * MINUTE));
+      return;
+    }
+    if (!rng.chance(0.8)) return;
+    const settledAt = this.past(gradedAt + rng.int(4, 30) * HOUR);
     this.rows.consensus.push({
       id: rng.cuid(),
       fixId,
       label: truth,
-      note: disagreed ? '[history] settled after discussion' : '[history] unanimous',
+      note: '[history] settled after discussion',
+      automatic: false,
       settledById: this.people.settler,
-      settledAt: this.past(gradedAt + rng.int(4, 30) * HOUR),
+      settledAt,
     });
+    this.revealAt(fixId, settledAt);
+  }
+
+  private revealAt(fixId: string, at: Date): void {
+    for (const graderId of this.people.graders) this.rows.reveals.push({ fixId, graderId, via: 'settled', revealedAt: at });
   }
 }
 

@@ -157,6 +157,7 @@ async function insertHistory({ db, rows }: { db: PrismaClient; rows: HistoryRows
       await tx.decision.createMany({ data: rows.decisions });
       await tx.grade.createMany({ data: rows.grades });
       await tx.consensus.createMany({ data: rows.consensus });
+      await tx.gradeReveal.createMany({ data: rows.reveals });
     },
     { timeout: 120_000, maxWait: 30_000 },
   );

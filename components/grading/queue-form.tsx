@@ -3,6 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { VERDICT_KINDS, type VerdictKind } from '@/common/decisions';
 import { ApiError, requestJson, retryUnlessClientError } from '../api-client';
 
 interface Options {
@@ -19,12 +20,13 @@ const STATUSES = [
   ['DROPPED', 'dropped'],
   ['STALE', 'stale'],
 ] as const;
-const DECISIONS = [
-  ['ACCEPT', 'accepted'],
-  ['EDIT_ACCEPT', 'edited then accepted'],
-  ['REJECT', 'rejected'],
-  ['NONE', 'no decision yet'],
-] as const;
+const DECISION_TEXT: Record<VerdictKind | 'NONE', string> = {
+  ACCEPT: 'accepted',
+  EDIT_ACCEPT: 'edited then accepted',
+  REJECT: 'rejected',
+  NONE: 'no decision yet',
+};
+const DECISIONS = [...VERDICT_KINDS, 'NONE' as const].map((k) => [k, DECISION_TEXT[k]] as const);
 
 function toggle(list: string[], value: string): string[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];

@@ -29,7 +29,7 @@ export function QueueList() {
   }
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label="Grading queues">
-      <table className="table" data-testid="queue-list">
+      <table className="table queue-table" data-testid="queue-list">
         <thead>
           <tr>
             <th>Queue</th>
@@ -55,15 +55,15 @@ export function QueueList() {
               <td>
                 <span className={`badge badge-${q.status.toLowerCase()}`}>{q.status === 'OPEN' ? 'open' : 'closed'}</span>
               </td>
-              <td style={{ minWidth: 220 }}>
+              <td className="queue-progress">
                 <ProgressBar progress={q.progress} />
                 <div className="muted small" style={{ marginTop: 4 }}>
                   {q.progress.complete} complete · {q.progress.disputed} disputed · {q.progress.inProgress} in progress ·{' '}
                   {q.progress.waiting} waiting
                 </div>
               </td>
-              <td className="num">{q.progress.items}</td>
-              <td className="num">{q.you.grader ? q.you.labelled : '—'}</td>
+              <td className="num" data-label="items">{q.progress.items}</td>
+              <td className="num" data-label="your labels">{q.you.grader ? q.you.labelled : '—'}</td>
               <td className="num">
                 {q.you.grader && q.status === 'OPEN' && (
                   <Link className="btn btn-primary btn-small" href={`/grading/${q.id}/grade`} data-testid="start-grading">

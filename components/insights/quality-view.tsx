@@ -1,6 +1,7 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { NoFixCategory } from '@/common/exit-reasons';
 import { formatCount, formatPercent } from '@/common/format';
 import type { GradedPrecision } from '@/lib/insights';
 import { ChartCard } from './chart-card';
@@ -10,7 +11,7 @@ import { useInsightsFilter, useInsightsSection } from './use-insights';
 type Row = GradedPrecision['overall'];
 const LABELS = ['correct', 'overfitting', 'incorrect', 'irrelevant'] as const;
 const LABEL_COLOURS = { correct: PALETTE.green, overfitting: PALETTE.amber, incorrect: PALETTE.red, irrelevant: PALETTE.slate };
-const CATEGORY_LABELS: Record<string, string> = {
+const CATEGORY_LABELS: Record<NoFixCategory, string> = {
   not_reproduced: 'Not reproduced',
   not_caused_by_change: 'Not caused by the change',
   mislocalised: 'Mislocalised (the developer changed other files)',
@@ -18,6 +19,7 @@ const CATEGORY_LABELS: Record<string, string> = {
   green_not_reached: 'GREEN never reached',
   regression_failed: 'Regression suite failed',
   budget_exhausted: 'Budget or time exhausted',
+  model_unavailable: 'Model endpoint unavailable',
   worker_lost: 'Worker lost',
   setup_failed: 'Setup failed',
   cancelled: 'Cancelled',
@@ -82,7 +84,7 @@ export function QualityView() {
   const o = precision.overall;
   const vs = precision.reviewersVsGraders;
   const labelData = [{ label: 'settled fixes', ...Object.fromEntries(LABELS.map((l) => [l, o[l].share])) }];
-  const categories = noFix.categories.filter((c) => c.count > 0).map((c) => ({ ...c, label: CATEGORY_LABELS[c.category] ?? humanise(c.category) }));
+  const categories = noFix.categories.filter((c) => c.count > 0).map((c) => ({ ...c, label: CATEGORY_LABELS[c.category] }));
   return (
     <div className="stack">
       <Tiles
@@ -137,7 +139,7 @@ export function QualityView() {
             { label: 'share', numeric: true, format: (v) => formatPercent(v as number | null) },
             { label: 'exit reasons' },
           ],
-          rows: noFix.categories.map((c) => [CATEGORY_LABELS[c.category] ?? c.category, c.count, c.share, Object.entries(c.exitReasons).map(([k, n]) => `${k}: ${n}`).join('; ')]),
+          rows: noFix.categories.map((c) => [CATEGORY_LABELS[c.category], c.count, c.share, Object.entries(c.exitReasons).map(([k, n]) => `${k}: ${n}`).join('; ')]),
         }}
         empty={noFix.noFixRuns === 0 ? (noFix.finishedRuns === 0 ? 'No repair run finished in this period.' : 'Every finished run produced a fix.') : null}
       >

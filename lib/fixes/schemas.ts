@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RejectReason, Surface } from '../generated/prisma/enums';
 import { diffPathProblems } from '../diff/apply';
+import { APPLY_KINDS } from '../../common/decisions';
 
 // Boundaries of a reviewer's decisions on a fix: the request bodies of the
 // decision routes and the apply claim stored on Fix.applyClaim while an
@@ -81,7 +82,7 @@ export type EditAcceptBody = z.infer<typeof EditAcceptBodySchema>;
 
 /** Stored on Fix.applyClaim while the fix is APPLYING: what to record once the commit is on the branch. */
 export const ApplyClaimSchema = z.object({
-  kind: z.enum(['ACCEPT', 'EDIT_ACCEPT']),
+  kind: z.enum(APPLY_KINDS),
   surface: SurfaceSchema,
   /** EDIT_ACCEPT: the diff that was applied instead of the fix's own */
   editedDiff: z.string().optional(),

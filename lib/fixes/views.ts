@@ -2,6 +2,7 @@ import type { FixStatus, Prisma } from '../generated/prisma/client';
 import { sanitizeHtml } from '../html/sanitize';
 import { parsePatch } from '../diff/apply';
 import { provenChecks, readFixEvidence, type FixEvidenceView } from './evidence';
+import { VERDICT_KINDS, type VerdictKind } from '../../common/decisions';
 
 // Fixes as the dashboard's pages see them (the change page, the review queue,
 // the diff viewer): the shapes and the pure functions that make them from
@@ -43,7 +44,7 @@ export interface FixView {
   };
   /** the decision that closed the fix (accept, edit-accept, reject), if any */
   decision: {
-    kind: 'ACCEPT' | 'EDIT_ACCEPT' | 'REJECT';
+    kind: VerdictKind;
     by: string;
     at: string;
     surface: string;
@@ -72,7 +73,7 @@ export const FIX_VIEW_INCLUDE = {
   change: { select: { origin: true, revisionNumber: true } },
   appliedBy: { select: { name: true } },
   decisions: {
-    where: { kind: { in: ['ACCEPT', 'EDIT_ACCEPT', 'REJECT'] } },
+    where: { kind: { in: [...VERDICT_KINDS] } },
     orderBy: { createdAt: 'desc' },
     take: 1,
     include: { user: { select: { name: true } } },
@@ -174,7 +175,7 @@ export function toFixView(row: FixRow): FixView {
     },
     decision: decision
       ? {
-          kind: decision.kind as 'ACCEPT' | 'EDIT_ACCEPT' | 'REJECT',
+          kind: decision.kind as VerdictKind,
           by: decision.user.name,
           at: decision.createdAt.toISOString(),
           surface: decision.surface,

@@ -4,6 +4,7 @@ import type { SessionUser } from '../auth/session';
 import { csvDocument } from '../../common/csv';
 import { queueForLead } from './queues';
 import { revealQueueLabels } from './items';
+import { VERDICT_KINDS } from '../../common/decisions';
 
 // A queue's export: every item, every label with its tags, rationale and
 // history, the skips with their reasons, the reviewers' closing decision, the
@@ -108,7 +109,7 @@ export async function exportQueue({ queueId, user }: { queueId: string; user: Se
           gradeEvents: { where: { kind: { in: ['label', 'revise', 'dispute'] } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] },
           gradeReveals: { select: { graderId: true, revealedAt: true } },
           decisions: {
-            where: { kind: { in: ['ACCEPT', 'EDIT_ACCEPT', 'REJECT'] } },
+            where: { kind: { in: [...VERDICT_KINDS] } },
             orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
             take: 1,
             include: { user: { select: { name: true } } },

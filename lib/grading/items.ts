@@ -14,6 +14,7 @@ import type { GradeLabelName, GradeTagName } from '../../common/grading';
 import { canLeadQueue, loadQueue, queueForGrader, queueForLead, type QueueRow } from './queues';
 import type { GradeInput } from './schemas';
 import { refreshInsightsRollups } from '../insights/rollup';
+import { VERDICT_KINDS } from '../../common/decisions';
 
 // A grader's work in a queue: "next item" (a reservation, so two graders
 // never take the last open slot of an item), the item as the grading page
@@ -311,7 +312,7 @@ async function buildItemView({
   let decision: GradingItemView['decision'] = null;
   if (queue.showDecisions || seesOthers) {
     const d = await db.decision.findFirst({
-      where: { fixId: fix.id, kind: { in: ['ACCEPT', 'EDIT_ACCEPT', 'REJECT'] } },
+      where: { fixId: fix.id, kind: { in: [...VERDICT_KINDS] } },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     });
     decision = d ? { kind: d.kind, reason: d.reason, reasonText: d.reasonText } : null;

@@ -20,7 +20,7 @@ export interface MyItem {
   settled: boolean;
   /** the settled label, only once this grader has seen it */
   consensus: GradeLabelName | null;
-  /** their label is locked: they have seen the other labels */
+  /** their label is locked: they have seen the other labels, or the item is settled */
   locked: boolean;
 }
 
@@ -63,6 +63,7 @@ export async function listMyItems({ queueId, user }: { queueId: string; user: Se
     skipReason: r.label ? null : r.skipReason,
     settled: r.settledLabel !== null,
     consensus: r.revealed ? r.settledLabel : null,
-    locked: r.revealed,
+    // a settled label no longer changes, whether or not they have looked
+    locked: r.revealed || r.settledLabel !== null,
   }));
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { GRADE_LABELS, GRADE_TAGS, GRADING_TEXT_MAX, rationaleRequired } from '../../common/grading';
+import { VERDICT_KINDS } from '../../common/decisions';
 
 // What the grading routes accept. A label outside the four is a 422 that
 // names the four; a rationale is required for anything but "correct".
 
 const FIX_STATUSES = ['READY', 'APPLIED', 'REJECTED', 'DROPPED', 'STALE'] as const;
-const DECISIONS = ['ACCEPT', 'EDIT_ACCEPT', 'REJECT', 'NONE'] as const;
+const DECISIONS = [...VERDICT_KINDS, 'NONE'] as const;
 
 const isoDate = z.coerce.date({ error: 'Expected a date (YYYY-MM-DD or an ISO time)' });
 

@@ -11,7 +11,6 @@ import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 
 export const SURFACES = ['DASHBOARD', 'CODE_REVIEW', 'CLI', 'API'] as const;
 export type SurfaceName = (typeof SURFACES)[number];
-export const DECISION_KINDS = ['ACCEPT', 'EDIT_ACCEPT', 'REJECT'] as const;
 
 export interface SurfaceAdoption {
   surface: SurfaceName;

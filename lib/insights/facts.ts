@@ -2,7 +2,9 @@ import 'server-only';
 import type { Db } from '../db';
 import type { Prisma } from '../generated/prisma/client';
 import { PHASES } from '../../common/run-events';
-import { SEARCHED_IN_VAIN_EXIT_REASONS, isTerminalRunStatus } from '../../common/run-status';
+import { isTerminalRunStatus } from '../../common/run-status';
+import { SEARCHED_IN_VAIN_EXIT_REASONS, noFixCategory } from '../../common/exit-reasons';
+import { isApplyKind } from '../../common/decisions';
 import { bucketOf } from './histogram';
 import { SqlParams, utc } from './sql';
 
@@ -147,56 +149,7 @@ export function keyedColumn(key: string): KeyedColumn {
 
 // ───── why a run produced no fix ─────
 
-export const NO_FIX_CATEGORIES = [
-  'not_reproduced',
-  'not_caused_by_change',
-  'mislocalised',
-  'compile_rejected',
-  'green_not_reached',
-  'regression_failed',
-  'budget_exhausted',
-  'worker_lost',
-  'setup_failed',
-  'cancelled',
-  'other',
-] as const;
-export type NoFixCategory = (typeof NO_FIX_CATEGORIES)[number];
-
 const MISLOCALISABLE_SQL = SEARCHED_IN_VAIN_EXIT_REASONS.map((r) => `'${r}'`).join(', ');
-
-/**
- * A run's exit reason as a category. A run that searched in vain where the
- * developer, next time, changed none of its suspects' files is mislocalised,
- * whatever its search ran out of (the exit reason is kept beside it). A
- * policy that ran out of candidates ("no_candidate") is otherwise split by
- * its trajectory: when no candidate ever reached the GREEN gate the compile
- * gate rejected them all, else GREEN was never reached.
- */
-export function noFixCategory(exitReason: string | null, reachedGreen: boolean, mislocalised = false): NoFixCategory {
-  if (mislocalised && (SEARCHED_IN_VAIN_EXIT_REASONS as readonly string[]).includes(exitReason ?? '')) return 'mislocalised';
-  switch (exitReason) {
-    case 'not_reproduced':
-    case 'not_caused_by_change':
-    case 'worker_lost':
-    case 'cancelled':
-      return exitReason;
-    case 'no_candidate':
-      return reachedGreen ? 'green_not_reached' : 'compile_rejected';
-    case 'regression_failed':
-    case 'final_rerun_failed':
-      return 'regression_failed';
-    case 'tool_call_limit':
-    case 'time_limit':
-    case 'token_budget':
-    case 'cost_budget':
-      return 'budget_exhausted';
-    case 'setup_failed':
-    case 'sandbox_unavailable':
-      return 'setup_failed';
-    default:
-      return 'other';
-  }
-}
 
 // ───── the raw facts ─────
 
@@ -548,7 +501,6 @@ export function foldChanges(changes: readonly ChangeFact[], x: Pick<Expansion, '
   return acc.into(into);
 }
 
-const APPLY_KINDS = new Set(['ACCEPT', 'EDIT_ACCEPT']);
 
 /** What one run adds to each cell it falls in. */
 function runContribution(r: RunFact): Counts {
@@ -581,7 +533,7 @@ function runContribution(r: RunFact): Counts {
       const appliedFrom = new Set<string>();
       for (const d of fix.decisions) {
         seen.add(d.surface);
-        if (APPLY_KINDS.has(d.kind)) appliedFrom.add(d.surface);
+        if (isApplyKind(d.kind)) appliedFrom.add(d.surface);
         if (d.kind === 'ACCEPT') add(c, 'accepts', 1);
         else if (d.kind === 'EDIT_ACCEPT') add(c, 'editAccepts', 1);
         else if (d.kind === 'REJECT') {

@@ -1,7 +1,8 @@
 import 'server-only';
 import { ratio } from '../../common/insights-query';
 import { precision, reviewersVsGraders, type PrecisionFilter, type PrecisionRow } from '../grading/precision';
-import { COUNTER, NO_FIX_CATEGORIES, RUN_TABLE, type NoFixCategory } from './facts';
+import { COUNTER, RUN_TABLE } from './facts';
+import { NO_FIX_CATEGORIES, type NoFixCategory } from '../../common/exit-reasons';
 import { keyedCounts, n, type InsightsReader } from './read';
 import { runCellWhere, type InsightsScope } from './scope';
 
@@ -13,7 +14,7 @@ import { runCellWhere, type InsightsScope } from './scope';
 // never reached. Runs whose fix a post-execution filter dropped did produce a
 // fix (the funnel's "dropped" step) and are not counted here.
 
-export { NO_FIX_CATEGORIES, type NoFixCategory } from './facts';
+export { NO_FIX_CATEGORIES, type NoFixCategory } from '../../common/exit-reasons';
 
 export interface NoFixReasons {
   /** finished repair runs in the cohort */

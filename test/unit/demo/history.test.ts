@@ -70,3 +70,27 @@ test('history yields every step of the Insights funnel and both kinds of "no can
   assert.ok(noCandidate.some((r) => greenGate.has(r.id!)), 'GREEN never reached');
   assert.ok(noCandidate.some((r) => !greenGate.has(r.id!)), 'every candidate failed the compile gate');
 });
+
+test('history settles as the product does: unanimous labels on their own with no settler, a dispute by a person; each settlement reveals the labels to every grader of the fix', () => {
+  const rows = generateHistory({ ...input, days: 60 });
+  assert.ok(rows.consensus.length > 0);
+  const labelsOf = (fixId: string) => new Set(rows.grades.filter((g) => g.fixId === fixId).map((g) => g.label));
+  let automatic = 0;
+  for (const c of rows.consensus) {
+    const labels = labelsOf(c.fixId);
+    if (labels.size === 1) {
+      automatic += 1;
+      assert.equal(c.automatic, true, 'a unanimous fix settles automatically');
+      assert.equal(c.settledById, null, 'an automatic settlement names no settler');
+      assert.ok(labels.has(c.label), 'settled as the labels say');
+    } else {
+      assert.equal(c.automatic, false);
+      assert.equal(c.settledById, input.people.settler);
+    }
+    const reveals = rows.reveals.filter((r) => r.fixId === c.fixId);
+    assert.deepEqual(reveals.map((r) => r.graderId).sort(), [...input.people.graders].sort());
+    assert.ok(reveals.every((r) => r.via === 'settled' && (r.revealedAt as Date) < input.now));
+  }
+  assert.ok(automatic > 0 && automatic < rows.consensus.length, 'both kinds of settlement occur');
+  assert.equal(new Set(rows.reveals.map((r) => r.fixId)).size, rows.consensus.length, 'no reveal without a settlement');
+});
