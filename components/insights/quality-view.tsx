@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCount, formatPercent } from '@/common/format';
 import type { GradedPrecision } from '@/lib/insights';
-import { exitReasonLabel, noFixCategoryLabel, rejectReasonLabel } from '@/common/labels';
+import { exitReasonLabel, noFixCategoryLabel, policyLabel, rejectReasonLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
 import { AXIS, CHART, CHART_HEIGHT, Definitions, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, ZERO_BAR, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
@@ -29,7 +29,8 @@ function precisionTable(rows: Row[]) {
   };
 }
 
-function PrecisionCard({ id, title, rows }: { id: string; title: string; rows: Row[] }) {
+function PrecisionCard({ id, title, rows: raw, labelOf = (l) => l }: { id: string; title: string; rows: Row[]; labelOf?: (label: string) => string }) {
+  const rows = raw.map((r) => ({ ...r, label: labelOf(r.label) }));
   const data = rows
     .filter((r) => r.settled > 0)
     .map((r) => ({
@@ -114,7 +115,7 @@ export function QualityView() {
       </ChartCard>
       <div className="grid-2">
         <PrecisionCard id="quality-repository" title="Precision per repository" rows={precision.byRepository} />
-        <PrecisionCard id="quality-policy" title="Precision per policy" rows={precision.byPolicy} />
+        <PrecisionCard id="quality-policy" title="Precision per policy" rows={precision.byPolicy} labelOf={policyLabel} />
       </div>
       <PrecisionCard id="quality-model" title="Precision per model" rows={precision.byModel} />
       <ChartCard
