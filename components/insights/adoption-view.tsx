@@ -46,8 +46,8 @@ export function AdoptionView() {
               <YAxis tickFormatter={percentTick} domain={[0, 1]} {...AXIS} width={48} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend {...LEGEND} />
-              <Bar dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
-              <Bar dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar isAnimationActive={false} dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar isAnimationActive={false} dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>
@@ -64,7 +64,7 @@ export function AdoptionView() {
               <XAxis type="number" allowDecimals={false} {...AXIS} />
               <YAxis type="category" dataKey="kind" width={130} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={cnt} />
-              <Bar dataKey="count" name="Decisions" radius={[0, 4, 4, 0]} fill={PALETTE.blue} maxBarSize={36} minPointSize={ZERO_BAR}>
+              <Bar isAnimationActive={false} dataKey="count" name="Decisions" radius={[0, 4, 4, 0]} fill={PALETTE.blue} maxBarSize={36} minPointSize={ZERO_BAR}>
                 {kinds.map((k) => (
                   <BarCell key={k.kind} fill={k.fill} />
                 ))}
@@ -91,10 +91,10 @@ export function AdoptionView() {
             <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={(v, name) => (String(name).startsWith('Applied of') ? pct(v) : cnt(v))} />
             <Legend {...LEGEND} />
-            <Bar yAxisId="n" dataKey="posted" name="Fixes posted" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.35} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Bar yAxisId="n" dataKey="applied" name="Fixes applied" minPointSize={ZERO_BAR} fill={PALETTE.green} fillOpacity={0.6} stroke={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line yAxisId="r" dataKey="applyPerPreview" name="Applied of previewed" stroke={PALETTE.blue} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
-            <Line yAxisId="r" dataKey="applyPerPosted" name="Applied of posted" stroke={PALETTE.amber} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Bar isAnimationActive={false} yAxisId="n" dataKey="posted" name="Fixes posted" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.35} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Bar isAnimationActive={false} yAxisId="n" dataKey="applied" name="Fixes applied" minPointSize={ZERO_BAR} fill={PALETTE.green} fillOpacity={0.6} stroke={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Line isAnimationActive={false} yAxisId="r" dataKey="applyPerPreview" name="Applied of previewed" stroke={PALETTE.blue} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Line isAnimationActive={false} yAxisId="r" dataKey="applyPerPosted" name="Applied of posted" stroke={PALETTE.amber} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>
@@ -117,7 +117,7 @@ export function AdoptionView() {
               <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC): rejected fixes`} formatter={fixes} />
               <Legend {...LEGEND} />
               {reasonKeys.map((k, i) => (
-                <Bar key={k} dataKey={k} name={rejectReasonLabel(k)} stackId="r" fill={SERIES[i % SERIES.length]} maxBarSize={36} />
+                <Bar isAnimationActive={false} key={k} dataKey={k} name={rejectReasonLabel(k)} stackId="r" fill={SERIES[i % SERIES.length]} maxBarSize={36} />
               ))}
             </BarChart>
           </ResponsiveContainer>
@@ -139,8 +139,8 @@ export function AdoptionView() {
               <YAxis type="category" dataKey="repository" width={150} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend {...LEGEND} />
-              <Bar dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
-              <Bar dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar isAnimationActive={false} dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar isAnimationActive={false} dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>

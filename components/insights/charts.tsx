@@ -64,6 +64,9 @@ export const TOOLTIP = {
  * figures as a table (chart-card.tsx).
  */
 export const CHART = { accessibilityLayer: false } as const;
+// Every Bar and Line has isAnimationActive={false}: the figures are drawn at
+// once (seen: a chart left empty on a busy machine while its entry
+// animation waited for frames), and nothing moves for people who read them.
 
 /** A bar of value 0 is drawn as a sliver, so a zero reads as zero, not as a missing bar. */
 export const ZERO_BAR = 2;

@@ -102,13 +102,13 @@ export function CostView() {
             <YAxis tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={usd} />
             <Legend {...LEGEND} />
-            <Bar dataKey="costPerRun" name="Cost per run" minPointSize={ZERO_BAR} fill={PALETTE.slate} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar isAnimationActive={false} dataKey="costPerRun" name="Cost per run" minPointSize={ZERO_BAR} fill={PALETTE.slate} radius={[4, 4, 0, 0]} maxBarSize={36}>
               <LabelList dataKey="costPerRun" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
-            <Bar dataKey="costPerPosted" name="Cost per posted fix" minPointSize={ZERO_BAR} fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar isAnimationActive={false} dataKey="costPerPosted" name="Cost per posted fix" minPointSize={ZERO_BAR} fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36}>
               <LabelList dataKey="costPerPosted" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
-            <Bar dataKey="costPerApplied" name="Cost per applied fix" minPointSize={ZERO_BAR} fill={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar isAnimationActive={false} dataKey="costPerApplied" name="Cost per applied fix" minPointSize={ZERO_BAR} fill={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36}>
               <LabelList dataKey="costPerApplied" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
           </BarChart>
@@ -139,8 +139,8 @@ export function CostView() {
             <YAxis yAxisId="a" orientation="right" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
             <Legend {...LEGEND} />
-            <Bar yAxisId="c" dataKey="costUsd" name="Model cost" minPointSize={ZERO_BAR} fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line yAxisId="a" dataKey="costPerApplied" name="Cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Bar isAnimationActive={false} yAxisId="c" dataKey="costUsd" name="Model cost" minPointSize={ZERO_BAR} fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Line isAnimationActive={false} yAxisId="a" dataKey="costPerApplied" name="Cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>

@@ -113,6 +113,7 @@ function ReasonCard({ funnel, step, query, period }: { funnel: Funnel; step: 'sk
           <YAxis type="category" dataKey="label" width={narrow ? 120 : 190} {...AXIS} />
           <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
           <Bar
+            isAnimationActive={false}
             dataKey="count"
             name={series}
             fill={step === 'skipped' ? PALETTE.amber : PALETTE.red}
@@ -171,7 +172,7 @@ export function FunnelView() {
               labelFormatter={(_, items) => STEP_LABELS[(items?.[0]?.payload as { key?: string } | undefined)?.key ?? ''] ?? ''}
               formatter={(v, _name, item) => [formatCount(Number(v)), STEP_SERIES[(item?.payload as { key?: string } | undefined)?.key ?? ''] ?? 'Count']}
             />
-            <Bar dataKey="count" name="Count" radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
+            <Bar isAnimationActive={false} dataKey="count" name="Count" radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
               {steps.map((s, i) => (
                 <BarCell key={s.key} fill={STEP_COLOURS[s.key] ?? SERIES[i % SERIES.length]} />
               ))}

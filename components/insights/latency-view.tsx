@@ -56,8 +56,8 @@ export function LatencyView() {
             <YAxis type="number" dataKey="share" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
             <Tooltip {...TOOLTIP} labelFormatter={(v) => `${minutes(Number(v))} after the failure report`} formatter={(v) => formatPercent(Number(v))} />
             <Legend {...LEGEND} verticalAlign="top" height={28} />
-            <Line data={l.fix.cdf} dataKey="share" name="Fixes posted by then" stroke={PALETTE.blue} strokeWidth={2.5} dot={false} activeDot={ACTIVE_DOT} type="monotone" />
-            <Line data={l.developer.cdf} dataKey="share" name="Developer's next revisions by then" stroke={PALETTE.amber} strokeWidth={2} strokeDasharray="6 4" dot={false} activeDot={ACTIVE_DOT} type="monotone" />
+            <Line isAnimationActive={false} data={l.fix.cdf} dataKey="share" name="Fixes posted by then" stroke={PALETTE.blue} strokeWidth={2.5} dot={false} activeDot={ACTIVE_DOT} type="monotone" />
+            <Line isAnimationActive={false} data={l.developer.cdf} dataKey="share" name="Developer's next revisions by then" stroke={PALETTE.amber} strokeWidth={2} strokeDasharray="6 4" dot={false} activeDot={ACTIVE_DOT} type="monotone" />
           </LineChart>
         </ResponsiveContainer>
       </ChartCard>
@@ -83,8 +83,8 @@ export function LatencyView() {
             <YAxis tickFormatter={(v: number) => `${v} min`} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 60_000)} />
             <Legend {...LEGEND} />
-            <Bar dataKey="p50m" name="p50 time" minPointSize={ZERO_BAR} fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
-            <Bar dataKey="p90m" name="p90 time" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.7} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={48} />
+            <Bar isAnimationActive={false} dataKey="p50m" name="p50 time" minPointSize={ZERO_BAR} fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
+            <Bar isAnimationActive={false} dataKey="p90m" name="p90 time" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.7} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={48} />
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>

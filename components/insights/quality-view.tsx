@@ -54,7 +54,7 @@ function PrecisionCard({ id, title, rows: raw, labelOf = (l) => l }: { id: strin
           <XAxis type="number" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} />
           <YAxis type="category" dataKey="label" width={140} {...AXIS} />
           <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
-          <Bar dataKey="share" name="Judged correct (precision)" fill={PALETTE.green} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
+          <Bar isAnimationActive={false} dataKey="share" name="Judged correct (precision)" fill={PALETTE.green} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
             <ErrorBar dataKey="err" width={6} strokeWidth={1.5} stroke="currentColor" direction="x" />
             <LabelList dataKey="share" position="insideLeft" className="insights-bar-label insights-bar-label-on" formatter={(v: unknown) => formatPercent(v as number)} />
           </Bar>
@@ -108,7 +108,7 @@ export function QualityView() {
             <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
             <Legend {...LEGEND} />
             {LABELS.map((l) => (
-              <Bar key={l} dataKey={l} name={LABEL_NAMES[l]} stackId="l" fill={LABEL_COLOURS[l]} maxBarSize={36} />
+              <Bar isAnimationActive={false} key={l} dataKey={l} name={LABEL_NAMES[l]} stackId="l" fill={LABEL_COLOURS[l]} maxBarSize={36} />
             ))}
           </BarChart>
         </ResponsiveContainer>
@@ -139,7 +139,7 @@ export function QualityView() {
             <XAxis type="number" allowDecimals={false} {...AXIS} />
             <YAxis type="category" dataKey="label" width={250} {...AXIS} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-            <Bar dataKey="count" name="Runs without a fix" fill={PALETTE.red} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
+            <Bar isAnimationActive={false} dataKey="count" name="Runs without a fix" fill={PALETTE.red} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
               <LabelList dataKey="count" position="right" className="insights-bar-label" />
             </Bar>
           </BarChart>
