@@ -5,7 +5,7 @@ import { formatCount, formatPercent } from '@/common/format';
 import type { GradedPrecision } from '@/lib/insights';
 import { exitReasonLabel, noFixCategoryLabel, policyLabel, rejectReasonLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { AXIS, CHART, CHART_HEIGHT, Definitions, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, ZERO_BAR, percentTick } from './charts';
+import { AXIS, CHART, CHART_HEIGHT, Definitions, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, ZERO_BAR, percentTick, useNarrow } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 type Row = GradedPrecision['overall'];
@@ -66,6 +66,7 @@ function PrecisionCard({ id, title, rows: raw, labelOf = (l) => l }: { id: strin
 
 export function QualityView() {
   const [query] = useInsightsFilter();
+  const narrow = useNarrow();
   const { data, isLoading, error } = useInsightsSection('quality', query);
   if (!data) return <SectionState isLoading={isLoading} error={error} />;
   const { noFix, precision } = data.data;
@@ -137,7 +138,7 @@ export function QualityView() {
           <BarChart {...CHART} data={categories} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 8 }}>
             <CartesianGrid {...GRID} horizontal={false} vertical />
             <XAxis type="number" allowDecimals={false} {...AXIS} />
-            <YAxis type="category" dataKey="label" width={250} {...AXIS} />
+            <YAxis type="category" dataKey="label" width={narrow ? 140 : 250} {...AXIS} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
             <Bar isAnimationActive={false} dataKey="count" name="Runs without a fix" fill={PALETTE.red} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
               <LabelList dataKey="count" position="right" className="insights-bar-label" />
