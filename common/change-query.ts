@@ -30,6 +30,35 @@ export const MAX_PAGE_SIZE = 100;
 /** Above this many matches the list says "1000+" instead of counting on. */
 export const TOTAL_COUNT_CAP = 1000;
 
+const FUNNEL_REASON = /^(skipped|dropped):[A-Za-z0-9_.:-]{1,100}$/;
+
+/** An Insights funnel reason's drill-down, as the triage list applies it. */
+export interface FunnelDrillDown {
+  step: 'skipped' | 'dropped';
+  reason: string;
+  /** ISO instant; null = all time */
+  from: string | null;
+  to: string;
+  policy?: string;
+  model?: string;
+  trigger?: 'AUTO' | 'MANUAL' | 'REVALIDATE';
+}
+
+/** The filters' drill-down, or null when they name none. */
+export function funnelDrillDown(f: Partial<ChangeListFilters>): FunnelDrillDown | null {
+  if (!f.funnel || !f.firstTo) return null;
+  const at = f.funnel.indexOf(':');
+  return {
+    step: f.funnel.slice(0, at) as FunnelDrillDown['step'],
+    reason: f.funnel.slice(at + 1),
+    from: f.firstFrom ?? null,
+    to: f.firstTo,
+    policy: f.policy,
+    model: f.model,
+    trigger: f.trigger,
+  };
+}
+
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DURATION = /^(\d{1,5})([mhd])$/;
 
@@ -83,6 +112,23 @@ export const ChangeListQuerySchema = z
     /** exact status reason: the pre-execution filter that skipped a change, "dropped:<filter>", a run's exit reason */
     reason: optionalText(200),
     q: optionalText(200),
+    /** an Insights funnel reason's drill-down (lib/insights/drill-down.ts): "skipped:<filter>" or "dropped:<filter>" */
+    funnel: z
+      .string()
+      .trim()
+      .regex(FUNNEL_REASON, 'must be skipped:<reason> or dropped:<reason>')
+      .optional(),
+    /** with funnel: the cohort, changes first failing in [firstFrom, firstTo) (ISO instants; no firstFrom = all time) */
+    firstFrom: z.string().datetime().optional(),
+    firstTo: z.string().datetime().optional(),
+    /** with funnel: the runs Insights selected */
+    policy: optionalText(40),
+    model: optionalText(200),
+    trigger: z
+      .string()
+      .optional()
+      .transform((v) => (v ? v.toUpperCase() : undefined))
+      .pipe(z.enum(['AUTO', 'MANUAL', 'REVALIDATE']).optional()),
     // age = time since the change's latest failure report
     minAge: DurationSchema,
     maxAge: DurationSchema,
@@ -94,6 +140,7 @@ export const ChangeListQuerySchema = z
     if (v.minAge && v.maxAge && parseDuration(v.minAge)! > parseDuration(v.maxAge)!) {
       ctx.addIssue({ code: 'custom', path: ['minAge'], message: 'minAge must not exceed maxAge' });
     }
+    if (v.funnel && !v.firstTo) ctx.addIssue({ code: 'custom', path: ['firstTo'], message: 'a funnel drill-down needs firstTo' });
   });
 
 export type ChangeListQuery = z.output<typeof ChangeListQuerySchema>;
@@ -110,6 +157,13 @@ export interface ChangeListFilters {
   reason?: string;
   /** substring of title, external id, author or branch (case-insensitive) */
   q?: string;
+  /** an Insights funnel reason: "skipped:known_flaky", "dropped:stale" (see funnelDrillDown) */
+  funnel?: string;
+  firstFrom?: string;
+  firstTo?: string;
+  policy?: string;
+  model?: string;
+  trigger?: 'AUTO' | 'MANUAL' | 'REVALIDATE';
   /** failed at least this long ago ("7d") */
   minAge?: string;
   /** failed at most this long ago ("24h") */
@@ -142,12 +196,18 @@ export function toChangeListSearchParams(
   if (filters.q) p.set('q', filters.q);
   if (filters.minAge) p.set('minAge', filters.minAge);
   if (filters.maxAge) p.set('maxAge', filters.maxAge);
+  if (filters.funnel) p.set('funnel', filters.funnel);
+  if (filters.firstFrom) p.set('firstFrom', filters.firstFrom);
+  if (filters.firstTo) p.set('firstTo', filters.firstTo);
+  if (filters.policy) p.set('policy', filters.policy);
+  if (filters.model) p.set('model', filters.model);
+  if (filters.trigger) p.set('trigger', filters.trigger.toLowerCase());
   if (extra.cursor) p.set('cursor', extra.cursor);
   if (extra.limit !== undefined && extra.limit !== DEFAULT_PAGE_SIZE) p.set('limit', String(extra.limit));
   return p;
 }
 
-const FILTER_KEYS = new Set(['status', 'repo', 'kind', 'history', 'author', 'reason', 'q', 'minAge', 'maxAge']);
+const FILTER_KEYS = new Set(['status', 'repo', 'kind', 'history', 'author', 'reason', 'q', 'minAge', 'maxAge', 'funnel', 'firstFrom', 'firstTo', 'policy', 'model', 'trigger']);
 
 /** Parses the page URL leniently: an invalid parameter is dropped, not fatal. */
 export function filtersFromSearchParams(params: URLSearchParams): ChangeListFilters {

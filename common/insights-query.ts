@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText, searchParamsToObject } from './change-query';
+import { optionalText, searchParamsToObject, type ChangeListFilters } from './change-query';
 
 // The Insights filter as it travels in a URL query string: one filter for
 // every section (the API route parses it with InsightsQuerySchema, the pages
@@ -139,4 +139,35 @@ export function resolvePeriod(q: Pick<InsightsQuery, 'period' | 'from' | 'to'>, 
 /** A share shown as a percentage, or null ("no data") when the denominator is 0. */
 export function ratio(part: number, whole: number): number | null {
   return whole > 0 ? part / whole : null;
+}
+
+/**
+ * The triage list's filters for the changes one funnel reason's bar counted:
+ * the same cohort (changes first failing in the answer's period, of the
+ * repository and author kind asked for) and, for a dropped fix, the same
+ * runs (policy, model, trigger). The list selects them with the bar's own SQL
+ * (lib/insights/drill-down.ts), so its count is the bar's.
+ */
+export function funnelReasonFilters({
+  step,
+  reason,
+  period,
+  query,
+}: {
+  step: 'skipped' | 'dropped';
+  reason: string;
+  /** the Insights answer's period (UTC ISO instants; from null = all time) */
+  period: { from: string | null; to: string };
+  query: Pick<InsightsQuery, 'repo' | 'author' | 'policy' | 'model' | 'trigger'>;
+}): ChangeListFilters {
+  return {
+    funnel: `${step}:${reason}`,
+    firstFrom: period.from ?? undefined,
+    firstTo: period.to,
+    repo: query.repo,
+    kind: query.author,
+    ...(step === 'dropped' ? { policy: query.policy, model: query.model, trigger: query.trigger } : {}),
+    // the demo's history is part of every Insights figure
+    history: 'include',
+  };
 }

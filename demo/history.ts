@@ -16,6 +16,9 @@ import { createRng, type Rng } from './prng';
 // Pure: a seed, a clock and the ids of repositories and people in, rows out.
 
 export const HISTORY_TITLE_PREFIX = '[history] ';
+/** The model of the history's LLM runs, and its price: the seed sets it in the model price table, the runs' costs are computed with it. */
+export const HISTORY_MODEL = 'gpt-4.1';
+export const HISTORY_MODEL_PRICE = { inputPerMTokUsd: 2, outputPerMTokUsd: 8 } as const;
 
 /** statusReason of SKIPPED history changes: the filter that skipped them (lib/filters/pre.ts names; not_caused_by_change is the base gate's, agent/pipeline.ts) */
 export const SKIP_REASONS = [
@@ -476,7 +479,10 @@ class HistoryBuilder {
     const toolCalls = llm ? Math.round(Math.min(100, Math.max(3, rng.logNormal(19, 0.5)))) : rng.int(2, 14);
     const promptTokens = llm ? Math.round(rng.logNormal(380_000, 0.5)) : 0;
     const completionTokens = llm ? Math.round(rng.logNormal(14_000, 0.5)) : 0;
-    const costUsd = llm ? Math.round(((promptTokens * 2 + completionTokens * 8) / 1e6) * 10_000) / 10_000 : 0;
+    // the price the seed puts in the model price table (Admin → Model prices): the recorded cost is the one that table gives
+    const costUsd = llm
+      ? Math.round(((promptTokens * HISTORY_MODEL_PRICE.inputPerMTokUsd + completionTokens * HISTORY_MODEL_PRICE.outputPerMTokUsd) / 1e6) * 10_000) / 10_000
+      : 0;
 
     const total = finishedAt - startedAt;
     const phaseTimings: Record<string, number> = {};
@@ -538,7 +544,7 @@ class HistoryBuilder {
       revisionId,
       trigger: 'AUTO',
       policy: llm ? 'tiered' : 'offline',
-      model: llm ? 'gpt-4.1' : null,
+      model: llm ? HISTORY_MODEL : null,
       status,
       exitReason: runExitReason,
       exitDetail: outcome === 'fixed' ? null : `[history] ${exitReason}`,

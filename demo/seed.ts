@@ -4,7 +4,8 @@ import { hashPassword, verifyPassword } from '../lib/auth/password';
 import { generateToken, hashToken } from '../lib/auth/tokens';
 import { RepositorySettingsSchema } from '../lib/repositories/settings';
 import type { BuiltRepo } from './build-repos';
-import { generateHistory, HISTORY_TITLE_PREFIX, type HistoryRows } from './history';
+import { generateHistory, HISTORY_MODEL, HISTORY_MODEL_PRICE, HISTORY_TITLE_PREFIX, type HistoryRows } from './history';
+import { ensureModelPrices } from '../lib/models/prices';
 import { DEMO_USERS, HISTORY_EMAIL_DOMAIN } from './users';
 import { seedGradingQueue } from './grading';
 import { ensureInsightsRollups, rebuildInsightsRollups } from '../lib/insights/rollup';
@@ -194,6 +195,9 @@ export async function seedDemo({
     repositoryIds: repos.map((r) => r.id),
     adminId: admin.id,
   });
+
+  // the prices the history's run costs were computed with, so Admin and Insights agree (an admin's own table is kept)
+  if (history) await ensureModelPrices({ db, prices: { [HISTORY_MODEL]: { ...HISTORY_MODEL_PRICE } }, actorId: admin.id });
 
   let created = false;
   if (history && repos.length > 0) {

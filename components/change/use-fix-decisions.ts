@@ -2,18 +2,15 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { requestJson } from '../api-client';
+import { REJECT_REASON_LABELS } from '@/common/labels';
 
 // The decision endpoints belong to the review-apply module (app/api/fixes/[id]/*);
 // these hooks only call them and refresh what the page shows afterwards.
 
-export const REJECT_REASONS = [
-  { value: 'WRONG_FIX', label: 'Wrong fix' },
-  { value: 'NOT_HOW_I_WOULD', label: 'Correct, but not how I would do it' },
-  { value: 'TESTS_TAMPERED', label: 'Tests tampered with' },
-  { value: 'TOO_LATE', label: 'Too late' },
-  { value: 'IRRELEVANT', label: 'Irrelevant' },
-  { value: 'OTHER', label: 'Other' },
-] as const;
+export const REJECT_REASONS = (['WRONG_FIX', 'NOT_HOW_I_WOULD', 'TESTS_TAMPERED', 'TOO_LATE', 'IRRELEVANT', 'OTHER'] as const).map((value) => ({
+  value,
+  label: REJECT_REASON_LABELS[value],
+}));
 export type RejectReason = (typeof REJECT_REASONS)[number]['value'];
 
 const fixUrl = (fixId: string, action: string) => `/api/fixes/${encodeURIComponent(fixId)}/${action}`;

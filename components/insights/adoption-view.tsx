@@ -2,13 +2,14 @@
 
 import { Bar, BarChart, CartesianGrid, Cell as BarCell, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCount, formatPercent, formatUtcDay } from '@/common/format';
+import { rejectReasonLabel, surfaceLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SERIES, SectionState, TOOLTIP, dayTick, humanise, percentTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SERIES, SectionState, TOOLTIP, ZERO_BAR, countOf, dayTick, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
-const SURFACE_LABELS: Record<string, string> = { DASHBOARD: 'Dashboard', CODE_REVIEW: 'Pull request', CLI: 'CLI', API: 'API' };
 const pct = (v: unknown) => formatPercent(v as number | null);
 const cnt = (v: unknown) => formatCount(Number(v));
+const fixes = countOf('fix', 'fixes');
 
 export function AdoptionView() {
   const [query] = useInsightsFilter();
@@ -17,7 +18,7 @@ export function AdoptionView() {
   const a = data.data;
   const bucketLabel = query.bucket === 'day' ? 'day (UTC)' : 'week of (UTC)';
   const noPosted = a.posted === 0 ? 'No fix was posted in this period, so nothing could be previewed or applied.' : null;
-  const surfaces = a.surfaces.map((s) => ({ ...s, label: SURFACE_LABELS[s.surface] }));
+  const surfaces = a.surfaces.map((s) => ({ ...s, label: surfaceLabel(s.surface) }));
   const kinds = [
     { kind: 'Accept', count: a.decisions.accept, fill: PALETTE.green },
     { kind: 'Edit, then accept', count: a.decisions.editAccept, fill: PALETTE.teal },
@@ -39,14 +40,14 @@ export function AdoptionView() {
           empty={noPosted}
         >
           <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-            <BarChart data={surfaces} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+            <BarChart {...CHART} data={surfaces} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid {...GRID} />
               <XAxis dataKey="label" {...AXIS} />
               <YAxis tickFormatter={percentTick} domain={[0, 1]} {...AXIS} width={48} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend {...LEGEND} />
-              <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
-              <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
+              <Bar isAnimationActive={false} dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar isAnimationActive={false} dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>
@@ -58,12 +59,12 @@ export function AdoptionView() {
           empty={noPosted ?? (kinds.every((k) => k.count === 0) ? 'Fixes were posted, but nobody has decided on one yet.' : null)}
         >
           <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-            <BarChart data={kinds} layout="vertical" margin={{ top: 8, right: 24, bottom: 0, left: 8 }}>
+            <BarChart {...CHART} data={kinds} layout="vertical" margin={{ top: 8, right: 24, bottom: 0, left: 8 }}>
               <CartesianGrid {...GRID} horizontal={false} vertical />
               <XAxis type="number" allowDecimals={false} {...AXIS} />
               <YAxis type="category" dataKey="kind" width={130} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={cnt} />
-              <Bar dataKey="count" name="decisions" radius={[0, 4, 4, 0]} fill={PALETTE.blue} maxBarSize={36}>
+              <Bar isAnimationActive={false} dataKey="count" name="Decisions" radius={[0, 4, 4, 0]} fill={PALETTE.blue} maxBarSize={36} minPointSize={ZERO_BAR}>
                 {kinds.map((k) => (
                   <BarCell key={k.kind} fill={k.fill} />
                 ))}
@@ -83,17 +84,17 @@ export function AdoptionView() {
         empty={noPosted}
       >
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <ComposedChart data={a.trend} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <ComposedChart {...CHART} data={a.trend} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...GRID} />
             <XAxis dataKey="bucket" tickFormatter={dayTick} {...AXIS} />
             <YAxis yAxisId="n" allowDecimals={false} {...AXIS} width={40} />
             <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
-            <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={(v, name) => (String(name).includes('/') ? pct(v) : cnt(v))} />
+            <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={(v, name) => (String(name).startsWith('Applied of') ? pct(v) : cnt(v))} />
             <Legend {...LEGEND} />
-            <Bar yAxisId="n" dataKey="posted" name="posted" fill={PALETTE.violet} fillOpacity={0.35} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Bar yAxisId="n" dataKey="applied" name="applied" fill={PALETTE.green} fillOpacity={0.6} stroke={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line yAxisId="r" dataKey="applyPerPreview" name="apply / preview" stroke={PALETTE.blue} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
-            <Line yAxisId="r" dataKey="applyPerPosted" name="apply / posted" stroke={PALETTE.amber} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Bar isAnimationActive={false} yAxisId="n" dataKey="posted" name="Fixes posted" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.35} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Bar isAnimationActive={false} yAxisId="n" dataKey="applied" name="Fixes applied" minPointSize={ZERO_BAR} fill={PALETTE.green} fillOpacity={0.6} stroke={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Line isAnimationActive={false} yAxisId="r" dataKey="applyPerPreview" name="Applied of previewed" stroke={PALETTE.blue} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Line isAnimationActive={false} yAxisId="r" dataKey="applyPerPosted" name="Applied of posted" stroke={PALETTE.amber} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>
@@ -103,20 +104,20 @@ export function AdoptionView() {
           title="Reject reasons over time"
           subtitle="What reviewers said when they rejected a fix."
           table={{
-            columns: [{ label: bucketLabel }, ...reasonKeys.map((k) => ({ label: k.toLowerCase(), numeric: true, format: cnt }))],
+            columns: [{ label: bucketLabel }, ...reasonKeys.map((k) => ({ label: rejectReasonLabel(k), numeric: true, format: cnt }))],
             rows: reasonData.map((r) => [r.bucket.slice(0, 10), ...reasonKeys.map((k) => (r as Record<string, number | string>)[k] as number)]),
           }}
           empty={reasonData.length === 0 ? 'No fix was rejected in this period.' : null}
         >
           <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-            <BarChart data={reasonData} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+            <BarChart {...CHART} data={reasonData} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid {...GRID} />
               <XAxis dataKey="bucket" tickFormatter={dayTick} {...AXIS} />
               <YAxis allowDecimals={false} {...AXIS} width={36} />
-              <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={cnt} />
-              <Legend {...LEGEND} formatter={(v) => humanise(String(v))} />
+              <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC): rejected fixes`} formatter={fixes} />
+              <Legend {...LEGEND} />
               {reasonKeys.map((k, i) => (
-                <Bar key={k} dataKey={k} name={k} stackId="r" fill={SERIES[i % SERIES.length]} maxBarSize={36} />
+                <Bar isAnimationActive={false} key={k} dataKey={k} name={rejectReasonLabel(k)} stackId="r" fill={SERIES[i % SERIES.length]} maxBarSize={36} />
               ))}
             </BarChart>
           </ResponsiveContainer>
@@ -132,14 +133,14 @@ export function AdoptionView() {
           empty={noPosted}
         >
           <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-            <BarChart data={a.repositories} layout="vertical" margin={{ top: 8, right: 24, bottom: 0, left: 8 }}>
+            <BarChart {...CHART} data={a.repositories} layout="vertical" margin={{ top: 8, right: 24, bottom: 0, left: 8 }}>
               <CartesianGrid {...GRID} horizontal={false} vertical />
               <XAxis type="number" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} />
               <YAxis type="category" dataKey="repository" width={150} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend {...LEGEND} />
-              <Bar dataKey="applyPerPreview" name="apply / preview" fill={PALETTE.blue} radius={[0, 4, 4, 0]} maxBarSize={36} />
-              <Bar dataKey="applyPerPosted" name="apply / posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} maxBarSize={36} />
+              <Bar isAnimationActive={false} dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar isAnimationActive={false} dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>

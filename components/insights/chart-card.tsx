@@ -5,7 +5,10 @@ import { csvDocument } from '@/common/csv';
 
 // One card per chart: the chart, or the same figures as a table (the toggle),
 // and a CSV download of exactly those figures (raw numbers, not the rounded
-// labels). With `empty` set the card says what is missing instead.
+// labels). With `empty` set the card says what is missing instead. The chart
+// is one image to a screen reader (role img), named by the card's title and a
+// summary of its figures (`summary`, else the table's first rows in words);
+// it is no tab stop (charts.tsx CHART), the table is the way to every figure.
 
 export type Cell = string | number | null;
 
@@ -19,6 +22,20 @@ export interface TableColumn {
 export interface ChartTable {
   columns: TableColumn[];
   rows: Cell[][];
+}
+
+const SUMMARY_ROWS = 12;
+
+/** The table in words: "known flaky: changes 6, share 40%; …". */
+export function tableSummary(table: ChartTable): string {
+  const [first, ...rest] = table.columns;
+  const show = (col: TableColumn | undefined, v: Cell) => (col?.format ? col.format(v) : v === null ? 'no data' : String(v));
+  const rows = table.rows.slice(0, SUMMARY_ROWS).map((row) => {
+    const values = rest.map((c, i) => `${c.label} ${show(c, row[i + 1] ?? null)}`).join(', ');
+    return `${show(first, row[0] ?? null)}: ${values}`;
+  });
+  const more = table.rows.length > SUMMARY_ROWS ? `; and ${table.rows.length - SUMMARY_ROWS} more rows in the table` : '';
+  return rows.join('; ') + more;
 }
 
 function download(name: string, table: ChartTable): void {
@@ -42,6 +59,7 @@ export function ChartCard({
   subtitle,
   table,
   empty,
+  summary,
   children,
   footer,
 }: {
@@ -52,6 +70,8 @@ export function ChartCard({
   table: ChartTable;
   /** what is missing, when there is nothing to draw */
   empty?: string | null;
+  /** what the chart shows, in words, for screen readers (default: the table's rows) */
+  summary?: string;
   children: ReactNode;
   footer?: ReactNode;
 }) {
@@ -115,7 +135,9 @@ export function ChartCard({
           </table>
         </div>
       ) : (
-        <div className="insights-chart">{children}</div>
+        <div className="insights-chart" role="img" aria-label={`${title}. ${summary ?? tableSummary(table)}`} data-testid={`chart-${id}-image`}>
+          {children}
+        </div>
       )}
       {footer && <div className="insights-card-foot">{footer}</div>}
     </section>

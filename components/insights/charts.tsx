@@ -1,8 +1,9 @@
 'use client';
 
-import type { ReactNode } from 'react';
+import { useSyncExternalStore, type ReactNode } from 'react';
 import Link from 'next/link';
-import { formatPercent, formatUtcDay } from '@/common/format';
+import { formatCount, formatPercent, formatUtcDay } from '@/common/format';
+import { humaniseCode } from '@/common/labels';
 
 // What the Insights charts share: one palette, axis styling, and the tiles.
 // Every colour is a design token of app/globals.css (--chart-*), passed to
@@ -39,8 +40,11 @@ export const GRID = { stroke: 'var(--chart-grid)', strokeDasharray: '3 3', verti
 
 // The values are written in the tooltip's text colour, not the series'
 // (a series colour is made to stand out as a shape, not to be read as
-// small text); each value is named.
+// small text); each value is named by its series, in words, with its unit
+// ("Fixes applied: 140", "p90 time: 4 min"): every chart's series has a
+// `name` and its formatter writes the unit.
 export const TOOLTIP = {
+  separator: ': ',
   contentStyle: {
     borderRadius: 6,
     border: '1px solid var(--chart-tooltip-border)',
@@ -52,6 +56,37 @@ export const TOOLTIP = {
   itemStyle: { color: 'var(--chart-tooltip-text)' },
   cursor: { fill: 'var(--chart-cursor)' },
 } as const;
+
+/**
+ * Every chart's own props: no keyboard layer of its own (recharts makes the
+ * SVG a tab stop otherwise). The card names the chart for screen readers
+ * (role img, its title and a summary of its figures) and offers the same
+ * figures as a table (chart-card.tsx).
+ */
+export const CHART = { accessibilityLayer: false } as const;
+// Every Bar and Line has isAnimationActive={false}: the figures are drawn at
+// once (seen: a chart left empty on a busy machine while its entry
+// animation waited for frames), and nothing moves for people who read them.
+
+/** A bar of value 0 is drawn as a sliver, so a zero reads as zero, not as a missing bar. */
+export const ZERO_BAR = 2;
+
+/** "3 fixes", "1 change": a count with its unit. */
+export function countOf(one: string, many: string) {
+  return (v: unknown) => `${formatCount(Number(v))} ${Number(v) === 1 ? one : many}`;
+}
+
+const NARROW = '(max-width: 640px)';
+function subscribeNarrow(onChange: () => void) {
+  const media = window.matchMedia(NARROW);
+  media.addEventListener('change', onChange);
+  return () => media.removeEventListener('change', onChange);
+}
+
+/** A phone-sized screen: charts give their labels less room (the server renders the wide layout). */
+export function useNarrow(): boolean {
+  return useSyncExternalStore(subscribeNarrow, () => window.matchMedia(NARROW).matches, () => false);
+}
 
 /** A line's points: hollow, ringed in the series colour on the card's own colour. */
 export const DOT = { r: 3, fill: 'var(--panel)' } as const;
@@ -105,6 +140,27 @@ export function SectionState({ isLoading, error }: { isLoading: boolean; error: 
 }
 
 export function humanise(key: string): string {
-  const text = key.replace(/^dropped:/, '').replace(/_/g, ' ').toLowerCase();
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  return humaniseCode(key.replace(/^dropped:/, ''));
+}
+
+/** What the grading terms mean, where their figures are shown: visible text, read by screen readers too. */
+export const GRADING_TERMS: Array<{ term: string; definition: string }> = [
+  { term: 'Plausible', definition: 'the fix makes the failing tests pass and keeps the regression suite green: every posted fix is plausible.' },
+  { term: 'Correct', definition: 'a plausible fix the graders judged right: it repairs the fault the change introduced, as a developer would accept it.' },
+  { term: 'Overfitting', definition: 'a plausible fix the graders judged wrong beyond the tests: it makes these tests pass (special-cases their inputs, weakens a check) without repairing the fault.' },
+  { term: 'Incorrect', definition: 'the graders judged the fix wrong; irrelevant: it does not address this failure.' },
+  { term: 'Precision', definition: 'correct fixes of the settled ones (those whose graders agreed on a label), with its 95% Wilson interval.' },
+];
+
+export function Definitions({ testId = 'insights-definitions' }: { testId?: string }) {
+  return (
+    <dl className="insights-definitions" data-testid={testId}>
+      {GRADING_TERMS.map((t) => (
+        <div key={t.term}>
+          <dt>{t.term}</dt>
+          <dd>{t.definition}</dd>
+        </div>
+      ))}
+    </dl>
+  );
 }

@@ -2,8 +2,9 @@
 
 import { Bar, BarChart, CartesianGrid, ComposedChart, LabelList, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCost, formatCostExact, formatCount, formatPercent, formatTokens, formatUtcDay } from '@/common/format';
+import { policyLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, dayTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, dayTick, CHART, ZERO_BAR } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const usd = (v: unknown) => (v === null || v === undefined ? '—' : formatCost(Number(v)));
@@ -16,7 +17,7 @@ export function CostView() {
   if (!data) return <SectionState isLoading={isLoading} error={error} />;
   const c = data.data;
   const t = c.total;
-  const groups = c.byPolicyModel.map((g) => ({ ...g, label: g.model ? `${g.policy} · ${g.model}` : g.policy }));
+  const groups = c.byPolicyModel.map((g) => ({ ...g, label: g.model ? `${policyLabel(g.policy)} · ${g.model}` : policyLabel(g.policy) }));
   return (
     <div className="stack">
       <Tiles
@@ -38,6 +39,20 @@ export function CostView() {
           { label: 'Tool calls per run, p50 / p90', value: `${calls(t.p50ToolCalls)} / ${calls(t.p90ToolCalls)}`, detail: `tokens p50 ${tokens(t.p50Tokens)} · p90 ${tokens(t.p90Tokens)}` },
         ]}
       />
+      <p className="insights-note" data-testid="cost-source">
+        Where these figures come from: each run records its model cost when it finishes, priced with the model price table an admin keeps
+        (Admin → Model prices) as it was then; this page adds up those recorded costs and never re-prices a run. A run whose model had no price
+        counts as unknown cost, not as $0.{' '}
+        {c.prices.length === 0
+          ? 'No run in this period used a priced model.'
+          : `Prices now: ${c.prices
+              .map((p) =>
+                p.priced
+                  ? `${p.model} ${formatCost(p.inputPerMTokUsd!)} input / ${formatCost(p.outputPerMTokUsd!)} output per million tokens`
+                  : `${p.model} has no price set now`,
+              )
+              .join('; ')}.`}
+      </p>
       <ChartCard
         id="cost-policy-model"
         title="Cost by policy and model"
@@ -61,7 +76,7 @@ export function CostView() {
             { label: 'cost/applied', numeric: true, format: usd },
           ],
           rows: c.byPolicyModel.map((g) => [
-            g.policy,
+            policyLabel(g.policy),
             g.model,
             g.runs,
             g.toolCallsPerRun,
@@ -81,19 +96,19 @@ export function CostView() {
         empty={t.runs === 0 ? 'No run in this period.' : null}
       >
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <BarChart data={groups} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <BarChart {...CHART} data={groups} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...GRID} />
             <XAxis dataKey="label" {...AXIS} />
             <YAxis tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={usd} />
             <Legend {...LEGEND} />
-            <Bar dataKey="costPerRun" name="per run" fill={PALETTE.slate} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar isAnimationActive={false} dataKey="costPerRun" name="Cost per run" minPointSize={ZERO_BAR} fill={PALETTE.slate} radius={[4, 4, 0, 0]} maxBarSize={36}>
               <LabelList dataKey="costPerRun" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
-            <Bar dataKey="costPerPosted" name="per posted fix" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar isAnimationActive={false} dataKey="costPerPosted" name="Cost per posted fix" minPointSize={ZERO_BAR} fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36}>
               <LabelList dataKey="costPerPosted" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
-            <Bar dataKey="costPerApplied" name="per applied fix" fill={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar isAnimationActive={false} dataKey="costPerApplied" name="Cost per applied fix" minPointSize={ZERO_BAR} fill={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36}>
               <LabelList dataKey="costPerApplied" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
           </BarChart>
@@ -117,15 +132,15 @@ export function CostView() {
         empty={c.trend.length === 0 ? 'No run in this period.' : null}
       >
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <ComposedChart data={c.trend} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <ComposedChart {...CHART} data={c.trend} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...GRID} />
             <XAxis dataKey="bucket" tickFormatter={dayTick} {...AXIS} />
             <YAxis yAxisId="c" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <YAxis yAxisId="a" orientation="right" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
-            <Tooltip {...TOOLTIP} labelFormatter={(l) => `${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
+            <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
             <Legend {...LEGEND} />
-            <Bar yAxisId="c" dataKey="costUsd" name="cost" fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line yAxisId="a" dataKey="costPerApplied" name="cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Bar isAnimationActive={false} yAxisId="c" dataKey="costUsd" name="Model cost" minPointSize={ZERO_BAR} fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
+            <Line isAnimationActive={false} yAxisId="a" dataKey="costPerApplied" name="Cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>

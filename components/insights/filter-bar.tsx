@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import { RUN_TRIGGERS, type InsightsQuery } from '@/common/insights-query';
+import { policyLabel } from '@/common/labels';
 import { browserTimeZone } from '@/common/format';
 import { useInsightsFilter, useInsightsOptions } from './use-insights';
 
@@ -95,7 +96,7 @@ export function InsightsFilterBar({ repositories }: { repositories: Array<{ name
           {query.policy && !POLICIES.includes(query.policy) && <option value={query.policy}>{query.policy}</option>}
           {POLICIES.map((p) => (
             <option key={p} value={p}>
-              {p}
+              {policyLabel(p)}
             </option>
           ))}
         </select>

@@ -5,10 +5,11 @@ import { useRouter } from 'next/navigation';
 import { Bar, BarChart, CartesianGrid, Cell as BarCell, LabelList, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { toChangeListSearchParams } from '@/common/change-query';
 import { formatCount, formatPercent } from '@/common/format';
-import type { InsightsQuery } from '@/common/insights-query';
+import { funnelReasonFilters, type InsightsQuery } from '@/common/insights-query';
+import { dropReasonLabel, skipReasonLabel } from '@/common/labels';
 import type { Funnel } from '@/lib/insights';
 import { ChartCard, type Cell } from './chart-card';
-import { AXIS, GRID, PALETTE, SERIES, SectionState, TOOLTIP, humanise } from './charts';
+import { AXIS, CHART, GRID, PALETTE, SERIES, SectionState, TOOLTIP, ZERO_BAR, countOf, useNarrow } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const STEP_LABELS: Record<string, string> = {
@@ -17,6 +18,28 @@ const STEP_LABELS: Record<string, string> = {
   attempted: 'Attempted',
   found: 'Fix found',
   dropped: 'Dropped by post-execution filters',
+  posted: 'Posted',
+  previewed: 'Previewed',
+  applied: 'Applied',
+};
+/** The step's count named with its unit, for the tooltip: "Fixes applied: 140". */
+const STEP_SERIES: Record<string, string> = {
+  changes: 'Changes with failures',
+  skipped: 'Changes skipped',
+  attempted: 'Changes attempted',
+  found: 'Fixes found',
+  dropped: 'Fixes dropped',
+  posted: 'Fixes posted',
+  previewed: 'Fixes previewed',
+  applied: 'Fixes applied',
+};
+/** On a phone the axis holds one word a step. */
+const SHORT_LABELS: Record<string, string> = {
+  changes: 'Failing',
+  skipped: 'Skipped',
+  attempted: 'Attempted',
+  found: 'Fix found',
+  dropped: 'Dropped',
   posted: 'Posted',
   previewed: 'Previewed',
   applied: 'Applied',
@@ -32,32 +55,39 @@ const STEP_COLOURS: Record<string, string> = {
   applied: PALETTE.green,
 };
 
-/** The triage list showing the changes a funnel reason counted (approximately the period: the list filters on the latest failure). */
-export function triageHref({ step, reason, query }: { step: 'skipped' | 'dropped'; reason: string; query: InsightsQuery }): string {
-  const qs = toChangeListSearchParams({
-    status: step === 'skipped' ? ['SKIPPED'] : undefined,
-    reason: step === 'skipped' ? reason : `dropped:${reason}`,
-    repo: query.repo,
-    kind: query.author,
-    maxAge: ['7d', '30d', '90d'].includes(query.period) ? query.period : undefined,
-    history: 'include',
-  });
-  return `/changes?${qs}`;
+/**
+ * The triage list showing exactly the changes a funnel reason's bar counted:
+ * the same cohort (first failing in the answer's period) and runs, selected
+ * with the bar's own SQL (common/insights-query.ts funnelReasonFilters).
+ */
+export function triageHref({ step, reason, query, period }: { step: 'skipped' | 'dropped'; reason: string; query: InsightsQuery; period: { from: string | null; to: string } }): string {
+  return `/changes?${toChangeListSearchParams(funnelReasonFilters({ step, reason, period, query }))}`;
 }
 
-function ReasonCard({ funnel, step, query }: { funnel: Funnel; step: 'skipped' | 'dropped'; query: InsightsQuery }) {
+function ReasonCard({ funnel, step, query, period }: { funnel: Funnel; step: 'skipped' | 'dropped'; query: InsightsQuery; period: { from: string | null; to: string } }) {
   const router = useRouter();
+  const narrow = useNarrow();
   const s = funnel.steps.find((x) => x.key === step)!;
   const reasons = s.reasons ?? [];
-  const data = reasons.map((r) => ({ ...r, label: humanise(r.reason), href: triageHref({ step, reason: r.reason, query }) }));
+  const labelOf = step === 'skipped' ? skipReasonLabel : dropReasonLabel;
+  const data = reasons.map((r) => ({ ...r, label: labelOf(r.reason), href: triageHref({ step, reason: r.reason, query, period }) }));
   const rows: Cell[][] = reasons.map((r) => [r.reason, r.count, r.share]);
+  const series = step === 'skipped' ? 'Changes skipped' : 'Changes with a fix dropped';
   return (
     <ChartCard
       id={`funnel-${step}-reasons`}
       title={step === 'skipped' ? 'Why changes were skipped' : 'Why fixes were dropped'}
-      subtitle={step === 'skipped' ? 'Pre-execution filters, before any run. Click a reason to see its changes.' : 'Post-execution filters, after a fix was found. Click a reason to see its changes.'}
+      subtitle={
+        step === 'skipped'
+          ? 'Pre-execution filters, before any run; changes. Click a reason to see its changes.'
+          : 'Post-execution filters, after a fix was found; changes (a change with two fixes dropped for one reason counts once). Click a reason to see its changes.'
+      }
       table={{
-        columns: [{ label: 'reason' }, { label: 'count', numeric: true, format: (v) => formatCount(Number(v)) }, { label: 'share', numeric: true, format: (v) => formatPercent(v as number | null) }],
+        columns: [
+          { label: 'reason', format: (v) => labelOf(String(v)) },
+          { label: 'changes', numeric: true, format: (v) => formatCount(Number(v)) },
+          { label: 'share', numeric: true, format: (v) => formatPercent(v as number | null) },
+        ],
         rows,
       }}
       empty={reasons.length === 0 ? (step === 'skipped' ? 'No change was skipped in this period.' : 'No fix was dropped in this period.') : null}
@@ -65,11 +95,11 @@ function ReasonCard({ funnel, step, query }: { funnel: Funnel; step: 'skipped' |
         <ul className="insights-reason-links" data-testid={`funnel-${step}-links`}>
           {data.map((r) => (
             <li key={r.reason}>
-              <Link href={r.href} data-reason={r.reason}>
+              <Link href={r.href} data-reason={r.reason} data-count={r.count}>
                 {r.label}
               </Link>{' '}
               <span className="muted">
-                {formatCount(r.count)} · {formatPercent(r.share)}
+                {countOf('change', 'changes')(r.count)} · {formatPercent(r.share)}
               </span>
             </li>
           ))}
@@ -77,18 +107,20 @@ function ReasonCard({ funnel, step, query }: { funnel: Funnel; step: 'skipped' |
       }
     >
       <ResponsiveContainer width="100%" height={Math.max(120, 36 * data.length + 30)}>
-        <BarChart data={data} layout="vertical" margin={{ left: 8, right: 56, top: 4, bottom: 4 }}>
+        <BarChart {...CHART} data={data} layout="vertical" margin={{ left: 8, right: 40, top: 4, bottom: 4 }}>
           <CartesianGrid {...GRID} horizontal={false} vertical />
           <XAxis type="number" {...AXIS} allowDecimals={false} />
-          <YAxis type="category" dataKey="label" width={170} {...AXIS} />
+          <YAxis type="category" dataKey="label" width={narrow ? 120 : 190} {...AXIS} />
           <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
           <Bar
+            isAnimationActive={false}
             dataKey="count"
-            name="changes"
+            name={series}
             fill={step === 'skipped' ? PALETTE.amber : PALETTE.red}
             radius={[0, 4, 4, 0]}
             cursor="pointer"
             maxBarSize={36}
+            minPointSize={ZERO_BAR}
             onClick={(entry: { payload?: { href?: string } }) => entry.payload?.href && router.push(entry.payload.href)}
           >
             <LabelList dataKey="count" position="right" className="insights-bar-label" />
@@ -101,13 +133,14 @@ function ReasonCard({ funnel, step, query }: { funnel: Funnel; step: 'skipped' |
 
 export function FunnelView() {
   const [query] = useInsightsFilter();
+  const narrow = useNarrow();
   const { data, isLoading, error } = useInsightsSection('funnel', query);
   if (!data) return <SectionState isLoading={isLoading} error={error} />;
   const funnel = data.data;
   const steps = funnel.steps.map((s) => ({
     ...s,
-    label: STEP_LABELS[s.key],
-    text: `${formatCount(s.count)}${s.retention === null ? '' : `  (${formatPercent(s.retention)})`}`,
+    label: narrow ? SHORT_LABELS[s.key] : STEP_LABELS[s.key],
+    text: `${formatCount(s.count)}${s.retention === null ? '' : ` (${formatPercent(s.retention, narrow ? 0 : 1)})`}`,
   }));
   const changes = funnel.steps[0].count;
   return (
@@ -120,21 +153,26 @@ export function FunnelView() {
           columns: [
             { label: 'step' },
             { label: 'count', numeric: true, format: (v) => formatCount(Number(v)) },
-            { label: 'share of', },
+            { label: 'share of' },
             { label: 'retention', numeric: true, format: (v) => formatPercent(v as number | null) },
             { label: 'of changes', numeric: true, format: (v) => formatPercent(v as number | null) },
           ],
           rows: funnel.steps.map((s) => [STEP_LABELS[s.key], s.count, s.base ? STEP_LABELS[s.base] : null, s.retention, s.ofChanges]),
         }}
+        summary={funnel.steps.map((s) => `${STEP_SERIES[s.key]}: ${formatCount(s.count)}`).join('; ')}
         empty={changes === 0 ? 'No failing change in this period: widen the period or clear a filter.' : null}
       >
-        <ResponsiveContainer width="100%" height={330}>
-          <BarChart data={steps} layout="vertical" margin={{ left: 8, right: 110, top: 4, bottom: 4 }}>
+        <ResponsiveContainer width="100%" height={narrow ? 300 : 330}>
+          <BarChart {...CHART} data={steps} layout="vertical" margin={{ left: 0, right: narrow ? 72 : 110, top: 4, bottom: 4 }}>
             <CartesianGrid {...GRID} horizontal={false} vertical />
             <XAxis type="number" {...AXIS} allowDecimals={false} />
-            <YAxis type="category" dataKey="label" width={230} {...AXIS} />
-            <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-            <Bar dataKey="count" name="count" radius={[0, 4, 4, 0]} maxBarSize={36}>
+            <YAxis type="category" dataKey="label" width={narrow ? 78 : 230} {...AXIS} />
+            <Tooltip
+              {...TOOLTIP}
+              labelFormatter={(_, items) => STEP_LABELS[(items?.[0]?.payload as { key?: string } | undefined)?.key ?? ''] ?? ''}
+              formatter={(v, _name, item) => [formatCount(Number(v)), STEP_SERIES[(item?.payload as { key?: string } | undefined)?.key ?? ''] ?? 'Count']}
+            />
+            <Bar isAnimationActive={false} dataKey="count" name="Count" radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
               {steps.map((s, i) => (
                 <BarCell key={s.key} fill={STEP_COLOURS[s.key] ?? SERIES[i % SERIES.length]} />
               ))}
@@ -149,8 +187,8 @@ export function FunnelView() {
         </p>
       )}
       <div className="grid-2">
-        <ReasonCard funnel={funnel} step="skipped" query={query} />
-        <ReasonCard funnel={funnel} step="dropped" query={query} />
+        <ReasonCard funnel={funnel} step="skipped" query={query} period={data.period} />
+        <ReasonCard funnel={funnel} step="dropped" query={query} period={data.period} />
       </div>
     </div>
   );

@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatDuration, formatMinutes, formatPercent } from '@/common/format';
 import { ChartCard, type Cell } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick } from './charts';
+import { ACTIVE_DOT, AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick, CHART, ZERO_BAR } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const minutes = formatMinutes;
@@ -42,7 +42,7 @@ export function LatencyView() {
         empty={l.fix.count === 0 && l.developer.count === 0 ? 'No fix was posted and no revision followed another in this period.' : null}
       >
         <ResponsiveContainer width="100%" height={320}>
-          <LineChart margin={{ top: 8, right: 16, bottom: 16, left: 0 }}>
+          <LineChart {...CHART} margin={{ top: 8, right: 16, bottom: 16, left: 0 }}>
             <CartesianGrid {...GRID} vertical />
             <XAxis
               type="number"
@@ -54,10 +54,10 @@ export function LatencyView() {
               {...AXIS}
             />
             <YAxis type="number" dataKey="share" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
-            <Tooltip {...TOOLTIP} labelFormatter={(v) => minutes(Number(v))} formatter={(v) => formatPercent(Number(v))} />
+            <Tooltip {...TOOLTIP} labelFormatter={(v) => `${minutes(Number(v))} after the failure report`} formatter={(v) => formatPercent(Number(v))} />
             <Legend {...LEGEND} verticalAlign="top" height={28} />
-            <Line data={l.fix.cdf} dataKey="share" name="fix posted" stroke={PALETTE.blue} strokeWidth={2.5} dot={false} activeDot={ACTIVE_DOT} type="monotone" />
-            <Line data={l.developer.cdf} dataKey="share" name="developer's next revision" stroke={PALETTE.amber} strokeWidth={2} strokeDasharray="6 4" dot={false} activeDot={ACTIVE_DOT} type="monotone" />
+            <Line isAnimationActive={false} data={l.fix.cdf} dataKey="share" name="Fixes posted by then" stroke={PALETTE.blue} strokeWidth={2.5} dot={false} activeDot={ACTIVE_DOT} type="monotone" />
+            <Line isAnimationActive={false} data={l.developer.cdf} dataKey="share" name="Developer's next revisions by then" stroke={PALETTE.amber} strokeWidth={2} strokeDasharray="6 4" dot={false} activeDot={ACTIVE_DOT} type="monotone" />
           </LineChart>
         </ResponsiveContainer>
       </ChartCard>
@@ -77,14 +77,14 @@ export function LatencyView() {
         empty={l.phases.every((p) => p.runs === 0) ? 'No finished run recorded its phase timings in this period.' : null}
       >
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-          <BarChart data={phases} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <BarChart {...CHART} data={phases} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...GRID} />
             <XAxis dataKey="label" {...AXIS} />
             <YAxis tickFormatter={(v: number) => `${v} min`} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 60_000)} />
             <Legend {...LEGEND} />
-            <Bar dataKey="p50m" name="p50" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
-            <Bar dataKey="p90m" name="p90" fill={PALETTE.violet} fillOpacity={0.7} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={48} />
+            <Bar isAnimationActive={false} dataKey="p50m" name="p50 time" minPointSize={ZERO_BAR} fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
+            <Bar isAnimationActive={false} dataKey="p90m" name="p90 time" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.7} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={48} />
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>

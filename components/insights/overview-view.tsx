@@ -3,7 +3,8 @@
 import Link from 'next/link';
 import { formatCost, formatDateTime, formatDuration, formatPercent } from '@/common/format';
 import type { Overview } from '@/lib/insights';
-import { SectionState } from './charts';
+import { toInsightsSearchParams } from '@/common/insights-query';
+import { Definitions, SectionState } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 type Numbers = Overview['thisWeek'];
@@ -48,15 +49,17 @@ function Delta({ kpi, now, before }: { kpi: Kpi; now: number | null; before: num
 }
 
 export function OverviewView() {
-  const [query, , qs] = useInsightsFilter();
+  const [query] = useInsightsFilter();
+  // a figure's page for the same week: period 7d is this week
+  const qs = toInsightsSearchParams({ ...query, period: '7d' }).toString();
   const { data, isLoading, error } = useInsightsSection('overview', query);
   if (!data) return <SectionState isLoading={isLoading} error={error} />;
   const { thisWeek, lastWeek } = data.data;
   return (
     <div className="stack">
       <p className="insights-note">
-        This week: changes that first failed from {formatDateTime(thisWeek.from)} to {formatDateTime(thisWeek.to)}, against the 7 days before. The
-        period filter does not apply here; every other filter does.
+        This week: changes that first failed from {formatDateTime(thisWeek.from)} up to now ({formatDateTime(thisWeek.to)}), today included: the
+        period “Last 7 days” of the other pages, against the 7 days before it. The period filter does not apply here; every other filter does.
       </p>
       <div className="insights-kpis" data-testid="insights-kpis">
         {KPIS.map((kpi) => {
@@ -76,6 +79,7 @@ export function OverviewView() {
           );
         })}
       </div>
+      <Definitions />
       {thisWeek.precision.settled === 0 && (
         <p className="insights-note">No grades settled this week yet — start a grading queue to measure precision.</p>
       )}

@@ -1,30 +1,17 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { NoFixCategory } from '@/common/exit-reasons';
 import { formatCount, formatPercent } from '@/common/format';
 import type { GradedPrecision } from '@/lib/insights';
+import { exitReasonLabel, noFixCategoryLabel, policyLabel, rejectReasonLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick } from './charts';
+import { AXIS, CHART, CHART_HEIGHT, Definitions, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, ZERO_BAR, percentTick, useNarrow } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 type Row = GradedPrecision['overall'];
 const LABELS = ['correct', 'overfitting', 'incorrect', 'irrelevant'] as const;
+const LABEL_NAMES = { correct: 'Correct', overfitting: 'Overfitting', incorrect: 'Incorrect', irrelevant: 'Irrelevant' };
 const LABEL_COLOURS = { correct: PALETTE.green, overfitting: PALETTE.amber, incorrect: PALETTE.red, irrelevant: PALETTE.slate };
-const CATEGORY_LABELS: Record<NoFixCategory, string> = {
-  not_reproduced: 'Not reproduced',
-  not_caused_by_change: 'Not caused by the change',
-  mislocalised: 'Mislocalised (the developer changed other files)',
-  compile_rejected: 'Every candidate failed the compile gate',
-  green_not_reached: 'GREEN never reached',
-  regression_failed: 'Regression suite failed',
-  budget_exhausted: 'Budget or time exhausted',
-  model_unavailable: 'Model endpoint unavailable',
-  worker_lost: 'Worker lost',
-  setup_failed: 'Setup failed',
-  cancelled: 'Cancelled',
-  other: 'Other',
-};
 const NO_GRADES = 'No grades yet — start a grading queue to measure precision.';
 
 function precisionTable(rows: Row[]) {
@@ -42,7 +29,8 @@ function precisionTable(rows: Row[]) {
   };
 }
 
-function PrecisionCard({ id, title, rows }: { id: string; title: string; rows: Row[] }) {
+function PrecisionCard({ id, title, rows: raw, labelOf = (l) => l }: { id: string; title: string; rows: Row[]; labelOf?: (label: string) => string }) {
+  const rows = raw.map((r) => ({ ...r, label: labelOf(r.label) }));
   const data = rows
     .filter((r) => r.settled > 0)
     .map((r) => ({
@@ -61,12 +49,12 @@ function PrecisionCard({ id, title, rows }: { id: string; title: string; rows: R
       empty={data.length === 0 ? NO_GRADES : null}
     >
       <ResponsiveContainer width="100%" height={Math.max(140, 44 * data.length + 40)}>
-        <BarChart data={data} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 8 }}>
+        <BarChart {...CHART} data={data} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 8 }}>
           <CartesianGrid {...GRID} horizontal={false} vertical />
           <XAxis type="number" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} />
           <YAxis type="category" dataKey="label" width={140} {...AXIS} />
           <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
-          <Bar dataKey="share" name="correct" fill={PALETTE.green} radius={[0, 4, 4, 0]} maxBarSize={36}>
+          <Bar isAnimationActive={false} dataKey="share" name="Judged correct (precision)" fill={PALETTE.green} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
             <ErrorBar dataKey="err" width={6} strokeWidth={1.5} stroke="currentColor" direction="x" />
             <LabelList dataKey="share" position="insideLeft" className="insights-bar-label insights-bar-label-on" formatter={(v: unknown) => formatPercent(v as number)} />
           </Bar>
@@ -78,13 +66,15 @@ function PrecisionCard({ id, title, rows }: { id: string; title: string; rows: R
 
 export function QualityView() {
   const [query] = useInsightsFilter();
+  const narrow = useNarrow();
   const { data, isLoading, error } = useInsightsSection('quality', query);
   if (!data) return <SectionState isLoading={isLoading} error={error} />;
   const { noFix, precision } = data.data;
   const o = precision.overall;
   const vs = precision.reviewersVsGraders;
   const labelData = [{ label: 'settled fixes', ...Object.fromEntries(LABELS.map((l) => [l, o[l].share])) }];
-  const categories = noFix.categories.filter((c) => c.count > 0).map((c) => ({ ...c, label: CATEGORY_LABELS[c.category] }));
+  // every category, a zero drawn as zero
+  const categories = noFix.categories.map((c) => ({ ...c, label: noFixCategoryLabel(c.category) }));
   return (
     <div className="stack">
       <Tiles
@@ -105,27 +95,28 @@ export function QualityView() {
           {
             label: 'Rejected, judged correct',
             value: vs.rejectedSettled === 0 ? 'no data' : `${vs.rejectedJudgedCorrect} of ${vs.rejectedSettled}`,
-            detail: vs.rejectedCorrectByReason.map((r) => `${humanise(r.reason)} ${r.count}`).join(' · ') || 'rejected fixes the graders judged correct',
+            detail: vs.rejectedCorrectByReason.map((r) => `${rejectReasonLabel(r.reason)} ${r.count}`).join(' · ') || 'rejected fixes the graders judged correct',
           },
         ]}
       />
       <p className="insights-note">Precision counts the fixes created in the period that the graders settled; the author and trigger filters do not apply to it.</p>
+      <Definitions />
       <ChartCard id="quality-labels" title="Graders' verdicts" subtitle="Settled labels of the fixes created in the period." table={precisionTable([o])} empty={o.settled === 0 ? NO_GRADES : null}>
         <ResponsiveContainer width="100%" height={110}>
-          <BarChart data={labelData} layout="vertical" stackOffset="expand" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
+          <BarChart {...CHART} data={labelData} layout="vertical" stackOffset="expand" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
             <XAxis type="number" tickFormatter={percentTick} {...AXIS} />
             <YAxis type="category" dataKey="label" hide />
             <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
             <Legend {...LEGEND} />
             {LABELS.map((l) => (
-              <Bar key={l} dataKey={l} name={l} stackId="l" fill={LABEL_COLOURS[l]} maxBarSize={36} />
+              <Bar isAnimationActive={false} key={l} dataKey={l} name={LABEL_NAMES[l]} stackId="l" fill={LABEL_COLOURS[l]} maxBarSize={36} />
             ))}
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>
       <div className="grid-2">
         <PrecisionCard id="quality-repository" title="Precision per repository" rows={precision.byRepository} />
-        <PrecisionCard id="quality-policy" title="Precision per policy" rows={precision.byPolicy} />
+        <PrecisionCard id="quality-policy" title="Precision per policy" rows={precision.byPolicy} labelOf={policyLabel} />
       </div>
       <PrecisionCard id="quality-model" title="Precision per model" rows={precision.byModel} />
       <ChartCard
@@ -139,17 +130,19 @@ export function QualityView() {
             { label: 'share', numeric: true, format: (v) => formatPercent(v as number | null) },
             { label: 'exit reasons' },
           ],
-          rows: noFix.categories.map((c) => [CATEGORY_LABELS[c.category], c.count, c.share, Object.entries(c.exitReasons).map(([k, n]) => `${k}: ${n}`).join('; ')]),
+          rows: noFix.categories.map((c) => [noFixCategoryLabel(c.category), c.count, c.share, Object.entries(c.exitReasons).map(([k, n]) => `${exitReasonLabel(k)}: ${n}`).join('; ')]),
         }}
         empty={noFix.noFixRuns === 0 ? (noFix.finishedRuns === 0 ? 'No repair run finished in this period.' : 'Every finished run produced a fix.') : null}
       >
         <ResponsiveContainer width="100%" height={Math.max(160, 40 * categories.length + 40)}>
-          <BarChart data={categories} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 8 }}>
+          <BarChart {...CHART} data={categories} layout="vertical" margin={{ top: 4, right: 24, bottom: 4, left: 8 }}>
             <CartesianGrid {...GRID} horizontal={false} vertical />
             <XAxis type="number" allowDecimals={false} {...AXIS} />
-            <YAxis type="category" dataKey="label" width={250} {...AXIS} />
+            <YAxis type="category" dataKey="label" width={narrow ? 140 : 250} {...AXIS} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-            <Bar dataKey="count" name="runs" fill={PALETTE.red} radius={[0, 4, 4, 0]} maxBarSize={36} />
+            <Bar isAnimationActive={false} dataKey="count" name="Runs without a fix" fill={PALETTE.red} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
+              <LabelList dataKey="count" position="right" className="insights-bar-label" />
+            </Bar>
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>

@@ -1,16 +1,7 @@
-import type { ChangeStatusName } from '@/common/change-query';
+import { CHANGE_STATUS_LABELS } from '@/common/labels';
 
-export const STATUS_LABELS: Record<ChangeStatusName, string> = {
-  NEW: 'New',
-  SKIPPED: 'Skipped',
-  QUEUED: 'Queued',
-  RUNNING: 'Running',
-  FIX_READY: 'Fix ready',
-  NO_FIX: 'No fix',
-  APPLIED: 'Applied',
-  REJECTED: 'Rejected',
-  STALE: 'Stale',
-};
+/** A change's status in words (common/labels.ts). */
+export const STATUS_LABELS = CHANGE_STATUS_LABELS;
 
 /** Age filter presets: label → minAge/maxAge as the URL carries them. */
 export const AGE_PRESETS = [

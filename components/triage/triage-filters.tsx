@@ -1,6 +1,8 @@
 'use client';
 
-import { CHANGE_STATUSES, type ChangeListFilters, type ChangeStatusName } from '@/common/change-query';
+import { CHANGE_STATUSES, funnelDrillDown, type ChangeListFilters, type ChangeStatusName } from '@/common/change-query';
+import { formatDateTime } from '@/common/format';
+import { dropReasonLabel, skipReasonLabel, statusReasonLabel } from '@/common/labels';
 import { SearchBox } from './search-box';
 import { AGE_PRESETS, STATUS_LABELS } from './status-labels';
 
@@ -23,6 +25,7 @@ export function hasActiveFilters(filters: ChangeListFilters): boolean {
       filters.history !== 'include' ||
       filters.author ||
       filters.reason ||
+      filters.funnel ||
       filters.q ||
       filters.minAge ||
       filters.maxAge,
@@ -40,6 +43,7 @@ export function TriageFilters({
 }) {
   const selected = new Set(filters.status ?? []);
   const agePreset = agePresetOf(filters);
+  const drill = funnelDrillDown(filters);
 
   function toggleStatus(status: ChangeStatusName) {
     const next = new Set(selected);
@@ -146,12 +150,26 @@ export function TriageFilters({
         )}
         {filters.reason && (
           <span className="triage-active-filter" data-testid="triage-reason-filter">
-            reason: <strong>{filters.reason}</strong>
+            reason: <strong>{statusReasonLabel(filters.reason)}</strong>
             <button
               type="button"
               className="btn btn-small"
               aria-label={`Remove reason filter ${filters.reason}`}
               onClick={() => onChange({ ...filters, reason: undefined })}
+            >
+              ×
+            </button>
+          </span>
+        )}
+        {drill && (
+          <span className="triage-active-filter" data-testid="triage-funnel-filter">
+            Insights: <strong>{drill.step === 'skipped' ? `skipped, ${skipReasonLabel(drill.reason)}` : `fix dropped, ${dropReasonLabel(drill.reason)}`}</strong>
+            {`, first failed ${drill.from ? formatDateTime(drill.from) : 'any time'} – ${formatDateTime(drill.to)}`}
+            <button
+              type="button"
+              className="btn btn-small"
+              aria-label="Remove the Insights filter"
+              onClick={() => onChange({ ...filters, funnel: undefined, firstFrom: undefined, firstTo: undefined, policy: undefined, model: undefined, trigger: undefined })}
             >
               ×
             </button>

@@ -2,7 +2,9 @@ import { getDb, type Db } from '../db';
 import type { Prisma } from '../generated/prisma/client';
 import { getActiveRunsForChanges, type ActiveRunInfo } from '../runs/queries';
 import { decodeCursor, encodeCursor } from '../http/cursor';
+import { funnelReasonChangeIds } from '../insights/drill-down';
 import {
+  funnelDrillDown,
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
   TOTAL_COUNT_CAP,
@@ -187,6 +189,8 @@ export async function listChanges({
   }
 
   const matching = buildWhere({ filters, repositoryId, now });
+  const drill = funnelDrillDown(filters);
+  if (drill) matching.push({ id: { in: await funnelReasonChangeIds({ drill, repositoryId, authorKind: filters.kind, db }) } });
   const pageQuery = db.change.findMany({
     where: { AND: [...matching, ...keyset] },
     orderBy: [{ lastFailureAt: 'desc' }, { id: 'desc' }],

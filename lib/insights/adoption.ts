@@ -3,6 +3,7 @@ import { ratio } from '../../common/insights-query';
 import { COUNTER, RUN_TABLE, type Counts } from './facts';
 import { OWN, bucketOfDay, keyedCounts, n, total, totalsBy, type InsightsReader } from './read';
 import { bucketIso, runCellWhere, type InsightsScope } from './scope';
+import { fillBuckets } from './buckets';
 
 // What reviewers did with the posted fixes of the cohort (scope.ts): per
 // surface (dashboard, the code host's pull request, CLI, API) how many were previewed (any decision) and
@@ -78,16 +79,18 @@ export async function adoption({ scope, reader }: { scope: InsightsScope; reader
     return { surface, previewed, applied, applyPerPreview: ratio(applied, previewed), applyPerPosted: ratio(applied, posted) };
   });
   const byBucket = totalsBy(RUN_TABLE, cells, (d) => bucketOfDay(d.day!, scope.bucket));
-  const buckets = [...byBucket.keys()].sort();
+  // every bucket of the period, an empty one with zero counts (buckets.ts)
+  const buckets = fillBuckets({ from: scope.from, to: scope.to, bucket: scope.bucket, rows: byBucket, zero: (): Counts => new Map() });
   return {
     posted,
     surfaces,
     decisions: { accept: n(sum, 'accepts'), editAccept: n(sum, 'editAccepts'), reject: n(sum, 'rejects') },
-    rejectReasons: buckets
-      .map((b) => ({ bucket: bucketIso(b), reasons: Object.fromEntries(keyedCounts(byBucket.get(b)!, COUNTER.reject)) }))
-      .filter((r) => Object.keys(r.reasons).length > 0),
+    // empty while nothing was rejected; else every bucket, a bucket without rejects with none
+    rejectReasons: buckets.some((b) => keyedCounts(b.row, COUNTER.reject).size > 0)
+      ? buckets.map((b) => ({ bucket: bucketIso(b.bucket), reasons: Object.fromEntries(keyedCounts(b.row, COUNTER.reject)) }))
+      : [],
     repositories,
-    trend: buckets.filter((b) => n(byBucket.get(b), 'posted') > 0).map((b) => ({ bucket: bucketIso(b), ...row(byBucket.get(b)!) })),
+    trend: buckets.map((b) => ({ bucket: bucketIso(b.bucket), ...row(b.row) })),
   };
 }
 

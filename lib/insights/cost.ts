@@ -2,6 +2,8 @@ import 'server-only';
 import { ratio } from '../../common/insights-query';
 import { COUNTER, NO_MODEL, RUN_TABLE, addAll, type Counts } from './facts';
 import { percentiles } from './histogram';
+import { fillBuckets } from './buckets';
+import { readModelPrices } from '../models/prices';
 import { OWN, bucketOfDay, histogramOf, n, type InsightsReader } from './read';
 import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 
@@ -15,6 +17,13 @@ import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 // A run whose model had no price has an unknown cost (null): the sums leave
 // it out, `unpricedRuns` says how many were left out, and its fix is not one
 // of the zero-cost ones.
+//
+// Where the figures come from: each run records its cost when it finishes,
+// from the model price table an admin keeps (Admin → Model prices,
+// lib/models/prices.ts) as it was then; Insights adds up those recorded
+// costs and never re-prices a run. `prices` says, for each model the
+// period's runs used, what the table says now, so the page can tell a price
+// changed since (or removed: recorded costs stay) from a model never priced.
 
 export interface CostRow {
   runs: number;
@@ -36,12 +45,22 @@ export interface CostRow {
   toolCallsPerApplied: number | null;
 }
 
+export interface ModelPriceNow {
+  model: string;
+  /** false: the table has no price for it now */
+  priced: boolean;
+  inputPerMTokUsd?: number;
+  outputPerMTokUsd?: number;
+}
+
 export interface Cost {
   total: CostRow & { p50ToolCalls: number | null; p90ToolCalls: number | null; p50Tokens: number | null; p90Tokens: number | null };
   /** posted fixes at zero model cost, and their share of all posted fixes */
   zeroCost: { posted: number; share: number | null };
   byPolicyModel: Array<CostRow & { policy: string; model: string | null }>;
   trend: Array<{ bucket: string; runs: number; costUsd: number; posted: number; applied: number; costPerApplied: number | null }>;
+  /** the models of the period's runs, with their price in the admin's table now */
+  prices: ModelPriceNow[];
 }
 
 function costRow(runs: Counts | undefined, fixes: Counts | undefined): CostRow {
@@ -85,7 +104,8 @@ export async function cost({ scope, reader }: { scope: InsightsScope; reader: In
   const runWhere = runCellWhere(scope, { repairOnly: false });
   const fixWhere = runCellWhere(scope, { repairOnly: true });
   const perGroup = { policy: scope.policy ?? OWN, model: scope.model ?? OWN };
-  const [runs, runDays, fixDays, runGroups, fixGroups] = await Promise.all([
+  const [table, runs, runDays, fixDays, runGroups, fixGroups] = await Promise.all([
+    readModelPrices(reader.tx),
     reader.total({ table: RUN_TABLE, where: runWhere, histograms: [COUNTER.toolCalls, COUNTER.tokens] }),
     reader.sums({ table: RUN_TABLE, where: runWhere }, ['day']),
     reader.sums({ table: RUN_TABLE, where: fixWhere }, ['day']),
@@ -120,19 +140,23 @@ export async function cost({ scope, reader }: { scope: InsightsScope; reader: In
   const runBuckets = byBucket(runDays);
   const fixBuckets = byBucket(fixDays);
   const zero = n(fixes, 'postedZeroCost');
+  const models = [...new Set(byPolicyModel.flatMap((g) => (g.model === null ? [] : [g.model])))];
+  const prices = models.map((model): ModelPriceNow => {
+    const price = Object.hasOwn(table, model) ? table[model] : undefined;
+    return price ? { model, priced: true, inputPerMTokUsd: price.inputPerMTokUsd, outputPerMTokUsd: price.outputPerMTokUsd } : { model, priced: false };
+  });
   return {
     total: { ...totalRow, p50ToolCalls: p50ToolCalls ?? null, p90ToolCalls: p90ToolCalls ?? null, p50Tokens: p50Tokens ?? null, p90Tokens: p90Tokens ?? null },
     zeroCost: { posted: zero, share: ratio(zero, totalRow.posted) },
     byPolicyModel,
-    trend: [...runBuckets.keys()]
-      .filter((b) => n(runBuckets.get(b), 'runs') > 0)
-      .sort()
-      .map((bucket) => {
-        const r = runBuckets.get(bucket);
+    // every bucket of the period (buckets.ts), one without runs at zero
+    trend: fillBuckets({ from: scope.from, to: scope.to, bucket: scope.bucket, rows: runBuckets, zero: (): Counts => new Map() })
+      .map(({ bucket, row: r }) => {
         const f = fixBuckets.get(bucket);
         const costUsd = n(r, 'costMicros') / 1_000_000;
         const applied = n(f, 'applied');
         return { bucket: bucketIso(bucket), runs: n(r, 'runs'), costUsd, posted: n(f, 'posted'), applied, costPerApplied: ratio(costUsd, applied) };
       }),
+    prices,
   };
 }

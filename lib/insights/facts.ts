@@ -106,6 +106,12 @@ export const COUNTER = {
   developerMs: 'dev:',
   /** runs: found fixes a post-execution filter dropped (or that arrived stale), by reason */
   drop: 'drop:',
+  /**
+   * runs: changes with at least one such fix, by reason: what the funnel's
+   * reasons show, so that a reason's bar counts what its drill-down (the
+   * triage list, drill-down.ts) lists: changes, not fixes
+   */
+  dropChanges: 'dropchg:',
   /** runs: finished runs without a fix, `<category>:<exit reason>` */
   noFix: 'nofix:',
   /** runs: posted fixes previewed on a surface, `<surface>` */
@@ -226,13 +232,21 @@ function jsonValue(value: unknown): unknown {
   return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
+// The funnel's two reasons, defined once: the facts below count them and the
+// triage list's drill-down (drill-down.ts) selects the changes they counted.
+/** Change `c`: the pre-execution filter that skipped it (SKIPPED and never run), else NULL. */
+export const SKIP_REASON_SQL = `CASE WHEN c.status = 'SKIPPED' AND NOT EXISTS (SELECT 1 FROM "Run" x WHERE x."changeId" = c.id)
+    THEN COALESCE(c."statusReason", 'unknown') END`;
+/** Fix `f` of revision `v`: why it was dropped, else NULL (posted). */
+export const DROP_REASON_SQL = `CASE WHEN f.status = 'DROPPED' THEN COALESCE(NULLIF(regexp_replace(f."dropReason", '^dropped:', ''), ''), 'unknown')
+       WHEN v."supersededAt" IS NOT NULL AND v."supersededAt" <= f."createdAt" THEN 'stale' END`;
+
 /** The facts of the changes in `range` and of everything that happened to them: two queries. */
 export async function loadCohortFacts(db: Db | Prisma.TransactionClient, range: ChangeRange): Promise<CohortFacts> {
   const cp = new SqlParams();
   const changeSql = `
 SELECT c.id, to_char(c."createdAt", 'YYYY-MM-DD') AS day, c."repositoryId" AS repo, c."authorKind"::text AS author,
-  CASE WHEN c.status = 'SKIPPED' AND NOT EXISTS (SELECT 1 FROM "Run" x WHERE x."changeId" = c.id)
-    THEN COALESCE(c."statusReason", 'unknown') END AS skip,
+  ${SKIP_REASON_SQL} AS skip,
   ARRAY(SELECT (EXTRACT(EPOCH FROM (v."supersededAt" - v."createdAt")) * 1000)::float8 FROM "ChangeRevision" v
         WHERE v."changeId" = c.id AND v."supersededAt" IS NOT NULL) AS dev_ms
 FROM "Change" c WHERE ${changeWhere(range, cp)}`;
@@ -253,8 +267,7 @@ SELECT r."changeId" AS change_id, to_char(c."createdAt", 'YYYY-MM-DD') AS day, c
       WHERE e."runId" = r.id AND e.type = 'suspects' AND s->>'file' IN (SELECT jsonb_array_elements_text(rv."nextFiles")))
   ELSE FALSE END AS mislocalised,
   f.id AS fix_id,
-  CASE WHEN f.status = 'DROPPED' THEN COALESCE(NULLIF(regexp_replace(f."dropReason", '^dropped:', ''), ''), 'unknown')
-       WHEN v."supersededAt" IS NOT NULL AND v."supersededAt" <= f."createdAt" THEN 'stale' END AS drop_reason,
+  ${DROP_REASON_SQL} AS drop_reason,
   (EXTRACT(EPOCH FROM (f."createdAt" - v."createdAt")) * 1000)::float8 AS fix_ms,
   CASE WHEN f.id IS NOT NULL THEN (
     SELECT json_agg(json_build_array(d.kind::text, d.surface::text, d.reason::text)) FROM "Decision" d WHERE d."fixId" = f.id) END AS decisions
@@ -584,6 +597,20 @@ export function foldRuns(runs: readonly RunFact[], x: Expansion, into: Cells = n
     }
   }
   for (const cells of byChange.values()) for (const values of cells) Accumulator.add(values, attempted);
+  // a change once per reason and cell, however many of its fixes were dropped for it
+  const droppedChanges = new Map<string, Set<number[]>>();
+  for (const r of runs) {
+    const reason = r.fix?.dropReason;
+    if (reason === null || reason === undefined) continue;
+    const key = `${r.changeId}\u0000${reason}`;
+    let mine = droppedChanges.get(key);
+    if (!mine) droppedChanges.set(key, (mine = new Set()));
+    for (const values of cellsOf.get(cellKey([r.repositoryId, r.authorKind, r.day, r.policy, r.model, r.trigger]))!) mine.add(values);
+  }
+  for (const [key, cells] of droppedChanges) {
+    const one = acc.contribution(new Map([[COUNTER.dropChanges + key.slice(key.indexOf('\u0000') + 1), 1]]));
+    for (const values of cells) Accumulator.add(values, one);
+  }
   return acc.into(into);
 }
 

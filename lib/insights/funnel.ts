@@ -42,7 +42,10 @@ export interface FunnelStep {
   retention: number | null;
   /** count / changes with failures */
   ofChanges: number | null;
-  /** skipped and dropped only, largest first */
+  /**
+   * skipped and dropped only, largest first; each counts changes (a change
+   * with two fixes dropped for one reason once), the changes its drill-down lists
+   */
   reasons?: FunnelReason[];
 }
 
@@ -69,7 +72,8 @@ export async function funnel({ scope, reader }: { scope: InsightsScope; reader: 
   };
   const reasons: Partial<Record<FunnelStepKey, Map<string, number>>> = {
     skipped: keyedCounts(cohort, COUNTER.skip),
-    dropped: keyedCounts(runs, COUNTER.drop),
+    // changes, like the skipped ones: what the reason's drill-down lists (drill-down.ts)
+    dropped: keyedCounts(runs, COUNTER.dropChanges),
   };
   const changes = counts.changes;
   const steps = FUNNEL_STEPS.map((key): FunnelStep => {

@@ -1,5 +1,5 @@
 import 'server-only';
-import { ratio } from '../../common/insights-query';
+import { ratio, resolvePeriod } from '../../common/insights-query';
 import { funnel } from './funnel';
 import { fixLatency } from './latency';
 import { costTotal } from './cost';
@@ -9,11 +9,12 @@ import { scopeReader, type InsightsScope } from './scope';
 import type { InsightsReader } from './read';
 import type { Prisma } from '../generated/prisma/client';
 
-// The manager's landing page: the numbers that matter for the cohort of the
-// last 7 whole UTC days (up to today's midnight) against the 7 days before
-// (the filter's period is replaced, everything else it says is kept). Whole
-// days on both sides, so the two weeks are equally long: a week ending now
-// would hold part of today against seven whole days.
+// The manager's landing page: the numbers that matter for this week's cohort
+// against last week's (the filter's period is replaced, everything else it
+// says is kept). This week is the "7d" period of every other page (today up
+// to now, and the 6 whole UTC days before), so a decision made today counts
+// today and the overview's figures are the funnel's and the cost page's for
+// period=7d; last week is the 7 whole days before it.
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -55,14 +56,14 @@ async function headline(scope: InsightsScope, reader: InsightsReader): Promise<H
 
 /** `tx`: the snapshot the page reads in (read.ts); each week gets its own reader. */
 export async function overview({ scope, now = new Date(), tx }: { scope: InsightsScope; now?: Date; tx: Prisma.TransactionClient }): Promise<Overview> {
-  const today = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
-  const weekAgo = new Date(today.getTime() - WEEK_MS);
-  const twoWeeksAgo = new Date(today.getTime() - 2 * WEEK_MS);
-  const week = { ...scope, from: weekAgo, to: today };
-  const before = { ...scope, from: twoWeeksAgo, to: weekAgo };
+  const { from, to } = resolvePeriod({ period: '7d' }, now);
+  const weekStart = from!;
+  const lastWeekStart = new Date(weekStart.getTime() - WEEK_MS);
+  const week = { ...scope, from: weekStart, to };
+  const before = { ...scope, from: lastWeekStart, to: weekStart };
   const [thisWeek, lastWeek] = await Promise.all([headline(week, scopeReader(tx, week)), headline(before, scopeReader(tx, before))]);
   return {
-    thisWeek: { ...thisWeek, from: weekAgo.toISOString(), to: today.toISOString() },
-    lastWeek: { ...lastWeek, from: twoWeeksAgo.toISOString(), to: weekAgo.toISOString() },
+    thisWeek: { ...thisWeek, from: weekStart.toISOString(), to: to.toISOString() },
+    lastWeek: { ...lastWeek, from: lastWeekStart.toISOString(), to: weekStart.toISOString() },
   };
 }

@@ -25,7 +25,6 @@ import {
 } from './facts';
 import { addRow, selectColumns } from './rollup';
 import { addToHistogram, type Histogram } from './histogram';
-import type { Bucket } from '../../common/insights-query';
 import { SqlParams, utc } from './sql';
 
 // Reading the rollups for a period. Whole UTC days come from the rollup rows;
@@ -403,13 +402,7 @@ export function totalsBy(table: RollupTable, cells: readonly Cell[], key: (dims:
   return out;
 }
 
-/** The start (YYYY-MM-DD) of the UTC day or week (from Monday) a day falls in. */
-export function bucketOfDay(day: string, bucket: Bucket): string {
-  if (bucket === 'day') return day;
-  const t = Date.parse(`${day}T00:00:00Z`);
-  const monday = t - ((new Date(t).getUTCDay() + 6) % 7) * DAY_MS;
-  return dayOf(monday);
-}
+export { bucketOfDay } from './buckets';
 
 /** The histogram stored under `prefix` (bucket → count). */
 export function histogramOf(counts: Counts, prefix: string): Histogram {

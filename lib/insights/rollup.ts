@@ -64,7 +64,7 @@ type Tx = Prisma.TransactionClient;
 type Queryable = Db | Tx;
 
 /** Bumped whenever the meaning of a stored count changes: ensureInsightsRollups() then rebuilds. */
-export const ROLLUP_VERSION = 1;
+export const ROLLUP_VERSION = 2;
 const STATE_KEY = 'insightsRollups';
 
 // first keys of the two-key advisory locks (the change ingestion lock is 0x66667831)

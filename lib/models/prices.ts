@@ -64,6 +64,18 @@ export async function readModelPrices(db: Db | Tx = getDb()): Promise<ModelPrice
   return parseStored(row?.value);
 }
 
+/**
+ * Sets the table only when none was ever saved (the demo's seed: the prices
+ * its history's run costs were computed with), so Admin shows the prices the
+ * recorded costs came from; an admin's own table is never overwritten.
+ * true when it wrote the table.
+ */
+export async function ensureModelPrices({ db, prices, actorId }: { db: Db | Tx; prices: ModelPriceTable; actorId: string | null }): Promise<boolean> {
+  const table = ModelPriceTableSchema.parse(prices);
+  const written = await db.systemSetting.createMany({ data: [{ key: KEY, value: table, updatedById: actorId }], skipDuplicates: true });
+  return written.count > 0;
+}
+
 /** The table with who saved it last, for the admin page. */
 export async function getModelPriceTable(): Promise<ModelPriceTableView> {
   const db = getDb();

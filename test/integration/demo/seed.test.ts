@@ -9,6 +9,7 @@ import { DEMO_USERS } from '@/demo/users';
 import { HISTORY_TITLE_PREFIX } from '@/demo/history';
 import { verifyInsightsRollups } from '@/lib/insights/rollup';
 import { insightsSection } from '@/lib/insights';
+import { readModelPrices } from '@/lib/models/prices';
 import { InsightsQuerySchema } from '@/common/insights-query';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
@@ -133,6 +134,27 @@ describe('demo seed', () => {
     assert.ok(consensus.length > 0);
     const correct = consensus.filter((c) => c.label === 'CORRECT').length / consensus.length;
     assert.ok(correct > 0.4 && correct < 0.9, `correct ${correct}`);
+  });
+
+  test("sets the model prices its history's run costs come from, so Admin and Insights agree", async () => {
+    const db = testDb.db;
+    const prices = await readModelPrices(db);
+    const runs = await db.run.findMany({ where: { change: { origin: 'DEMO_HISTORY' } } });
+    const models = [...new Set(runs.filter((r) => r.model).map((r) => r.model!))];
+    assert.ok(models.length > 0);
+    for (const model of models) assert.ok(Object.hasOwn(prices, model), `Admin has a price for ${model}, which history runs used`);
+    // every recorded cost is the one the table gives (to the history's 4 decimals)
+    for (const r of runs) {
+      const price = r.model ? prices[r.model] : undefined;
+      const expected = price ? (r.promptTokens * price.inputPerMTokUsd + r.completionTokens * price.outputPerMTokUsd) / 1e6 : 0;
+      assert.ok(Math.abs((r.costUsd ?? NaN) - expected) < 0.00006, `run ${r.id}: ${r.costUsd} ≠ ${expected}`);
+    }
+    // what Insights says it cost is what those prices give
+    const cost = await insightsSection({ section: 'cost', query: InsightsQuerySchema.parse({ period: 'all' }), now: NOW, db });
+    const sum = runs.reduce((t, r) => t + (r.costUsd ?? 0), 0);
+    assert.ok((cost.data as { total: { costUsd: number } }).total.costUsd > 0);
+    assert.ok(Math.abs((cost.data as { total: { costUsd: number } }).total.costUsd - sum) < 0.01);
+    assert.deepEqual((cost.data as { prices: unknown }).prices, models.map((model) => ({ model, priced: true, ...prices[model] })));
   });
 
   test('leaves the Insights rollups built from the history, equal to a recomputation from the raw rows', async () => {

@@ -317,26 +317,38 @@ describe('adoption', () => {
       { surface: 'API', previewed: 0, applied: 0, applyPerPreview: null, applyPerPosted: 0 },
     ]);
     assert.deepEqual(a.decisions, { accept: 1, editAccept: 1, reject: 1 });
-    assert.deepEqual(a.rejectReasons, [{ bucket: '2026-11-09T00:00:00.000Z', reasons: { WRONG_FIX: 1 } }]);
+    // every week of November (from the week of Sunday the 1st), none left out
+    const weeks = ['2026-10-26', '2026-11-02', '2026-11-09', '2026-11-16', '2026-11-23', '2026-11-30'].map((d) => `${d}T00:00:00.000Z`);
+    assert.deepEqual(
+      a.rejectReasons,
+      weeks.map((bucket) => ({ bucket, reasons: bucket.startsWith('2026-11-09') ? { WRONG_FIX: 1 } : {} })),
+    );
     assert.deepEqual(a.repositories, [
       { repository: 'repo-a', posted: 2, previewed: 1, applied: 1, rejected: 0, applyPerPreview: 1, applyPerPosted: 0.5 },
       { repository: 'repo-b', posted: 2, previewed: 2, applied: 1, rejected: 1, applyPerPreview: 0.5, applyPerPosted: 0.5 },
     ]);
+    const none = { posted: 0, previewed: 0, applied: 0, rejected: 0, applyPerPreview: null, applyPerPosted: null };
     assert.deepEqual(a.trend, [
+      { bucket: weeks[0], ...none },
+      { bucket: weeks[1], ...none },
       { bucket: '2026-11-09T00:00:00.000Z', posted: 2, previewed: 1, applied: 0, rejected: 1, applyPerPreview: 0, applyPerPosted: 0 },
+      { bucket: weeks[3], ...none },
       { bucket: '2026-11-23T00:00:00.000Z', posted: 2, previewed: 2, applied: 2, rejected: 0, applyPerPreview: 1, applyPerPosted: 1 },
+      { bucket: weeks[5], ...none },
     ]);
   });
 
-  test('daily buckets', async () => {
+  test('daily buckets: every day of the period, zero where nothing was posted', async () => {
     const a = await section('adoption', { ...NOVEMBER, bucket: 'day' });
+    const days = Array.from({ length: 30 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}T00:00:00.000Z`);
     assert.deepEqual(
       a.trend.map((t: { bucket: string; posted: number }) => [t.bucket, t.posted]),
-      [
-        ['2026-11-10T00:00:00.000Z', 2],
-        ['2026-11-25T00:00:00.000Z', 2],
-      ],
+      days.map((d) => [d, d.startsWith('2026-11-10') || d.startsWith('2026-11-25') ? 2 : 0]),
     );
+    // the cost trend has the same axis
+    const c = await section('cost', { ...NOVEMBER, bucket: 'day' });
+    assert.deepEqual(c.trend.map((t: { bucket: string }) => t.bucket), days);
+    assert.deepEqual(c.trend[0], { bucket: days[0], runs: 0, costUsd: 0, posted: 0, applied: 0, costPerApplied: null });
   });
 });
 
@@ -533,5 +545,35 @@ describe('a run whose model had no price', () => {
     assert.deepEqual(cost.zeroCost, { posted: 0, share: 0 });
     assert.equal(cost.byPolicyModel.length, 1);
     assert.equal(cost.byPolicyModel[0].unpricedRuns, 1);
+  });
+});
+
+describe('overview at a fixed clock', () => {
+  test('"this week" is the 7d period: it includes today up to now, so a fix posted and applied today counts', async () => {
+    const repo = (await db.db.repository.create({ data: { name: 'repo-today', gitUrl: '/srv/today.git' } })).id;
+    const reviewerId = (await db.db.user.findFirstOrThrow({ where: { email: 'r@example.test' } })).id;
+    // 09:00 today (NOW is 12:00): fix at 09:10, preview and accept at 09:15 and 09:16
+    await addChange({
+      repo,
+      at: Date.parse('2026-11-30T09:00:00Z'),
+      runs: [{ policy: 'offline', toolCalls: 2, exit: 'fixed' }],
+      fix: { minutes: 10, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'ACCEPT', surface: 'DASHBOARD' }] },
+      reviewerId,
+    });
+    await rebuildInsightsRollups({ db: db.db });
+    const o = await section('overview', { repo: 'repo-today' });
+    assert.equal(o.thisWeek.to, NOW.toISOString());
+    assert.equal(o.thisWeek.from, '2026-11-24T00:00:00.000Z');
+    assert.equal(o.lastWeek.from, '2026-11-17T00:00:00.000Z');
+    assert.equal(o.lastWeek.to, '2026-11-24T00:00:00.000Z');
+    assert.equal(o.thisWeek.fixesPosted, 1);
+    assert.equal(o.thisWeek.applyRate, 1);
+    // the same figure as the funnel's for period=7d
+    const f = await section('funnel', { period: '7d', repo: 'repo-today' });
+    assert.equal(steps(f).posted, 1);
+    assert.equal(steps(f).applied, 1);
+    // an hour before the change, it is not there yet
+    const before = (await insightsSection({ section: 'overview', query: q({ repo: 'repo-today' }), now: new Date('2026-11-30T08:00:00Z'), db: db.db })).data as { thisWeek: { fixesPosted: number } };
+    assert.equal(before.thisWeek.fixesPosted, 0);
   });
 });
