@@ -11,7 +11,7 @@ export async function red(state: SetupState): Promise<RedState> {
   await state.enterPhase('red');
   if ((input.targetTests ?? []).length === 0) {
     // no targets named: the failing tests of a full run are the targets
-    const full = await runTests({ workspace: ws, settings, signal, kind: 'regression', targets: [] });
+    const full = await runTests({ workspace: ws, settings, signal, deadline: state.deadline, kind: 'regression', targets: [] });
     meter.commandMs += full.command.durationMs;
     meter.regressionRuns++;
     state.throwIfCancelled();

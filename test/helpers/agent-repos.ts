@@ -26,7 +26,7 @@ export interface TestRepo {
   cleanup(): void;
 }
 
-function makeRepo(prefix: string): Omit<TestRepo, 'base' | 'head' | 'settings'> {
+export function makeRepo(prefix: string): Omit<TestRepo, 'base' | 'head' | 'settings'> {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const git = (...args: string[]) =>
     execFileSync('git', args, {
