@@ -35,6 +35,27 @@ describe('detectRunner', () => {
     });
   }
 
+  test("mocha: the script's reporter and --bail are dropped with their values, its other options kept", () => {
+    const d = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha --reporter spec --bail --check-leaks -r ./setup.js test/' } }) }));
+    assert.equal(d?.test, './node_modules/.bin/mocha --reporter xunit --reporter-option output=flowfix-report.xml --check-leaks -r ./setup.js test/');
+  });
+
+  test('scripts.test that only runs another script (npm run tests-only) is followed to it', () => {
+    const d = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'npm run --silent tests-only', 'tests-only': "nyc tape 'test/*.js'" }, devDependencies: { tape: '5', nyc: '15' } }) }));
+    assert.equal(d?.runner, 'tape');
+    assert.equal(d?.test, "./node_modules/.bin/tape 'test/*.js' > flowfix-report.tap");
+    const m = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'npm run lint && npm run mocha', mocha: 'mocha --reporter dot' }, devDependencies: { mocha: '6' } }) }));
+    assert.equal(m?.test, './node_modules/.bin/mocha --reporter xunit --reporter-option output=flowfix-report.xml');
+  });
+
+  test('a package with dependencies gets the install its lock file calls for', () => {
+    const json = pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: '10' } });
+    assert.equal(detectRunner(repo({ 'package.json': json }))?.install, 'npm install --no-audit --no-fund --no-package-lock');
+    assert.equal(detectRunner(repo({ 'package.json': json, 'package-lock.json': '{}' }))?.install, 'npm ci --no-audit --no-fund');
+    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'node --test' } }) }))?.install, undefined);
+    assert.equal(detectRunner(repo({ 'pytest.ini': '[pytest]\n' }))?.install, undefined);
+  });
+
   test('jest without a JUnit reporter is not guessed', () => {
     assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'jest' } }) })), null);
   });
