@@ -20,6 +20,8 @@ export async function red(state: SetupState): Promise<RedState> {
     if (full.warnings?.length) await state.log(`test report: ${full.warnings.slice(0, 5).join('; ')}`, { warnings: full.warnings.slice(0, 50) });
     const failing = failedResults(full);
     await state.log(`no targets given: ${failing.length} failing test(s) in a full run`, { tests: failing.map((r) => r.id).slice(0, 50) });
+    // an empty report (a runner too old for this Node that printed nothing, a TAP stream with no test) passes nothing
+    if (full.results.length === 0) throw new RunExit('setup_failed', `the test command reported no tests; ${commandOutcome(full.command)}`);
     if (failing.length === 0) throw new RunExit('not_reproduced', 'every test passes on the head revision');
     gates.setTargets(failing.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) })));
   }
