@@ -46,6 +46,8 @@ export interface GatesInput {
   sink: EventSink;
   signal?: AbortSignal;
   meter?: CommandMeter;
+  /** the run's deadline (epoch ms): every command gets min(its own limit, the time left) */
+  deadline?: number;
 }
 
 export interface Gates extends PolicyGates {
@@ -87,6 +89,7 @@ export interface GateRepeat {
 export function createGates(input: GatesInput): Gates {
   const { workspace, settings, sink } = input;
   const meter = input.meter ?? createMeter();
+  const ctx = { workspace, settings, signal: input.signal, ...(input.deadline !== undefined ? { deadline: input.deadline } : {}) };
   let targets = input.targets;
   // set by the first RED run that finished in time
   let targetTimeout: number | undefined;
@@ -106,7 +109,7 @@ export function createGates(input: GatesInput): Gates {
   }
 
   async function command(cmd: string, timeoutSeconds: number, network: boolean): Promise<CommandResult> {
-    const result = await runWorkspaceCommand({ workspace, settings, signal: input.signal, command: cmd, timeoutSeconds, network });
+    const result = await runWorkspaceCommand({ ...ctx, command: cmd, timeoutSeconds, network });
     meter.commandMs += result.durationMs;
     return result;
   }
@@ -182,9 +185,7 @@ export function createGates(input: GatesInput): Gates {
     meter.targetRuns++;
     const timeoutSeconds = gate === 'red' ? settings.timeLimits.testSeconds : (targetTimeout ?? settings.timeLimits.testSeconds);
     const run = await runTests({
-      workspace,
-      settings,
-      signal: input.signal,
+      ...ctx,
       kind: 'target',
       targets,
       timeoutSeconds,
@@ -222,7 +223,7 @@ export function createGates(input: GatesInput): Gates {
 
   async function regression(): Promise<{ verdict: GateVerdict; run: TestRun }> {
     meter.regressionRuns++;
-    const run = await runTests({ workspace, settings, signal: input.signal, kind: 'regression', targets: [] });
+    const run = await runTests({ ...ctx, kind: 'regression', targets: [] });
     meter.commandMs += run.command.durationMs;
     await reportWarnings(run);
     const failing = failedResults(run);

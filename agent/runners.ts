@@ -17,6 +17,35 @@ export interface DetectedRunner {
   junitReport: string;
   /** why this runner: the file and what in it */
   why: string;
+  /** the install its dependencies need (a package with dependencies: npm ci with a lock file, npm install without) */
+  install?: string;
+}
+
+/** Lock files whose presence (not their text) decides the install; `read` answers '' for one that exists. */
+export const LOCK_FILES = ['package-lock.json', 'npm-shrinkwrap.json'];
+
+/** scripts.test as it runs: `npm run [--silent] x` (alone or among `&&`) followed one level to scripts.x. */
+function effectiveTestScript(scripts: Record<string, string>): string {
+  const script = scripts.test ?? '';
+  return script.replace(/\bnpm\s+run(?:\s+--?[\w-]+)*\s+([\w:.-]+)/g, (whole, name: string) => (name !== 'test' && scripts[name] !== undefined ? scripts[name] : whole));
+}
+
+/** The major and minor version a dependency's range names first (`^1.21.5` → [1, 21]); null when it names none (`*`, a tag, a URL). */
+function declaredVersion(range: string | undefined): [number, number] | null {
+  const m = /^[\s^~>=v]*(\d+)(?:\.(\d+|x|\*))?/.exec(range ?? '');
+  if (!m) return null;
+  return [Number(m[1]), /^\d+$/.test(m[2] ?? '') ? Number(m[2]) : 0];
+}
+
+/** Mocha's own arguments from a script, without what would fight the JUnit reporter or stop at the first failure. */
+function mochaArgs(script: string): string {
+  const m = /(?:^|[\s/])mocha\s+([^&|;]*)/.exec(script);
+  if (!m) return '';
+  return m[1]
+    .replace(/(^|\s)(--reporter|-R|--reporter-options?|-O)(\s+|=)\S+/g, ' ')
+    .replace(/(^|\s)(--bail|-b|--watch|-w|--forbid-only|--forbid-pending)(?=\s|$)/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The report every detected command writes (kept out of the fix by the workspace's excludes). */
@@ -65,23 +94,31 @@ export function detectRunner(read: (rel: string) => string | null): DetectedRunn
     } catch {
       pkg = {};
     }
-    const script = pkg.scripts?.test ?? '';
+    const script = effectiveTestScript(pkg.scripts ?? {});
     const deps = { ...pkg.dependencies, ...pkg.devDependencies };
     const ts = !!read('tsconfig.json') || 'typescript' in deps;
     const language = ts ? 'typescript' : 'javascript';
     const uses = (name: string, bin = name) => new RegExp(`(^|[\\s/;&|])${bin}(\\s|$)`).test(script) || name in deps;
     const args = (re: RegExp) => (re.exec(script)?.[1] ?? '').trim();
     const bin = (name: string) => `./node_modules/.bin/${name}`;
-    const junit = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: JUNIT_REPORT, why });
-    const tap = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: TAP_REPORT, why });
+    const locked = LOCK_FILES.some((f) => read(f) !== null);
+    const install = Object.keys(deps).length === 0 ? {} : { install: locked ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund --no-package-lock' };
+    const junit = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: JUNIT_REPORT, why, ...install });
+    const tap = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: TAP_REPORT, why, ...install });
     if (uses('vitest')) return junit(`${bin('vitest')} run --reporter=default --reporter=junit --outputFile=${JUNIT_REPORT} {files}`, 'vitest', 'package.json: vitest');
     if (uses('jest')) {
       if ('jest-junit' in deps) return junit(`JEST_JUNIT_OUTPUT_NAME=${JUNIT_REPORT} ${bin('jest')} --ci --reporters=default --reporters=jest-junit {files}`, 'jest', 'package.json: jest with jest-junit');
       return null; // jest writes neither JUnit nor TAP by itself: the README says what to add
     }
     if (uses('mocha')) {
-      const spec = args(/mocha\s+((?:[^&|;]*?))(?:\s*(?:&&|\|\||;|$))/).replace(/(^|\s)--?[\w-]+(=\S+)?/g, ' ').trim();
-      return junit(`${bin('mocha')} --reporter xunit --reporter-option output=${JUNIT_REPORT} ${spec}`.trim(), 'mocha', 'package.json: mocha');
+      const spec = mochaArgs(script);
+      // mocha before 2.2 has no reporter options (its xunit writes to stdout, among the tests' own output): TAP, which
+      // every version writes; from 2.2 on `--reporter-options` (an alias of 6's `--reporter-option`) names the file
+      const v = declaredVersion(deps.mocha);
+      if (v && (v[0] < 2 || (v[0] === 2 && v[1] < 2))) {
+        return tap(`${bin('mocha')} --reporter tap ${spec} > ${TAP_REPORT}`.replace(/\s+>/, ' >'), 'mocha', `package.json: mocha ${deps.mocha} (TAP: no reporter options before 2.2)`);
+      }
+      return junit(`${bin('mocha')} --reporter xunit --reporter-options output=${JUNIT_REPORT} ${spec}`.trim(), 'mocha', 'package.json: mocha');
     }
     if (uses('ava')) return tap(`${bin('ava')} --tap > ${TAP_REPORT}`, 'ava', 'package.json: ava');
     if (uses('tap')) return tap(`${bin('tap')} --reporter=tap ${args(/(?:^|\s)tap\s+([^&|;]*)/)} > ${TAP_REPORT}`.replace(/\s+>/, ' >'), 'node-tap', 'package.json: tap');

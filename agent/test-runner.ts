@@ -20,6 +20,17 @@ export interface CommandContext {
   workspace: Workspace;
   settings: RepositorySettings;
   signal?: AbortSignal;
+  /**
+   * the run's deadline (epoch ms): a command gets min(its own time limit, the
+   * time left) and none starts once it has passed
+   */
+  deadline?: number;
+}
+
+/** The time limit a command gets: its own, cut to what is left of the run's deadline (0: none left). */
+export function commandTimeoutMs(ownSeconds: number, deadline: number | undefined, now = Date.now()): number {
+  const own = ownSeconds * 1000;
+  return deadline === undefined ? own : Math.max(0, Math.min(own, deadline - now));
 }
 
 /** The sandbox limits a repository's settings ask for (unset ones: the defaults). */
@@ -50,6 +61,12 @@ export async function runWorkspaceCommand(input: CommandContext & {
   env?: Record<string, string>;
 }): Promise<CommandResult> {
   const { workspace, settings } = input;
+  const timeoutMs = commandTimeoutMs(input.timeoutSeconds, input.deadline);
+  if (timeoutMs === 0) {
+    const output = `[flowfix] not started: the run reached its time limit`;
+    workspace.setLastLog(output);
+    return { command: input.command, exitCode: null, signal: null, timedOut: true, durationMs: 0, output, truncatedBytes: 0, atDeadline: true };
+  }
   workspace.markChanged();
   const sandbox = await workspace.commandSandbox({ install: input.install ?? false });
   const extra = {
@@ -62,7 +79,7 @@ export async function runWorkspaceCommand(input: CommandContext & {
     command: input.command,
     cwd: workspace.root,
     env: buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir, extra }),
-    timeoutMs: input.timeoutSeconds * 1000,
+    timeoutMs,
     signal: input.signal,
     network: input.network,
     sandbox: {
@@ -72,6 +89,10 @@ export async function runWorkspaceCommand(input: CommandContext & {
     },
     maxOutputBytes: settings.maxOutputBytes,
   });
+  if (result.timedOut && timeoutMs < input.timeoutSeconds * 1000) {
+    result.atDeadline = true;
+    result.output += "\n[flowfix] stopped at the run's time limit";
+  }
   workspace.setLastLog(result.output);
   return result;
 }
@@ -274,6 +295,7 @@ export async function runTests(
     workspace,
     settings,
     signal: input.signal,
+    ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
     command,
     timeoutSeconds: input.timeoutSeconds ?? (kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds),
     network: settings.network,
@@ -294,6 +316,7 @@ export async function runTests(
 /** Why flowfix stopped a command (the time limit, a cancelled run), if it did. */
 export function stoppedBecause(result: CommandResult, signal?: AbortSignal): string | undefined {
   if (signal?.aborted) return 'cancelled: the run was cancelled while the command ran';
+  if (result.atDeadline) return result.durationMs === 0 ? 'not started: the run reached its time limit' : 'the run reached its time limit while the command ran, and it was killed';
   if (result.timedOut) return `timed out: the command did not finish within ${Math.round(result.durationMs / 1000)} s and was killed`;
   return undefined;
 }

@@ -29,6 +29,8 @@ export interface CommandResult {
   truncatedBytes: number;
   /** the sandbox limit that ended the command, if one did (lib/sandbox/limits.ts) */
   limit?: LimitReason;
+  /** timed out at the run's deadline (given less than its own time limit, or none at all) */
+  atDeadline?: boolean;
 }
 
 export interface TestRun {

@@ -10,7 +10,7 @@ import {
 } from '../../lib/repositories/settings';
 import { runGit } from '../../lib/git/runner';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
-import { detectRunner } from '../runners';
+import { detectRunner, LOCK_FILES } from '../runners';
 import { createPrintSink, gateOutcome } from '../sinks';
 import type { Policy } from '../types';
 import { proofLabel } from '../../common/run-events';
@@ -120,6 +120,15 @@ async function filesAtRevision(repoPath: string, rev: string): Promise<(rel: str
       try {
         const { stdout } = await runGit('read', repoPath, ['show', `${rev}:${name}`], { maxOutputBytes: 4 * 1024 * 1024 });
         files.set(name, stdout);
+      } catch {
+        // not at that revision
+      }
+    }
+    // lock files count by their presence: their text can be larger than any buffer worth reading
+    for (const name of LOCK_FILES) {
+      try {
+        await runGit('read', repoPath, ['cat-file', '-e', `${rev}:${name}`]);
+        files.set(name, '');
       } catch {
         // not at that revision
       }
@@ -237,6 +246,10 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
         if (!flags.junitReport && !fromFile.junitReport && !adminSet.junitReport) flags.junitReport = detected.junitReport;
         if (!flags.language && !fromFile.language && !adminSet.language) flags.language = detected.language;
         io.stderr(`detected ${detected.runner} (${detected.why}); test command: ${detected.test.length > 200 ? `${detected.test.slice(0, 200)}…` : detected.test}\n`);
+        if (detected.install && !flags.install && !fromFile.install && !adminSet.install) {
+          flags.install = detected.install;
+          io.stderr(`install command: ${detected.install}\n`);
+        }
       } else {
         io.stderr('warning: no test runner detected and no test command set (--test-command or .flowfix.json); see agent/README.md\n');
       }

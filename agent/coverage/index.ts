@@ -47,6 +47,8 @@ export interface CoverageInput {
   targets: Array<{ id: string; name?: string; file?: string }>;
   timeoutSeconds: number;
   signal?: AbortSignal;
+  /** the run's deadline (epoch ms): the instrumented run gets no more than what is left */
+  deadline?: number;
   /** the repository's tests and helpers: their own lines are left out of the spectrum */
   isTestFile?: (rel: string) => boolean;
 }
@@ -106,6 +108,7 @@ export async function collectCoverage(input: CoverageInput): Promise<CoverageRes
     workspace: ws,
     settings,
     signal: input.signal,
+    ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
     kind: 'target',
     targets: byName ? [] : targets,
     timeoutSeconds: input.timeoutSeconds,

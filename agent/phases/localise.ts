@@ -30,7 +30,7 @@ async function coverageFor(state: RedState, isTestFile: (rel: string) => boolean
   const timeoutSeconds = candidateTimeoutSeconds(state.redRun.command.durationMs, settings.timeLimits.testSeconds);
   const started = performance.now();
   try {
-    const cov = await collectCoverage({ workspace: ws, settings, targets, timeoutSeconds, signal, isTestFile });
+    const cov = await collectCoverage({ workspace: ws, settings, targets, timeoutSeconds, signal, deadline: state.deadline, isTestFile });
     meter.commandMs += cov.run.command.durationMs;
     await state.log(
       `coverage: ${cov.failing} failing and ${cov.passing} passing test(s) over ${cov.files} production file(s) in ${Math.round(performance.now() - started)} ms`,

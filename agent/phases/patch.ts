@@ -29,11 +29,12 @@ function policyGatesOf(state: LocalisedState): PolicyGates {
   };
 }
 
+/** A policy's own limit from when it first runs, never past the run's deadline. */
 function deadlineFor(state: LocalisedState, policy: Policy): number {
   const { modelSettings } = state;
   const minutes =
     policy.name === 'offline' ? Math.min(modelSettings.offline.timeLimitMinutes, modelSettings.timeLimitMinutes) : modelSettings.timeLimitMinutes;
-  return Date.now() + minutes * 60_000;
+  return Math.min(state.deadline, Date.now() + minutes * 60_000);
 }
 
 /**

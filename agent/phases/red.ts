@@ -11,7 +11,7 @@ export async function red(state: SetupState): Promise<RedState> {
   await state.enterPhase('red');
   if ((input.targetTests ?? []).length === 0) {
     // no targets named: the failing tests of a full run are the targets
-    const full = await runTests({ workspace: ws, settings, signal, kind: 'regression', targets: [] });
+    const full = await runTests({ workspace: ws, settings, signal, deadline: state.deadline, kind: 'regression', targets: [] });
     meter.commandMs += full.command.durationMs;
     meter.regressionRuns++;
     state.throwIfCancelled();
@@ -20,6 +20,8 @@ export async function red(state: SetupState): Promise<RedState> {
     if (full.warnings?.length) await state.log(`test report: ${full.warnings.slice(0, 5).join('; ')}`, { warnings: full.warnings.slice(0, 50) });
     const failing = failedResults(full);
     await state.log(`no targets given: ${failing.length} failing test(s) in a full run`, { tests: failing.map((r) => r.id).slice(0, 50) });
+    // an empty report (a runner too old for this Node that printed nothing, a TAP stream with no test) passes nothing
+    if (full.results.length === 0) throw new RunExit('setup_failed', `the test command reported no tests; ${commandOutcome(full.command)}`);
     if (failing.length === 0) throw new RunExit('not_reproduced', 'every test passes on the head revision');
     gates.setTargets(failing.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) })));
   }

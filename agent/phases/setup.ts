@@ -41,8 +41,8 @@ export async function setup(state: RunState): Promise<SetupState> {
     language: settings.language,
   };
   await state.log(
-    `workspace${input.keepWorkspace ? ` ${ws.root}` : ''} at ${ws.headRev.slice(0, 12)} (base ${baseCommit.slice(0, 12)}); the change edits ${change.editedSpans.length} span(s)`,
-    { headRev: ws.headRev, baseRev: baseCommit },
+    `workspace${input.keepWorkspace ? ` ${ws.root}` : ''} at ${ws.headRev.slice(0, 12)} (base ${baseCommit.slice(0, 12)}); the change edits ${change.editedSpans.length} span(s); the run's time limit ends at ${new Date(state.deadline).toISOString()}`,
+    { headRev: ws.headRev, baseRev: baseCommit, deadline: state.deadline },
   );
 
   if (settings.install) {
@@ -50,6 +50,7 @@ export async function setup(state: RunState): Promise<SetupState> {
       workspace: ws,
       settings,
       signal,
+      deadline: state.deadline,
       command: settings.install,
       timeoutSeconds: settings.timeLimits.installSeconds,
       network: settings.installNetwork,
@@ -65,7 +66,7 @@ export async function setup(state: RunState): Promise<SetupState> {
 
   // the targets CI named; RED replaces them with the ones that reproduce
   const targets = (input.targetTests ?? []).map((id) => ({ id }));
-  const gates = createGates({ workspace: ws, settings, targets, sink, signal, meter });
+  const gates = createGates({ workspace: ws, settings, targets, sink, signal, meter, deadline: state.deadline });
   if (settings.build) {
     const built = await gates.build();
     await state.log(built.exitCode === 0 ? 'the head revision builds' : 'the head revision does not build; an accepted edit must fix that too', {

@@ -27,6 +27,13 @@ export interface RunState {
   readonly input: RunRepairInput;
   /** performance.now() when the run started */
   readonly started: number;
+  /**
+   * the run's deadline (epoch ms: modelSettings.timeLimitMinutes from the
+   * start). Every repository command gets min(its own time limit, the time
+   * left), no command starts after it, and the run ends `time_limit` at the
+   * next step once it has passed.
+   */
+  readonly deadline: number;
   readonly source: string;
   readonly settings: RepositorySettings;
   readonly filterPolicy: FilterPolicy;
@@ -39,13 +46,16 @@ export interface RunState {
   /** the caller's sink, keeping the trajectory */
   readonly sink: EventSink;
   readonly phaseTimings: Partial<Record<Phase, number>>;
-  /** ends the open phase (reporting its duration) and starts the next; refuses to start one once cancelled */
+  /**
+   * ends the open phase (reporting its duration) and starts the next; refuses
+   * to start one once cancelled or (all but the summary of a proven fix) past the deadline
+   */
   enterPhase(phase: Phase): Promise<void>;
   /** ends the open phase, if any */
   endPhase(): Promise<void>;
   /** a log event in the current phase */
   log(text: string, extra?: Record<string, unknown>): Promise<void>;
-  /** throws RunExit('cancelled') once the run's signal has fired */
+  /** throws RunExit('cancelled') once the run's signal has fired, RunExit('time_limit') once the deadline has passed */
   throwIfCancelled(): void;
 
   // ── the result, as it grows ──
@@ -110,6 +120,8 @@ export function createRunState(input: RunRepairInput): RunState {
   const source = input.repoPath ?? input.gitUrl;
   if (!source) throw new Error('runRepair needs repoPath or gitUrl');
   const signal = input.signal ?? new AbortController().signal;
+  const modelSettings = input.modelSettings ?? ModelSettingsSchema.parse({});
+  const deadline = Date.now() + modelSettings.timeLimitMinutes * 60_000;
 
   const trajectory: AgentEvent[] = [];
   const sink: EventSink = {
@@ -123,8 +135,14 @@ export function createRunState(input: RunRepairInput): RunState {
   let currentPhase: Phase = 'setup';
   let phaseStart = performance.now();
   let phaseOpen = false;
-  const throwIfCancelled = () => {
+  const throwIfAborted = () => {
     if (signal.aborted) throw new RunExit('cancelled', 'the run was cancelled');
+  };
+  const throwIfCancelled = () => {
+    throwIfAborted();
+    if (Date.now() >= deadline) {
+      throw new RunExit('time_limit', `the run reached its time limit (timeLimitMinutes ${modelSettings.timeLimitMinutes})`);
+    }
   };
   const endPhase = async () => {
     if (!phaseOpen) return;
@@ -135,7 +153,9 @@ export function createRunState(input: RunRepairInput): RunState {
   };
   const enterPhase = async (phase: Phase) => {
     await endPhase();
-    throwIfCancelled();
+    // a fix proven in time is summarised, whatever the clock says by then
+    if (phase === 'summary') throwIfAborted();
+    else throwIfCancelled();
     currentPhase = phase;
     phaseStart = performance.now();
     phaseOpen = true;
@@ -146,10 +166,11 @@ export function createRunState(input: RunRepairInput): RunState {
   return {
     input,
     started,
+    deadline,
     source,
     settings: input.settings,
     filterPolicy: input.filterPolicy ?? FilterPolicySchema.parse({}),
-    modelSettings: input.modelSettings ?? ModelSettingsSchema.parse({}),
+    modelSettings,
     policies: Array.isArray(input.policy) ? input.policy : [input.policy],
     signal,
     meter: createMeter(),

@@ -21,6 +21,8 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   const green = await gates.green();
   evidence.green = green.verdict;
   if (!green.verdict.passed) {
+    // a GREEN cut short by the run's deadline is the time limit, not a refuted claim
+    state.throwIfCancelled();
     throw new RunExit('final_rerun_failed', 'the policy reported a fix but the target tests do not pass');
   }
   // a randomized target passes GREEN by chance: it must pass every repeat (agent/proof.ts)
@@ -32,6 +34,7 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   const regression = await gates.regression();
   evidence.regression = regression.verdict;
   if (regression.verdict.passed) return true;
+  state.throwIfCancelled();
   const broken = failedResults(regression.run).map((r) => r.id).slice(0, 10);
   const why = regression.run.reportError ?? `the fix breaks ${broken.join(', ')}`;
   if (attempt >= Math.max(1, input.maxVerifyAttempts ?? 3)) throw new RunExit('regression_failed', why);
@@ -49,6 +52,7 @@ export async function finalRerun(state: LocalisedState): Promise<void> {
   if (state.diff) await ws.applyPatch(state.diff, ['--whitespace=nowarn', '--binary']);
   const final = await gates.final();
   evidence.final = final.verdict;
+  if (!final.verdict.passed) state.throwIfCancelled();
   if (!final.verdict.passed) throw new RunExit('final_rerun_failed', 'the target tests fail on a clean rerun with the fix applied');
   const runs = state.settings.proof.runs;
   const unstable = await repeatUntilFailure(gates, state.settings, 'final', state.throwIfCancelled);

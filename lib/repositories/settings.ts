@@ -192,7 +192,8 @@ export const ModelSettingsSchema = z
     temperature: z.number().min(0).max(2).default(0.1),
     topP: z.number().gt(0).max(1).default(0.95),
     maxToolCalls: z.number().int().min(1).max(1000).default(100),
-    timeLimitMinutes: z.number().min(1).max(24 * 60).default(30),
+    /** the whole run's wall-clock limit: every repository command gets what is left of it (agent/phases/state.ts) */
+    timeLimitMinutes: z.number().min(0.05).max(24 * 60).default(30),
     /** prompt + completion tokens per run */
     maxTokens: z.number().int().min(1000).default(1_000_000),
     maxCostUsd: z.number().min(0).default(5),

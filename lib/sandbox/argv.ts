@@ -2,6 +2,7 @@ import 'server-only';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { readInheritedEnv } from '../env';
 import type { SandboxIdentity } from './identity';
 import { runningAsRoot } from './identity';
@@ -38,13 +39,26 @@ export interface SandboxSpec {
 export const EGRESS_SOCKET = '/run/flowfix/egress.sock';
 export const EGRESS_RELAY = '/run/flowfix/relay.cjs';
 /**
- * The relay script on the server, found like flowfix's own node_modules
- * below: from the server's checkout (the working directory of every flowfix
- * process). Not `new URL(…, import.meta.url)`: Next's bundler turns that
- * into an object node:url refuses, and the server crashed at start.
+ * flowfix's own install (its checkout): two folders up from this module,
+ * where `lib/sandbox/relay.cjs` is, whatever folder the process runs in (the
+ * CLI runs in the user's repository). A bundle that moved this module away
+ * (Next's server chunks) falls back to the working directory, which for the
+ * server is its checkout. Not `new URL(…, import.meta.url)`: Next's bundler
+ * turns that into an object node:url refuses, and the server crashed at start.
  */
+export function flowfixRoot(): string {
+  try {
+    const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+    if (existsSync(/*turbopackIgnore: true*/ path.join(here, 'lib', 'sandbox', 'relay.cjs'))) return realpathSync(/*turbopackIgnore: true*/ here);
+  } catch {
+    // import.meta.url is no file: URL in this build
+  }
+  return realpathSync(/*turbopackIgnore: true*/ process.cwd());
+}
+
+/** The relay script on the server, in flowfix's own install. */
 export function relaySource(): string {
-  return path.join(realpathSync(/*turbopackIgnore: true*/ process.cwd()), 'lib', 'sandbox', 'relay.cjs');
+  return path.join(flowfixRoot(), 'lib', 'sandbox', 'relay.cjs');
 }
 
 const ETC_FILES = [
@@ -90,7 +104,7 @@ export function toolchainFolders(): string[] {
   for (const extra of (readInheritedEnv(['FLOWFIX_SANDBOX_TOOLCHAINS']).FLOWFIX_SANDBOX_TOOLCHAINS ?? '').split(':')) {
     if (extra && path.isAbsolute(extra) && existsSync(/*turbopackIgnore: true*/ extra)) found.add(realpathSync(/*turbopackIgnore: true*/ extra));
   }
-  const server = realpathSync(/*turbopackIgnore: true*/ process.cwd());
+  const server = flowfixRoot();
   const folders = [...found].filter((dir) => dir !== '/' && !isInside(dir, server) && !isInside(server, dir) && !isInside('/usr', dir));
   // flowfix's own node_modules, and nothing else of its checkout: the demo,
   // bench and test repositories run TypeScript through its tsx and tsc

@@ -26,7 +26,7 @@ export interface TestRepo {
   cleanup(): void;
 }
 
-function makeRepo(prefix: string): Omit<TestRepo, 'base' | 'head' | 'settings'> {
+export function makeRepo(prefix: string): Omit<TestRepo, 'base' | 'head' | 'settings'> {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const git = (...args: string[]) =>
     execFileSync('git', args, {
@@ -189,4 +189,46 @@ export function createPyRepo(): TestRepo {
   repo.write('shop/cart.py', PY_CART_HEAD);
   const head = repo.commit('change: item_count, and a slip in total');
   return { ...repo, base, head, settings: pySettings() };
+}
+
+/**
+ * A JavaScript library tested with mocha as its package.json says, and no
+ * flowfix settings at all: `npm test` runs `npm run unit`, which runs mocha
+ * with its own reporter and --bail. Mocha comes from the npm registry
+ * (devDependencies), installed by the run. `lock`: with a package-lock.json
+ * (written here by `npm install --package-lock-only`, which needs the registry).
+ */
+export function createMochaRepo(opts: { lock?: boolean } = {}): Omit<TestRepo, 'settings'> {
+  const repo = makeRepo('flowfix-mocharepo-');
+  repo.write(
+    'package.json',
+    JSON.stringify(
+      {
+        name: 'totals',
+        version: '1.0.0',
+        private: true,
+        scripts: { test: 'npm run unit', unit: 'mocha --reporter dot --bail --timeout 10000 test/' },
+        devDependencies: { mocha: '10.8.2' },
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  repo.write('.gitignore', 'node_modules/\njunit.xml\n');
+  repo.write('index.js', 'exports.total = function total(items) {\n  let sum = 0;\n  for (const item of items) sum += item.price + item.qty;\n  return sum;\n};\n');
+  repo.write(
+    'test/total.test.js',
+    "const assert = require('node:assert/strict');\nconst { total } = require('..');\n\ndescribe('total', () => {\n  it('is 0 for no items', () => {\n    assert.equal(total([]), 0);\n  });\n});\n",
+  );
+  if (opts.lock) {
+    execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: repo.dir, stdio: 'ignore' });
+  }
+  const base = repo.commit('base');
+  // as a real bug is framed: the code was wrong already, the change adds the test that shows it
+  repo.write(
+    'test/total.test.js',
+    "const assert = require('node:assert/strict');\nconst { total } = require('..');\n\ndescribe('total', () => {\n  it('is 0 for no items', () => {\n    assert.equal(total([]), 0);\n  });\n  it('multiplies price by quantity', () => {\n    assert.equal(total([{ price: 5, qty: 3 }]), 15);\n  });\n});\n",
+  );
+  const head = repo.commit('test: total of one item');
+  return { ...repo, base, head };
 }

@@ -59,7 +59,7 @@ const EDITED_LINE_FACTOR = 1.5;
 /** Where a site starts (its line decides which suspect it belongs to); null for a donor, which serves the whole file. */
 function siteStart(site: Site): number | null {
   if (site.kind === 'call-args') return site.args[0]?.start ?? 0;
-  if (site.kind === 'comparison' || site.kind === 'operands') return site.left.start;
+  if (site.kind === 'comparison' || site.kind === 'operands' || site.kind === 'equality') return site.left.start;
   if (site.kind === 'entry') return site.insertAt;
   if (site.kind === 'donor') return null;
   return site.range.start;

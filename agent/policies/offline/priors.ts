@@ -46,6 +46,9 @@ export const CORPUS_FIX_COUNTS: Record<Exclude<TemplateName, 'stale-expectation'
   'base-case': 0,
   'copy-statement': 1,
   'delete-statement': 1,
+  'null-check': 0,
+  'case-insensitive': 0,
+  'self-type': 0,
 };
 
 export function priorsFromCounts(counts: Record<string, number>, laplace = LAPLACE): Record<string, number> {

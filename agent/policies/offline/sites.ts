@@ -28,6 +28,8 @@ export type Site =
   | { kind: 'operands'; op: string; left: Range; right: Range }
   /** a comparison with its operands: `a < b` */
   | { kind: 'comparison'; op: string; left: Range; right: Range }
+  /** an equality test with its operands: `a == b`, `a !== b` */
+  | { kind: 'equality'; op: string; left: Range; right: Range }
   /** a variable read or assigned, and the other variables in scope it could have been */
   | { kind: 'identifier'; name: string; range: Range; alternatives: string[] }
   /** the field name of `obj.field`, and the fields the same object (or its type) has elsewhere */
@@ -80,6 +82,7 @@ export function siteLanguage(file: string): SiteLanguage | null {
 }
 
 const RELATIONAL = new Set(['<', '<=', '>', '>=']);
+const EQUALITY_OPS = new Set(['==', '!=', '===', '!==']);
 const NON_COMMUTATIVE = new Set(['-', '/', '//', '%', '**']);
 
 function inTypePosition(node: ts.Node): boolean {
@@ -113,6 +116,7 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
       const op = node.operatorToken.getText(sf);
       sites.push({ kind: 'operator', op, range: range(node.operatorToken), left: range(node.left), right: range(node.right) });
       if (RELATIONAL.has(op)) sites.push({ kind: 'comparison', op, left: range(node.left), right: range(node.right) });
+      if (EQUALITY_OPS.has(op)) sites.push({ kind: 'equality', op, left: range(node.left), right: range(node.right) });
       if (NON_COMMUTATIVE.has(op)) sites.push({ kind: 'operands', op, left: range(node.left), right: range(node.right) });
       // `+` does not commute on strings: 'a' + x is not x + 'a'
       else if (op === '+' && (isStringish(node.left) || isStringish(node.right))) sites.push({ kind: 'operands', op, left: range(node.left), right: range(node.right) });
@@ -235,6 +239,7 @@ export async function pySites({ root, file, text, start, end }: { root: string; 
         const between = text.slice(left.end, right.start);
         const op = between.replace(/[()\s]/g, '');
         if (RELATIONAL.has(op)) sites.push({ kind: 'comparison', op, left, right });
+        if (EQUALITY_OPS.has(op)) sites.push({ kind: 'equality', op, left, right });
         // membership and identity: `in`/`not in`, `is`/`is not`
         const word = /\b(not\s+in|is\s+not|in|is)\b/.exec(between);
         if (word && /^(in|notin|is|isnot)$/.test(op)) {

@@ -6,6 +6,7 @@
 // comes from the corpus as a whole (priors.ts). The gates decide.
 import type { ExpectedActual } from '../../types';
 import type { Range, Site, SiteLanguage } from './sites';
+import { idiomMutations } from './idioms';
 import { structuralMutations } from './structural';
 
 export type TemplateName =
@@ -36,7 +37,11 @@ export type TemplateName =
   | 'entry-guard'
   | 'base-case'
   | 'copy-statement'
-  | 'delete-statement';
+  | 'delete-statement'
+  // missing cases (idioms.ts)
+  | 'null-check'
+  | 'case-insensitive'
+  | 'self-type';
 
 export interface Mutation {
   template: TemplateName;
@@ -338,5 +343,6 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
     }
   }
   out.push(...structuralMutations({ sites, source, lang, evidence: pairs.map((p) => p.expected) }));
+  out.push(...idiomMutations({ sites, source, lang }));
   return out;
 }

@@ -142,6 +142,13 @@ describe('RED', () => {
     assert.match(exit.detail, /^no readable test report: the test command wrote no report at junit\.xml; command `true` \(exit code 0\); output: \(none\)$/);
   });
 
+  test('no targets named and a report with no test in it (the runner failed before any test): a setup failure, not "every test passes"', async () => {
+    const settings = { ...repo.settings, build: undefined, test: ': > report.tap; exit 1', junitReport: 'report.tap' };
+    const exit = await exitOf(red(await setup(state({ settings, targetTests: undefined, checkBase: false }).state)));
+    assert.equal(exit.exitReason, 'setup_failed');
+    assert.match(exit.detail, /^the test command reported no tests; command `: > report\.tap; exit 1` \(exit code 1\)/);
+  });
+
   test('a target run that never ends is a time limit, named with its command and output', async () => {
     const settings = { ...repo.settings, build: undefined, test: 'echo still going; sleep 60', timeLimits: { ...repo.settings.timeLimits, testSeconds: 2 } };
     const exit = await exitOf(red(await setup(state({ settings }).state)));

@@ -21,7 +21,7 @@ describe('detectRunner', () => {
   const js: Array<[string, object, string, RegExp, string]> = [
     ['vitest', { devDependencies: { vitest: '1' } }, 'vitest', /vitest run .*--reporter=junit --outputFile=flowfix-report\.xml/, JUNIT_REPORT],
     ['jest with jest-junit', { scripts: { test: 'jest' }, devDependencies: { jest: '29', 'jest-junit': '16' } }, 'jest', /--reporters=jest-junit/, JUNIT_REPORT],
-    ['mocha', { scripts: { test: "mocha --timeout 5000 'spec/**/*.js'" } }, 'mocha', /mocha --reporter xunit --reporter-option output=flowfix-report\.xml .*'spec\/\*\*\/\*\.js'/, JUNIT_REPORT],
+    ['mocha', { scripts: { test: "mocha --timeout 5000 'spec/**/*.js'" } }, 'mocha', /mocha --reporter xunit --reporter-options output=flowfix-report\.xml .*'spec\/\*\*\/\*\.js'/, JUNIT_REPORT],
     ['ava', { scripts: { test: 'ava' } }, 'ava', /ava --tap > flowfix-report\.tap$/, TAP_REPORT],
     ['node-tap', { scripts: { test: 'tap test/*.js' } }, 'node-tap', /tap --reporter=tap test\/\*\.js > flowfix-report\.tap$/, TAP_REPORT],
     ['tape', { scripts: { test: 'tape test/*.js' } }, 'tape', /tape test\/\*\.js > flowfix-report\.tap$/, TAP_REPORT],
@@ -34,6 +34,38 @@ describe('detectRunner', () => {
       assert.equal(d?.junitReport, report);
     });
   }
+
+  test("mocha: the script's reporter and --bail are dropped with their values, its other options kept", () => {
+    const d = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha --reporter spec --bail --check-leaks -r ./setup.js test/' } }) }));
+    assert.equal(d?.test, './node_modules/.bin/mocha --reporter xunit --reporter-options output=flowfix-report.xml --check-leaks -r ./setup.js test/');
+  });
+
+  test('mocha before 2.2 (no reporter options) writes TAP to the report; 2.2 and later, the version unknown: xunit to the file', () => {
+    const old = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha --check-leaks --reporter spec' }, devDependencies: { mocha: '1.21.5' } }) }));
+    assert.equal(old?.test, './node_modules/.bin/mocha --reporter tap --check-leaks > flowfix-report.tap');
+    assert.equal(old?.junitReport, 'flowfix-report.tap');
+    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: '~2.1.0' } }) }))?.junitReport, 'flowfix-report.tap');
+    for (const range of ['^2.2.5', '3.x', '>=6', 'latest', '*']) {
+      const d = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: range } }) }));
+      assert.equal(d?.test, './node_modules/.bin/mocha --reporter xunit --reporter-options output=flowfix-report.xml', range);
+    }
+  });
+
+  test('scripts.test that only runs another script (npm run tests-only) is followed to it', () => {
+    const d = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'npm run --silent tests-only', 'tests-only': "nyc tape 'test/*.js'" }, devDependencies: { tape: '5', nyc: '15' } }) }));
+    assert.equal(d?.runner, 'tape');
+    assert.equal(d?.test, "./node_modules/.bin/tape 'test/*.js' > flowfix-report.tap");
+    const m = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'npm run lint && npm run mocha', mocha: 'mocha --reporter dot' }, devDependencies: { mocha: '6' } }) }));
+    assert.equal(m?.test, './node_modules/.bin/mocha --reporter xunit --reporter-options output=flowfix-report.xml');
+  });
+
+  test('a package with dependencies gets the install its lock file calls for', () => {
+    const json = pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: '10' } });
+    assert.equal(detectRunner(repo({ 'package.json': json }))?.install, 'npm install --no-audit --no-fund --no-package-lock');
+    assert.equal(detectRunner(repo({ 'package.json': json, 'package-lock.json': '{}' }))?.install, 'npm ci --no-audit --no-fund');
+    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'node --test' } }) }))?.install, undefined);
+    assert.equal(detectRunner(repo({ 'pytest.ini': '[pytest]\n' }))?.install, undefined);
+  });
 
   test('jest without a JUnit reporter is not guessed', () => {
     assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'jest' } }) })), null);

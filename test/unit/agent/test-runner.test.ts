@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { copyFileSync } from 'node:fs';
-import { didNotRun, findReports, matchesTarget, readTestReports, renderTestCommand, selectTargetResults } from '@/agent/test-runner';
+import { commandTimeoutMs, didNotRun, findReports, matchesTarget, readTestReports, renderTestCommand, selectTargetResults } from '@/agent/test-runner';
 import type { TestResult } from '@/agent/types';
 
 describe('renderTestCommand', () => {
@@ -134,5 +134,15 @@ describe('repeated test ids (parametrised tests, runners that name every asserti
     assert.equal(t.status, 'passed');
     const [missing] = selectTargetResults([pass('f::n')], [{ id: 'f::gone' }]);
     assert.equal(didNotRun(missing), true);
+  });
+});
+
+describe('commandTimeoutMs', () => {
+  test('a command gets its own limit, cut to what is left of the run, and nothing once the deadline passed', () => {
+    assert.equal(commandTimeoutMs(60, undefined, 1000), 60_000);
+    assert.equal(commandTimeoutMs(60, 1000 + 90_000, 1000), 60_000);
+    assert.equal(commandTimeoutMs(60, 1000 + 5_000, 1000), 5_000);
+    assert.equal(commandTimeoutMs(60, 1000, 1000), 0);
+    assert.equal(commandTimeoutMs(60, 500, 1000), 0);
   });
 });

@@ -162,3 +162,41 @@ describe('Python', () => {
     has(results, 'delete-statement', src.replace('    log.append(len(xs))\n', ''));
   });
 });
+
+// The missing-case families seen on real public bugs: a value the code's test
+// lets through (null in `typeof x === 'object'`, 0 where only None was meant),
+// a comparison with a keyword in one letter case, the base class built where
+// the instance's own class was meant.
+describe('missing cases', () => {
+  test('TypeScript: `typeof x === "object"` lets null through; a truthiness test rejects 0 and ""', () => {
+    const src = `export function valueOf(key: any, dflt: number) {\n  if (typeof key === 'object' && typeof key.value !== 'undefined') return key.value;\n  if (dflt && key) return dflt;\n  return key;\n}\n`;
+    const results = tsResults(src);
+    has(results, 'null-check', src.replace("typeof key === 'object' &&", "typeof key === 'object' && key !== null &&"));
+    has(results, 'null-check', src.replace('if (dflt && key)', 'if (dflt != null && key)'));
+  });
+
+  test('Python: `if key and …` treats 0 like None; `not x` likewise', async () => {
+    const src = `def top(n, key=None):\n    if key and not callable(key):\n        return n\n    if not key:\n        return 0\n    return key(n)\n`;
+    const results = await pyResults(src);
+    has(results, 'null-check', src.replace('if key and not callable(key):', 'if key is not None and not callable(key):'));
+    has(results, 'null-check', src.replace('if not key:', 'if key is None:'));
+  });
+
+  test('a keyword compared in one letter case is compared case-insensitively', async () => {
+    const py = `def is_alias(tok):\n    if tok.value == 'AS':\n        return True\n    return False\n`;
+    has(await pyResults(py), 'case-insensitive', py.replace("tok.value == 'AS'", "tok.value.upper() == 'AS'"));
+    const ts = `export function isGet(method: string) {\n  return method === 'get';\n}\n`;
+    has(tsResults(ts), 'case-insensitive', ts.replace("method === 'get'", "method.toLowerCase() === 'get'"));
+  });
+
+  test('a method that builds its own class builds the instance’s class (subclasses)', async () => {
+    const py = `class Version:\n    def __init__(self, major):\n        self.major = major\n\n    def bump(self):\n        return Version(self.major + 1)\n\n    def same(self, other):\n        return isinstance(other, (Version, dict))\n`;
+    const results = await pyResults(py);
+    has(results, 'self-type', py.replace('return Version(self.major + 1)', 'return type(self)(self.major + 1)'));
+    has(results, 'self-type', py.replace('(Version, dict)', '(type(self), dict)'));
+    hasNot(results, py.replace('class Version:', 'class type(self):'));
+    const js = `class Range {\n  constructor(a) { this.a = a; }\n  next() { return new Range(this.a + 1); }\n}\n`;
+    const jsResults = mutationsForSites({ sites: tsSites({ file: 'm.js', text: js, start: 1, end: 4 }), source: js, lang: 'ts', evidence: [] }).map((m) => ({ template: m.template, text: applied(js, m) }));
+    has(jsResults, 'self-type', js.replace('new Range(this.a + 1)', 'new this.constructor(this.a + 1)'));
+  });
+});
