@@ -154,11 +154,11 @@ export async function buildMutantRepo(input: { parentDir: string; mod: ModuleUnd
   await git(dir, ['init', '--quiet', '-b', 'main']);
   await writeFrame(dir, input.mod);
   await git(dir, ['add', '-A']);
-  await git(dir, ['-c', 'user.name=flowfix bench', '-c', 'user.email=bench@flowfix.invalid', 'commit', '--quiet', '-m', 'base']);
+  await git(dir, ['commit', '--quiet', '-m', 'base']);
   const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   await writeFile(path.join(dir, input.mod.file), input.mutated);
   await git(dir, ['add', '-A']);
-  await git(dir, ['-c', 'user.name=flowfix bench', '-c', 'user.email=bench@flowfix.invalid', 'commit', '--quiet', '-m', input.title]);
+  await git(dir, ['commit', '--quiet', '-m', input.title]);
   const head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   return { dir, base, head };
 }

@@ -75,7 +75,7 @@ function lineOf(starts: number[], offset: number): number {
   return lo + 1;
 }
 
-/** Stryker's mutants of many files in one pass (its positions: 1-based lines, 0-based columns). */
+/** Stryker's mutants of many files in one pass (its positions: 0-based lines and columns). */
 export async function strykerMutants(files: Array<{ file: string; text: string }>): Promise<Mutant[]> {
   // @stryker-mutator/api's Logger has more members than the instrumenter calls
   const instrumenter = new Instrumenter(quietLogger as unknown as ConstructorParameters<typeof Instrumenter>[0]);
@@ -91,8 +91,8 @@ export async function strykerMutants(files: Array<{ file: string; text: string }
   for (const m of result.mutants) {
     const src = byFile.get(m.fileName);
     if (!src || m.statusReason || !(STRYKER_OPERATORS as readonly string[]).includes(m.mutatorName)) continue;
-    const start = src.starts[m.location.start.line - 1] + m.location.start.column;
-    const end = src.starts[m.location.end.line - 1] + m.location.end.column;
+    const start = src.starts[m.location.start.line] + m.location.start.column;
+    const end = src.starts[m.location.end.line] + m.location.end.column;
     const original = src.text.slice(start, end);
     if (original === m.replacement) continue;
     out.push({ id: `${m.mutatorName}@${start}-${end}:${m.replacement}`, file: m.fileName, operator: m.mutatorName, start, end, original, replacement: m.replacement, line: lineOf(src.starts, start) });
@@ -113,10 +113,12 @@ export function ownMutants(file: string, text: string): Mutant[] {
     const original = text.slice(start, end);
     if (original !== replacement) out.push({ id: `${operator}@${start}-${end}:${replacement}`, file, operator, start, end, original, replacement, line: lineOf(starts, start) });
   };
+  // a method call's name is not a property read (`a.push(x)` has no wrong-property twin here)
+  const isCallee = (node: ts.Node) => ts.isCallExpression(node.parent) && node.parent.expression === node;
   // property names read off each receiver ("opts" → {limit, offset}): a wrong property is another one of them
   const propsOf = new Map<string, Set<string>>();
   const collect = (node: ts.Node): void => {
-    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.name) && !ts.isCallExpression(node.parent)) {
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.name) && !isCallee(node)) {
       const receiver = node.expression.getText(sf);
       const set = propsOf.get(receiver) ?? new Set<string>();
       set.add(node.name.text);
@@ -153,7 +155,7 @@ export function ownMutants(file: string, text: string): Mutant[] {
     if (ts.isAwaitExpression(node) && !ts.isExpressionStatement(node.parent)) {
       add('RemovedAwait', node.getStart(sf), node.expression.getStart(sf), '');
     }
-    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.name) && !ts.isCallExpression(node.parent) && !(ts.isBinaryExpression(node.parent) && node.parent.left === node)) {
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.name) && !isCallee(node) && !(ts.isBinaryExpression(node.parent) && node.parent.left === node)) {
       const others = [...(propsOf.get(node.expression.getText(sf)) ?? [])].filter((p) => p !== node.name.text).sort();
       if (others.length) add('WrongProperty', node.name.getStart(sf), node.name.end, others[0]);
     }

@@ -8,6 +8,7 @@
 // breakdown; writes the raw results to bench/out/.
 //
 //   npm run bench:mutants -- [--seed N] [--sample N] [--jobs N] [--max-candidates N] [--no-coverage] [--json PATH]
+//   npm run bench:mutants -- --report bench/out/mutants-….json   (the report of a saved run, partial ones too)
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -289,8 +290,15 @@ async function main(): Promise<void> {
       'max-candidates': { type: 'string', default: '30' },
       'no-coverage': { type: 'boolean', default: false },
       json: { type: 'string' },
+      report: { type: 'string' },
     },
   });
+  if (values.report) {
+    // the report of a finished or partial run's JSON
+    const saved = JSON.parse(await readFile(values.report, 'utf8')) as { seed: number; screened: number; killed: number; modules: number; totalMs?: number; jobs?: number; outcomes: MutantOutcome[] };
+    process.stdout.write(`${report(saved.outcomes, { seed: saved.seed, screened: saved.screened, killed: saved.killed, modules: saved.modules, totalMs: saved.totalMs ?? NaN, jobs: saved.jobs ?? 2 })}\n`);
+    return;
+  }
   const seed = Number(values.seed);
   const sample = Number(values.sample);
   const jobs = Number(values.jobs);
@@ -397,9 +405,34 @@ async function main(): Promise<void> {
 
     // 5. the pipeline on each
     let done = 0;
+    const finished: MutantOutcome[] = [];
+    const partialPath = path.join(OUT, `mutants-seed${seed}-n${sample}-partial.json`);
     const outcomes = await pool(kept, jobs, async (item) => {
-      const o = await repairOne({ ...item, workDir, maxCandidates, coverage: !values['no-coverage'] });
+      const o = await repairOne({ ...item, workDir, maxCandidates, coverage: !values['no-coverage'] }).catch((err: unknown): MutantOutcome => ({
+        // the bench's own failure on one mutant is recorded, not the end of the run
+        module: item.mod.file,
+        mutant: { id: item.mutant.id, operator: item.mutant.operator, line: item.mutant.line, original: item.mutant.original, replacement: item.mutant.replacement },
+        truth: '',
+        targets: item.screen.failing,
+        status: 'bench_error',
+        exitReason: 'bench_error',
+        exitDetail: err instanceof Error ? err.message : String(err),
+        plausible: false,
+        identical: false,
+        suitePasses: null,
+        correct: false,
+        overfitting: false,
+        rank: null,
+        testFileEdits: 0,
+        files: [],
+        diff: '',
+        wallMs: 0,
+        candidates: 0,
+      }));
       done += 1;
+      finished.push(o);
+      // kept as it goes: a run stopped half-way still has its measured part (`--report PATH` prints it)
+      await writeFile(partialPath, JSON.stringify({ when: new Date().toISOString(), seed, sample, partial: true, screened: examined, killed: kept.length, modules: usable.length, outcomes: finished }, null, 2));
       process.stderr.write(
         `[${done}/${kept.length}] ${o.correct ? 'correct ' : o.plausible ? 'OVERFIT ' : 'no fix  '} ${o.module} ${o.mutant.operator} l${o.mutant.line} ${JSON.stringify(o.mutant.original.slice(0, 30))}→${JSON.stringify(o.mutant.replacement.slice(0, 30))} rank ${o.rank ?? '-'} ${(o.wallMs / 1000).toFixed(1)} s ${o.plausible ? '' : o.exitReason}\n`,
       );
