@@ -279,7 +279,11 @@ export function report(outcomes: MutantOutcome[], meta: { seed: number; screened
   const walls = outcomes.map((o) => o.wallMs);
   lines.push(`time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`);
   lines.push(`test-file edits                        ${outcomes.reduce((n, o) => n + o.testFileEdits, 0)} (must be 0)`);
-  lines.push(`whole bench                            ${(meta.totalMs / 60_000).toFixed(1)} min (screening included; cached screens are not re-run)`);
+  lines.push(
+    Number.isFinite(meta.totalMs)
+      ? `whole bench                            ${(meta.totalMs / 60_000).toFixed(1)} min (screening included; cached screens are not re-run)`
+      : `whole bench                            a partial run: ${outcomes.length} of ${meta.killed} repaired when it was read`,
+  );
   lines.push('');
   lines.push('per operator                 mutants  plausible        correct          top-3');
   const ops = [...new Set(outcomes.map((o) => o.mutant.operator))].sort();
