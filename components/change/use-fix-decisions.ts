@@ -6,15 +6,9 @@ import { requestJson } from '../api-client';
 // The decision endpoints belong to the review-apply module (app/api/fixes/[id]/*);
 // these hooks only call them and refresh what the page shows afterwards.
 
-export const REJECT_REASONS = [
-  { value: 'WRONG_FIX', label: 'Wrong fix' },
-  { value: 'NOT_HOW_I_WOULD', label: 'Correct, but not how I would do it' },
-  { value: 'TESTS_TAMPERED', label: 'Tests tampered with' },
-  { value: 'TOO_LATE', label: 'Too late' },
-  { value: 'IRRELEVANT', label: 'Irrelevant' },
-  { value: 'OTHER', label: 'Other' },
-] as const;
-export type RejectReason = (typeof REJECT_REASONS)[number]['value'];
+// one list for every surface (the editor extension offers the same reasons)
+import type { RejectReasonValue as RejectReason } from '@/common/reject-reasons';
+export { REJECT_REASONS, type RejectReasonValue as RejectReason } from '@/common/reject-reasons';
 
 const fixUrl = (fixId: string, action: string) => `/api/fixes/${encodeURIComponent(fixId)}/${action}`;
 

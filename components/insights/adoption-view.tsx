@@ -6,7 +6,7 @@ import { ChartCard } from './chart-card';
 import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SERIES, SectionState, TOOLTIP, dayTick, humanise, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
-const SURFACE_LABELS: Record<string, string> = { DASHBOARD: 'Dashboard', CODE_REVIEW: 'Pull request', CLI: 'CLI', API: 'API' };
+const SURFACE_LABELS: Record<string, string> = { DASHBOARD: 'Dashboard', CODE_REVIEW: 'Pull request', CLI: 'CLI', IDE: 'IDE (VS Code)', API: 'API' };
 const pct = (v: unknown) => formatPercent(v as number | null);
 const cnt = (v: unknown) => formatCount(Number(v));
 

@@ -5,11 +5,11 @@ import { OWN, bucketOfDay, keyedCounts, n, total, totalsBy, type InsightsReader 
 import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 
 // What reviewers did with the posted fixes of the cohort (scope.ts): per
-// surface (dashboard, the code host's pull request, CLI, API) how many were previewed (any decision) and
+// surface (dashboard, the code host's pull request, CLI, the editor extension, API) how many were previewed (any decision) and
 // applied (accept or edit-accept), the decisions by kind, reject reasons per
 // bucket, per repository, and the trend per bucket.
 
-export const SURFACES = ['DASHBOARD', 'CODE_REVIEW', 'CLI', 'API'] as const;
+export const SURFACES = ['DASHBOARD', 'CODE_REVIEW', 'CLI', 'IDE', 'API'] as const;
 export type SurfaceName = (typeof SURFACES)[number];
 export const DECISION_KINDS = ['ACCEPT', 'EDIT_ACCEPT', 'REJECT'] as const;
 
