@@ -38,7 +38,11 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  projects: [
+    { name: 'chromium', use: { browserName: 'chromium' }, testIgnore: /editor\.spec\.ts$/ },
+    // the VS Code extension in code-server (e2e/editor.spec.ts): its own project, one spec
+    { name: 'editor', use: { browserName: 'chromium' }, testMatch: /editor\.spec\.ts$/ },
+  ],
   webServer: {
     command: `npx tsx scripts/demo.ts --reset --port ${PORT}`,
     url: `http://127.0.0.1:${PORT}/api/health`,

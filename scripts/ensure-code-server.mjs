@@ -13,7 +13,7 @@
 //
 //   node scripts/ensure-code-server.mjs      prints the code-server entry script's path
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -62,6 +62,41 @@ function log(msg) {
 
 /** Installs code-server if needed; returns the path of its entry script. */
 export function ensureCodeServer() {
+  if (existsSync(path.join(cacheDir, '.ready'))) return codeServerEntry;
+  // one setup at a time: another process's run is waited for
+  mkdirSync(cacheDir, { recursive: true });
+  const lock = path.join(cacheDir, '.lock');
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch {
+      const holder = Number(readFileSync(lock, 'utf8'));
+      if (!isAlive(holder)) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      if (existsSync(path.join(cacheDir, '.ready'))) return codeServerEntry;
+      execFileSync('sleep', ['2']);
+    }
+  }
+  try {
+    return setUp();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function setUp() {
   if (existsSync(path.join(cacheDir, '.ready'))) return codeServerEntry;
   const major = Number(process.versions.node.split('.')[0]);
   if (major !== 20) fail('node version', `code-server ${CODE_SERVER_VERSION} needs Node 20, this is ${process.versions.node}`);
