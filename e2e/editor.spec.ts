@@ -5,7 +5,6 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_DATA_DIR } from '../playwright.config';
 import { FROM_OUR_PAGE, signInAs } from './helpers';
-// @ts-expect-error a plain .mjs script without types
 import { ensureCodeServer } from '../scripts/ensure-code-server.mjs';
 
 // The VS Code extension in a real VS Code host: code-server (installed by
