@@ -133,7 +133,7 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   await input.press('Enter');
 
   // the branch's state: the change, the run, the root cause, the fix, the failing tests
-  const panel = editor.locator('.pane').filter({ has: editor.getByText("This branch's fix", { exact: false }) });
+  const panel = editor.locator('.part.sidebar');
   await expect(panel.getByText('Fix: ready')).toBeVisible({ timeout: 30_000 });
   await expect(panel.getByText(`${CHANGE.externalId}: Simplify statement page count`)).toBeVisible();
   await expect(panel.getByText(/Failing tests \(2\)/)).toBeVisible();
@@ -160,6 +160,6 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   expect(fix.status).toBe('APPLIED');
   expect(fix.decision).toMatchObject({ kind: 'ACCEPT', surface: 'IDE' });
   expect(fix.previews).toBeGreaterThanOrEqual(1);
-  await expect(editor.locator('.pane').getByText('Fix: applied')).toBeVisible({ timeout: 30_000 });
+  await expect(panel.getByText('Fix: applied')).toBeVisible({ timeout: 30_000 });
   await editor.close();
 });
