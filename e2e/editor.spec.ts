@@ -123,10 +123,11 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   await startCodeServer(clone, baseURL!);
 
   const editor = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await editor.goto(`${EDITOR_URL}/?folder=${encodeURIComponent(clone)}`);
-  await expect(editor.locator('.monaco-workbench')).toBeVisible({ timeout: 60_000 });
-  await editor.locator('.activitybar [aria-label^="flowfix"]').first().click();
-  await editor.getByRole('button', { name: 'Sign in' }).click();
+  await editor.goto(`${EDITOR_URL}/?folder=${encodeURIComponent(clone)}`, { waitUntil: 'commit', timeout: 180_000 });
+  await expect(editor.locator('.monaco-workbench')).toBeVisible({ timeout: 180_000 });
+  // the extension's view container appears once the remote extension host has scanned the extensions
+  await editor.locator('.activitybar [aria-label^="flowfix"]').first().click({ timeout: 150_000 });
+  await editor.getByRole('button', { name: 'Sign in' }).click({ timeout: 90_000 });
   const input = editor.locator('.quick-input-widget input');
   await expect(input).toBeVisible();
   await input.fill(token);
@@ -134,7 +135,7 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
 
   // the branch's state: the change, the run, the root cause, the fix, the failing tests
   const panel = editor.locator('.part.sidebar');
-  await expect(panel.getByText('Fix: ready')).toBeVisible({ timeout: 30_000 });
+  await expect(panel.getByText('Fix: ready')).toBeVisible({ timeout: 90_000 });
   await expect(panel.getByText(`${CHANGE.externalId}: Simplify statement page count`)).toBeVisible();
   await expect(panel.getByText(/Failing tests \(2\)/)).toBeVisible();
   await expect(editor.locator('.statusbar-item').filter({ hasText: 'flowfix: fixed, fix ready' })).toBeVisible();

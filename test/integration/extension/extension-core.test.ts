@@ -66,7 +66,7 @@ before(async () => {
     const init = { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined, duplex: 'half' } as ConstructorParameters<typeof NextRequest>[1];
     const id = route.pattern.exec(url.pathname)![1];
     route
-      .handler(new NextRequest(url, init), { params: Promise.resolve(id ? { id } : {}) })
+      .handler(new NextRequest(url, init), { params: Promise.resolve<Record<string, string>>(id ? { id } : {}) })
       .then(async (answer) => {
         res.writeHead(answer.status, Object.fromEntries(answer.headers));
         if (!answer.body) return res.end();
