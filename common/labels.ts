@@ -12,6 +12,7 @@ import type {
 } from '../lib/generated/prisma/enums';
 import type { NamedExitReason, NoFixCategory } from './exit-reasons';
 import { GRADE_LABEL_TEXT } from './grading';
+import { REJECT_REASONS, type RejectReasonValue } from './reject-reasons';
 
 // The words for the codes flowfix stores: filter reasons (skip, drop), run
 // exit reasons, reject reasons, statuses, surfaces, grade labels. Every page
@@ -86,14 +87,11 @@ export const NO_FIX_CATEGORY_LABELS: Record<NoFixCategory, string> = {
   other: 'Other',
 };
 
-export const REJECT_REASON_LABELS: Record<RejectReason, string> = {
-  WRONG_FIX: 'Wrong fix',
-  NOT_HOW_I_WOULD: 'Correct, but not how I would do it',
-  TESTS_TAMPERED: 'Tests tampered with',
-  TOO_LATE: 'Too late',
-  IRRELEVANT: 'Irrelevant',
-  OTHER: 'Other',
-};
+/** The reasons every surface offers (common/reject-reasons.ts, which the editor extension imports too), by value. */
+export const REJECT_REASON_LABELS = Object.fromEntries(REJECT_REASONS.map((r) => [r.value, r.label])) as Record<RejectReason, string>;
+// the offered reasons are exactly the database's: a reason added to one and not the other fails to compile
+const SAME_REJECT_REASONS: [RejectReason] extends [RejectReasonValue] ? ([RejectReasonValue] extends [RejectReason] ? true : never) : never = true;
+void SAME_REJECT_REASONS;
 
 export const CHANGE_STATUS_LABELS: Record<ChangeStatus, string> = {
   NEW: 'New',
@@ -135,6 +133,7 @@ export const SURFACE_LABELS: Record<Surface, string> = {
   DASHBOARD: 'Dashboard',
   CODE_REVIEW: 'Pull request',
   CLI: 'CLI',
+  IDE: 'Editor (VS Code)',
   API: 'API',
 };
 

@@ -654,14 +654,20 @@ class HistoryBuilder {
   }): void {
     const { rng } = this;
     if (!rng.chance(0.6)) return;
-    const surface = rng.chance(0.7) ? 'DASHBOARD' : 'CLI';
+    // most reviews happen on the dashboard; the editor extension and the CLI share the rest
+    const surface = rng.weighted([
+      ['DASHBOARD', 60],
+      ['IDE', 25],
+      ['CLI', 15],
+    ] as const);
     const userId = rng.pick(this.people.reviewers);
     const previewAt = readyAt + Math.min(3 * DAY, rng.logNormal(25, 1) * MINUTE);
     if (previewAt >= this.now - 10 * MINUTE) return;
     this.rows.decisions.push({ id: rng.cuid(), fixId: fix.id!, userId, kind: 'PREVIEW', surface, createdAt: new Date(previewAt) });
 
     const decideAt = this.past(previewAt + rng.int(1, 12) * MINUTE);
-    // FlowAgent: applied/previewed 37.84% in the review tool, 59.69% in the IDE
+    // FlowAgent: applied/previewed 37.84% in the review tool, 59.69% in the IDE;
+    // the CLI, like the IDE, is the developer's own checkout
     if (rng.chance(surface === 'DASHBOARD' ? 0.3784 : 0.5969)) {
       const edited = rng.chance(0.2);
       this.rows.decisions.push({

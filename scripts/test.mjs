@@ -3,7 +3,8 @@
 // failures, then one closing line "N passed, N failed".
 //   unit         node --test test/unit/**            (no database)
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
-//   e2e          next build (reusing .next/cache), Playwright in Debian's Chromium against `next start`
+//   e2e          next build (reusing .next/cache), the extension's .vsix, Playwright in Debian's Chromium against `next start`
+//                (with FLOWFIX_E2E_EDITOR=1, e2e/editor.spec.ts also in code-server, set up once by scripts/ensure-code-server.mjs)
 // `node scripts/test.mjs unit|integration|e2e [path-substring ...]` runs one suite.
 // FLOWFIX_TEST_LANES=1: the whole run (no suite named) has two lanes after
 // the unit suite: the integration suites one after another, and beside them
@@ -113,6 +114,18 @@ async function e2eSuiteUntimed(out) {
     failedSuites.push('e2e (build)');
     totals.failed += 1;
     return;
+  }
+  // the VS Code extension's .vsix, which e2e/editor.spec.ts installs into code-server
+  // (scripts/ensure-code-server.mjs sets code-server up once, cached)
+  if (process.env.FLOWFIX_E2E_EDITOR === '1') {
+    const ext = path.join(root, 'extension');
+    const deps = existsSync(path.join(ext, 'node_modules')) ? { code: 0 } : await run('npm', ['ci', '--prefix', ext, '--no-audit', '--no-fund'], {}, out);
+    const pkg = deps.code === 0 ? await run('npm', ['run', '--prefix', ext, 'package'], {}, out) : deps;
+    if (pkg.code !== 0) {
+      failedSuites.push('e2e (extension package)');
+      totals.failed += 1;
+      return;
+    }
   }
   // a path substring picks spec files, as it picks test files in the other suites
   const { code } = await run('npx', ['playwright', 'test', ...patterns], { CI: process.env.CI ?? '' }, out);

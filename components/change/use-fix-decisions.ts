@@ -2,16 +2,13 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { requestJson } from '../api-client';
-import { REJECT_REASON_LABELS } from '@/common/labels';
 
 // The decision endpoints belong to the review-apply module (app/api/fixes/[id]/*);
 // these hooks only call them and refresh what the page shows afterwards.
 
-export const REJECT_REASONS = (['WRONG_FIX', 'NOT_HOW_I_WOULD', 'TESTS_TAMPERED', 'TOO_LATE', 'IRRELEVANT', 'OTHER'] as const).map((value) => ({
-  value,
-  label: REJECT_REASON_LABELS[value],
-}));
-export type RejectReason = (typeof REJECT_REASONS)[number]['value'];
+// one list for every surface (the editor extension offers the same reasons)
+import type { RejectReasonValue as RejectReason } from '@/common/reject-reasons';
+export { REJECT_REASONS, type RejectReasonValue as RejectReason } from '@/common/reject-reasons';
 
 const fixUrl = (fixId: string, action: string) => `/api/fixes/${encodeURIComponent(fixId)}/${action}`;
 

@@ -9,6 +9,7 @@ import {
   usePersonalTokens,
   useRevokePersonalToken,
   type PersonalToken,
+  type PersonalTokenKind,
   type PersonalTokenScope,
 } from './use-personal-tokens';
 
@@ -21,14 +22,21 @@ const EXPIRIES = [
 ] as const;
 
 const SCOPE_LABEL: Record<PersonalTokenScope, string> = { read: 'read', decide: 'read + decide' };
+const KIND_LABEL: Record<PersonalTokenKind, string> = { cli: 'command line', ide: 'editor' };
 
-function IssuedToken({ token, name, onDismiss }: { token: string; name: string; onDismiss: () => void }) {
+function IssuedToken({ token, name, kind, onDismiss }: { token: string; name: string; kind: PersonalTokenKind; onDismiss: () => void }) {
   return (
     <div className="card admin-issued" role="status" data-testid="personal-token-issued">
       <h3 className="card-title">Token “{name}” created</h3>
       <div className="alert alert-info">
-        Copy it now: this is the only time it is shown; flowfix keeps only a hash. Use it from a terminal as
-        <code> FLOWFIX_TOKEN=… npx flowfix fix show FIX_ID</code>.
+        Copy it now: this is the only time it is shown; flowfix keeps only a hash.{' '}
+        {kind === 'ide' ? (
+          <>In VS Code, run <code>flowfix: Sign in</code> from the command palette and paste it.</>
+        ) : (
+          <>
+            Use it from a terminal as<code> FLOWFIX_TOKEN=… npx flowfix fix show FIX_ID</code>.
+          </>
+        )}
       </div>
       <div className="row admin-issued-row">
         <input
@@ -47,21 +55,22 @@ function IssuedToken({ token, name, onDismiss }: { token: string; name: string; 
   );
 }
 
-function IssueForm({ onIssued }: { onIssued: (r: { token: string; name: string }) => void }) {
+function IssueForm({ onIssued }: { onIssued: (r: { token: string; name: string; kind: PersonalTokenKind }) => void }) {
   const issue = useIssuePersonalToken();
   const [name, setName] = useState('');
   const [scope, setScope] = useState<PersonalTokenScope>('read');
+  const [kind, setKind] = useState<PersonalTokenKind>('cli');
   const [expiry, setExpiry] = useState<string>('30');
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
     const expiresAt = expiry === 'never' ? undefined : new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
     issue.mutate(
-      { name, scope, ...(expiresAt ? { expiresAt } : {}) },
+      { name, scope, kind, ...(expiresAt ? { expiresAt } : {}) },
       {
         onSuccess: (r) => {
           setName('');
-          onIssued({ token: r.token, name: r.record.name });
+          onIssued({ token: r.token, name: r.record.name, kind: r.record.kind });
         },
       },
     );
@@ -81,6 +90,17 @@ function IssueForm({ onIssued }: { onIssued: (r: { token: string; name: string }
           data-testid="personal-token-name"
         />
       </label>
+      <fieldset className="admin-fieldset">
+        <legend>Used from</legend>
+        <label className="admin-check">
+          <input type="radio" name="kind" checked={kind === 'cli'} onChange={() => setKind('cli')} data-testid="personal-token-kind-cli" />
+          the command line (npx flowfix fix …)
+        </label>
+        <label className="admin-check">
+          <input type="radio" name="kind" checked={kind === 'ide'} onChange={() => setKind('ide')} data-testid="personal-token-kind-ide" />
+          the editor (the flowfix VS Code extension)
+        </label>
+      </fieldset>
       <fieldset className="admin-fieldset">
         <legend>May</legend>
         <label className="admin-check">
@@ -137,6 +157,9 @@ function TokenRow({ token }: { token: PersonalToken }) {
           {SCOPE_LABEL[token.scope]}
         </span>
       </td>
+      <td className="small" data-testid="personal-token-kind">
+        {KIND_LABEL[token.kind]}
+      </td>
       <td className="small">{formatDateTime(token.createdAt)}</td>
       <td className="small" data-testid="personal-token-last-used">
         {formatAgo(token.lastUsedAt)}
@@ -175,14 +198,14 @@ function TokenRow({ token }: { token: PersonalToken }) {
 
 export function PersonalTokensPanel() {
   const tokens = usePersonalTokens();
-  const [issued, setIssued] = useState<{ token: string; name: string } | null>(null);
+  const [issued, setIssued] = useState<{ token: string; name: string; kind: PersonalTokenKind } | null>(null);
   return (
     <section className="stack" data-testid="personal-tokens">
-      {issued && <IssuedToken token={issued.token} name={issued.name} onDismiss={() => setIssued(null)} />}
+      {issued && <IssuedToken token={issued.token} name={issued.name} kind={issued.kind} onDismiss={() => setIssued(null)} />}
       <IssueForm onIssued={setIssued} />
       <DataTable
         label="Your personal tokens"
-        headers={['Token', 'Scope', 'Created', 'Last used', 'Expires', 'Status', '']}
+        headers={['Token', 'Scope', 'Used from', 'Created', 'Last used', 'Expires', 'Status', '']}
         query={tokens}
         rows={tokens.data}
         loading="Loading tokens…"

@@ -3,15 +3,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { requestJson } from '../api-client';
 
-// The signed-in user's personal API tokens (/api/me/tokens), for the CLI.
+// The signed-in user's personal API tokens (/api/me/tokens), for the CLI and the editor extension.
 
 export type PersonalTokenScope = 'read' | 'decide';
+export type PersonalTokenKind = 'cli' | 'ide';
 
 export interface PersonalToken {
   id: string;
   name: string;
   prefix: string;
   scope: PersonalTokenScope;
+  kind: PersonalTokenKind;
   createdAt: string;
   lastUsedAt: string | null;
   expiresAt: string | null;
@@ -30,7 +32,7 @@ export function usePersonalTokens() {
 export function useIssuePersonalToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name: string; scope: PersonalTokenScope; expiresAt?: string }) =>
+    mutationFn: (input: { name: string; scope: PersonalTokenScope; kind: PersonalTokenKind; expiresAt?: string }) =>
       requestJson<{ token: string; record: PersonalToken }>('/api/me/tokens', { method: 'POST', body: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: personalTokensKey }),
   });

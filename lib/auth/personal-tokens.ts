@@ -26,6 +26,14 @@ export type PersonalTokenScopeName = (typeof PERSONAL_TOKEN_SCOPES)[number];
 const SCOPE_TO_DB = { read: 'READ', decide: 'DECIDE' } as const;
 const SCOPE_FROM_DB = { READ: 'read', DECIDE: 'decide' } as const;
 
+// Where the token is used: the command line (`flowfix fix …`) or the editor
+// extension. The server records a decision made with it on that surface (CLI
+// or IDE, lib/fixes/schemas.ts surfaceFor); the client never names it.
+export const PERSONAL_TOKEN_KINDS = ['cli', 'ide'] as const;
+export type PersonalTokenKindName = (typeof PERSONAL_TOKEN_KINDS)[number];
+const KIND_TO_DB = { cli: 'CLI', ide: 'IDE' } as const;
+const KIND_FROM_DB = { CLI: 'cli', IDE: 'ide' } as const;
+
 /** Does a token with `held` scope cover what a route `needs`? (decide includes read) */
 export function scopeCovers(held: PersonalTokenScopeName, needs: PersonalTokenScopeName): boolean {
   return held === 'decide' || needs === 'read';
@@ -39,6 +47,7 @@ export const IssuePersonalTokenSchema = z
       .refine((d) => d.getTime() > Date.now(), 'The expiry must be in the future')
       .optional(),
     scope: z.enum(PERSONAL_TOKEN_SCOPES, { message: 'The scope is "read" or "decide"' }).default('read'),
+    kind: z.enum(PERSONAL_TOKEN_KINDS, { message: 'The token is for "cli" (the command line) or "ide" (the editor extension)' }).default('cli'),
   })
   .strict();
 export type IssuePersonalTokenInput = z.input<typeof IssuePersonalTokenSchema>;
@@ -52,12 +61,15 @@ export interface PersonalTokenView {
   expiresAt: Date | null;
   revokedAt: Date | null;
   scope: PersonalTokenScopeName;
+  kind: PersonalTokenKindName;
 }
 
-const VIEW = { id: true, name: true, prefix: true, scope: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true } as const;
+const VIEW = { id: true, name: true, prefix: true, scope: true, kind: true, createdAt: true, lastUsedAt: true, expiresAt: true, revokedAt: true } as const;
 
-function toView<T extends { scope: keyof typeof SCOPE_FROM_DB }>(row: T): Omit<T, 'scope'> & { scope: PersonalTokenScopeName } {
-  return { ...row, scope: SCOPE_FROM_DB[row.scope] };
+function toView<T extends { scope: keyof typeof SCOPE_FROM_DB; kind: keyof typeof KIND_FROM_DB }>(
+  row: T,
+): Omit<T, 'scope' | 'kind'> & { scope: PersonalTokenScopeName; kind: PersonalTokenKindName } {
+  return { ...row, scope: SCOPE_FROM_DB[row.scope], kind: KIND_FROM_DB[row.kind] };
 }
 
 export async function issuePersonalToken({
@@ -72,11 +84,11 @@ export async function issuePersonalToken({
   const prefix = token.slice(0, PERSONAL_TOKEN_PREFIX.length + 6);
   const record = await getDb().$transaction(async (tx) => {
     const created = await tx.personalToken.create({
-      data: { userId, name: data.name, prefix, tokenHash: hashToken(token), expiresAt: data.expiresAt ?? null, scope: SCOPE_TO_DB[data.scope] },
+      data: { userId, name: data.name, prefix, tokenHash: hashToken(token), expiresAt: data.expiresAt ?? null, scope: SCOPE_TO_DB[data.scope], kind: KIND_TO_DB[data.kind] },
       select: VIEW,
     });
     await writeAudit(
-      { actorId: userId, actorKind: 'user', action: 'personal_token.issue', targetType: 'personal_token', targetId: created.id, data: { name: created.name, prefix, scope: data.scope } },
+      { actorId: userId, actorKind: 'user', action: 'personal_token.issue', targetType: 'personal_token', targetId: created.id, data: { name: created.name, prefix, scope: data.scope, kind: data.kind } },
       tx,
     );
     return toView(created);
@@ -105,10 +117,10 @@ export async function revokePersonalToken({ userId, id }: { userId: string; id: 
   });
 }
 
-/** "Authorization: Bearer ffp_…" → the user it acts as (re-read from the database) and the token's scope; else 401. */
+/** "Authorization: Bearer ffp_…" → the user it acts as (re-read from the database), the token's scope and kind; else 401. */
 export async function authenticatePersonalToken(
   authorization: string | null,
-): Promise<{ user: SessionUser; scope: PersonalTokenScopeName }> {
+): Promise<{ user: SessionUser; scope: PersonalTokenScopeName; kind: PersonalTokenKindName }> {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (!match || !match[1].startsWith(PERSONAL_TOKEN_PREFIX)) {
     throw new AppError('unauthenticated', 'Sign in, or send a personal token: Authorization: Bearer ffp_…');
@@ -116,7 +128,7 @@ export async function authenticatePersonalToken(
   const db = getDb();
   const row = await db.personalToken.findUnique({
     where: { tokenHash: hashToken(match[1]) },
-    select: { id: true, revokedAt: true, expiresAt: true, scope: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true, kind: true } } },
+    select: { id: true, revokedAt: true, expiresAt: true, scope: true, kind: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true, kind: true } } },
   });
   if (!row || row.user.kind === 'CODE_REVIEW') throw new AppError('unauthenticated', 'Unknown personal token');
   if (row.revokedAt) throw new AppError('unauthenticated', 'This personal token has been revoked');
@@ -127,5 +139,6 @@ export async function authenticatePersonalToken(
   return {
     user: { id: row.user.id, email: row.user.email, name: row.user.name, roles: row.user.roles },
     scope: SCOPE_FROM_DB[row.scope],
+    kind: KIND_FROM_DB[row.kind],
   };
 }

@@ -307,14 +307,27 @@ export async function recordLocalApply({
   fixId,
   userId,
   surface,
+  checkoutHead,
 }: {
   fixId: string;
   userId: string;
   surface: SurfaceName;
+  /** the revision the reviewer's checkout is at, when the client says (the editor does) */
+  checkoutHead?: string;
 }): Promise<{ fixId: string; decisionId: string }> {
   await requireDecider(userId);
   const where = SurfaceSchema.parse(surface);
   return getDb().$transaction(async (tx) => {
+    if (checkoutHead !== undefined) {
+      const made = await tx.fix.findUnique({ where: { id: fixId }, select: { revision: { select: { headRev: true, branch: true } } } });
+      if (made && !made.revision.headRev.startsWith(checkoutHead)) {
+        throw new AppError(
+          'conflict',
+          `The fix is stale: it was made for ${made.revision.branch} at ${made.revision.headRev.slice(0, 12)}, and your checkout is at ${checkoutHead.slice(0, 12)}`,
+          { details: { status: FixStatus.STALE, expectedHead: made.revision.headRev, actualHead: checkoutHead } },
+        );
+      }
+    }
     const { count } = await tx.fix.updateMany({
       where: { id: fixId, ...DECIDABLE },
       data: { status: FixStatus.APPLIED, appliedAt: new Date(), appliedById: userId },

@@ -11,22 +11,25 @@ export const SurfaceSchema = z.enum(Object.values(Surface) as [Surface, ...Surfa
 export type SurfaceName = z.infer<typeof SurfaceSchema>;
 
 /** How the caller authenticated, as lib/http/route.ts's handlers see it. */
-export type AuthChannel = 'cookie' | 'personal_token' | 'token';
+export type AuthChannel = 'cookie' | 'personal_token' | 'editor_token' | 'token';
+
+const SURFACE_OF: Record<AuthChannel, SurfaceName> = { cookie: 'DASHBOARD', personal_token: 'CLI', editor_token: 'IDE', token: 'API' };
 
 /**
  * The surface a decision is recorded with, from how the caller authenticated:
- * the dashboard's session cookie, a personal token (the CLI's), or an API
- * token. Never from the request body, so adoption per surface cannot be
- * written by whoever sends the request.
+ * the dashboard's session cookie, a personal token issued for the command
+ * line (CLI) or for the editor extension (IDE), or an API token. Never from
+ * the request body, so adoption per surface cannot be written by whoever
+ * sends the request.
  */
 export function surfaceFor(via: AuthChannel): SurfaceName {
-  return via === 'cookie' ? 'DASHBOARD' : via === 'personal_token' ? 'CLI' : 'API';
+  return SURFACE_OF[via];
 }
 
 // A body naming a surface is refused rather than silently overruled, so a
 // client that still sends one learns at once that it means nothing.
 const NoSurface = z
-  .undefined({ error: 'surface is set by the server from how you authenticated (dashboard session, CLI personal token, API token); leave it out of the body' })
+  .undefined({ error: 'surface is set by the server from how you authenticated (dashboard session, a command-line or editor personal token, API token); leave it out of the body' })
   .optional();
 
 export const RejectReasonSchema = z.enum(Object.values(RejectReason) as [RejectReason, ...RejectReason[]]);
@@ -53,8 +56,13 @@ export const AcceptBodySchema = z
     // local: the caller applied the patch in their own checkout (`flowfix fix apply`),
     // flowfix only records the decision
     mode: z.enum(['branch', 'local']).default('branch'),
+    // local: the revision the caller's checkout is at (the editor sends it); a
+    // fix made for another revision is stale there and is refused, as the
+    // branch mode refuses a branch that moved
+    headRev: z.string().regex(/^[0-9a-f]{7,64}$/, 'headRev is a commit id').optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => b.headRev === undefined || b.mode === 'local', { message: 'headRev goes with mode "local"', path: ['headRev'] });
 
 /** A unified diff as a reviewer may send it: text, bounded, with at least one file header. */
 export const EditedDiffSchema = z

@@ -39,7 +39,9 @@ interface BaseContext<P> {
   req: NextRequest;
   params: P;
 }
-export type SessionContext<P> = BaseContext<P> & { user: SessionUser; via: 'cookie' | 'personal_token' };
+// via: the session cookie, a personal token issued for the command line, or one issued for the editor
+export type SessionVia = 'cookie' | 'personal_token' | 'editor_token';
+export type SessionContext<P> = BaseContext<P> & { user: SessionUser; via: SessionVia };
 export type TokenContext<P> = BaseContext<P> & { token: TokenPrincipal };
 export type PublicContext<P> = BaseContext<P>;
 export type WebhookContext<P, W = unknown> = BaseContext<P> & { webhook: W };
@@ -63,15 +65,15 @@ export function withRoute<A extends Access, P = Record<string, string>>(
   const wrapped = async (req: NextRequest, routeCtx?: { params?: Promise<unknown> }): Promise<Response> => {
     try {
       const params = ((await routeCtx?.params) ?? {}) as P;
-      let ctx: BaseContext<P> & Partial<{ user: SessionUser; via: 'cookie' | 'personal_token'; token: TokenPrincipal; webhook: unknown }>;
+      let ctx: BaseContext<P> & Partial<{ user: SessionUser; via: SessionVia; token: TokenPrincipal; webhook: unknown }>;
       if (access.auth === 'session') {
         let user = await getSessionUser(req);
-        let via: 'cookie' | 'personal_token' = 'cookie';
+        let via: SessionVia = 'cookie';
         if (!user && access.allowPersonalToken && isPersonalTokenHeader(req.headers.get('authorization'))) {
           const principal = await authenticatePersonalToken(req.headers.get('authorization'));
           assertPersonalTokenScope(access, req.method, principal.scope);
           user = principal.user;
-          via = 'personal_token';
+          via = principal.kind === 'ide' ? 'editor_token' : 'personal_token';
         }
         if (!user) throw new AppError('unauthenticated', 'Sign in to continue');
         if (via === 'cookie') assertSameOrigin(req);

@@ -6,11 +6,11 @@ import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 import { fillBuckets } from './buckets';
 
 // What reviewers did with the posted fixes of the cohort (scope.ts): per
-// surface (dashboard, the code host's pull request, CLI, API) how many were previewed (any decision) and
+// surface (dashboard, the code host's pull request, CLI, the editor extension, API) how many were previewed (any decision) and
 // applied (accept or edit-accept), the decisions by kind, reject reasons per
 // bucket, per repository, and the trend per bucket.
 
-export const SURFACES = ['DASHBOARD', 'CODE_REVIEW', 'CLI', 'API'] as const;
+export const SURFACES = ['DASHBOARD', 'CODE_REVIEW', 'CLI', 'IDE', 'API'] as const;
 export type SurfaceName = (typeof SURFACES)[number];
 
 export interface SurfaceAdoption {

@@ -123,7 +123,7 @@ describe('demo seed', () => {
 
     const decisions = await db.decision.findMany();
     assert.deepEqual([...new Set(decisions.map((d) => d.kind))].sort(), ['ACCEPT', 'EDIT_ACCEPT', 'PREVIEW', 'REJECT']);
-    assert.deepEqual([...new Set(decisions.map((d) => d.surface))].sort(), ['CLI', 'DASHBOARD']);
+    assert.deepEqual([...new Set(decisions.map((d) => d.surface))].sort(), ['CLI', 'DASHBOARD', 'IDE']);
     assert.ok(decisions.filter((d) => d.kind === 'REJECT').every((d) => d.reason !== null));
     assert.ok(decisions.filter((d) => d.kind === 'EDIT_ACCEPT').every((d) => d.editedDiff));
 

@@ -314,6 +314,7 @@ describe('adoption', () => {
       { surface: 'DASHBOARD', previewed: 2, applied: 1, applyPerPreview: 0.5, applyPerPosted: 0.25 },
       { surface: 'CODE_REVIEW', previewed: 0, applied: 0, applyPerPreview: null, applyPerPosted: 0 },
       { surface: 'CLI', previewed: 1, applied: 1, applyPerPreview: 1, applyPerPosted: 0.25 },
+      { surface: 'IDE', previewed: 0, applied: 0, applyPerPreview: null, applyPerPosted: 0 },
       { surface: 'API', previewed: 0, applied: 0, applyPerPreview: null, applyPerPosted: 0 },
     ]);
     assert.deepEqual(a.decisions, { accept: 1, editAccept: 1, reject: 1 });

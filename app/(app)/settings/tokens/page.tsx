@@ -10,7 +10,7 @@ export default function PersonalTokensPage() {
     <main className="page">
       <h1 className="page-title">Personal tokens</h1>
       <p className="page-subtitle">
-        Tokens for the flowfix command line. Each acts as you, with your roles as they are when it is used, and only within its scope.
+        Tokens for the flowfix command line and the VS Code extension. Each acts as you, with your roles as they are when it is used, and only within its scope.
       </p>
       <PersonalTokensPanel />
     </main>

@@ -16,7 +16,7 @@ export const POST = withRoute<typeof REVIEWERS, { id: string }>(
   async ({ req, params, user, via }) => {
     const body = await readJson(req, AcceptBodySchema);
     const surface = surfaceFor(via);
-    if (body.mode === 'local') return recordLocalApply({ fixId: params.id, userId: user.id, surface });
+    if (body.mode === 'local') return recordLocalApply({ fixId: params.id, userId: user.id, surface, checkoutHead: body.headRev });
     return acceptFix({ fixId: params.id, userId: user.id, surface });
   },
 );

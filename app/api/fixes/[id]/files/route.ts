@@ -5,8 +5,9 @@ import { getFixFiles } from '@/lib/fixes/queries';
 export const dynamic = 'force-dynamic';
 
 // GET /api/fixes/:id/files — each file the fix touches, original and modified text, for the diff viewer
-export const GET = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES }, { id: string }>(
-  { auth: 'session', roles: BROWSE_ROLES },
+// (the dashboard's, and the editor extension's with its personal token)
+export const GET = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES; allowPersonalToken: true }, { id: string }>(
+  { auth: 'session', roles: BROWSE_ROLES, allowPersonalToken: true },
   async ({ params }) => {
     const files = await getFixFiles({ id: params.id });
     return Response.json({ files }, { headers: { 'Cache-Control': 'private, no-store' } });

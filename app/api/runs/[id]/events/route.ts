@@ -9,9 +9,10 @@ export const runtime = 'nodejs';
 
 // GET /api/runs/:id/events — the run's trajectory as Server-Sent Events:
 // saved events after Last-Event-ID (or ?after=), then new ones as they are
-// saved; a finished run ends with `event: end`.
-export const GET = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES }, { id: string }>(
-  { auth: 'session', roles: BROWSE_ROLES },
+// saved; a finished run ends with `event: end`. (The editor extension follows
+// a run with its personal token.)
+export const GET = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES; allowPersonalToken: true }, { id: string }>(
+  { auth: 'session', roles: BROWSE_ROLES, allowPersonalToken: true },
   async ({ req, params }) => {
     const afterSeq = parseResumePoint({
       lastEventId: req.headers.get('last-event-id'),
