@@ -15,6 +15,18 @@ export function percentile(samples: readonly number[], p: number): number {
   return sorted[Math.min(rank, sorted.length) - 1]!;
 }
 
+/** "42.0% (21/50)", or "—" of nothing. */
+export function pct(n: number, d: number): string {
+  return d === 0 ? '—' : `${((100 * n) / d).toFixed(1)}% (${n}/${d})`;
+}
+
+/** The q-quantile (q in 0..1) by rounding the rank; 0 of no samples (the repair benches' reports). */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
+}
+
 export function summarise(samples: readonly number[]): Summary {
   return { samples: samples.length, p50: percentile(samples, 50), p95: percentile(samples, 95), max: Math.max(...samples) };
 }

@@ -25,6 +25,7 @@ import { checkBug } from './check-corpus';
 import { measureSandboxCost } from './sandbox-cost';
 import { BUGS, buildBugRepo, projectOf, settingsFor } from './corpus/index';
 import type { CorpusBug } from './corpus/types';
+import { pct, quantile } from '../stats';
 
 const PHASES: Phase[] = ['setup', 'red', 'localise', 'patch', 'verify', 'summary'];
 const OVERHEAD_SHARE = 0.05;
@@ -173,16 +174,6 @@ export async function runBug(bug: CorpusBug, opts: BugRunOptions): Promise<BugOu
   } finally {
     await rm(repo.dir, { recursive: true, force: true });
   }
-}
-
-function pct(n: number, d: number): string {
-  return d === 0 ? '—' : `${((100 * n) / d).toFixed(1)}% (${n}/${d})`;
-}
-
-function quantile(values: number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
 }
 
 function fmtMs(ms: number): string {

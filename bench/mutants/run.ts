@@ -28,6 +28,7 @@ import { parseJunitXml } from '../../lib/junit/parse';
 import { FilterPolicySchema, ModelSettingsSchema, RepositorySettingsSchema, type RepositorySettings } from '../../lib/repositories/settings';
 import { buildMutantRepo, modulesUnderTest, packageJson, ROOT, writeFrame, type ModuleUnderTest } from './frame';
 import { applyMutant, ownMutants, seededRandom, shuffled, strykerMutants, type Mutant } from './mutate';
+import { pct, quantile } from '../stats';
 
 const OUT = path.join(ROOT, 'bench', 'out');
 /** a module whose unit tests take longer than this on the base is left out: the budget is ~13 s per mutant */
@@ -249,16 +250,6 @@ async function pool<T, R>(items: T[], jobs: number, fn: (item: T, worker: number
     }),
   );
   return out;
-}
-
-function pct(n: number, d: number): string {
-  return d === 0 ? '—' : `${((100 * n) / d).toFixed(1)}% (${n}/${d})`;
-}
-
-function quantile(values: number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
 }
 
 export function report(outcomes: MutantOutcome[], meta: { seed: number; screened: number; killed: number; modules: number; totalMs: number; jobs: number }): string {

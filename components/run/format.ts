@@ -1,14 +1,9 @@
 // The run page's own labels (numbers, times and costs: common/format.ts).
 
-export const STATUS_TEXT: Record<string, string> = {
-  QUEUED: 'Queued',
-  RUNNING: 'Running',
-  FIXED: 'Fixed',
-  NO_FIX: 'No fix',
-  FAILED: 'Failed',
-  CANCELLED: 'Cancelled',
-  GONE: 'Deleted',
-};
+import { RUN_STATUS_LABELS } from '@/common/labels';
+
+/** A run's status in words (common/labels.ts), and GONE: the run's page after it was deleted. */
+export const STATUS_TEXT: Record<string, string> = { ...RUN_STATUS_LABELS, GONE: 'Deleted' };
 
 export const PHASE_TEXT: Record<string, string> = {
   setup: 'Setup',
