@@ -83,7 +83,7 @@ export function CiLog({ log, truncatedBytes }: { log: string; truncatedBytes: nu
             {log === '' ? (
               <p className="muted">CI sent no log for this revision.</p>
             ) : (
-              <pre className="ci-log-text" data-testid="ci-log-text">
+              <pre className="ci-log-text" data-testid="ci-log-text" tabIndex={0} role="region" aria-label="CI log">
                 {rows.slice(0, MAX_LINES_SHOWN).map((l) => (
                   <div key={l.n} className={`ci-log-line${'hit' in l && l.hit ? ' ci-log-hit' : ''}`} data-testid="ci-log-line">
                     <span className="ci-log-n" aria-hidden>

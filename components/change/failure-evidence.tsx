@@ -39,7 +39,14 @@ export function FailureEvidence({
               )}
             </div>
             {f.message && (
-              <pre className="failure-message" data-testid="failure-message">
+              <pre
+                className="failure-message"
+                data-testid="failure-message"
+                // It scrolls past 180px, so keyboard users must be able to reach it.
+                tabIndex={0}
+                role="region"
+                aria-label={`Failure message of ${f.testName}`}
+              >
                 {f.message}
               </pre>
             )}
@@ -57,7 +64,9 @@ export function FailureEvidence({
             {f.logExcerpt && f.logExcerpt !== f.message && (
               <details className="failure-excerpt">
                 <summary className="muted small">Stack trace and output</summary>
-                <pre>{f.logExcerpt}</pre>
+                <pre tabIndex={0} role="region" aria-label={`Stack trace and output of ${f.testName}`}>
+                  {f.logExcerpt}
+                </pre>
               </details>
             )}
           </li>
