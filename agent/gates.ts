@@ -1,4 +1,4 @@
-import type { RepositorySettings } from '../lib/repositories/settings';
+import type { RepositorySettings } from '../common/settings';
 import { parseBuildDiagnostics } from './diagnostics';
 import { applyEditToFiles, EditSchema } from './edits';
 import { git } from './git';

@@ -1,5 +1,5 @@
 import type { HostCloneAccess } from '../lib/hosts/clone-access';
-import type { FilterPolicy, ModelSettings, RepositorySettings } from '../lib/repositories/settings';
+import type { FilterPolicy, ModelSettings, RepositorySettings } from '../common/settings';
 import type { Spectrum } from './coverage/spectrum';
 import type { PostFilterFinding } from './filters/post';
 import { localise } from './phases/localise';
@@ -55,7 +55,7 @@ export interface RunRepairInput {
   headRev: string;
   /** failing test ids (from CI) or names; absent → the failing tests of a full run on the head */
   targetTests?: string[];
-  /** the effective repository settings (lib/repositories/settings.ts resolveEffectiveSettings) */
+  /** the effective repository settings (common/settings.ts resolveEffectiveSettings) */
   settings: RepositorySettings;
   filterPolicy?: FilterPolicy;
   modelSettings?: ModelSettings;

@@ -1,4 +1,4 @@
-import type { RepositorySettings } from '../lib/repositories/settings';
+import type { RepositorySettings } from '../common/settings';
 import { runEvent, type Proof } from '../common/run-events';
 import type { GateRepeat, Gates } from './gates';
 import type { GateName, TestRun } from './types';

@@ -1,7 +1,7 @@
 import { readFile, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { disambiguateTestIds, parseJunitXml } from '../lib/junit/parse';
-import type { RepositorySettings } from '../lib/repositories/settings';
+import type { RepositorySettings } from '../common/settings';
 import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
 import type { SandboxLimits } from '../lib/sandbox/limits';
 import { buildSandboxEnv, runCommand, shellQuote } from './exec';

@@ -1,6 +1,5 @@
 import { generateHistory } from '../demo/history';
 import {
-  ESTIMATE_HISTORY_RUNS,
   estimateRemaining,
   medianPhaseDurations,
   MIN_COMPARABLE,
@@ -10,7 +9,8 @@ import {
   type PhaseMedians,
   type RunPhase,
   type RunProgress,
-} from '../lib/runs/estimate';
+} from '../common/run-estimate';
+import { ESTIMATE_HISTORY_RUNS } from '../lib/runs/estimate';
 import { summarise } from './stats';
 import type { BenchFigure, BenchModule } from './types';
 

@@ -6,7 +6,7 @@ import { openDb, setDbHandle, type DbHandle } from '../lib/db';
 import { applyMigrations } from '../scripts/db/migrate';
 import { createScratchDatabase } from '../lib/scratch-database';
 import { stopRunQueue } from '../lib/queue';
-import { RepositorySettingsSchema } from '../lib/repositories/settings';
+import { RepositorySettingsSchema } from '../common/settings';
 import { requestRun } from '../lib/runs/service';
 import { summarise } from './stats';
 import type { BenchFigure, BenchModule, BenchOptions, BenchResult } from './types';

@@ -13,6 +13,7 @@ import type {
 import type { NamedExitReason, NoFixCategory } from './exit-reasons';
 import { GRADE_LABEL_TEXT } from './grading';
 import { REJECT_REASONS, type RejectReasonValue } from './reject-reasons';
+import type { RunPolicy } from './settings';
 
 // The words for the codes flowfix stores: filter reasons (skip, drop), run
 // exit reasons, reject reasons, statuses, surfaces, grade labels. Every page
@@ -149,8 +150,8 @@ export const GRADE_LABEL_LABELS = Object.fromEntries(
   Object.entries(GRADE_LABEL_TEXT).map(([label, text]) => [label, text.name]),
 ) as Record<GradeLabel, string>;
 
-/** Run policies (lib/repositories/settings.ts ModelSettings.policy). */
-export const POLICY_LABELS: Record<string, string> = { offline: 'Offline', llm: 'LLM', tiered: 'Tiered' };
+/** Run policies (common/settings.ts ModelSettings.policy). */
+export const POLICY_LABELS: Record<RunPolicy, string> = { offline: 'Offline', llm: 'LLM', tiered: 'Tiered' };
 
 /** A code no record knows (written by a newer version, or free text): its words, never its underscores. */
 export function humaniseCode(code: string): string {

@@ -2,7 +2,7 @@ import type { Prisma } from './generated/prisma/client';
 import { getDb } from './db';
 import { AppError } from './errors';
 import { csvCell } from '../common/csv';
-import { AUDIT_EXPORT_MAX_ROWS, type AuditFilter } from './audit-query';
+import { AUDIT_EXPORT_MAX_ROWS, type AuditFilter } from '../common/audit-query';
 
 export interface AuditEntry {
   actorId?: string | null;

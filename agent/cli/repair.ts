@@ -1,13 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  FilterPolicySchema,
-  ModelSettingsSchema,
-  readFlowfixFileAtRevision,
-  resolveEffectiveSettings,
-  mergeSettings,
-} from '../../lib/repositories/settings';
+import { FilterPolicySchema, ModelSettingsSchema, resolveEffectiveSettings, mergeSettings, RUN_POLICIES, RunPolicySchema } from '../../common/settings';
+import { readFlowfixFileAtRevision } from '../../lib/repositories/flowfix-file';
 import { runGit } from '../../lib/git/runner';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
 import { detectRunner, LOCK_FILES } from '../runners';
@@ -210,8 +205,8 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     return 2;
   }
   const policyName = args.policy ?? 'offline';
-  if (!['offline', 'llm', 'tiered'].includes(policyName)) {
-    io.stderr(`--policy must be offline, llm or tiered\n`);
+  if (!RunPolicySchema.safeParse(policyName).success) {
+    io.stderr(`--policy must be ${RUN_POLICIES.join(', ')}\n`);
     return 2;
   }
   const repoPath = path.resolve(io.cwd, args.repo ?? '.');

@@ -16,7 +16,7 @@ import { copyFile, lstat, mkdir, readdir, readFile, realpath } from 'node:fs/pro
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { RepositorySettings } from '../../lib/repositories/settings';
+import type { RepositorySettings } from '../../common/settings';
 import { runTests, stoppedBecause } from '../test-runner';
 import type { TestResult, TestRun } from '../types';
 import type { Workspace } from '../workspace';

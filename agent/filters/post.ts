@@ -1,4 +1,4 @@
-import type { FilterPolicy } from '../../lib/repositories/settings';
+import type { FilterPolicy } from '../../common/settings';
 import { diffFilePath, parseUnifiedDiff, type DiffFile, type DiffLine } from '../diff';
 import { matcher } from '../glob';
 import { isTestPath } from '../test-files';

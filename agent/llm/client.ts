@@ -22,7 +22,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { Env } from '../../lib/env';
-import { MODEL_DIALECTS, resolveModelEndpoint, type ModelSettings } from '../../lib/repositories/settings';
+import { MODEL_DIALECTS, resolveModelEndpoint, type ModelSettings } from '../../common/settings';
 import { asksStreamUsage, createSdk, readTokenCounts, type UsageSource } from './dialects';
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };

@@ -18,7 +18,7 @@
 // When an answer has no usage at all, tokens are estimated from the text
 // (about 4 characters a token) and marked `estimated`.
 import OpenAI, { AzureOpenAI } from 'openai';
-import type { ModelDialect } from '../../lib/repositories/settings';
+import type { ModelDialect } from '../../common/settings';
 
 export type { ModelDialect };
 

@@ -31,7 +31,7 @@ import { toolTurn } from './loop/tool-turn';
 import { createDefaultTools, type AgentTool } from './tools';
 
 export { LlmPolicyLimitsSchema, LlmProtocolOptionsSchema, llmProtocolFromSettings, type LlmPolicyLimits, type LlmProtocolOptions } from './loop/options';
-export type { EditProtocol } from '../../lib/repositories/settings';
+export type { EditProtocol } from '../../common/settings';
 
 export interface LlmPolicyOptions {
   client: LlmClient | LlmClientOptions;

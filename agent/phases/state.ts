@@ -1,4 +1,10 @@
-import { FilterPolicySchema, ModelSettingsSchema, type FilterPolicy, type ModelSettings, type RepositorySettings } from '../../lib/repositories/settings';
+import {
+  FilterPolicySchema,
+  ModelSettingsSchema,
+  type FilterPolicy,
+  type ModelSettings,
+  type RepositorySettings,
+} from '../../common/settings';
 import { createMeter, type CommandMeter, type Gates } from '../gates';
 import type { RepairEvidence, RepairResult, RunRepairInput } from '../pipeline';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, Phase, Policy, Suspect, TestRun, Usage } from '../types';

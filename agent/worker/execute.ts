@@ -1,5 +1,5 @@
 import { getEnv } from '../../lib/env';
-import type { ModelSettings } from '../../lib/repositories/settings';
+import type { ModelSettings } from '../../common/settings';
 import { setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox/mode';
 import { probeSandbox } from '../../lib/sandbox/probe';
 import { readSandboxMode } from '../../lib/sandbox/settings';

@@ -4,7 +4,6 @@ import os from 'node:os';
 import { getRunQueue, onRunQueued, type RunQueue } from '../../lib/queue';
 import { claimRun, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS } from '../../lib/runs/lease';
 import { startDeliveryWorker, type DeliveryWorker } from '../../lib/hosts/process';
-import { notifyCodeHostOfRun } from '../../lib/hosts/sync';
 import { executeRun, type RunOutcome } from './execute';
 import { runHousekeeping } from './housekeeping';
 
@@ -84,8 +83,6 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
       .then(async (outcome) => {
         held.delete(runId);
         log({ event: 'run_done', runId, ...outcome });
-        // the pull request's check and comment follow the run (a queued job)
-        await notifyCodeHostOfRun(runId);
         if (outcome.kind === 'released') await queue.enqueue(runId).catch(() => undefined);
         nudge();
         return outcome;
@@ -108,7 +105,6 @@ export async function startWorker(opts: WorkerOptions): Promise<RunWorker> {
           if (claim?.claimed) {
             log({ event: 'claim', runId: job.runId, attempt: claim.attempt, workerId });
             hold(job.runId);
-            await notifyCodeHostOfRun(job.runId);
           } else if (claim) {
             log({ event: 'claim_refused', runId: job.runId, reason: claim.reason });
           } else {

@@ -20,7 +20,7 @@ import { runTests } from '../../agent/test-runner';
 import { Workspace } from '../../agent/workspace';
 import type { RepairResult } from '../../agent/pipeline';
 import type { AgentEvent, Phase, Policy, Suspect } from '../../agent/types';
-import { ModelSettingsSchema } from '../../lib/repositories/settings';
+import { ModelSettingsSchema } from '../../common/settings';
 import { checkBug } from './check-corpus';
 import { measureSandboxCost } from './sandbox-cost';
 import { BUGS, buildBugRepo, projectOf, settingsFor } from './corpus/index';

@@ -25,7 +25,12 @@ import { runTests } from '../../agent/test-runner';
 import type { AgentEvent, Suspect } from '../../agent/types';
 import { Workspace } from '../../agent/workspace';
 import { parseJunitXml } from '../../lib/junit/parse';
-import { FilterPolicySchema, ModelSettingsSchema, RepositorySettingsSchema, type RepositorySettings } from '../../lib/repositories/settings';
+import {
+  FilterPolicySchema,
+  ModelSettingsSchema,
+  RepositorySettingsSchema,
+  type RepositorySettings,
+} from '../../common/settings';
 import { buildMutantRepo, modulesUnderTest, packageJson, ROOT, writeFrame, type ModuleUnderTest } from './frame';
 import { applyMutant, ownMutants, seededRandom, shuffled, strykerMutants, type Mutant } from './mutate';
 import { pct, quantile } from '../stats';

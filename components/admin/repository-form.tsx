@@ -2,13 +2,14 @@
 
 import { useState, type FormEvent } from 'react';
 import { describeError } from './api';
-import { LANGUAGES, type AdminRepository } from './types';
+import { LANGUAGES } from '@/common/settings';
+import type { AdminRepository } from './types';
 import { useRegisterRepository, useUpdateRepository, type RepositoryInput } from './use-admin-repositories';
 
 // The commands get their own fields; every other setting (time limits,
 // network, env, test path patterns…) and the filter policy and model settings
 // are edited as JSON and validated by the server against their schemas
-// (lib/repositories/settings.ts), which names the offending path.
+// (common/settings.ts), which names the offending path.
 
 const COMMAND_FIELDS = [
   { key: 'install', label: 'Install command', placeholder: 'npm ci', help: 'Runs once per workspace in the sandbox, reaching only the registries; dependency install scripts stay off unless "allowInstallScripts": true.' },

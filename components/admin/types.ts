@@ -27,9 +27,6 @@ export const ROLE_HELP: Record<RoleName, string> = {
   ADMIN: 'repositories, users, tokens, settings',
 };
 
-// mirrors LanguageSchema in lib/repositories/settings.ts (which is server-only: it runs git)
-export const LANGUAGES = ['typescript', 'javascript', 'python', 'java', 'go', 'other'] as const;
-
 export type AdminAuditEntry = Serialized<AuditView>;
 
 export type { HostView as AdminHost, HostRepositoryView as AdminHostRepository } from '@/lib/hosts/views';

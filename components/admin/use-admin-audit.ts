@@ -1,7 +1,7 @@
 'use client';
 
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { toAuditSearchParams } from '@/lib/audit-query';
+import { toAuditSearchParams } from '@/common/audit-query';
 import { requestJson, retryUnlessClientError } from '../api-client';
 import type { AdminAuditEntry } from './types';
 

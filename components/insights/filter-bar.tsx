@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { RUN_TRIGGERS, type InsightsQuery } from '@/common/insights-query';
 import { policyLabel } from '@/common/labels';
+import { RUN_POLICIES } from '@/common/settings';
 import { browserTimeZone } from '@/common/format';
 import { useInsightsFilter, useInsightsOptions } from './use-insights';
 
@@ -13,7 +14,6 @@ const PERIODS: Array<{ value: InsightsQuery['period']; label: string }> = [
   { value: 'all', label: 'All time' },
   { value: 'custom', label: 'Custom…' },
 ];
-const POLICIES = ['offline', 'llm', 'tiered'];
 const TRIGGER_LABELS: Record<(typeof RUN_TRIGGERS)[number], string> = {
   AUTO: 'Automatic runs',
   MANUAL: 'Manual runs',
@@ -93,8 +93,8 @@ export function InsightsFilterBar({ repositories }: { repositories: Array<{ name
         </select>
         <select className="select" aria-label="Policy" data-testid="insights-policy" value={query.policy ?? ''} onChange={(e) => set({ policy: e.target.value || undefined })}>
           <option value="">Every policy</option>
-          {query.policy && !POLICIES.includes(query.policy) && <option value={query.policy}>{query.policy}</option>}
-          {POLICIES.map((p) => (
+          {query.policy && !(RUN_POLICIES as readonly string[]).includes(query.policy) && <option value={query.policy}>{query.policy}</option>}
+          {RUN_POLICIES.map((p) => (
             <option key={p} value={p}>
               {policyLabel(p)}
             </option>

@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { formatRemainingRange } from '@/lib/runs/estimate';
+import { formatRemainingRange } from '@/common/run-estimate';
 import type { ActiveRunInfo } from '@/lib/runs/queries';
 import { PHASE_TEXT } from './format';
 import './run.css';

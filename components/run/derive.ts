@@ -1,6 +1,6 @@
 import { isTerminalRunStatus } from '@/common/run-status';
 import type { PublicRunEvent, PublicRunEventOf, RunStreamEnd } from '@/common/run-events';
-import { RUN_PHASES, isRunPhase, progressFromPhaseEvents, type RunPhase, type RunProgress } from '@/lib/runs/estimate';
+import { RUN_PHASES, isRunPhase, progressFromPhaseEvents, type RunPhase, type RunProgress } from '@/common/run-estimate';
 
 // What the run page shows, derived from the trajectory and the run row.
 // Pure functions: the row is the truth once the run is over, the events are

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
-import { estimateRemaining, formatRemainingRange, type PhaseMedians, type RunProgress } from '@/lib/runs/estimate';
+import { estimateRemaining, formatRemainingRange, type PhaseMedians, type RunProgress } from '@/common/run-estimate';
 import type { PhaseView } from './derive';
 import { formatDuration } from '@/common/format';
 import { PHASE_TEXT } from './format';

@@ -668,7 +668,7 @@ const bot: DemoChangeSpec = {
 
 // The oversized change: one locale module per market (52) plus the index, the
 // formatter and its test: 55 files, above the default too-many-files filter
-// (50, lib/repositories/settings.ts).
+// (50, common/settings.ts).
 const LOCALES: Array<[string, string, string, string]> = [
   ['en-US', '$', ',', '.'], ['en-GB', '£', ',', '.'], ['en-IE', '€', ',', '.'], ['en-CA', '$', ',', '.'],
   ['en-AU', '$', ',', '.'], ['en-NZ', '$', ',', '.'], ['en-SG', '$', ',', '.'], ['en-IN', '₹', ',', '.'],

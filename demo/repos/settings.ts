@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { FlowfixFileSchema } from '../../lib/repositories/settings';
+import { FlowfixFileSchema } from '../../common/settings';
 
 // What the demo writes into each repository's .flowfix.json and into
-// Repository.settings: the raw, partial object (lib/repositories/settings.ts
+// Repository.settings: the raw, partial object (common/settings.ts
 // merges raw values before applying defaults, so storing parsed defaults in
 // the admin column would hide the file's values).
 

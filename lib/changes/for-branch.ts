@@ -8,7 +8,7 @@ import { AppError } from '../errors';
 import { summaryToText } from '../fixes/text';
 import { noFixCategory } from '../../common/exit-reasons';
 import { getActiveRunsForChanges } from '../runs/queries';
-import { formatRemainingRange } from '../runs/estimate';
+import { formatRemainingRange } from '../../common/run-estimate';
 
 // The editor's question: "what is flowfix doing about the branch I have
 // checked out?" The extension knows the workspace's git remotes and its

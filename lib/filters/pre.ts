@@ -1,4 +1,4 @@
-import type { FilterPolicy } from '../repositories/settings';
+import type { FilterPolicy } from '../../common/settings';
 
 // FlowAgent's pre-execution filters: skip failures a repair run cannot help
 // with, or that nobody wants repaired, before spending anything on them. Each

@@ -6,9 +6,8 @@ import { ChangeStatus, DecisionKind, FixStatus } from '../generated/prisma/enums
 import { ApplyFixError, applyFixCommit, findFixCommit, fixCommitMessage, type ApplyFixCommitResult } from '../git/apply-fix';
 import { DECIDABLE, fixUnavailableError, requireDecider, type Decider } from './decisions';
 import { summaryToText } from './text';
-import { notifyCodeHost } from '../hosts/sync';
 import { hostPushTarget } from '../hosts/push-target';
-import { refreshInsightsRollups } from '../insights/rollup';
+import { writeTx } from '../writes';
 import { ApplyClaimSchema, SurfaceSchema, type ApplyClaim, type SurfaceName } from './schemas';
 
 // Accepting a fix = writing it as a commit on the change's branch.
@@ -133,7 +132,7 @@ async function recordApplied({
   commit: string;
   reconciled: boolean;
 }): Promise<{ decisionId: string | null }> {
-  return getDb().$transaction(async (tx) => {
+  return writeTx(async (tx, written) => {
     const now = new Date();
     const { count } = await tx.fix.updateMany({
       where: { id: fix.id, status: FixStatus.APPLYING, applyClaimedById: userId },
@@ -184,7 +183,7 @@ async function recordApplied({
       },
       tx,
     );
-    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
+    written.wrote('decision', { changeId: fix.changeId, fixId: fix.id });
     return { decisionId: decision.id };
   });
 }
@@ -194,7 +193,7 @@ async function recordStale({ fix, userId, actualHead }: { fix: ApplyContext; use
   const message = actualHead
     ? `the branch ${fix.revision.branch} moved from ${shortRev(fix.revision.headRev)} to ${shortRev(actualHead)} since flowfix ran; the fix was not applied and is now stale`
     : `the branch ${fix.revision.branch} no longer exists (it was at ${shortRev(fix.revision.headRev)} when flowfix ran); the fix was not applied and is now stale`;
-  await getDb().$transaction(async (tx) => {
+  await writeTx(async (tx, written) => {
     const { count } = await tx.fix.updateMany({
       where: { id: fix.id, status: FixStatus.APPLYING, applyClaimedById: userId },
       data: { status: FixStatus.STALE, applyClaimedById: null, applyClaimedAt: null, applyClaim: Prisma.DbNull },
@@ -212,6 +211,7 @@ async function recordStale({ fix, userId, actualHead }: { fix: ApplyContext; use
       },
       tx,
     );
+    written.wrote('fix', { changeId: fix.changeId, fixId: fix.id });
   });
   return message;
 }
@@ -245,12 +245,10 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
     case 'already_applied': {
       const reconciled = result.outcome === 'already_applied';
       const { decisionId } = await recordApplied({ fix, userId: user.id, claim, commit: result.commit, reconciled });
-      await notifyCodeHost(fix.changeId);
       return { fixId, commit: result.commit, branch: fix.revision.branch, decisionId, reconciled };
     }
     case 'moved': {
       const message = await recordStale({ fix, userId: user.id, actualHead: result.actualHead });
-      await notifyCodeHost(fix.changeId);
       throw new AppError('conflict', message.charAt(0).toUpperCase() + message.slice(1), {
         details: { status: FixStatus.STALE, expectedHead: fix.revision.headRev, actualHead: result.actualHead },
       });
@@ -317,7 +315,7 @@ export async function recordLocalApply({
 }): Promise<{ fixId: string; decisionId: string }> {
   await requireDecider(userId);
   const where = SurfaceSchema.parse(surface);
-  return getDb().$transaction(async (tx) => {
+  return writeTx(async (tx, written) => {
     if (checkoutHead !== undefined) {
       const made = await tx.fix.findUnique({ where: { id: fixId }, select: { revision: { select: { headRev: true, branch: true } } } });
       if (made && !made.revision.headRev.startsWith(checkoutHead)) {
@@ -343,7 +341,7 @@ export async function recordLocalApply({
       { actorId: userId, actorKind: 'user', action: 'fix.accept', targetType: 'fix', targetId: fixId, data: { mode: 'local', surface: where, changeId: fix.changeId } },
       tx,
     );
-    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
+    written.wrote('decision', { changeId: fix.changeId, fixId });
     return { fixId, decisionId: decision.id };
   });
 }

@@ -5,8 +5,7 @@ import { AppError } from '../errors';
 import { ChangeStatus, DecisionKind, FixStatus, Origin } from '../generated/prisma/enums';
 import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
-import { notifyCodeHost } from '../hosts/sync';
-import { refreshInsightsRollups } from '../insights/rollup';
+import { writeTx } from '../writes';
 
 /** The fixes a person may still decide on: READY, and not an example from the demo history. */
 export const DECIDABLE = { status: FixStatus.READY, change: { origin: { not: Origin.DEMO_HISTORY } } } satisfies Prisma.FixWhereInput;
@@ -130,7 +129,7 @@ export async function recordPreview({
   surface: SurfaceName;
 }): Promise<{ decisionId: string }> {
   const where = SurfaceSchema.parse(surface);
-  return getDb().$transaction(async (tx) => {
+  return writeTx(async (tx, written) => {
     const fix = await tx.fix.findUnique({ where: { id: fixId }, select: { id: true, changeId: true } });
     if (!fix) throw new AppError('not_found', 'Fix not found');
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${PREVIEW_LOCK_NAMESPACE}::int4, hashtext(${`${fixId}\u0001${userId}\u0001${where}`}))`;
@@ -148,7 +147,7 @@ export async function recordPreview({
       { actorId: userId, actorKind: 'user', action: 'fix.preview', targetType: 'fix', targetId: fixId, data: { surface: where, changeId: fix.changeId } },
       tx,
     );
-    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
+    written.wrote('decision', { changeId: fix.changeId, fixId });
     return { decisionId: decision.id };
   });
 }
@@ -177,7 +176,7 @@ export async function rejectFix({
   const body = RejectFixBodySchema.parse({ reason, text: text || undefined });
   const where = SurfaceSchema.parse(surface);
   if (!decider) await requireDecider(userId);
-  const result = await getDb().$transaction(async (tx) => {
+  const result = await writeTx(async (tx, written) => {
     const { count } = await tx.fix.updateMany({ where: { id: fixId, ...DECIDABLE }, data: { status: FixStatus.REJECTED } });
     if (count === 0) throw await fixUnavailableError({ fixId, tx });
     const fix = await tx.fix.findUniqueOrThrow({ where: { id: fixId }, select: { changeId: true, runId: true } });
@@ -207,10 +206,9 @@ export async function rejectFix({
       },
       tx,
     );
-    await refreshInsightsRollups({ tx, changeIds: [fix.changeId] });
-    return { decisionId: decision.id, changeId: fix.changeId };
+    // the pull request's comment and check say so too (lib/writes.ts)
+    written.wrote('decision', { changeId: fix.changeId, fixId });
+    return { decisionId: decision.id };
   });
-  // the pull request's comment and check say so (a queued job, lib/hosts/sync.ts)
-  await notifyCodeHost(result.changeId);
   return { decisionId: result.decisionId };
 }

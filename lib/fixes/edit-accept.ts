@@ -2,13 +2,13 @@ import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
 import { ChangeStatus, FixStatus, RunStatus, RunTrigger } from '../generated/prisma/enums';
-import { RunPolicySchema } from '../runs/schemas';
+import { RunPolicySchema } from '../../common/settings';
 import { requestRun } from '../runs/service';
 import { applyEditedFix, type AcceptResult } from './apply';
 import { fixUnavailableError, requireDecider } from './decisions';
 import { diffForEditedFix } from './queries';
 import { EditedDiffSchema, SurfaceSchema, type SurfaceName } from './schemas';
-import { refreshInsightsRollups } from '../insights/rollup';
+import { writeTx } from '../writes';
 
 // Edit, then accept. A reviewer's edited diff is not trusted any more than the
 // agent's: it goes back through the compile gate and the test-driven gate as a
@@ -101,17 +101,18 @@ export async function completeRevalidation({ runId }: { runId: string }): Promis
   // a REVALIDATE run re-checks an existing fix: a fix row it may have produced is not a new one to review
   if (run.fix) {
     const revalidationFixId = run.fix.id;
-    await db.$transaction(async (tx) => {
+    await writeTx(async (tx, written) => {
       await tx.fix.updateMany({ where: { id: revalidationFixId, status: FixStatus.READY }, data: { status: FixStatus.DROPPED, dropReason: `revalidation of ${fixId}` } });
-      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
+      written.wrote('fix', { changeId: run.changeId, fixId: revalidationFixId });
     });
   }
 
   if (run.status !== RunStatus.FIXED) {
     const reason = `the edited fix did not pass re-validation (${run.exitReason ?? run.status.toLowerCase()})`;
-    await db.$transaction(async (tx) => {
+    await writeTx(async (tx, written) => {
       const source = await tx.fix.findUnique({ where: { id: fixId }, select: { status: true } });
       if (source?.status === FixStatus.READY) {
+        written.wrote('change', { changeId: run.changeId });
         await tx.change.update({ where: { id: run.changeId }, data: { status: ChangeStatus.FIX_READY, statusReason: reason } });
       }
       await writeAudit(
@@ -128,9 +129,10 @@ export async function completeRevalidation({ runId }: { runId: string }): Promis
     return { outcome: 'applied', result };
   } catch (err) {
     if (!(err instanceof AppError) || (err.code !== 'conflict' && err.code !== 'forbidden')) throw err;
-    await db.$transaction(async (tx) => {
+    await writeTx(async (tx, written) => {
       const source = await tx.fix.findUnique({ where: { id: fixId }, select: { status: true } });
       if (source?.status === FixStatus.READY) {
+        written.wrote('change', { changeId: run.changeId });
         await tx.change.update({ where: { id: run.changeId }, data: { status: ChangeStatus.FIX_READY, statusReason: err.message } });
       }
       await writeAudit(

@@ -13,7 +13,7 @@ import { diffBetweenRevisions } from '../diff/git-text';
 import type { GradeLabelName, GradeTagName } from '../../common/grading';
 import { canLeadQueue, loadQueue, queueForGrader, queueForLead, type QueueRow } from './queues';
 import type { GradeInput } from './schemas';
-import { refreshInsightsRollups } from '../insights/rollup';
+import { writeTx } from '../writes';
 import { VERDICT_KINDS } from '../../common/decisions';
 
 // A grader's work in a queue: "next item" (a reservation, so two graders
@@ -390,7 +390,7 @@ export async function submitGrade({
 }): Promise<SubmitResult> {
   const queue = await queueForGrader(queueId, user);
   const item = await loadItem(queue, itemId);
-  return getDb().$transaction(async (tx) => {
+  return writeTx(async (tx, written) => {
     const locked = await lockQueueTx(tx, queueId);
     assertOpen(locked.status);
     // checked under the queue's lock: a reveal (settlement, the disputed list)
@@ -428,6 +428,7 @@ export async function submitGrade({
     await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
     await tx.gradingSkip.deleteMany({ where: { itemId, graderId: user.id } });
     if (outcome !== 'unchanged') {
+      written.wrote('label', { fixId: item.fixId });
       await tx.gradeEvent.create({
         data: { fixId: item.fixId, actorId: user.id, queueId, kind: outcome, label: input.label, tags: input.tags, rationale: input.rationale },
       });
@@ -446,10 +447,10 @@ export async function submitGrade({
       await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: labels.map((l) => l.graderId), via: 'settled' });
       settledAutomatically = true;
       // precision counts settled fixes
-      await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
+      written.wrote('consensus', { fixId: item.fixId });
     }
     return { outcome, settledAutomatically };
-  }, TX);
+  }, { ...TX });
 }
 
 /** Sets the item aside for this grader with a reason; their reservation returns to the queue. */
@@ -555,7 +556,7 @@ export async function settleItem({
   const queue = await loadQueue(queueId);
   if (!canLeadQueue(queue, user)) throw new AppError('forbidden', 'Only a manager, an admin or the queue’s lead grader may settle');
   const item = await loadItem(queue, itemId);
-  await getDb().$transaction(async (tx) => {
+  await writeTx(async (tx, written) => {
     await lockQueueTx(tx, queueId);
     if (await tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } })) {
       throw new AppError('conflict', 'This fix’s label is already settled');
@@ -571,8 +572,8 @@ export async function settleItem({
       { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
       tx,
     );
-    await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
-  }, TX);
+    written.wrote('consensus', { fixId: item.fixId });
+  }, { ...TX });
 }
 
 /**
@@ -591,7 +592,7 @@ export async function disputeItem({
 }: ItemLabelWithNote): Promise<{ reopened: boolean }> {
   const queue = await queueForGrader(queueId, user);
   const item = await loadItem(queue, itemId);
-  return getDb().$transaction(async (tx) => {
+  return writeTx(async (tx, written) => {
     const locked = await lockQueueTx(tx, queueId);
     assertOpen(locked.status);
     const [mine, reveal] = await Promise.all([
@@ -610,8 +611,8 @@ export async function disputeItem({
     if (reopened) {
       // not done any more: "next item" must look at it again if it lacks labels
       if (item.position < locked.openFrom) await tx.gradingQueue.update({ where: { id: queueId }, data: { openFrom: item.position } });
-      await refreshInsightsRollups({ tx, fixIds: [item.fixId] });
+      written.wrote('consensus', { fixId: item.fixId });
     }
     return { reopened };
-  }, TX);
+  }, { ...TX });
 }

@@ -1,7 +1,7 @@
 import 'server-only';
 import { getDb } from '../db';
 import { publicOrigin } from '../env';
-import { notifyCodeHost } from './sync';
+import { writeTx } from '../writes';
 
 // A pull (merge) request whose branch lives in a fork is written only when
 // its author lets the base repository's maintainers push there (GitHub
@@ -48,6 +48,8 @@ export async function recordForkWritability({ changeId, forkNotWritable }: { cha
   const db = getDb();
   const change = await db.change.findUnique({ where: { id: changeId }, select: { forkNotWritable: true } });
   if (!change || change.forkNotWritable === forkNotWritable) return;
-  await db.change.update({ where: { id: changeId }, data: { forkNotWritable } });
-  await notifyCodeHost(changeId);
+  await writeTx(async (tx, written) => {
+    await tx.change.update({ where: { id: changeId }, data: { forkNotWritable } });
+    written.wrote('change', { changeId });
+  });
 }

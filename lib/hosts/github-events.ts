@@ -9,7 +9,6 @@ import { IngestMetadataSchema } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
 import { githubInstallationClient, type GitHubClient } from './clients';
 import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
-import { notifyCodeHost } from './sync';
 import { recordForkWritability } from './fork';
 import { processGitHubComment } from './commands';
 import { globToRegExp, readZip, ZipError } from './zip';
@@ -112,8 +111,8 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
         limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
       });
       ingested += 1;
+      // ingestion and the fork's writability queue the pull request's sync themselves (lib/writes.ts)
       await recordForkWritability({ changeId: result.changeId, forkNotWritable });
-      await notifyCodeHost(result.changeId);
       details.push(`run ${run.id}: ${result.failures} failure(s) on revision ${result.revisionNumber} of #${number}${result.created ? '' : ' (already known)'}`);
     } catch (err) {
       // a report that holds no failure, or a refused one, is an answer, not a reason to retry

@@ -9,7 +9,6 @@ import { cleanText } from '../ingest/text';
 import { gitlabClient, hostErrorStatus, type GitLabClient } from './clients';
 import type { ProcessOutcome } from './github-events';
 import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
-import { notifyCodeHost } from './sync';
 import { recordForkWritability } from './fork';
 import { processGitLabNote } from './commands';
 
@@ -143,8 +142,8 @@ async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }:
       upload: { metadata, junitReports: [], log: cleanText(logs.join('\n\n')) },
       limits: { maxLogBytes: env.FLOWFIX_MAX_LOG_BYTES },
     });
+    // ingestion and the fork's writability queue the merge request's sync themselves (lib/writes.ts)
     await recordForkWritability({ changeId: result.changeId, forkNotWritable: await forkNotWritable(api, mr) });
-    await notifyCodeHost(result.changeId);
     return { status: 'PROCESSED', detail: `pipeline ${pipelineId}: ${result.failures} failure(s) on revision ${result.revisionNumber} of !${mrIid}` };
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return { status: 'IGNORED', detail: `pipeline ${pipelineId}: ${err.message}` };

@@ -3,7 +3,7 @@ import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { triageNewRevision } from '../runs/service';
-import { notifyCodeHost } from './sync';
+import { writeTx } from '../writes';
 
 // What a pull (merge) request's own events mean for its change: a new push
 // makes every pending fix made on an older head stale and asks its runs to
@@ -22,7 +22,7 @@ import { notifyCodeHost } from './sync';
 const PENDING_CHANGE = [ChangeStatus.NEW, ChangeStatus.QUEUED, ChangeStatus.RUNNING, ChangeStatus.FIX_READY];
 
 async function stalePending({ repositoryId, externalId, keepHeadRev, why }: { repositoryId: string; externalId: string; keepHeadRev: string | null; why: string }): Promise<number> {
-  const result = await getDb().$transaction(async (tx) => {
+  const result = await writeTx(async (tx, written) => {
     const change = await tx.change.findUnique({ where: { repositoryId_externalId: { repositoryId, externalId } }, select: { id: true, headRev: true, status: true } });
     if (!change || (keepHeadRev !== null && change.headRev === keepHeadRev)) return 0;
     const older = { changeId: change.id, ...(keepHeadRev !== null ? { revision: { headRev: { not: keepHeadRev } } } : {}) };
@@ -34,11 +34,10 @@ async function stalePending({ repositoryId, externalId, keepHeadRev, why }: { re
       await tx.change.update({ where: { id: change.id }, data: { status: ChangeStatus.STALE, statusReason: why } });
     }
     await writeAudit({ actorKind: 'system', action: 'change.stale', targetType: 'change', targetId: change.id, data: { why, fixesStaled: count } }, tx);
-    return { count, changeId: change.id };
+    written.wrote('change', { changeId: change.id }).wrote('run', { changeId: change.id }).wrote('fix', { changeId: change.id });
+    return count;
   });
-  if (result === 0) return 0;
-  await notifyCodeHost(result.changeId);
-  return result.count;
+  return result;
 }
 
 /** New commits on the request: fixes made on any other head go stale. Returns how many. */
@@ -81,7 +80,7 @@ export async function repairWhenReady({ repositoryId, externalId, headRev }: { r
   }
   const revision = await db.changeRevision.findUnique({ where: { changeId_headRev: { changeId: change.id, headRev: change.headRev } }, select: { id: true } });
   if (!revision) return 'no failure recorded for its head; flowfix acts on the next failed run';
+  // the pull request's check follows through the write hook (lib/writes.ts)
   const triaged = await triageNewRevision({ changeId: change.id, revisionId: revision.id });
-  await notifyCodeHost(change.id);
   return triaged.skipped ? `the failure of ${change.headRev.slice(0, 12)} is still skipped (${triaged.reason})` : `the failure of ${change.headRev.slice(0, 12)} queued for repair`;
 }

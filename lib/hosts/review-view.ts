@@ -6,7 +6,8 @@ import { readFixEvidence } from '../fixes/evidence';
 import { summaryToText } from '../fixes/text';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { forkHandApplyMarkdown } from './fork';
-import { estimateRemaining, formatRemainingRange, loadPhaseMedians, progressFromPhaseEvents } from '../runs/estimate';
+import { estimateRemaining, formatRemainingRange, progressFromPhaseEvents } from '../../common/run-estimate';
+import { loadPhaseMedians } from '../runs/estimate';
 
 // What the pull (merge) request shows of a change, decided from the
 // database alone: the check's state (GitHub check run / GitLab commit

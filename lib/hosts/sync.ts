@@ -10,10 +10,11 @@ import { FixStatus } from '../generated/prisma/enums';
 // Brings a change's pull (merge) request up to date with flowfix: the
 // "flowfix" check run on the head commit (GitHub) or commit status (GitLab),
 // and the one comment per change, created once and then edited in place.
-// Runs as a job (HOST_SYNC_QUEUE), never inside a request: the lifecycle
-// (ingestion, a worker claiming or finishing a run, a decision) only queues
-// it with notifyCodeHost. What was last written is kept, so a sync that would
-// change nothing calls no API.
+// Runs as a job (HOST_SYNC_QUEUE), never inside a request: every write of the
+// lifecycle (ingestion, a run queued, claimed or finished, a fix, a decision)
+// queues it through the write hook's code-host subscriber (lib/writes.ts),
+// which calls notifyCodeHost after the commit. What was last written is kept,
+// so a sync that would change nothing calls no API.
 
 /** Queues a sync of the change's pull request if its repository is linked to a code host. Never throws. */
 export async function notifyCodeHost(changeId: string): Promise<void> {

@@ -4,7 +4,8 @@ import { writeAudit } from '../audit';
 import { tokenCoversRepository, type TokenPrincipal } from '../auth/tokens';
 import { AppError, isUniqueViolation } from '../errors';
 import { triageNewRevision } from '../runs/service';
-import { cohortSliceOf, refreshInsightsRollups } from '../insights/rollup';
+import { cohortSliceOf } from '../insights/rollup';
+import { writeTx, type WriteLog } from '../writes';
 import { inferAuthorKind } from './author';
 import type { IngestUpload } from './body';
 import { collectFailures, type CollectedFailures, type FailureDraft } from './failures';
@@ -91,10 +92,11 @@ export async function ingestFailureReport({
   const log = truncateHeadTail({ text: cleanText(upload.log ?? ''), maxBytes: limits.maxLogBytes });
 
   const stored = await withRetry(() =>
-    db.$transaction(
-      (tx) =>
+    writeTx(
+      (tx, written) =>
         storeRevision({
           tx,
+          written,
           repositoryId: repository.id,
           metadata,
           failures: collected.failures,
@@ -103,7 +105,7 @@ export async function ingestFailureReport({
           reporter,
         }),
       // duplicates queue behind the advisory lock: give them room to wait
-      { maxWait: 15_000, timeout: 30_000 },
+      { db, maxWait: 15_000, timeout: 30_000 },
     ),
   );
   // After the commit, never inside it: the pre-execution filters and the run
@@ -229,6 +231,7 @@ async function insertFailures({
 
 async function storeRevision({
   tx,
+  written,
   repositoryId,
   metadata,
   failures,
@@ -237,6 +240,7 @@ async function storeRevision({
   reporter,
 }: {
   tx: Tx;
+  written: WriteLog;
   repositoryId: string;
   metadata: IngestMetadata;
   failures: FailureDraft[];
@@ -308,9 +312,10 @@ async function storeRevision({
     },
     tx,
   );
-  // last: a new change, a revision that supersedes another, a skipped change
-  // back to NEW, or an author kind that moved the change to another slice
-  await refreshInsightsRollups({ tx, changeIds: [result.changeId], slices: change ? [cohortSliceOf(change)] : [] });
+  // a new change, a revision that supersedes another, a skipped change back
+  // to NEW, or an author kind that moved the change to another slice
+  written.wrote('change', { changeId: result.changeId });
+  if (change) written.moved(cohortSliceOf(change));
   return result;
 }
 

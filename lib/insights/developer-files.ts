@@ -2,7 +2,7 @@ import 'server-only';
 import { getDb, type Db } from '../db';
 import { filesChangedBetween } from '../diff/git-text';
 import { Prisma } from '../generated/prisma/client';
-import { refreshInsightsRollups } from './rollup';
+import { writeTx } from '../writes';
 
 // What the developer changed next: once a revision is superseded, the files
 // of the git diff from its head to the next revision's head are recorded on
@@ -33,11 +33,14 @@ export async function recordDeveloperFiles({ db = getDb(), limit = 25 }: { db?: 
   for (const v of pending) {
     const files = (v.nextHeadRev ? await filesChangedBetween({ repoPath: v.gitUrl, from: v.headRev, to: v.nextHeadRev }) : null) ?? [];
     // one writer records it: a second housekeeper that read the same list finds it done
-    const recorded = await db.$transaction(async (tx) => {
-      const { count } = await tx.changeRevision.updateMany({ where: { id: v.id, nextFiles: { equals: Prisma.DbNull } }, data: { nextFiles: files } });
-      if (count > 0) await refreshInsightsRollups({ tx, changeIds: [v.changeId] });
-      return count > 0;
-    });
+    const recorded = await writeTx(
+      async (tx, written) => {
+        const { count } = await tx.changeRevision.updateMany({ where: { id: v.id, nextFiles: { equals: Prisma.DbNull } }, data: { nextFiles: files } });
+        if (count > 0) written.wrote('change', { changeId: v.changeId });
+        return count > 0;
+      },
+      { db },
+    );
     if (!recorded) continue;
     result.recorded += 1;
     if (files.length === 0) result.unknown += 1;

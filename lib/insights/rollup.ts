@@ -26,7 +26,8 @@ import {
 // The Insights rollups, kept by the writers. Every transaction that changes
 // what Insights counts of a change (ingestion, triage, a run starting or
 // ending, a fix found, dropped or gone stale, a decision, a settled label)
-// calls refreshInsightsRollups({ tx, changeIds }) as its LAST statement. It
+// goes through writeTx (lib/writes.ts), whose Insights subscriber calls
+// refreshInsightsRollups({ tx, changeIds }) after the writer's last statement. It
 // recomputes the "slices" those changes fall in from the raw rows and carries
 // the difference up into the roll-ups:
 //
@@ -48,11 +49,10 @@ import {
 // transaction: a write after it could wait on a row lock held by a writer
 // that waits on this one's '*' rows.
 //
-// Writes that change nothing Insights counts do not refresh: a fix moving
-// between READY, APPLYING and STALE (only DROPPED, APPLIED and REJECTED
-// count), a run's lease moving (QUEUED ⇄ RUNNING), events appended while a
-// run works (its gate events count once it has ended, and every caller of
-// closeRunTx refreshes), a change's status other than SKIPPED. What
+// Writes that change nothing Insights counts do not refresh: a run's lease
+// moving (QUEUED ⇄ RUNNING, the hook's `lease` kind), a grader's label before
+// it is settled, events appended while a run works (its gate events count
+// once it has ended, and every caller of closeRunTx goes through the hook). What
 // counts is facts.ts; a new count there may need a new refresh here, and the
 // drift test (test/integration/insights/rollups.test.ts) is where that shows.
 //

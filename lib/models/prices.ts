@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { ModelPriceSchema } from '../repositories/settings';
+import { ModelPriceSchema } from '../../common/settings';
 
 // The model price table (SystemSetting "modelPrices"): USD per million input
 // and output tokens for each model name, edited by admins on the admin page

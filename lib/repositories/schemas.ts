@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LanguageSchema } from './settings';
+import { LanguageSchema } from '../../common/settings';
 
 // Request schemas for registering and editing repositories. The three JSON
 // columns arrive as objects and are checked against their own schemas in

@@ -3,7 +3,7 @@ import { getDb } from '../db';
 import { actorFrom, writeAudit } from '../audit';
 import { AppError, isUniqueViolation } from '../errors';
 import type { Prisma } from '../generated/prisma/client';
-import { FilterPolicySchema, ModelSettingsSchema, RepositorySettingsSchema } from './settings';
+import { FilterPolicySchema, ModelSettingsSchema, RepositorySettingsSchema } from '../../common/settings';
 import {
   RegisterRepositorySchema,
   UpdateRepositorySchema,

@@ -85,6 +85,7 @@ export async function appendRunEvents({
 }): Promise<{ firstSeq: number; lastSeq: number }> {
   const parsed = checkedEvents(events);
   if (parsed.length === 0) return { firstSeq: -1, lastSeq: -1 };
+  // write hook: only the event counter of a running run moves; its events count once it ends (closeRunTx)
   const lastSeq = await getDb().$transaction(async (tx) => {
     const rows = await tx.$queryRaw<Array<{ next: number }>>`
       UPDATE "Run" SET "nextEventSeq" = "nextEventSeq" + ${parsed.length}::int

@@ -4,7 +4,7 @@ import { isTerminalRunStatus } from '../../common/run-status';
 import { getDb } from '../db';
 import { insertRunEventsTx, notifySaved } from './events';
 import type { RunEventInput } from '../../common/run-events';
-import { refreshInsightsRollups } from '../insights/rollup';
+import { writeTx } from '../writes';
 
 // Who works on a run. A worker claims a QUEUED run (or one whose lease
 // expired) in one transaction holding the Run row lock, and keeps the lease
@@ -163,7 +163,7 @@ export type ClaimResult =
  */
 export async function claimRun({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: { runId: string; workerId: string; leaseMs?: number }): Promise<ClaimResult> {
   let notice: { seq: number } | undefined;
-  const result = await getDb().$transaction(async (tx): Promise<ClaimResult> => {
+  const result = await writeTx(async (tx, written): Promise<ClaimResult> => {
     const run = await lockRunTx({ tx, runId });
     if (!run) return { claimed: false, runId, reason: 'not_found' };
     if (isTerminalRunStatus(run.status)) return { claimed: false, runId, reason: 'finished' };
@@ -171,13 +171,13 @@ export async function claimRun({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: 
     if (run.cancelRequestedAt) {
       const seq = await closeCancelledTx({ tx, run, detail: 'cancelled before a worker started it' });
       notice = { seq };
-      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
+      written.wrote('run', { changeId: run.changeId });
       return { claimed: false, runId, reason: 'cancelled' };
     }
     if (run.attempt >= run.maxAttempts) {
       const seq = await closeOutOfAttemptsTx({ tx, run });
       notice = { seq };
-      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
+      written.wrote('run', { changeId: run.changeId });
       return { claimed: false, runId, reason: 'worker_lost' };
     }
     const rows = await tx.$queryRaw<Array<{ attempt: number }>>`
@@ -193,6 +193,7 @@ export async function claimRun({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: 
       events: [{ type: 'status', payload: { status: 'running', attempt, maxAttempts: run.maxAttempts, ...(run.status === RunStatus.RUNNING ? { takeover: true } : {}) } }],
     });
     notice = { seq };
+    written.wrote('lease', { changeId: run.changeId });
     return { claimed: true, runId, attempt, workerId };
   });
   if (notice) await notifySaved({ runId, seq: notice.seq });
@@ -222,7 +223,7 @@ export async function heartbeat({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }:
  */
 export async function releaseRun({ runId, workerId, reason }: { runId: string; workerId: string; reason: string }): Promise<boolean> {
   let seq = -1;
-  const released = await getDb().$transaction(async (tx) => {
+  const released = await writeTx(async (tx, written) => {
     const run = await lockRunTx({ tx, runId });
     if (!run || run.status !== RunStatus.RUNNING || run.leaseOwner !== workerId) return false;
     await tx.$executeRaw`
@@ -230,6 +231,7 @@ export async function releaseRun({ runId, workerId, reason }: { runId: string; w
       WHERE id = ${runId}`;
     await setChangeStatusForRunTx({ tx, run, status: ChangeStatus.QUEUED, statusReason: null });
     seq = await insertRunEventsTx({ tx, runId, events: [{ type: 'status', payload: { status: 'requeued', reason } }] });
+    written.wrote('lease', { changeId: run.changeId });
     return true;
   });
   if (released) await notifySaved({ runId, seq });
@@ -252,9 +254,7 @@ export interface ReapResult {
 export async function reapRuns({ limit = 100 }: { limit?: number } = {}): Promise<ReapResult> {
   const out: ReapResult = { requeued: [], failed: [], cancelled: [] };
   const notices: Array<{ runId: string; seq: number }> = [];
-  await getDb().$transaction(async (tx) => {
-    // the changes whose runs ended here: their rollups are refreshed once, last
-    const ended = new Set<string>();
+  await writeTx(async (tx, written) => {
     const rows = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM "Run"
       WHERE (status = 'RUNNING' AND "leaseExpiresAt" < now())
@@ -269,21 +269,21 @@ export async function reapRuns({ limit = 100 }: { limit?: number } = {}): Promis
         const seq = await closeCancelledTx({ tx, run, detail });
         notices.push({ runId: id, seq });
         out.cancelled.push(id);
-        ended.add(run.changeId);
+        written.wrote('run', { changeId: run.changeId });
       } else if (run.attempt >= run.maxAttempts) {
         const seq = await closeOutOfAttemptsTx({ tx, run });
         notices.push({ runId: id, seq });
         out.failed.push(id);
-        ended.add(run.changeId);
+        written.wrote('run', { changeId: run.changeId });
       } else {
         await tx.$executeRaw`UPDATE "Run" SET status = 'QUEUED', "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE id = ${id}`;
         await setChangeStatusForRunTx({ tx, run, status: ChangeStatus.QUEUED, statusReason: null });
         events.push({ type: 'status', payload: { status: 'requeued', reason: 'worker_lost', attempt: run.attempt, maxAttempts: run.maxAttempts } });
         notices.push({ runId: id, seq: await insertRunEventsTx({ tx, runId: id, events }) });
         out.requeued.push(id);
+        written.wrote('lease', { changeId: run.changeId });
       }
     }
-    await refreshInsightsRollups({ tx, changeIds: ended });
   });
   for (const n of notices) await notifySaved(n);
   return out;

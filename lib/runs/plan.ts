@@ -3,12 +3,12 @@ import { AppError } from '../errors';
 import { repairTargets, runPreFilters, type PreFilterDecision } from '../filters/pre';
 import {
   ModelSettingsSchema,
-  readFlowfixFileAtRevision,
   resolveEffectiveSettings,
   type FilterPolicy,
   type ModelSettings,
   type RepositorySettings,
-} from '../repositories/settings';
+} from '../../common/settings';
+import { readFlowfixFileAtRevision } from '../repositories/flowfix-file';
 
 // The plan of a revision's repair: what triage decides on before queueing a
 // run and what the worker builds the run from. One function for both, so the

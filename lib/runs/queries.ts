@@ -3,12 +3,12 @@ import { AppError } from '../errors';
 import {
   DEFAULT_MEDIANS,
   estimateRemaining,
-  loadPhaseMedians,
   progressFromPhaseEvents,
   readPhaseTimings,
   type PhaseMedians,
   type RunPhase,
-} from './estimate';
+} from '../../common/run-estimate';
+import { loadPhaseMedians } from './estimate';
 
 // Reads of runs for pages and the run API. Writes (request, claim, append,
 // finish, cancel) live in lib/runs/service.ts and lib/runs/events.ts.

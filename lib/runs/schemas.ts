@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { UsageSchema } from '../../common/run-events';
+import { RunPolicySchema } from '../../common/settings';
 
 // Boundaries of the run lifecycle: what a route may ask for, what travels
 // through the queue, what a worker reports. lib/ never imports agent/, so the
 // worker's RepairResult is described here as the subset the database keeps.
 // The events of a run are common/run-events.ts's contract.
 
-export const RunPolicySchema = z.enum(['offline', 'llm', 'tiered']);
-export type RunPolicy = z.infer<typeof RunPolicySchema>;
 
 export const RunTriggerSchema = z.enum(['AUTO', 'MANUAL', 'REVALIDATE']);
 

@@ -8,12 +8,13 @@ import { AppError, isUniqueViolation } from '../errors';
 import { sanitizeHtml } from '../html/sanitize';
 import { SUPERSEDED } from '../fixes/decisions';
 import { getRunQueue } from '../queue';
-import { ModelSettingsSchema, resolveModelEndpoint, type ModelSettings } from '../repositories/settings';
+import { ModelSettingsSchema, resolveModelEndpoint, type ModelSettings } from '../../common/settings';
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
 import { closeCancelledTx, closeRunTx, lockRunTx, setChangeStatusForRunTx } from './lease';
 import { planRevisionRepair } from './plan';
-import { refreshInsightsRollups } from '../insights/rollup';
-import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput, type RunPolicy } from './schemas';
+import { writeTx } from '../writes';
+import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput } from './schemas';
+import type { RunPolicy } from '../../common/settings';
 
 // The run lifecycle's data functions (a run never lives inside an HTTP
 // request): a route or ingestion records the intent here and the queue
@@ -77,7 +78,7 @@ export async function requestRun(input: RequestRunInput): Promise<RequestRunResu
     if (existing) return { runId: existing.id, joined: true };
     let created: { id: string; seq: number } | undefined;
     try {
-      created = await db.$transaction(async (tx) => {
+      created = await writeTx(async (tx, written) => {
         const run = await tx.run.create({
           data: {
             changeId: change.id,
@@ -105,7 +106,7 @@ export async function requestRun(input: RequestRunInput): Promise<RequestRunResu
           );
         }
         // a queued run is an attempt (and a run to pay for)
-        await refreshInsightsRollups({ tx, changeIds: [change.id] });
+        written.wrote('run', { changeId: change.id });
         return { id: run.id, seq };
       });
     } catch (err) {
@@ -150,7 +151,7 @@ export interface CancelRunResult {
  */
 export async function cancelRun({ runId, userId }: { runId: string; userId?: string | null }): Promise<CancelRunResult> {
   let notice: number | undefined;
-  const result = await getDb().$transaction(async (tx): Promise<CancelRunResult> => {
+  const result = await writeTx(async (tx, written): Promise<CancelRunResult> => {
     const run = await lockRunTx({ tx, runId });
     if (!run) throw new AppError('not_found', 'Run not found');
     if (isTerminalRunStatus(run.status)) return { runId, status: run.status, alreadyFinished: true };
@@ -164,7 +165,7 @@ export async function cancelRun({ runId, userId }: { runId: string; userId?: str
     }
     if (run.status === RunStatus.QUEUED) {
       notice = await closeCancelledTx({ tx, run, detail: 'cancelled before a worker started it' });
-      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
+      written.wrote('run', { changeId: run.changeId });
       return { runId, status: RunStatus.CANCELLED, alreadyFinished: false };
     }
     notice = await insertRunEventsTx({ tx, runId, events: [{ type: 'status', payload: { status: 'cancel_requested' } }] });
@@ -198,8 +199,8 @@ export interface FinishRunOutcome {
 export async function finishRun({ runId, workerId, result }: { runId: string; workerId: string; result: FinishRunResult }): Promise<FinishRunOutcome> {
   const r = FinishRunResultSchema.parse(result);
   let seq = -1;
-  const outcome = await getDb().$transaction(
-    async (tx): Promise<FinishRunOutcome> => {
+  const outcome = await writeTx(
+    async (tx, written): Promise<FinishRunOutcome> => {
       const run = await lockRunTx({ tx, runId });
       if (!run || run.status !== RunStatus.RUNNING || run.leaseOwner !== workerId) throw new LeaseLostError(runId);
       const status = RUN_STATUS_OF[r.status];
@@ -260,7 +261,8 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
         changeStatus,
         finalPayload: { ...(r.finalPayload ?? {}), status: r.status, fixId: fix?.id ?? null, fixStatus: fix?.status ?? null },
       });
-      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
+      written.wrote('run', { changeId: run.changeId });
+      if (fix) written.wrote('fix', { changeId: run.changeId, fixId: fix.id });
       return { status, fixId: fix?.id ?? null, fixStatus: fix?.status ?? null };
     },
     { timeout: 30_000 },
@@ -312,10 +314,10 @@ export async function triageNewRevision({ changeId, revisionId }: { changeId: st
   await cancelWaitingStaleRuns({ changeId, currentRevisionId: revisionId });
   const { decision, modelSettings, headRev } = await planRevisionRepair({ revisionId });
   if (decision.skip) {
-    await db.$transaction(async (tx) => {
+    await writeTx(async (tx, written) => {
       // only the current revision speaks for the change
       await tx.change.updateMany({ where: { id: changeId, headRev }, data: { status: ChangeStatus.SKIPPED, statusReason: decision.reason } });
-      await refreshInsightsRollups({ tx, changeIds: [changeId] });
+      written.wrote('change', { changeId });
     });
     return { skipped: true, reason: decision.reason };
   }
@@ -340,11 +342,11 @@ export async function cancelWaitingStaleRuns({ changeId, currentRevisionId }: { 
   const cancelled: string[] = [];
   for (const { id } of waiting) {
     let seq: number | undefined;
-    await db.$transaction(async (tx) => {
+    await writeTx(async (tx, written) => {
       const run = await lockRunTx({ tx, runId: id });
       if (!run || run.status !== RunStatus.QUEUED) return;
       seq = await closeCancelledTx({ tx, run, detail: 'a newer revision of the change arrived' });
-      await refreshInsightsRollups({ tx, changeIds: [run.changeId] });
+      written.wrote('run', { changeId: run.changeId });
     });
     if (seq !== undefined) {
       await notifySaved({ runId: id, seq });

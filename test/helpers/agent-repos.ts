@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RepositorySettings } from '@/lib/repositories/settings';
-import { RepositorySettingsSchema } from '@/lib/repositories/settings';
+import type { RepositorySettings } from '@/common/settings';
+import { RepositorySettingsSchema } from '@/common/settings';
 
 // Real git repositories for the agent's tests: a small TypeScript project
 // tested with `node --test` (through tsx, type-checked by tsc as the build)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ModelSettings } from '../../../lib/repositories/settings';
+import type { ModelSettings } from '../../../common/settings';
 
 // The LLM policy's knobs: its own limits (how patient it is with a model that
 // misbehaves) and the edit protocol with the context it has to work in.

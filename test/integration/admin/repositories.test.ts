@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { listRepositories, registerRepository, setRepositoryArchived, updateRepository } from '../../../lib/repositories/service';
-import { resolveEffectiveSettings } from '../../../lib/repositories/settings';
+import { resolveEffectiveSettings } from '../../../common/settings';
 import { AppError } from '../../../lib/errors';
 
 function isAppError(code: AppError['code']) {

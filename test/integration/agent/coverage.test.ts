@@ -6,7 +6,7 @@ import { detectRunner } from '@/agent/runners';
 import { ArraySink } from '@/agent/sinks';
 import type { Policy, Suspect } from '@/agent/types';
 import { Workspace } from '@/agent/workspace';
-import type { RepositorySettings } from '@/lib/repositories/settings';
+import type { RepositorySettings } from '@/common/settings';
 import { createPyRepo, createTsRepo, PY_CART_BASE, pySettings, type TestRepo } from '../../helpers/agent-repos';
 
 // Per-test coverage through the sandbox, on real repositories and real

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runRepair } from '@/agent/pipeline';
 import { createOfflinePolicy } from '@/agent/policies/offline';
 import type { AgentEvent, EventSink } from '@/agent/types';
-import { ModelSettingsSchema, RepositorySettingsSchema } from '@/lib/repositories/settings';
+import { ModelSettingsSchema, RepositorySettingsSchema } from '@/common/settings';
 import { makeRepo, type TestRepo } from '../../helpers/agent-repos';
 
 // The run's time limit is one deadline over every command of the run: a

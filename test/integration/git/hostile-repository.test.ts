@@ -8,7 +8,7 @@ import { Workspace } from '../../../agent/workspace';
 import { readFileAtRevision } from '../../../lib/diff/git-text';
 import { applyFixCommit, findFixCommit } from '../../../lib/git/apply-fix';
 import { createGitRunner, GitError, runGit, type GitCommand } from '../../../lib/git/runner';
-import { readFlowfixFileAtRevision } from '../../../lib/repositories/settings';
+import { readFlowfixFileAtRevision } from '../../../lib/repositories/flowfix-file';
 
 // A repository whose .git/config (and a file it includes) names a program
 // for every hook git offers: an fsmonitor, a hooks folder, a credential

@@ -1,5 +1,5 @@
 import type { Prisma, PrismaClient } from '@/lib/generated/prisma/client';
-import type { RepositorySettings } from '@/lib/repositories/settings';
+import type { RepositorySettings } from '@/common/settings';
 import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
 
 // A real git repository (test/helpers/agent-repos.ts: a TypeScript project

@@ -10,7 +10,7 @@ import { ArraySink } from '@/agent/sinks';
 import { runTests, runWorkspaceCommand } from '@/agent/test-runner';
 import type { Policy } from '@/agent/types';
 import { Workspace } from '@/agent/workspace';
-import { RepositorySettingsSchema, type RepositorySettings } from '@/lib/repositories/settings';
+import { RepositorySettingsSchema, type RepositorySettings } from '@/common/settings';
 import { pidsOf } from '../../helpers/processes';
 
 // The hostile repository (test/fixtures/hostile-repo) against the real

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runPostFilters, type PostFilterReason } from '@/agent/filters/post';
 import { repairTargets, runPreFilters, type PreFilterInput } from '@/lib/filters/pre';
 import { editedSpans, parseUnifiedDiff } from '@/agent/diff';
-import { FilterPolicySchema, RepositorySettingsSchema } from '@/lib/repositories/settings';
+import { FilterPolicySchema, RepositorySettingsSchema } from '@/common/settings';
 import { gitDiff } from '../../helpers/git-diff';
 
 const policy = FilterPolicySchema.parse({});

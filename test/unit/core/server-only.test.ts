@@ -40,6 +40,19 @@ function runtimeImports(source: string): string[] {
   return specifiers;
 }
 
+/** The repository file a `@/…` or relative specifier names, or null for a package. */
+function resolveLocal(from: string, specifier: string): string | null {
+  let base: string;
+  if (specifier.startsWith('@/')) base = specifier.slice(2);
+  else if (specifier.startsWith('.')) base = path.join(path.dirname(from), specifier);
+  else return null;
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')]) {
+    const abs = path.join(ROOT, candidate);
+    if (fs.existsSync(abs) && fs.statSync(abs).isFile()) return path.normalize(candidate);
+  }
+  return null;
+}
+
 function needsServer(source: string): string[] {
   const reasons = runtimeImports(source).filter((s) => SERVER_PACKAGE.test(s) && s !== 'server-only');
   if (/\bprocess\.env\b/.test(source)) reasons.push('process.env');
@@ -71,6 +84,28 @@ describe('server-only marks', () => {
       return reasons.length ? [`${file} (${reasons.join(', ')})`] : [];
     });
     assert.deepEqual(offenders, []);
+  });
+
+  test("browser code reaches lib/ and agent/ only with `import type`: every 'use client' module and what it imports", () => {
+    const offenders: string[] = [];
+    const seen = new Set<string>();
+    const queue = [...sourceFiles('app'), ...sourceFiles('components')].filter((file) =>
+      /^\s*['"]use client['"]/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')),
+    );
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const specifier of runtimeImports(fs.readFileSync(path.join(ROOT, file), 'utf8'))) {
+        const target = resolveLocal(file, specifier);
+        if (!target) continue;
+        if (/^(lib|agent|demo|scripts)\//.test(target)) offenders.push(`${file} → ${specifier}`);
+        // common/ is checked above; app/ and components/ modules a client module imports are client code too
+        else if (/^(app|components)\//.test(target)) queue.push(target);
+      }
+    }
+    assert.ok(seen.size > 50, `found only ${seen.size} client modules: the scan is not looking where the client code is`);
+    assert.deepEqual(offenders.sort(), []);
   });
 
   test('the import scanner sees value imports and skips type-only ones', () => {

@@ -7,7 +7,7 @@ import { formatFix } from '@/cli/fix';
 import { proofSeed, repeatOf, shuffleArgsOf } from '@/agent/proof';
 import { gateOutcome } from '@/agent/sinks';
 import { proofLabel } from '@/common/run-events';
-import { RepositorySettingsSchema } from '@/lib/repositories/settings';
+import { RepositorySettingsSchema } from '@/common/settings';
 
 // A fix whose target also passes without it is "unproven (flaky target)" on
 // every surface that shows the fix, with the evidence, and never a green row

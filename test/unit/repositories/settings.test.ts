@@ -9,10 +9,10 @@ import {
   ModelSettingsSchema,
   RepositorySettingsSchema,
   parseFlowfixFile,
-  readFlowfixFileAtRevision,
   resolveModelEndpoint,
   resolveEffectiveSettings,
-} from '@/lib/repositories/settings';
+} from '@/common/settings';
+import { readFlowfixFileAtRevision } from '@/lib/repositories/flowfix-file';
 
 describe('schemas', () => {
   test('an empty column reads back with every default', () => {

@@ -1,6 +1,6 @@
 import { readQuery, withRoute } from '@/lib/http/route';
 import { auditActions, queryAudit } from '@/lib/audit';
-import { AuditPageQuerySchema } from '@/lib/audit-query';
+import { AuditPageQuerySchema } from '@/common/audit-query';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,7 +2,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { LlmClient, LlmError, backoffDelayMs, llmClientOptionsFromSettings, parseRetryAfterMs, type LlmClientOptions } from '@/agent/llm/client';
-import { ModelSettingsSchema } from '@/lib/repositories/settings';
+import { ModelSettingsSchema } from '@/common/settings';
 import { startScriptedModelServer, type Script, type ScriptedModelServer } from '@/e2e/doubles/scripted-model-server';
 
 const KEY = 'sk-test-secret-key-0123456789';

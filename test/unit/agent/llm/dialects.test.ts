@@ -5,7 +5,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { LlmClient, LlmError, llmClientOptionsFromSettings } from '@/agent/llm/client';
 import { normaliseBaseUrl, readTokenCounts, refusesTools } from '@/agent/llm/dialects';
-import { ModelSettingsSchema } from '@/lib/repositories/settings';
+import { ModelSettingsSchema } from '@/common/settings';
 import { startScriptedModelServer, type Dialect, type ScriptStep, type ScriptedModelServer, type StartOptions } from '@/e2e/doubles/scripted-model-server';
 
 const KEY = 'sk-dialect-secret-0123456789';

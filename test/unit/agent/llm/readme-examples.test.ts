@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { LlmClient, llmClientOptionsFromSettings } from '@/agent/llm/client';
-import { MODEL_DIALECTS, ModelSettingsSchema } from '@/lib/repositories/settings';
+import { MODEL_DIALECTS, ModelSettingsSchema } from '@/common/settings';
 
 function examples(): unknown[] {
   const readme = readFileSync('README.md', 'utf8');

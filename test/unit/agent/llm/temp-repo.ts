@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { Workspace } from '@/agent/workspace';
 import { createGates } from '@/agent/gates';
-import { RepositorySettingsSchema } from '@/lib/repositories/settings';
+import { RepositorySettingsSchema } from '@/common/settings';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';

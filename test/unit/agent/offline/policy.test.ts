@@ -18,8 +18,8 @@ import { buildDemoRepo } from '../../../../demo/build-repos';
 import { checkoutTs } from '../../../../demo/repos/checkout-ts';
 import { ledgerPy } from '../../../../demo/repos/ledger-py';
 import type { DemoChangeKind, DemoRepoSpec } from '../../../../demo/repos/types';
-import type { RepositorySettings } from '../../../../lib/repositories/settings';
-import { RepositorySettingsSchema } from '../../../../lib/repositories/settings';
+import type { RepositorySettings } from '../../../../common/settings';
+import { RepositorySettingsSchema } from '../../../../common/settings';
 import { BUGS, buildBugRepo, projectOf, settingsFor } from '../../../../bench/agent/corpus/index';
 
 const cleanup: Array<() => Promise<void>> = [];

@@ -1,6 +1,6 @@
 import { readQuery, withRoute } from '@/lib/http/route';
 import { auditCsv, exportAudit } from '@/lib/audit';
-import { AuditExportQuerySchema } from '@/lib/audit-query';
+import { AuditExportQuerySchema } from '@/common/audit-query';
 
 export const dynamic = 'force-dynamic';
 

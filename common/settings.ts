@@ -1,15 +1,21 @@
-import 'server-only';
 import { z } from 'zod';
-import type { Env } from '../env';
-import { runGit } from '../git/runner';
+import type { Env } from '../lib/env';
 
 // The three JSON columns of Repository (prisma/schema.prisma) and the optional
 // `.flowfix.json` a repository may carry in its base revision. Every read of
 // those columns goes through these schemas: a column written by an older
-// version, or by hand, comes back with defaults filled in.
+// version, or by hand, comes back with defaults filled in. Pure: the admin
+// forms in the browser, the server and the agent share them; reading
+// `.flowfix.json` out of git is lib/repositories/flowfix-file.ts.
 
-export const LanguageSchema = z.enum(['typescript', 'javascript', 'python', 'java', 'go', 'other']);
+export const LANGUAGES = ['typescript', 'javascript', 'python', 'java', 'go', 'other'] as const;
+export const LanguageSchema = z.enum(LANGUAGES);
 export type Language = z.infer<typeof LanguageSchema>;
+
+/** How a run repairs: templates only, the model only, or templates first and the model when they find nothing. */
+export const RUN_POLICIES = ['offline', 'llm', 'tiered'] as const;
+export const RunPolicySchema = z.enum(RUN_POLICIES);
+export type RunPolicy = z.infer<typeof RunPolicySchema>;
 
 const command = z.string().trim().min(1).max(4000);
 const seconds = (def: number) => z.number().int().min(1).max(6 * 3600).default(def);
@@ -165,7 +171,7 @@ export type EditProtocol = (typeof EDIT_PROTOCOLS)[number];
 export const ModelSettingsSchema = z
   .object({
     /** tiered = the offline policy first, then the LLM if it found nothing */
-    policy: z.enum(['offline', 'llm', 'tiered']).default('offline'),
+    policy: RunPolicySchema.default('offline'),
     model: z.string().min(1).optional(),
     /** OpenAI-compatible endpoint (Azure: the resource endpoint); the key comes from FLOWFIX_MODEL_API_KEY, never from here */
     baseUrl: z.string().url().optional(),
@@ -348,18 +354,4 @@ export function resolveEffectiveSettings(input: {
 /** Reads a JSON column back with defaults filled in; throws a ZodError on an invalid stored value. */
 export function readSettingsColumn<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   return schema.parse(value ?? {});
-}
-
-/**
- * The text of `.flowfix.json` at a revision (the base of a change: the head
- * is the code under repair and must not pick its own settings), or null.
- */
-export async function readFlowfixFileAtRevision(input: { repoPath: string; rev: string }): Promise<string | null> {
-  if (!/^[A-Za-z0-9._/^~@{}-]+$/.test(input.rev) || input.rev.startsWith('-')) return null;
-  try {
-    const { stdout } = await runGit('read', input.repoPath, ['show', `${input.rev}:.flowfix.json`], { maxOutputBytes: 1024 * 1024 });
-    return stdout;
-  } catch {
-    return null;
-  }
 }

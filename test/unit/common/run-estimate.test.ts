@@ -15,7 +15,7 @@ import {
   phaseSpentMs,
   progressFromPhaseEvents,
   type PhaseMedians,
-} from '../../../lib/runs/estimate';
+} from '../../../common/run-estimate';
 import { eventMatches, liveCounters, liveStatus, mergeEvents, phaseViews } from '../../../components/run/derive';
 import { publicPayload } from '../../../lib/runs/public-event';
 import { readRunEvent, type PublicRunEvent } from '../../../common/run-events';
