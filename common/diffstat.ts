@@ -1,13 +1,15 @@
-// A change's size as CI reports it (files, added and removed lines), from
-// `git diff --numstat` output. Shared by the CLI's report and the demo's.
+// The size of a diff: files, added and removed lines. One shape for a
+// change as CI or the code host reports it (the upload's diffStat, GitHub's
+// additions and deletions) and for a fix (lib/fixes/views.ts diffStatOf).
 
-export interface NumstatDiffStat {
+export interface DiffStat {
   files: number;
   additions: number;
   deletions: number;
 }
 
-export function diffStatFromNumstat(numstat: string): NumstatDiffStat {
+/** From `git diff --numstat` output: the CLI's report and the demo's. */
+export function diffStatFromNumstat(numstat: string): DiffStat {
   let files = 0;
   let additions = 0;
   let deletions = 0;

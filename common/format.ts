@@ -73,9 +73,13 @@ export function shortSha(sha: string | null | undefined): string {
   return sha ? sha.slice(0, 10) : '—';
 }
 
-/** A share as a percentage: "37.8%", "100%"; "—" when there is no data (null). */
-export function formatPercent(share: number | null | undefined, digits = 1): string {
-  if (share === null || share === undefined || !Number.isFinite(share)) return '—';
+/**
+ * A share as a percentage: "37.8%", "100%"; `none` when there is no figure:
+ * "—" for no data, "n/a" for a statistic undefined on its data (grading).
+ * The one percent formatter of the product.
+ */
+export function formatPercent(share: number | null | undefined, digits = 1, none = '—'): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return none;
   const pct = share * 100;
   return `${Number.isInteger(pct) ? pct : pct.toFixed(digits)}%`;
 }

@@ -36,7 +36,3 @@ export function formatStatistic(value: number | null | undefined, digits = 3): s
   return value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
 }
 
-/** "67.2%", or "n/a" with nothing to divide by. */
-export function formatShare(share: number | null | undefined, digits = 1): string {
-  return share === null || share === undefined || !Number.isFinite(share) ? 'n/a' : `${(share * 100).toFixed(digits)}%`;
-}

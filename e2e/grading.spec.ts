@@ -136,7 +136,7 @@ test('three graders label five fixes blind by keyboard; a dispute is settled; ag
   await disputed.getByTestId('settle-submit').click();
   await expect(mpage.getByTestId('disputed-empty')).toBeVisible();
   await expect(mpage.getByTestId('queue-progress').first()).toHaveAttribute('data-complete', '5');
-  await expect(mpage.getByTestId('grader-agreement')).toContainText('80.0%');
+  await expect(mpage.getByTestId('grader-agreement')).toContainText('80%');
 
   // precision counts the five newly settled fixes
   expect(await settledCount(mpage)).toBe(before + 5);

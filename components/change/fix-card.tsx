@@ -58,7 +58,7 @@ export function FixCard({
         <>
           <h3 className="fix-section-title">
             Changes{' '}
-            <span className="diff-add">+{fix.diffStat.added}</span> <span className="diff-del">−{fix.diffStat.removed}</span>
+            <span className="diff-add">+{fix.diffStat.additions}</span> <span className="diff-del">−{fix.diffStat.deletions}</span>
           </h3>
           <ChangedLines changes={fix.changes} more="in Preview diff" />
         </>

@@ -96,8 +96,8 @@ export function FixEvidence({ fix }: { fix: FixView }) {
         <div>
           <dt>Diff</dt>
           <dd>
-            {fix.diffStat.files} {fix.diffStat.files === 1 ? 'file' : 'files'} <span className="diff-add">+{fix.diffStat.added}</span>{' '}
-            <span className="diff-del">−{fix.diffStat.removed}</span>
+            {fix.diffStat.files} {fix.diffStat.files === 1 ? 'file' : 'files'} <span className="diff-add">+{fix.diffStat.additions}</span>{' '}
+            <span className="diff-del">−{fix.diffStat.deletions}</span>
           </dd>
         </div>
       </dl>

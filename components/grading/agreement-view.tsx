@@ -1,7 +1,8 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { formatShare, formatStatistic, GRADE_LABEL_TEXT } from '@/common/grading';
+import { formatStatistic, GRADE_LABEL_TEXT } from '@/common/grading';
+import { formatPercent } from '@/common/format';
 import { requestJson, retryUnlessClientError } from '../api-client';
 import type { QueueAgreement } from './types';
 
@@ -33,7 +34,7 @@ export function AgreementView({ queueId }: { queueId: string }) {
         Agreement <span className="muted small">over {s.rated} items with two or more labels ({s.labels} labels)</span>
       </h2>
       <div className="figure-row">
-        <Figure testId="percent-agreement" name="Percent agreement" value={formatShare(s.percentAgreement)} note="agreeing pairs of labels per item" />
+        <Figure testId="percent-agreement" name="Percent agreement" value={formatPercent(s.percentAgreement, 1, 'n/a')} note="agreeing pairs of labels per item" />
         <Figure testId="fleiss-kappa" name="Fleiss’ κ" value={formatStatistic(s.fleissKappa)} note="chance-corrected, all graders" />
         <Figure testId="krippendorff-alpha" name="Krippendorff’s α" value={formatStatistic(s.krippendorffAlpha)} note="nominal, missing labels allowed" />
       </div>
@@ -59,7 +60,7 @@ export function AgreementView({ queueId }: { queueId: string }) {
                     {p.a.name} · {p.b.name}
                   </td>
                   <td className="num">{p.shared}</td>
-                  <td className="num">{formatShare(p.agreement)}</td>
+                  <td className="num">{formatPercent(p.agreement, 1, 'n/a')}</td>
                   <td className="num">{formatStatistic(p.kappa)}</td>
                   <td>
                     {p.shared === 0 ? (
@@ -116,7 +117,7 @@ export function AgreementView({ queueId }: { queueId: string }) {
                 <td className="num">{g.labelled}</td>
                 <td className="num">{g.settled}</td>
                 <td className="num">{g.agreeing}</td>
-                <td className="num">{formatShare(g.share)}</td>
+                <td className="num">{formatPercent(g.share, 1, 'n/a')}</td>
               </tr>
             ))}
           </tbody>

@@ -180,7 +180,7 @@ function GradeItem({
             <h2 className="card-title grade-section-title" id="fix-title">
               <span>The fix</span>
               <span className="muted small">
-                {it.fix.diffStat.files} {it.fix.diffStat.files === 1 ? 'file' : 'files'} · +{it.fix.diffStat.added} −{it.fix.diffStat.removed}
+                {it.fix.diffStat.files} {it.fix.diffStat.files === 1 ? 'file' : 'files'} · +{it.fix.diffStat.additions} −{it.fix.diffStat.deletions}
               </span>
             </h2>
             <FixSummary html={it.fix.summaryHtml} />

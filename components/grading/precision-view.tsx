@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { formatShare } from '@/common/grading';
+import { formatPercent } from '@/common/format';
 import { requestJson, retryUnlessClientError } from '../api-client';
 import type { PrecisionRow, Share } from './types';
 
@@ -29,9 +29,9 @@ function ShareCell({ share, testId }: { share: Share; testId?: string }) {
   return (
     <td className="num" data-testid={testId}>
       <span className="share-bar" style={{ width: `${Math.round((share.share ?? 0) * 60)}px` }} aria-hidden />
-      {formatShare(share.share)}{' '}
+      {formatPercent(share.share, 1, 'n/a')}{' '}
       <span className="interval" title="95% Wilson interval">
-        {share.low === null ? '' : `${formatShare(share.low, 0)}–${formatShare(share.high, 0)}`}
+        {share.low === null ? '' : `${formatPercent(share.low, 0, 'n/a')}–${formatPercent(share.high, 0, 'n/a')}`}
       </span>
       <div className="muted small">{share.count}</div>
     </td>
@@ -101,9 +101,9 @@ export function PrecisionView() {
             </div>
             <div className="figure">
               <div className="figure-name">Correct</div>
-              <div className="figure-value">{formatShare(data.data.overall.correct.share)}</div>
+              <div className="figure-value">{formatPercent(data.data.overall.correct.share, 1, 'n/a')}</div>
               <div className="figure-note">
-                95% interval {formatShare(data.data.overall.correct.low)} – {formatShare(data.data.overall.correct.high)}
+                95% interval {formatPercent(data.data.overall.correct.low, 1, 'n/a')} – {formatPercent(data.data.overall.correct.high, 1, 'n/a')}
               </div>
             </div>
             <div className="figure" data-testid="accepted-bad">

@@ -95,8 +95,8 @@ function QueueOption({
           {item.files.slice(0, 3).join(', ')}
           {item.files.length > 3 && ` +${item.files.length - 3} more`}
         </span>
-        <span className="diff-add">+{item.diffStat.added}</span>
-        <span className="diff-del">−{item.diffStat.removed}</span>
+        <span className="diff-add">+{item.diffStat.additions}</span>
+        <span className="diff-del">−{item.diffStat.deletions}</span>
         {item.gatesTotal > 0 && (
           <span data-testid="queue-item-checks">
             · {item.gatesPassed}/{item.gatesTotal} checks passed
@@ -335,7 +335,7 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
               </div>
             )}
             <h2 className="fix-section-title">
-              Changes <span className="diff-add">+{selected.diffStat.added}</span> <span className="diff-del">−{selected.diffStat.removed}</span>
+              Changes <span className="diff-add">+{selected.diffStat.additions}</span> <span className="diff-del">−{selected.diffStat.deletions}</span>
             </h2>
             <ChangedLines key={selected.fixId} changes={selected.changes} more="on the fix's page (Open)" />
           </section>

@@ -4,6 +4,7 @@ import { AppError } from '../errors';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { applyFilePatch, fragmentsFromPatch, languageForPath, parsePatch, patchPath, PatchMismatchError } from '../diff/apply';
 import { readFileAtRevision, unifiedDiffFromTexts } from '../diff/git-text';
+import type { DiffStat } from '../../common/diffstat';
 import { diffStatOf, FIX_VIEW_INCLUDE, REVIEW_QUEUE_INCLUDE, toFixView, toReviewQueueItem, type FixFile, type FixView, type ReviewQueuePage } from './views';
 
 // Read-only fix queries for the dashboard's pages (the change page, the review
@@ -111,7 +112,7 @@ export async function diffForEditedFix({
 }: {
   id: string;
   files: Array<{ path: string; modified: string }>;
-}): Promise<{ diff: string; stat: FixView['diffStat'] }> {
+}): Promise<{ diff: string; stat: DiffStat }> {
   const current = await getFixFiles({ id });
   const byPath = new Map(current.map((f) => [f.path, f]));
   for (const edit of files) {

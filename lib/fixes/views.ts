@@ -1,6 +1,7 @@
 import type { FixStatus, Prisma } from '../generated/prisma/client';
 import { sanitizeHtml } from '../html/sanitize';
 import { parsePatch } from '../diff/apply';
+import type { DiffStat } from '../../common/diffstat';
 import { provenChecks, readFixEvidence, type FixEvidenceView } from './evidence';
 import { VERDICT_KINDS, type VerdictKind } from '../../common/decisions';
 
@@ -19,7 +20,7 @@ export interface FixView {
   /** sanitised again on the way out: written by a model, so never trusted even from our own database */
   summaryHtml: string;
   files: string[];
-  diffStat: { files: number; added: number; removed: number };
+  diffStat: DiffStat;
   /** the changed lines, shown beside Accept */
   changes: ChangedLines;
   evidence: FixEvidenceView;
@@ -83,17 +84,17 @@ export const FIX_VIEW_INCLUDE = {
 
 type FixRow = Prisma.FixGetPayload<{ include: typeof FIX_VIEW_INCLUDE }>;
 
-export function diffStatOf(diff: string): FixView['diffStat'] {
-  let added = 0;
-  let removed = 0;
+export function diffStatOf(diff: string): DiffStat {
+  let additions = 0;
+  let deletions = 0;
   const patches = parsePatch(diff);
   for (const p of patches)
     for (const h of p.hunks)
       for (const l of h.lines) {
-        if (l.type === '+') added++;
-        else if (l.type === '-') removed++;
+        if (l.type === '+') additions++;
+        else if (l.type === '-') deletions++;
       }
-  return { files: patches.length, added, removed };
+  return { files: patches.length, additions, deletions };
 }
 
 /** The lines a fix changes, as its cards show them before Accept (the whole files are the diff viewer's). */

@@ -6,6 +6,7 @@ import type { SessionUser } from '../auth/session';
 import type { Prisma } from '../generated/prisma/client';
 import { toFailureView, type FailureView } from '../changes/detail';
 import { diffStatOf, type FixFile } from '../fixes/views';
+import type { DiffStat } from '../../common/diffstat';
 import { getFixFiles } from '../fixes/queries';
 import { readFixEvidence, type FixEvidenceView } from '../fixes/evidence';
 import { sanitizeHtml } from '../html/sanitize';
@@ -204,7 +205,7 @@ export interface GradingItemView {
     summaryHtml: string;
     diff: string;
     files: string[];
-    diffStat: { files: number; added: number; removed: number };
+    diffStat: DiffStat;
     evidence: FixEvidenceView;
   };
   /** what the developer did next: their own later revision of the change, as a diff from the fixed revision */

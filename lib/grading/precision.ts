@@ -1,6 +1,6 @@
 import 'server-only';
 import { getDb } from '../db';
-import { ALL, COUNTER, NO_MODEL, PRECISION_TABLE, addAll, type Counts } from '../insights/facts';
+import { ALL, COUNTER, NO_MODEL, PRECISION_TABLE, addAll, type Counts } from '../insights/tables';
 import { InsightsReader, OWN, keyedCounts, n, withInsightsSnapshot } from '../insights/read';
 import { wilson } from '../../common/stats';
 import { GRADE_LABELS, type GradeLabelName } from '../../common/grading';

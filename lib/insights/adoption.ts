@@ -1,6 +1,6 @@
 import 'server-only';
 import { ratio } from '../../common/insights-query';
-import { COUNTER, RUN_TABLE, type Counts } from './facts';
+import { COUNTER, RUN_TABLE, type Counts } from './tables';
 import { OWN, bucketOfDay, keyedCounts, n, total, totalsBy, type InsightsReader } from './read';
 import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 import { fillBuckets } from './buckets';

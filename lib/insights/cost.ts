@@ -1,6 +1,6 @@
 import 'server-only';
 import { ratio } from '../../common/insights-query';
-import { COUNTER, NO_MODEL, RUN_TABLE, addAll, type Counts } from './facts';
+import { COUNTER, NO_MODEL, RUN_TABLE, addAll, type Counts } from './tables';
 import { percentiles } from './histogram';
 import { fillBuckets } from './buckets';
 import { readModelPrices } from '../models/prices';

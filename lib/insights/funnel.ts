@@ -1,6 +1,6 @@
 import 'server-only';
 import { ratio } from '../../common/insights-query';
-import { COHORT_TABLE, COUNTER, RUN_TABLE } from './facts';
+import { COHORT_TABLE, COUNTER, RUN_TABLE } from './tables';
 import { keyedCounts, n, type InsightsReader } from './read';
 import { cohortWhere, runCellWhere, type InsightsScope } from './scope';
 

@@ -1,7 +1,7 @@
 import 'server-only';
 import { PHASES, type Phase } from '../../common/run-events';
 import { ratio } from '../../common/insights-query';
-import { COHORT_TABLE, COUNTER, RUN_TABLE } from './facts';
+import { COHORT_TABLE, COUNTER, RUN_TABLE } from './tables';
 import { histogramCount, percentiles, type Histogram } from './histogram';
 import { histogramOf, n, type InsightsReader } from './read';
 import { cohortWhere, runCellWhere, type InsightsScope } from './scope';

@@ -1,7 +1,7 @@
 import 'server-only';
 import { ratio } from '../../common/insights-query';
 import { precision, reviewersVsGraders, type PrecisionFilter, type PrecisionRow } from '../grading/precision';
-import { COUNTER, RUN_TABLE } from './facts';
+import { COUNTER, RUN_TABLE } from './tables';
 import { NO_FIX_CATEGORIES, type NoFixCategory } from '../../common/exit-reasons';
 import { keyedCounts, n, type InsightsReader } from './read';
 import { runCellWhere, type InsightsScope } from './scope';

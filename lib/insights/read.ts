@@ -8,21 +8,13 @@ import {
   REPAIR,
   add,
   addAll,
-  cellKey,
-  foldChanges,
-  foldPrecision,
-  foldRuns,
   HISTOGRAM_COLUMN,
   keyedColumn,
-  loadCohortFacts,
-  loadPrecisionFacts,
-  type Cell,
-  type Choice,
-  type CohortFacts,
   type Counts,
-  type PrecisionFact,
   type RollupTable,
-} from './facts';
+} from './tables';
+import { loadCohortFacts, loadPrecisionFacts, type CohortFacts, type PrecisionFact } from './facts';
+import { cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Choice } from './cells';
 import { addRow, selectColumns } from './rollup';
 import { addToHistogram, type Histogram } from './histogram';
 import { SqlParams, utc } from './sql';

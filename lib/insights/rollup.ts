@@ -4,24 +4,16 @@ import type { Db } from '../db';
 import {
   ALL,
   COHORT_TABLE,
-  FULL_CUBE,
   PRECISION_TABLE,
   RUN_TABLE,
   add,
   addAll,
-  cellKey,
   keyedColumn,
-  foldChanges,
-  foldPrecision,
-  foldRuns,
-  loadCohortFacts,
-  loadPrecisionFacts,
-  type Cell,
-  type Cells,
   type Counts,
-  type Expansion,
   type RollupTable,
-} from './facts';
+} from './tables';
+import { loadCohortFacts, loadPrecisionFacts } from './facts';
+import { FULL_CUBE, cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Cells, type Expansion } from './cells';
 
 // The Insights rollups, kept by the writers. Every transaction that changes
 // what Insights counts of a change (ingestion, triage, a run starting or

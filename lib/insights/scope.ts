@@ -2,7 +2,7 @@ import 'server-only';
 import { getDb, type Db } from '../db';
 import type { Prisma } from '../generated/prisma/client';
 import { resolvePeriod, type Bucket, type InsightsQuery, type RunTriggerName } from '../../common/insights-query';
-import { ALL, REPAIR } from './facts';
+import { ALL, REPAIR } from './tables';
 import { InsightsReader, OWN, type DimFilter } from './read';
 
 // What every Insights query module shares: the filter resolved into a scope

@@ -13,7 +13,7 @@ import { CreateQueueSchema, GradeInputSchema } from '../../../lib/grading/schema
 import { insightsSection } from '../../../lib/insights';
 import { InsightsQuerySchema } from '../../../common/insights-query';
 import { gateEvent } from '../../../common/run-events';
-import { ALL } from '../../../lib/insights/facts';
+import { ALL } from '../../../lib/insights/tables';
 import { InsightsReader, withInsightsSnapshot } from '../../../lib/insights/read';
 import { funnel } from '../../../lib/insights/funnel';
 import { cost } from '../../../lib/insights/cost';

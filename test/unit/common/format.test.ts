@@ -26,6 +26,9 @@ describe('display formatters', () => {
     assert.deepEqual([0.3784, 1, 0, 2 / 3].map((s) => formatPercent(s)), ['37.8%', '100%', '0%', '66.7%']);
     assert.equal(formatPercent(null), '—');
     assert.equal(formatPercent(Number.NaN), '—');
+    // a statistic undefined on its data says so (grading)
+    assert.equal(formatPercent(null, 1, 'n/a'), 'n/a');
+    assert.equal(formatPercent(0.125, 0), '13%');
   });
 
   test('a UTC day stays that day whatever the reader\'s zone', () => {
