@@ -9,7 +9,7 @@ import { applyMigrations } from '../scripts/db/migrate';
 import { createScratchDatabase } from '../lib/scratch-database';
 import { stopRunQueue } from '../lib/queue';
 import { linkRepository, registerHost } from '../lib/hosts/service';
-import { startDeliveryWorker } from '../lib/hosts/process';
+import { startDeliveryWorker } from '../lib/code-review/process';
 import { POST as githubWebhook } from '../app/api/hosts/github/webhook/route';
 import { startGitHubApiDouble } from '../test/doubles/github-api-double';
 import { summarise } from './stats';

@@ -3,6 +3,9 @@
 // the one READY fix; else the newest, shown for what it is (rejected,
 // dropped, stale). A dropped or superseded fix is never offered to apply.
 
+/** The drop reason of a READY fix a newer run's READY fix replaced. */
+export const SUPERSEDED = 'superseded';
+
 export interface ChoosableFix {
   id: string;
   status: 'READY' | 'APPLYING' | 'DROPPED' | 'APPLIED' | 'REJECTED' | 'STALE';

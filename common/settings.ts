@@ -109,7 +109,7 @@ export type RepositorySettings = z.infer<typeof RepositorySettingsSchema>;
 
 const PreFiltersSchema = z
   .object({
-    /** a draft pull (merge) request is not repaired until it is marked ready (lib/hosts/pull-requests.ts) */
+    /** a draft pull (merge) request is not repaired until it is marked ready (lib/code-review/pull-requests.ts) */
     draft: z.boolean().default(true),
     botAuthor: z.boolean().default(true),
     botAuthorPatterns: z.array(z.string().min(1)).default(['[bot]', 'dependabot', 'renovate', 'github-actions']),

@@ -13,7 +13,7 @@ import type { CohortSlice } from './insights/rollup';
 //   the commit, so they can never disagree with them (lib/insights/rollup.ts
 //   explains the locks and why the refresh must come last);
 // - the code-host sync, after the commit: the change's pull request comment
-//   and check are queued for an update (lib/hosts/sync.ts). It never throws;
+//   and check are queued for an update (lib/code-review/sync.ts). It never throws;
 //   a failed queueing is logged and the next write queues it again.
 //
 // The subscribers are loaded when first used, not imported here, so that
@@ -108,7 +108,7 @@ const SUBSCRIBERS: WriteSubscriber[] = [
     afterCommit: async (written) => {
       const changeIds = written.changeIdsFor(CODE_REVIEW_KINDS);
       if (changeIds.length === 0) return;
-      const { notifyCodeHost } = await import('./hosts/sync');
+      const { notifyCodeHost } = await import('./code-review/sync');
       for (const id of changeIds) await notifyCodeHost(id);
     },
   },

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { getRunQueue, onRunQueued, type RunQueue } from '../../lib/queue';
 import { claimRun, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS } from '../../lib/runs/lease';
-import { startDeliveryWorker, type DeliveryWorker } from '../../lib/hosts/process';
+import { startDeliveryWorker, type DeliveryWorker } from '../../lib/code-review/process';
 import { executeRun, type RunOutcome } from './execute';
 import { runHousekeeping } from './housekeeping';
 
@@ -27,7 +27,7 @@ export interface WorkerOptions {
   resendAfterMs?: number;
   workDir?: string;
   log?: (entry: Record<string, unknown>) => void;
-  /** also process code-host webhook deliveries from the queue (lib/hosts/process.ts); default true */
+  /** also process code-host webhook deliveries from the queue (lib/code-review/process.ts); default true */
   deliveries?: boolean;
 }
 

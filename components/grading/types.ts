@@ -2,5 +2,5 @@
 export type { QueueSummary, QueueDetail, QueueProgress } from '@/lib/grading/queues';
 export type { GradingItemView, DisputedItem } from '@/lib/grading/items';
 export type { QueueAgreement } from '@/lib/grading/queue-stats';
-export type { PrecisionRow, Share } from '@/lib/grading/precision';
+export type { PrecisionRow, Share } from '@/lib/insights/precision';
 export type { MyItem } from '@/lib/grading/my-items';

@@ -9,7 +9,7 @@ import { getAuthSecret, useSecureCookies } from './secret';
 import { getDummyHash, verifyPassword } from './password';
 import { writeAudit } from '../audit';
 import { UserKind } from '../generated/prisma/enums';
-import { isCodeReviewEmail } from '../users/code-review';
+import { isCodeReviewEmail } from '../../common/code-review-identity';
 import { accountKey, clearThrottle, clientAddress, lockedKeys, recordFailure, throttledCode, type ThrottleKey } from './throttle';
 
 // next-auth ships CommonJS with `exports.default`: Next's bundler unwraps it,

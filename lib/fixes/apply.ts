@@ -265,7 +265,7 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
 /**
  * Accepts a READY fix: one commit on the change's branch, authored by the
  * reviewer. `decider`: a person a code host authorised (write permission
- * checked through its API, lib/hosts/commands.ts) instead of a flowfix role.
+ * checked through its API, lib/code-review/commands.ts) instead of a flowfix role.
  */
 export async function acceptFix({ fixId, userId, surface, decider }: { fixId: string; userId: string; surface: SurfaceName; decider?: Decider }): Promise<AcceptResult> {
   const user = decider ?? (await requireDecider(userId));

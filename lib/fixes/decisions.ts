@@ -6,12 +6,12 @@ import { ChangeStatus, DecisionKind, FixStatus, Origin } from '../generated/pris
 import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
 import { writeTx } from '../writes';
+import { SUPERSEDED } from '../../common/fix-choice';
 
 /** The fixes a person may still decide on: READY, and not an example from the demo history. */
 export const DECIDABLE = { status: FixStatus.READY, change: { origin: { not: Origin.DEMO_HISTORY } } } satisfies Prisma.FixWhereInput;
 
 /** dropReason of a STALE fix that a newer run on the same revision replaced. */
-export const SUPERSEDED = 'superseded';
 
 // A reviewer's decisions on a fix, except applying it (apply.ts): previews and
 // rejections. Each decision is a Decision row and an audit entry written in
@@ -170,7 +170,7 @@ export async function rejectFix({
   reason: string;
   text?: string;
   surface?: SurfaceName;
-  /** a person a code host authorised (lib/hosts/commands.ts) instead of a flowfix role */
+  /** a person a code host authorised (lib/code-review/commands.ts) instead of a flowfix role */
   decider?: Decider;
 }): Promise<{ decisionId: string }> {
   const body = RejectFixBodySchema.parse({ reason, text: text || undefined });

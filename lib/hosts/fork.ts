@@ -1,7 +1,5 @@
 import 'server-only';
-import { getDb } from '../db';
 import { publicOrigin } from '../env';
-import { writeTx } from '../writes';
 
 // A pull (merge) request whose branch lives in a fork is written only when
 // its author lets the base repository's maintainers push there (GitHub
@@ -41,15 +39,4 @@ export function forkHandApplyMarkdown({ kind, fork, branch, fixId }: { kind: Hos
     `Save the diff below as \`flowfix.patch\` (or [download the patch](${patchUrl(fixId)}) from flowfix), run \`git apply flowfix.patch\` on \`${branch}\` in the fork, then commit and push; ` +
     `or ask the author to ${p.setting}, then \`/flowfix apply\`.`
   );
-}
-
-/** Records whether the change's head lives in a fork flowfix may not push to; a change of it refreshes the comment. */
-export async function recordForkWritability({ changeId, forkNotWritable }: { changeId: string; forkNotWritable: string | null }): Promise<void> {
-  const db = getDb();
-  const change = await db.change.findUnique({ where: { id: changeId }, select: { forkNotWritable: true } });
-  if (!change || change.forkNotWritable === forkNotWritable) return;
-  await writeTx(async (tx, written) => {
-    await tx.change.update({ where: { id: changeId }, data: { forkNotWritable } });
-    written.wrote('change', { changeId });
-  });
 }

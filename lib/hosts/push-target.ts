@@ -4,7 +4,8 @@ import { AppError } from '../errors';
 import { CodeHostKind } from '../generated/prisma/enums';
 import type { GitCredentials } from '../git/runner';
 import { githubInstallationClient, gitlabClient, hostErrorStatus, hostGitCredentials } from './clients';
-import { forkRefusalMessage, recordForkWritability } from './fork';
+import { forkRefusalMessage } from './fork';
+import { recordForkWritability } from './fork-writability';
 
 // Where an accepted fix is pushed for a repository linked to a code host,
 // and with what: a short-lived installation token (GitHub App, user

@@ -44,3 +44,9 @@ export const LinkRepositorySchema = z
   })
   .strict();
 export type LinkRepositoryInput = z.input<typeof LinkRepositorySchema>;
+
+/** What processing one delivery (an event, a comment's command) came to: kept on the delivery's row. */
+export interface ProcessOutcome {
+  status: 'PROCESSED' | 'IGNORED';
+  detail: string;
+}

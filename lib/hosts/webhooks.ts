@@ -16,7 +16,7 @@ import { secretBox } from './secrets';
 // raw body with the App's webhook secret), GitLab's X-Gitlab-Token (the
 // hook's secret token); both compared in constant time. The delivery is then
 // recorded under its id (a replay of that id is refused) and handed to the job
-// queue; the answer goes back at once and lib/hosts/process.ts does the work.
+// queue; the answer goes back at once and lib/code-review/process.ts does the work.
 
 export type HostKindName = 'github' | 'gitlab';
 
@@ -162,7 +162,7 @@ export async function recordDelivery(kind: HostKindName, hook: VerifiedWebhook):
 /**
  * Records a verified delivery and queues it. A process that dies between the
  * two leaves the delivery RECEIVED with no job: the sweeper (sweepStuckDeliveries
- * in lib/hosts/process.ts) queues it again.
+ * in lib/code-review/process.ts) queues it again.
  */
 export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook): Promise<AcceptedDelivery> {
   const recorded = await recordDelivery(kind, hook);

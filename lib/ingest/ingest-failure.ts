@@ -45,7 +45,7 @@ type Tx = Prisma.TransactionClient;
 
 /**
  * Who reports: a CI token (POST /api/v1/failures), or a code host's webhook
- * delivery for the repository it is linked to (lib/hosts/process.ts).
+ * delivery for the repository it is linked to (lib/code-review/process.ts).
  */
 export type IngestReporter =
   | { token: TokenPrincipal }

@@ -4,7 +4,7 @@ import { funnel } from './funnel';
 import { fixLatency } from './latency';
 import { costTotal } from './cost';
 import { precisionFilter } from './quality';
-import { precision } from '../grading/precision';
+import { precision } from './precision';
 import { scopeReader, type InsightsScope } from './scope';
 import type { InsightsReader } from './read';
 import type { Prisma } from '../generated/prisma/client';

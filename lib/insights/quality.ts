@@ -1,12 +1,12 @@
 import 'server-only';
 import { ratio } from '../../common/insights-query';
-import { precision, reviewersVsGraders, type PrecisionFilter, type PrecisionRow } from '../grading/precision';
+import { precision, reviewersVsGraders, type PrecisionFilter, type PrecisionRow } from './precision';
 import { COUNTER, RUN_TABLE } from './tables';
 import { NO_FIX_CATEGORIES, type NoFixCategory } from '../../common/exit-reasons';
 import { keyedCounts, n, type InsightsReader } from './read';
 import { runCellWhere, type InsightsScope } from './scope';
 
-// Quality: precision from the graders' settled labels (lib/grading/precision.ts
+// Quality: precision from the graders' settled labels (lib/insights/precision.ts
 // computes it; only the filter is translated here), and why the cohort's finished repair runs (scope.ts) produced no fix, as
 // categories of the run's exit reason. A policy that ran out of candidates
 // ("no_candidate") is split by its trajectory: when no candidate ever reached

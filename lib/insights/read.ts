@@ -21,7 +21,7 @@ import { SqlParams, utc } from './sql';
 
 // Reading the rollups for a period. Whole UTC days come from the rollup rows;
 // a period that starts or ends inside a day takes that day's part from the
-// raw rows, folded by the same definitions (facts.ts): either the part inside
+// raw rows, folded by the same definitions (cells.ts): either the part inside
 // the period is added, or the whole day's rollup row is read and the part
 // outside subtracted, whichever covers fewer changes (an empty part is not
 // read). So the figures are those of the period to the millisecond. The
@@ -45,7 +45,7 @@ export interface CellQuery {
   table: RollupTable;
   /**
    * per dimension but the day. Author kinds and triggers have no '*' rows
-   * (facts.ts FULL_CUBE): every author kind is OWN (the rows added up), every
+   * (cells.ts FULL_CUBE): every author kind is OWN (the rows added up), every
    * trigger the list REPAIR and REVALIDATE.
    */
   where: Record<string, DimFilter>;

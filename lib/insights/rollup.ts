@@ -33,7 +33,7 @@ import { FULL_CUBE, cellKey, foldChanges, foldPrecision, foldRuns, type Cell, ty
 // - The rows over every repository ('*') are sums of slice rows: each refresh
 //   adds the slice's difference (new − old) to them with one atomic upsert,
 //   so concurrent writers never lose a count. (Author kinds and triggers are
-//   not rolled up over: readers add those rows, facts.ts FULL_CUBE.)
+//   not rolled up over: readers add those rows, cells.ts FULL_CUBE.)
 //
 // Locks, always in this order so writers cannot deadlock: shared day locks,
 // then the slice locks (each set in hash order), then the '*' rows (in key
@@ -45,7 +45,7 @@ import { FULL_CUBE, cellKey, foldChanges, foldPrecision, foldRuns, type Cell, ty
 // moving (QUEUED ⇄ RUNNING, the hook's `lease` kind), a grader's label before
 // it is settled, events appended while a run works (its gate events count
 // once it has ended, and every caller of closeRunTx goes through the hook). What
-// counts is facts.ts; a new count there may need a new refresh here, and the
+// counts is cells.ts; a new count there may need a new refresh here, and the
 // drift test (test/integration/insights/rollups.test.ts) is where that shows.
 //
 // rebuildInsightsRollups() recomputes whole days under an exclusive day lock

@@ -2,7 +2,7 @@ import 'server-only';
 import { EventEmitter } from 'node:events';
 import PgBoss from 'pg-boss';
 import { getDbHandle, type DbHandle } from '../db';
-import { RunJobSchema } from '../runs/schemas';
+import { z } from 'zod';
 
 // The run queue: pg-boss over the same PostgreSQL (server mode) or the same
 // PGlite instance (embedded mode, through pg-boss's `db.executeSql` option).
@@ -14,8 +14,12 @@ import { RunJobSchema } from '../runs/schemas';
 // twice, or a job for a finished run, costs one failed claim and nothing else,
 // and pg-boss's job expiry never has to match a 30-minute repair.
 
+/** The run queue's payload: only the id; the Run row is the truth. */
+export const RunJobSchema = z.object({ runId: z.string().min(1).max(200) });
+export type RunJob = z.infer<typeof RunJobSchema>;
+
 export const RUN_QUEUE = 'flowfix-runs';
-// Code-host webhook deliveries to process (lib/hosts/process.ts). Unlike a
+// Code-host webhook deliveries to process (lib/code-review/process.ts). Unlike a
 // run, a delivery's processing is short and safe to repeat, so the job itself
 // carries it: a failure (the host answered 502 after the client's own
 // retries) is retried by pg-boss with exponential backoff.

@@ -10,9 +10,6 @@ import { RunPolicySchema } from '../../common/settings';
 
 export const RunTriggerSchema = z.enum(['AUTO', 'MANUAL', 'REVALIDATE']);
 
-/** The queue's payload: only the id; the Run row is the truth. */
-export const RunJobSchema = z.object({ runId: z.string().min(1).max(200) });
-export type RunJob = z.infer<typeof RunJobSchema>;
 
 export const RequestRunInputSchema = z
   .object({

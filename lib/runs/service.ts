@@ -6,7 +6,7 @@ import { getDb } from '../db';
 import { getEnv } from '../env';
 import { AppError, isUniqueViolation } from '../errors';
 import { sanitizeHtml } from '../html/sanitize';
-import { SUPERSEDED } from '../fixes/decisions';
+import { SUPERSEDED } from '../../common/fix-choice';
 import { getRunQueue } from '../queue';
 import { ModelSettingsSchema, resolveModelEndpoint, type ModelSettings } from '../../common/settings';
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';

@@ -2,6 +2,7 @@ import 'server-only';
 import { getDb } from '../db';
 import type { CodeHost } from '../generated/prisma/client';
 import { UserKind } from '../generated/prisma/enums';
+import { CODE_REVIEW_DOMAIN_SUFFIX, CODE_REVIEW_HOST_LABEL } from '../../common/code-review-identity';
 
 // The identity a code host's user decides as: `/flowfix apply` and
 // `/flowfix reject` in a pull (merge) request are recorded as a flowfix user
@@ -13,20 +14,6 @@ import { UserKind } from '../generated/prisma/enums';
 // role nor a password (lib/users/service.ts), and grading never offers it.
 // `.invalid` is reserved (RFC 2606): no mailbox, no identity provider, and no
 // admin-made user can have an address there.
-
-export const CODE_REVIEW_DOMAIN_SUFFIX = '.code-review.invalid';
-
-export function isCodeReviewEmail(email: string): boolean {
-  return email.trim().toLowerCase().endsWith(CODE_REVIEW_DOMAIN_SUFFIX);
-}
-
-export const CODE_REVIEW_HOST_LABEL = { GITHUB: 'GitHub', GITLAB: 'GitLab' } as const;
-
-/** The code host a code-review identity's address names ("GitHub", "GitLab"); null for anyone else. */
-export function codeReviewHostOf(email: string): string | null {
-  const m = /@(github|gitlab)-[^@]*\.code-review\.invalid$/i.exec(email);
-  return m ? CODE_REVIEW_HOST_LABEL[m[1].toUpperCase() as keyof typeof CODE_REVIEW_HOST_LABEL] : null;
-}
 
 /** The identity for this host login, made on first use. */
 export async function codeReviewIdentity({ host, login }: { host: Pick<CodeHost, 'id' | 'kind'>; login: string }): Promise<{ id: string; name: string; email: string }> {

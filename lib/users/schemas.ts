@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCodeReviewEmail } from '../../common/code-review-identity';
 import { Role } from '../generated/prisma/enums';
 
 // Request schemas for the admin's user management, shared by the API routes
@@ -19,11 +20,9 @@ const RolesSchema = z
   .max(Object.values(Role).length)
   .transform((roles) => [...new Set(roles)]);
 
-// mirrors CODE_REVIEW_DOMAIN_SUFFIX in lib/users/code-review.ts (server-only; this schema is shared with the admin forms)
-const RESERVED_SUFFIX = '.code-review.invalid';
 
 export const CreateUserSchema = z.object({
-  email: EmailSchema.refine((e) => !e.endsWith(RESERVED_SUFFIX), 'Addresses under .code-review.invalid belong to code-review identities'),
+  email: EmailSchema.refine((e) => !isCodeReviewEmail(e), 'Addresses under .code-review.invalid belong to code-review identities'),
   name: z.string().trim().min(1, 'Enter a name').max(200),
   password: PasswordSchema,
   roles: RolesSchema,

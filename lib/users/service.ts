@@ -5,7 +5,7 @@ import { hashPassword } from '../auth/password';
 import { accountKey, accountLocks, clearThrottle } from '../auth/throttle';
 import type { Prisma } from '../generated/prisma/client';
 import { UserKind, type Role } from '../generated/prisma/enums';
-import { codeReviewHostOf } from './code-review';
+import { codeReviewHostOf } from '../../common/code-review-identity';
 import { CreateUserSchema, UpdateUserSchema, type CreateUserInput, type UpdateUserInput } from './schemas';
 
 // User management for admins. Every change is written together with its audit

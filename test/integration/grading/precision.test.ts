@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
-import { precision, reviewersVsGraders } from '../../../lib/grading/precision';
+import { precision, reviewersVsGraders } from '../../../lib/insights/precision';
 import { createFix, createRepo, createUser, reject, settle } from './helpers';
 import { rebuildInsightsRollups } from '../../../lib/insights/rollup';
 

@@ -14,9 +14,9 @@ import { startGitHubApiDouble, type GitHubApiDouble } from '../../doubles/github
 import { startGitHttpServer, type GitHttpServer } from '../../doubles/git-http-server';
 import { registerHost, linkRepository } from '../../../lib/hosts/service';
 import { setClientDefaults } from '../../../lib/hosts/clients';
-import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/code-review/process';
 import { claimRun, finishRun } from '../../../lib/runs/service';
-import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
+import { notifyCodeHostOfRun } from '../../../lib/code-review/sync';
 import { acceptFix } from '../../../lib/fixes/apply';
 import { git, githubDelivery, JUNIT_FAILING, waitFor, zipOf, waitForSettledDelivery } from './helpers';
 

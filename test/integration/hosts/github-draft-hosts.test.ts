@@ -8,8 +8,8 @@ import * as repositoryRoute from '../../../app/api/admin/repositories/[id]/route
 import { startGitHubApiDouble, type GitHubApiDouble } from '../../doubles/github-api-double';
 import { registerHost, linkRepository } from '../../../lib/hosts/service';
 import { setClientDefaults } from '../../../lib/hosts/clients';
-import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
-import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/code-review/process';
+import { notifyCodeHostOfRun } from '../../../lib/code-review/sync';
 import { claimRun, finishRun } from '../../../lib/runs/service';
 import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type GitFixture, waitForSettledDelivery } from './helpers';
 

@@ -9,7 +9,7 @@ import * as manifestRoute from '../../../app/api/admin/hosts/github-manifest/rou
 import * as webhookRoute from '../../../app/api/hosts/github/webhook/route';
 import { startGitHubApiDouble, type GitHubApiDouble } from '../../doubles/github-api-double';
 import { setClientDefaults } from '../../../lib/hosts/clients';
-import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/code-review/process';
 import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type GitFixture, waitForSettledDelivery } from './helpers';
 
 // The GitHub App connection end to end, in-process routes with the real

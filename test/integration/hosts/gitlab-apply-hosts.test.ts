@@ -13,9 +13,9 @@ import * as acceptRoute from '../../../app/api/fixes/[id]/accept/route';
 import { startGitLabApiDouble, type GitLabApiDouble } from '../../doubles/gitlab-api-double';
 import { startGitHttpServer, type GitHttpServer } from '../../doubles/git-http-server';
 import { registerHost, linkRepository } from '../../../lib/hosts/service';
-import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/code-review/process';
 import { claimRun, finishRun } from '../../../lib/runs/service';
-import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
+import { notifyCodeHostOfRun } from '../../../lib/code-review/sync';
 import { git, gitlabDelivery, waitFor, waitForSettledDelivery } from './helpers';
 
 // Applying from a GitLab merge request. The repositories are real, served by

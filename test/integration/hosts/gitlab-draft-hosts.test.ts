@@ -5,7 +5,7 @@ import { createTestDb, type TestDb } from '../../helpers/test-db';
 import * as webhookRoute from '../../../app/api/hosts/gitlab/webhook/route';
 import { startGitLabApiDouble, type GitLabApiDouble } from '../../doubles/gitlab-api-double';
 import { registerHost, linkRepository } from '../../../lib/hosts/service';
-import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/code-review/process';
 import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture, waitForSettledDelivery } from './helpers';
 
 // Drafts and bots follow the repository's filter policy on GitLab: a failed

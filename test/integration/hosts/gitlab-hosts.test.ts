@@ -7,9 +7,9 @@ import * as hostsRoute from '../../../app/api/admin/hosts/route';
 import * as hostReposRoute from '../../../app/api/admin/hosts/[id]/repositories/route';
 import * as webhookRoute from '../../../app/api/hosts/gitlab/webhook/route';
 import { startGitLabApiDouble, type GitLabApiDouble } from '../../doubles/gitlab-api-double';
-import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/hosts/process';
+import { startDeliveryWorker, type DeliveryWorker } from '../../../lib/code-review/process';
 import { gitlabDelivery, makeGitFixture, waitFor, type GitFixture, waitForSettledDelivery } from './helpers';
-import { notifyCodeHostOfRun } from '../../../lib/hosts/sync';
+import { notifyCodeHostOfRun } from '../../../lib/code-review/sync';
 import { claimRun, finishRun } from '../../../lib/runs/service';
 
 // A GitLab connection end to end: the real @gitbeaker/rest client over real

@@ -6,7 +6,7 @@ import { startGitHubApiDouble, type GitHubApiDouble } from '../../doubles/github
 import { registerHost, linkRepository } from '../../../lib/hosts/service';
 import { setClientDefaults } from '../../../lib/hosts/clients';
 import { recordDelivery } from '../../../lib/hosts/webhooks';
-import { DELIVERY_SWEEP, startDeliveryWorker, sweepStuckDeliveries, type DeliveryWorker } from '../../../lib/hosts/process';
+import { DELIVERY_SWEEP, startDeliveryWorker, sweepStuckDeliveries, type DeliveryWorker } from '../../../lib/code-review/process';
 import { getRunQueue, HOST_EVENT_QUEUE } from '../../../lib/queue';
 import type { CodeHost } from '../../../lib/generated/prisma/client';
 import { JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type GitFixture, waitForSettledDelivery } from './helpers';

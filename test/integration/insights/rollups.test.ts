@@ -17,7 +17,7 @@ import { ALL } from '../../../lib/insights/tables';
 import { InsightsReader, withInsightsSnapshot } from '../../../lib/insights/read';
 import { funnel } from '../../../lib/insights/funnel';
 import { cost } from '../../../lib/insights/cost';
-import { precision } from '../../../lib/grading/precision';
+import { precision } from '../../../lib/insights/precision';
 import type { InsightsScope } from '../../../lib/insights/scope';
 import { ROLLUP_VERSION, ensureInsightsRollups, rebuildInsightsRollups, refreshInsightsRollups, verifyInsightsRollups } from '../../../lib/insights/rollup';
 import type { FinishRunResult } from '../../../lib/runs/schemas';

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { provenChecks, readFixEvidence } from '@/lib/fixes/evidence';
 import { toReviewQueueItem } from '@/lib/fixes/views';
-import { renderComment } from '@/lib/hosts/review-view';
+import { renderComment } from '@/lib/code-review/review-view';
 import { formatFix } from '@/cli/fix';
 import { proofSeed, repeatOf, shuffleArgsOf } from '@/agent/proof';
 import { gateOutcome } from '@/agent/sinks';

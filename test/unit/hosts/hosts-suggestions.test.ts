@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rightSideLines, suggestionsFor } from '../../../lib/hosts/suggestions';
+import { rightSideLines, suggestionsFor } from '../../../lib/code-review/suggestions';
 
 const PR_PATCH = '@@ -1,3 +1,4 @@\n export const sum = (a, b) => a - b;\n-export const two = 2;\n+export const two = 3;\n+export const three = 3;\n export const four = 4;';
 const FIX = 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -2,2 +2,2 @@\n-export const two = 3;\n+export const two = 2;\n export const three = 3;\n';

@@ -1,6 +1,6 @@
 import { readQuery, withRoute } from '@/lib/http/route';
 import { GRADING_MANAGER_ACCESS, NO_STORE } from '@/lib/grading/access';
-import { precision, reviewersVsGraders } from '@/lib/grading/precision';
+import { precision, reviewersVsGraders } from '@/lib/insights/precision';
 import { PrecisionQuerySchema } from '@/lib/grading/schemas';
 
 export const dynamic = 'force-dynamic';

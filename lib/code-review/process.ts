@@ -3,7 +3,8 @@ import { getDb } from '../db';
 import { CodeHostKind, WebhookDeliveryStatus } from '../generated/prisma/enums';
 import { getRunQueue, HOST_EVENT_QUEUE, HOST_JOB_RETRIES, HOST_SYNC_QUEUE, onHostJobQueued, type HostJobQueue } from '../queue';
 import { syncChange } from './sync';
-import { processGitHubDelivery, type ProcessOutcome } from './github-events';
+import { processGitHubDelivery } from './github-events';
+import type { ProcessOutcome } from '../hosts/schemas';
 import { processGitLabDelivery } from './gitlab-events';
 
 // The background half of a webhook delivery: a job on the queue names the
@@ -154,7 +155,7 @@ type Handler = (id: string) => Promise<string>;
 
 /**
  * Takes code-host jobs off the queue until stopped: webhook deliveries
- * (processDelivery) and pull-request syncs (syncChange, lib/hosts/sync.ts).
+ * (processDelivery) and pull-request syncs (syncChange, lib/code-review/sync.ts).
  */
 export async function startDeliveryWorker({
   pollMs = 500,

@@ -6,10 +6,10 @@ import { AppError } from '../errors';
 import { ingestFailureReport } from '../ingest/ingest-failure';
 import { IngestMetadataSchema, type TestInput } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
-import { gitlabClient, hostErrorStatus, type GitLabClient } from './clients';
-import type { ProcessOutcome } from './github-events';
+import { gitlabClient, hostErrorStatus, type GitLabClient } from '../hosts/clients';
+import type { ProcessOutcome } from '../hosts/schemas';
 import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
-import { recordForkWritability } from './fork';
+import { recordForkWritability } from '../hosts/fork-writability';
 import { processGitLabNote } from './commands';
 
 // GitLab deliveries → flowfix. A failed merge-request pipeline: the

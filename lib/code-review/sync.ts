@@ -2,7 +2,7 @@ import 'server-only';
 import { getDb } from '../db';
 import { CodeHostKind } from '../generated/prisma/enums';
 import { getRunQueue, HOST_SYNC_QUEUE } from '../queue';
-import { githubInstallationClient, gitlabClient } from './clients';
+import { githubInstallationClient, gitlabClient } from '../hosts/clients';
 import { describeForReview, digest, renderComment, type CheckState } from './review-view';
 import { suggestionsFor } from './suggestions';
 import { FixStatus } from '../generated/prisma/enums';

@@ -1,4 +1,5 @@
 import 'server-only';
+import type { ProcessOutcome } from '../hosts/schemas';
 import type { CodeHost, CodeHostRepository } from '../generated/prisma/client';
 import { getDb } from '../db';
 import { getEnv } from '../env';
@@ -7,22 +8,17 @@ import type { IngestUpload } from '../ingest/body';
 import { ingestFailureReport } from '../ingest/ingest-failure';
 import { IngestMetadataSchema } from '../ingest/schema';
 import { cleanText } from '../ingest/text';
-import { githubInstallationClient, type GitHubClient } from './clients';
+import { githubInstallationClient, type GitHubClient } from '../hosts/clients';
 import { endPendingWork, recordDraftState, repairWhenReady, staleOlderHeads } from './pull-requests';
-import { recordForkWritability } from './fork';
+import { recordForkWritability } from '../hosts/fork-writability';
 import { processGitHubComment } from './commands';
-import { globToRegExp, readZip, ZipError } from './zip';
+import { globToRegExp, readZip, ZipError } from '../hosts/zip';
 
 // GitHub deliveries → flowfix. A failed workflow run (or check suite) of a
 // pull request: its JUnit artifacts (the link's artifact-name glob, the
 // report files inside by the path glob) and its failed jobs' logs, ingested
 // through lib/ingest like a report from CI. Pull-request events keep the
 // change's revisions right.
-
-export interface ProcessOutcome {
-  status: 'PROCESSED' | 'IGNORED';
-  detail: string;
-}
 
 type Payload = Record<string, unknown>;
 type Link = CodeHostRepository & { repository: { name: string } };

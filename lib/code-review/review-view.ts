@@ -5,14 +5,14 @@ import { publicOrigin } from '../env';
 import { readFixEvidence } from '../fixes/evidence';
 import { summaryToText } from '../fixes/text';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
-import { forkHandApplyMarkdown } from './fork';
+import { forkHandApplyMarkdown } from '../hosts/fork';
 import { estimateRemaining, formatRemainingRange, progressFromPhaseEvents } from '../../common/run-estimate';
 import { loadPhaseMedians } from '../runs/estimate';
 
 // What the pull (merge) request shows of a change, decided from the
 // database alone: the check's state (GitHub check run / GitLab commit
 // status) and the one comment's text. Pure rendering lives here; calling the
-// hosts is lib/hosts/sync.ts.
+// hosts is lib/code-review/sync.ts.
 
 export type CheckState =
   | { status: 'queued' | 'in_progress'; title: string; summary: string }

@@ -4,8 +4,8 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import { acceptFix } from '../fixes/apply';
 import { DECIDABLE, rejectFix, type Decider } from '../fixes/decisions';
-import { githubInstallationClient, gitlabClient, type GitHubClient } from './clients';
-import type { ProcessOutcome } from './github-events';
+import { githubInstallationClient, gitlabClient, type GitHubClient } from '../hosts/clients';
+import type { ProcessOutcome } from '../hosts/schemas';
 import { codeReviewIdentity } from '../users/code-review';
 
 // Comment commands on a pull request: `/flowfix apply` and

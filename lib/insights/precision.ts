@@ -1,7 +1,7 @@
 import 'server-only';
 import { getDb } from '../db';
-import { ALL, COUNTER, NO_MODEL, PRECISION_TABLE, addAll, type Counts } from '../insights/tables';
-import { InsightsReader, OWN, keyedCounts, n, withInsightsSnapshot } from '../insights/read';
+import { ALL, COUNTER, NO_MODEL, PRECISION_TABLE, addAll, type Counts } from './tables';
+import { InsightsReader, OWN, keyedCounts, n, withInsightsSnapshot } from './read';
 import { wilson } from '../../common/stats';
 import { GRADE_LABELS, type GradeLabelName } from '../../common/grading';
 
@@ -11,7 +11,7 @@ import { GRADE_LABELS, type GradeLabelName } from '../../common/grading';
 // decisions beside the graders' verdicts. The one query module the managers'
 // pages read precision from. The period is the fix's creation time. The
 // counts come from the Insights precision rollup (lib/insights/rollup.ts,
-// defined in lib/insights/facts.ts), kept by the writers.
+// defined in lib/insights/cells.ts), kept by the writers.
 
 export interface PrecisionFilter {
   from?: Date;
