@@ -117,6 +117,13 @@ async function targetNames(rows: Array<{ targetType: string | null; targetId: st
   return names;
 }
 
+/** The audit route's answer: a keyset page and the actions the filter offers. */
+export interface AuditPage {
+  entries: AuditView[];
+  nextCursor: string | null;
+  actions: string[];
+}
+
 /** A page of the log, newest first; `nextCursor` continues after its last entry. */
 export async function queryAudit({
   filter,
@@ -126,7 +133,7 @@ export async function queryAudit({
   filter: AuditFilter;
   cursor?: string;
   limit: number;
-}): Promise<{ entries: AuditView[]; nextCursor: string | null }> {
+}): Promise<Omit<AuditPage, 'actions'>> {
   const rows = await readAudit(filter, { before: cursor ? BigInt(cursor) : undefined, take: limit + 1 });
   const entries = rows.slice(0, limit);
   return { entries, nextCursor: rows.length > limit ? entries[entries.length - 1].id : null };

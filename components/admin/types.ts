@@ -2,21 +2,15 @@ import type { AdminUserView } from '@/lib/users/service';
 import type { CiTokenView } from '@/lib/tokens/service';
 import type { RepositoryView } from '@/lib/repositories/service';
 import type { RoleName } from '@/common/roles';
+import type { Jsonify } from '@/common/json';
 import type { AuditView } from '@/lib/audit';
 
 // The admin API's JSON: the server's view types with dates as ISO strings.
 // (Type-only imports: nothing from lib/ reaches the browser bundle.)
-type Serialized<T> = T extends Date
-  ? string
-  : T extends Array<infer U>
-    ? Array<Serialized<U>>
-    : T extends object
-      ? { [K in keyof T]: Serialized<T[K]> }
-      : T;
 
-export type AdminUser = Serialized<AdminUserView>;
-export type AdminToken = Serialized<CiTokenView>;
-export type AdminRepository = Serialized<RepositoryView>;
+export type AdminUser = Jsonify<AdminUserView>;
+export type AdminToken = Jsonify<CiTokenView>;
+export type AdminRepository = Jsonify<RepositoryView>;
 
 export { ROLES, type RoleName } from '@/common/roles';
 
@@ -27,6 +21,6 @@ export const ROLE_HELP: Record<RoleName, string> = {
   ADMIN: 'repositories, users, tokens, settings',
 };
 
-export type AdminAuditEntry = Serialized<AuditView>;
+export type AdminAuditEntry = Jsonify<AuditView>;
 
 export type { HostView as AdminHost, HostRepositoryView as AdminHostRepository } from '@/lib/hosts/views';

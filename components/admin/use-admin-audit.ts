@@ -1,9 +1,10 @@
 'use client';
 
+import type { AuditPage } from '@/lib/audit';
+import type { Jsonify } from '@/common/json';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { toAuditSearchParams } from '@/common/audit-query';
 import { requestJson, retryUnlessClientError } from '../api-client';
-import type { AdminAuditEntry } from './types';
 
 export interface AuditFilterInput {
   actor: string;
@@ -12,18 +13,13 @@ export interface AuditFilterInput {
   to: string;
 }
 
-interface AuditPage {
-  entries: AdminAuditEntry[];
-  nextCursor: string | null;
-  actions: string[];
-}
 
 /** The audit log under a filter, newest first, a keyset page at a time. */
 export function useAdminAudit(filter: AuditFilterInput) {
   return useInfiniteQuery({
     queryKey: ['admin', 'audit', filter],
     queryFn: ({ pageParam, signal }) =>
-      requestJson<AuditPage>(`/api/admin/audit?${toAuditSearchParams(filter, pageParam ? { cursor: pageParam } : {})}`, { signal }),
+      requestJson<Jsonify<AuditPage>>(`/api/admin/audit?${toAuditSearchParams(filter, pageParam ? { cursor: pageParam } : {})}`, { signal }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     retry: retryUnlessClientError,

@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import { REJECT_REASONS, commitOf, useAcceptFix, useRejectFix, type RejectReason } from './use-fix-decisions';
+import { REJECT_REASONS, useAcceptFix, useRejectFix, type RejectReason } from './use-fix-decisions';
 
 // Accept, edit then accept, reject with a reason. The server decides (one
 // apply wins, a moved branch is refused); this shows what it said.
@@ -110,7 +110,7 @@ export function FixDecisions({
       </p>
     );
   }
-  const commit = accept.isSuccess ? commitOf(accept.data) : null;
+  const commit = accept.isSuccess ? accept.data.commit : null;
   return (
     <div className="fix-decisions" data-testid="fix-decisions">
       {open && (

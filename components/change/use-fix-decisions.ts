@@ -1,5 +1,9 @@
 'use client';
 
+import type { AcceptResult } from '@/lib/fixes/apply';
+import type { RejectResult } from '@/lib/fixes/decisions';
+import type { EditAcceptResult } from '@/lib/fixes/edit-accept';
+import type { Jsonify } from '@/common/json';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { requestJson } from '../api-client';
 
@@ -29,21 +33,10 @@ export function useRecordPreview() {
   });
 }
 
-export interface AcceptResult {
-  commit?: string;
-  appliedCommit?: string;
-  fix?: { appliedCommit?: string | null };
-}
-
-export function commitOf(result: unknown): string | null {
-  const r = (result ?? {}) as AcceptResult;
-  return r.commit ?? r.appliedCommit ?? r.fix?.appliedCommit ?? null;
-}
-
 export function useAcceptFix() {
   const refresh = useRefreshAfterDecision();
   return useMutation({
-    mutationFn: (fixId: string) => requestJson<AcceptResult>(fixUrl(fixId, 'accept'), { method: 'POST', body: {} }),
+    mutationFn: (fixId: string) => requestJson<Jsonify<AcceptResult>>(fixUrl(fixId, 'accept'), { method: 'POST', body: {} }),
     onSettled: refresh,
   });
 }
@@ -52,7 +45,7 @@ export function useRejectFix() {
   const refresh = useRefreshAfterDecision();
   return useMutation({
     mutationFn: ({ fixId, reason, text }: { fixId: string; reason: RejectReason; text?: string }) =>
-      requestJson<unknown>(fixUrl(fixId, 'reject'), { method: 'POST', body: { reason, ...(text ? { text } : {}) } }),
+      requestJson<Jsonify<RejectResult>>(fixUrl(fixId, 'reject'), { method: 'POST', body: { reason, ...(text ? { text } : {}) } }),
     onSettled: refresh,
   });
 }
@@ -67,7 +60,7 @@ export function useEditAcceptFix() {
   const refresh = useRefreshAfterDecision();
   return useMutation({
     mutationFn: ({ fixId, files }: { fixId: string; files: Array<{ path: string; modified: string }> }) =>
-      requestJson<{ runId?: string; joined?: boolean }>(fixUrl(fixId, 'edit-accept'), { method: 'POST', body: { files } }),
+      requestJson<Jsonify<EditAcceptResult>>(fixUrl(fixId, 'edit-accept'), { method: 'POST', body: { files } }),
     onSettled: refresh,
   });
 }

@@ -5,18 +5,9 @@ import { useQuery } from '@tanstack/react-query';
 import { formatPercent } from '@/common/format';
 import { requestJson, retryUnlessClientError } from '../api-client';
 import type { PrecisionRow, Share } from './types';
+import type { PrecisionResponse } from '@/lib/insights/precision';
+import type { Jsonify } from '@/common/json';
 
-interface PrecisionResponse {
-  overall: PrecisionRow;
-  groups: PrecisionRow[];
-  reviewers: {
-    acceptedJudgedBad: number;
-    acceptedSettled: number;
-    rejectedJudgedCorrect: number;
-    rejectedSettled: number;
-    rejectedCorrectByReason: Array<{ reason: string; count: number }>;
-  };
-}
 
 const GROUPS = [
   ['repository', 'Repository'],
@@ -64,7 +55,7 @@ export function PrecisionView() {
   const params = new URLSearchParams({ groupBy, ...(from ? { from } : {}), ...(to ? { to } : {}) });
   const data = useQuery({
     queryKey: ['grading', 'precision', params.toString()],
-    queryFn: ({ signal }) => requestJson<PrecisionResponse>(`/api/grading/precision?${params}`, { signal }),
+    queryFn: ({ signal }) => requestJson<Jsonify<PrecisionResponse>>(`/api/grading/precision?${params}`, { signal }),
     retry: retryUnlessClientError,
   });
   return (

@@ -9,7 +9,7 @@ import { formatAge } from '@/common/format';
 import { selectionAfterDecision } from '@/common/queue-selection';
 import { RejectForm } from '@/components/change/fix-decisions';
 import { ChangedLines } from '@/components/diff/changed-lines';
-import { commitOf, useAcceptFix } from '@/components/change/use-fix-decisions';
+import { useAcceptFix } from '@/components/change/use-fix-decisions';
 import { useReviewQueue } from './use-review-queue';
 import { SHORTCUTS, useQueueShortcuts, type ShortcutAction } from './use-queue-shortcuts';
 
@@ -175,7 +175,7 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
       accept.mutate(p.fixId, {
         onSuccess: (r) => {
           moveOnFrom(p.fixId);
-          const sha = commitOf(r);
+          const sha = r.commit;
           setOutcome({ kind: 'ok', text: `Applied “${p.title}”${sha ? ` as ${sha.slice(0, 12)}` : ''}.` });
         },
         onError: (err) => setOutcome({ kind: 'error', text: `“${p.title}”: ${err.message}` }),

@@ -152,6 +152,11 @@ export async function recordPreview({
   });
 }
 
+/** The reject route's answer. */
+export interface RejectResult {
+  decisionId: string;
+}
+
 /**
  * Rejects a READY fix with a reason. The READY → REJECTED update is
  * conditional, so of a reject and an accept racing, exactly one wins and the
@@ -172,7 +177,7 @@ export async function rejectFix({
   surface?: SurfaceName;
   /** a person a code host authorised (lib/code-review/commands.ts) instead of a flowfix role */
   decider?: Decider;
-}): Promise<{ decisionId: string }> {
+}): Promise<RejectResult> {
   const body = RejectFixBodySchema.parse({ reason, text: text || undefined });
   const where = SurfaceSchema.parse(surface);
   if (!decider) await requireDecider(userId);

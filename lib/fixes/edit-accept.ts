@@ -18,6 +18,12 @@ import { writeTx } from '../writes';
 
 const REQUEST_ACTION = 'fix.edit_accept.request';
 
+/** The edit-accept route's answer: the re-validation run to follow (joined when one was already checking this edit). */
+export interface EditAcceptResult {
+  runId: string;
+  joined: boolean;
+}
+
 /** Starts the re-validation of an edited fix; returns the run to follow. */
 export async function editAccept({
   fixId,
@@ -33,7 +39,7 @@ export async function editAccept({
   diff?: string;
   /** or: the edited modified sides of some files (the server builds the diff) */
   files?: Array<{ path: string; modified: string }>;
-}): Promise<{ runId: string; joined: boolean }> {
+}): Promise<EditAcceptResult> {
   await requireDecider(userId);
   const where = SurfaceSchema.parse(surface);
   const fix = await getDb().fix.findUnique({ where: { id: fixId }, select: { id: true, status: true, changeId: true, revisionId: true, run: { select: { policy: true } } } });

@@ -121,6 +121,13 @@ export async function precision(filter: PrecisionFilter, groupBy?: PrecisionGrou
   });
 }
 
+/** The grading precision route's answer. */
+export interface PrecisionResponse {
+  overall: PrecisionRow;
+  groups: PrecisionRow[];
+  reviewers: Awaited<ReturnType<typeof reviewersVsGraders>>;
+}
+
 /**
  * Reviewers beside graders, over settled fixes: accepted (applied) fixes the
  * graders judged overfitting or incorrect, rejected fixes they judged correct,

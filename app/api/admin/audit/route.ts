@@ -1,5 +1,5 @@
 import { readQuery, withRoute } from '@/lib/http/route';
-import { auditActions, queryAudit } from '@/lib/audit';
+import { auditActions, queryAudit, type AuditPage } from '@/lib/audit';
 import { AuditPageQuerySchema } from '@/common/audit-query';
 
 export const dynamic = 'force-dynamic';
@@ -8,5 +8,5 @@ export const dynamic = 'force-dynamic';
 export const GET = withRoute({ auth: 'session', roles: ['ADMIN'] } as const, async ({ req }) => {
   const { cursor, limit, ...filter } = readQuery(req, AuditPageQuerySchema);
   const [page, actions] = await Promise.all([queryAudit({ filter, cursor, limit }), auditActions()]);
-  return Response.json({ ...page, actions }, { headers: { 'Cache-Control': 'private, no-store' } });
+  return Response.json({ ...page, actions } satisfies AuditPage, { headers: { 'Cache-Control': 'private, no-store' } });
 });

@@ -1,6 +1,6 @@
 import { readQuery, withRoute } from '@/lib/http/route';
 import { GRADING_MANAGER_ACCESS, NO_STORE } from '@/lib/grading/access';
-import { precision, reviewersVsGraders } from '@/lib/insights/precision';
+import { precision, reviewersVsGraders, type PrecisionResponse } from '@/lib/insights/precision';
 import { PrecisionQuerySchema } from '@/lib/grading/schemas';
 
 export const dynamic = 'force-dynamic';
@@ -13,5 +13,5 @@ export const GET = withRoute(GRADING_MANAGER_ACCESS, async ({ req }) => {
     groupBy ? precision(filter, groupBy) : Promise.resolve([]),
     reviewersVsGraders(filter),
   ]);
-  return Response.json({ overall: overall[0], groups, reviewers }, { headers: NO_STORE });
+  return Response.json({ overall: overall[0]!, groups, reviewers } satisfies PrecisionResponse, { headers: NO_STORE });
 });
