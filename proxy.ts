@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { getToken } from 'next-auth/jwt';
 import { getAuthSecret, useSecureCookies } from '@/lib/auth/secret';
-import { isPersonalTokenHeader } from '@/lib/auth/personal-token-header';
+import { isPersonalTokenHeader } from '@/lib/tokens/personal-token-header';
 import { contentSecurityPolicy, newNonce } from '@/lib/http/csp';
 import { getEnv } from '@/lib/env';
 

@@ -1,4 +1,4 @@
-import type { PreFilterReason } from '../lib/filters/pre';
+import type { PreFilterReason } from '../lib/triage/pre-filters';
 import type { PostFilterReason } from '../agent/filters/post';
 import type {
   ChangeStatus,
@@ -23,7 +23,7 @@ import type { RunPolicy } from './settings';
 // test/unit/common/labels.test.ts reads those definitions from the source, so a
 // new code without a label fails both tsc and the test.
 
-/** Pre-execution filters (lib/filters/pre.ts): why a change was skipped. */
+/** Pre-execution filters (lib/triage/pre-filters.ts): why a change was skipped. */
 export const SKIP_REASON_LABELS: Record<PreFilterReason | 'unknown', string> = {
   draft: 'Draft pull request',
   bot_author: 'Author is a bot',

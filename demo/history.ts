@@ -20,7 +20,7 @@ export const HISTORY_TITLE_PREFIX = '[history] ';
 export const HISTORY_MODEL = 'gpt-4.1';
 export const HISTORY_MODEL_PRICE = { inputPerMTokUsd: 2, outputPerMTokUsd: 8 } as const;
 
-/** statusReason of SKIPPED history changes: the filter that skipped them (lib/filters/pre.ts names; not_caused_by_change is the base gate's, agent/pipeline.ts) */
+/** statusReason of SKIPPED history changes: the filter that skipped them (lib/triage/pre-filters.ts names; not_caused_by_change is the base gate's, agent/pipeline.ts) */
 export const SKIP_REASONS = [
   'not_caused_by_change',
   'known_flaky',

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../lib/generated/prisma/client';
 import type { Role } from '../lib/generated/prisma/enums';
 import { hashPassword, verifyPassword } from '../lib/auth/password';
-import { generateToken, hashToken } from '../lib/auth/tokens';
+import { generateToken, hashToken } from '../lib/tokens/auth';
 import { RepositorySettingsSchema } from '../common/settings';
 import type { BuiltRepo } from './build-repos';
 import { generateHistory, HISTORY_MODEL, HISTORY_MODEL_PRICE, HISTORY_TITLE_PREFIX, type HistoryRows } from './history';

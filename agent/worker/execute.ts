@@ -6,7 +6,7 @@ import { readSandboxMode } from '../../lib/sandbox/settings';
 import { heartbeat } from '../../lib/runs/lease';
 import { LeaseLostError } from '../../lib/runs/events';
 import type { FinishRunResult } from '../../lib/runs/schemas';
-import { planRevisionRepair } from '../../lib/runs/plan';
+import { planRevisionRepair } from '../../lib/triage/plan';
 import { HostAccessError, hostCloneAccess } from '../../lib/hosts/clone-access';
 import { checkRunStale, finishRun, getRunWorkContext, releaseRun, type RunWorkContext } from '../../lib/runs/service';
 import { readModelPrices, type ModelPriceTable } from '../../lib/models/prices';

@@ -1,5 +1,5 @@
 import type { AdminUserView } from '@/lib/users/service';
-import type { CiTokenView } from '@/lib/tokens/service';
+import type { CiTokenView } from '@/lib/tokens/ci-tokens';
 import type { RepositoryView } from '@/lib/repositories/service';
 import type { RoleName } from '@/common/roles';
 import type { Jsonify } from '@/common/json';

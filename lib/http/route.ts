@@ -1,13 +1,13 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { AppError, toHttpError } from '../errors';
 import { getSessionUser, hasAnyRole, type RoleName, type SessionUser } from '../auth/session';
-import { authenticateToken, type TokenPrincipal } from '../auth/tokens';
+import { authenticateToken, type TokenPrincipal } from '../tokens/auth';
 import {
   authenticatePersonalToken,
   isPersonalTokenHeader,
   scopeCovers,
   type PersonalTokenScopeName,
-} from '../auth/personal-tokens';
+} from '../tokens/personal-tokens';
 import { publicOrigin } from '../env';
 
 // The one route wrapper: resolves who is calling, checks the role, runs the
@@ -18,7 +18,7 @@ import { publicOrigin } from '../env';
 // 401 and the wrong roles 403.
 
 export type Access =
-  // allowPersonalToken: a personal API token (Bearer ffp_…, lib/auth/personal-tokens.ts)
+  // allowPersonalToken: a personal API token (Bearer ffp_…, lib/tokens/personal-tokens.ts)
   // may stand in for the session cookie, acting as its user with the user's roles;
   // personalTokenScope: the scope such a token needs (default: read for GET/HEAD, decide otherwise)
   | {

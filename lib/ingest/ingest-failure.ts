@@ -1,7 +1,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { writeAudit } from '../audit';
-import { tokenCoversRepository, type TokenPrincipal } from '../auth/tokens';
+import { tokenCoversRepository, type TokenPrincipal } from '../tokens/auth';
 import { AppError, isUniqueViolation } from '../errors';
 import { triageNewRevision } from '../runs/service';
 import { cohortSliceOf } from '../insights/rollup';

@@ -11,7 +11,7 @@ import { getRunQueue } from '../queue';
 import { ModelSettingsSchema, resolveModelEndpoint, type ModelSettings } from '../../common/settings';
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
 import { closeCancelledTx, closeRunTx, lockRunTx, setChangeStatusForRunTx } from './lease';
-import { planRevisionRepair } from './plan';
+import { planRevisionRepair } from '../triage/plan';
 import { writeTx } from '../writes';
 import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput } from './schemas';
 import type { RunPolicy } from '../../common/settings';

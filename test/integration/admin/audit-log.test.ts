@@ -7,7 +7,7 @@ import { GET as auditRoute } from '../../../app/api/admin/audit/route';
 import { GET as exportRoute } from '../../../app/api/admin/audit/export/route';
 import { POST as unlockRoute } from '../../../app/api/admin/users/[id]/unlock/route';
 import { createUser, updateUser } from '../../../lib/users/service';
-import { issueCiToken, revokeCiToken } from '../../../lib/tokens/service';
+import { issueCiToken, revokeCiToken } from '../../../lib/tokens/ci-tokens';
 import { authorizeCredentials } from '../../../lib/auth/options';
 
 // The admin audit log over its routes: filters by actor, action and period,

@@ -2,8 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
-import { issueCiToken, listCiTokens, revokeCiToken } from '../../../lib/tokens/service';
-import { assertTokenCoversRepository, authenticateToken } from '../../../lib/auth/tokens';
+import { issueCiToken, listCiTokens, revokeCiToken } from '../../../lib/tokens/ci-tokens';
+import { assertTokenCoversRepository, authenticateToken } from '../../../lib/tokens/auth';
 import { AppError } from '../../../lib/errors';
 
 function isAppError(code: AppError['code']) {

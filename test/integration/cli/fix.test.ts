@@ -11,8 +11,8 @@ import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { POST as previewRoute } from '@/app/api/fixes/[id]/preview/route';
 import { GET as patchRoute } from '@/app/api/fixes/[id]/patch/route';
 import { POST as acceptRoute } from '@/app/api/fixes/[id]/accept/route';
-import { issuePersonalToken, revokePersonalToken } from '../../../lib/auth/personal-tokens';
-import { issueCiToken } from '../../../lib/tokens/service';
+import { issuePersonalToken, revokePersonalToken } from '../../../lib/tokens/personal-tokens';
+import { issueCiToken } from '../../../lib/tokens/ci-tokens';
 import { BRANCH, BUGGY, FIXED, buildWorkingRepo, createFixFor, createUser, git, tmpDir } from '../fixes/helpers';
 
 // `flowfix fix show|apply` end to end: the real bin/flowfix.mjs in a child

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb } from '@/lib/db';
-import { hashToken } from '@/lib/auth/tokens';
+import { hashToken } from '@/lib/tokens/auth';
 
 // `npm run demo -- --no-serve` for real, in a temporary data folder with the
 // embedded database: the steps before the server starts (the server itself is

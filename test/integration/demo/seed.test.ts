@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { verifyPassword } from '@/lib/auth/password';
-import { hashToken } from '@/lib/auth/tokens';
+import { hashToken } from '@/lib/tokens/auth';
 import { DEMO_REPOS } from '@/demo/repos';
 import { DEMO_TOKEN_NAME, seedDemo, type SeedRepository } from '@/demo/seed';
 import { DEMO_USERS } from '@/demo/users';

@@ -14,7 +14,7 @@ import { GET as filesRoute } from '@/app/api/fixes/[id]/files/route';
 import { POST as acceptRoute } from '@/app/api/fixes/[id]/accept/route';
 import { POST as rejectRoute } from '@/app/api/fixes/[id]/reject/route';
 import { GET as eventsRoute } from '@/app/api/runs/[id]/events/route';
-import { issuePersonalToken, revokePersonalToken } from '../../../lib/auth/personal-tokens';
+import { issuePersonalToken, revokePersonalToken } from '../../../lib/tokens/personal-tokens';
 import { FlowfixClient, FlowfixError } from '../../../extension/src/core/client';
 import { diskTree } from '../../../extension/src/core/fs-tree';
 import { planFix, writePlan } from '../../../extension/src/core/patch';

@@ -6,7 +6,7 @@ import { POST as previewRoute } from '@/app/api/fixes/[id]/preview/route';
 import { POST as rejectRoute } from '@/app/api/fixes/[id]/reject/route';
 import { POST as acceptRoute } from '@/app/api/fixes/[id]/accept/route';
 import { POST as editAcceptRoute } from '@/app/api/fixes/[id]/edit-accept/route';
-import { issuePersonalToken } from '../../../lib/auth/personal-tokens';
+import { issuePersonalToken } from '../../../lib/tokens/personal-tokens';
 import { createFixFor, createUser } from './helpers';
 
 // The surface a decision is recorded with comes from how the caller

@@ -1,6 +1,6 @@
 import { NextRequest } from 'next/server';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { generateToken } from '@/lib/auth/tokens';
+import { generateToken } from '@/lib/tokens/auth';
 import { POST } from '@/app/api/v1/failures/route';
 
 // Shared set-up for the ingestion tests: a repository, tokens of every kind,

@@ -5,7 +5,7 @@ import { callRoute, sessionCookie } from './http-helpers';
 import { GET as listRoute, POST as issueRoute } from '../../../app/api/me/tokens/route';
 import { DELETE as revokeRoute } from '../../../app/api/me/tokens/[id]/route';
 import { GET as patchRoute } from '../../../app/api/fixes/[id]/patch/route';
-import { authenticatePersonalToken } from '../../../lib/auth/personal-tokens';
+import { authenticatePersonalToken } from '../../../lib/tokens/personal-tokens';
 
 // The Tokens page's API: a user issues tokens with a name, an expiry and a
 // scope, lists them (never the token itself) and revokes them.

@@ -9,8 +9,8 @@ import { SESSION_COOKIE, sessionCookie } from './http-helpers';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { ALL_ROLES, type RoleName } from '../../../lib/auth/session';
 import type { Access } from '../../../lib/http/route';
-import { issueCiToken, revokeCiToken } from '../../../lib/tokens/service';
-import { issuePersonalToken, revokePersonalToken } from '../../../lib/auth/personal-tokens';
+import { issueCiToken, revokeCiToken } from '../../../lib/tokens/ci-tokens';
+import { issuePersonalToken, revokePersonalToken } from '../../../lib/tokens/personal-tokens';
 
 // Every route handler × every role and anonymous. The route files are found at
 // test time, so a route someone adds tomorrow is covered without editing this

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { NextRequest } from 'next/server';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
-import { generateToken } from '@/lib/auth/tokens';
+import { generateToken } from '@/lib/tokens/auth';
 import { cancelRun, requestRun } from '@/lib/runs/service';
 import { stopRunQueue } from '@/lib/queue';
 import { startWorker, type RunWorker } from '@/agent/worker/worker';

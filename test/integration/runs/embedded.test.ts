@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { NextRequest } from 'next/server';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
-import { generateToken } from '@/lib/auth/tokens';
+import { generateToken } from '@/lib/tokens/auth';
 import { stopRunQueue } from '@/lib/queue';
 import { startServerServices } from '@/agent/worker/embedded';
 import type { RunWorker } from '@/agent/worker/worker';

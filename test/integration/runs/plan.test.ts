@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { buildRepairInput } from '@/agent/worker/execute';
 import { DbEventSink } from '@/agent/worker/db-sink';
-import { planRevisionRepair } from '@/lib/runs/plan';
+import { planRevisionRepair } from '@/lib/triage/plan';
 import { getRunWorkContext, triageNewRevision } from '@/lib/runs/service';
 import { seedWorld, TARGET, type RunWorld } from './helpers';
 

@@ -70,7 +70,7 @@ describe('common/labels', () => {
   });
 
   test('every filter reason and exit reason has a label', () => {
-    assertLabelled(SKIP_REASON_LABELS, unionMembers('lib/filters/pre.ts', 'PreFilterReason'), 'skip reason');
+    assertLabelled(SKIP_REASON_LABELS, unionMembers('lib/triage/pre-filters.ts', 'PreFilterReason'), 'skip reason');
     assertLabelled(DROP_REASON_LABELS, unionMembers('agent/filters/post.ts', 'PostFilterReason'), 'drop reason');
     assertLabelled(EXIT_REASON_LABELS, [...EXIT_REASONS], 'exit reason');
     assertLabelled(NO_FIX_CATEGORY_LABELS, [...NO_FIX_CATEGORIES], 'no-fix category');

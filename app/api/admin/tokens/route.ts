@@ -1,6 +1,6 @@
 import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
-import { issueCiToken, listCiTokens } from '@/lib/tokens/service';
+import { issueCiToken, listCiTokens } from '@/lib/tokens/ci-tokens';
 import { IssueTokenSchema } from '@/lib/tokens/schemas';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
-import { IssuePersonalTokenSchema, issuePersonalToken, listPersonalTokens } from '@/lib/auth/personal-tokens';
+import { IssuePersonalTokenSchema, issuePersonalToken, listPersonalTokens } from '@/lib/tokens/personal-tokens';
 
 export const dynamic = 'force-dynamic';
 

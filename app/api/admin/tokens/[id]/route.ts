@@ -1,5 +1,5 @@
 import { withRoute } from '@/lib/http/route';
-import { revokeCiToken } from '@/lib/tokens/service';
+import { revokeCiToken } from '@/lib/tokens/ci-tokens';
 
 export const dynamic = 'force-dynamic';
 

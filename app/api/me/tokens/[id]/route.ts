@@ -1,5 +1,5 @@
 import { withRoute } from '@/lib/http/route';
-import { revokePersonalToken } from '@/lib/auth/personal-tokens';
+import { revokePersonalToken } from '@/lib/tokens/personal-tokens';
 
 export const dynamic = 'force-dynamic';
 

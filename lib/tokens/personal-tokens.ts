@@ -4,15 +4,15 @@ import { z } from 'zod';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { hashToken } from './tokens';
+import { hashToken } from './auth';
 import { PERSONAL_TOKEN_PREFIX } from './personal-token-header';
-import type { SessionUser } from './session';
+import type { SessionUser } from '../auth/session';
 
 // Personal API tokens: "ffp_" + 32 random bytes (base64url). A token acts as
 // its user, with the user's roles as they are at each request (a role removed
 // or a user disabled takes effect at once), and only on the session routes
 // that opt in (withRoute's allowPersonalToken). The distinct prefix keeps CI
-// tokens (ffx_, lib/auth/tokens.ts) and personal tokens from ever standing in
+// tokens (ffx_, lib/tokens/auth.ts) and personal tokens from ever standing in
 // for each other. Only the sha256 is stored; the token is shown once.
 
 export { PERSONAL_TOKEN_PREFIX, isPersonalTokenHeader } from './personal-token-header';

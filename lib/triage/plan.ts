@@ -1,6 +1,6 @@
 import { getDb } from '../db';
 import { AppError } from '../errors';
-import { repairTargets, runPreFilters, type PreFilterDecision } from '../filters/pre';
+import { repairTargets, runPreFilters, type PreFilterDecision } from './pre-filters';
 import {
   ModelSettingsSchema,
   resolveEffectiveSettings,

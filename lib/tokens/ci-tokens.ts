@@ -1,12 +1,12 @@
 import { getDb } from '../db';
 import { actorFrom, writeAudit } from '../audit';
 import { AppError } from '../errors';
-import { generateToken } from '../auth/tokens';
+import { generateToken } from './auth';
 import type { Prisma } from '../generated/prisma/client';
 import { IssueTokenSchema, type IssueTokenInput } from './schemas';
 
 // Issuing, listing and revoking CI tokens (authentication itself is in
-// lib/auth/tokens.ts). The plain token exists only in the return value of
+// lib/tokens/auth.ts). The plain token exists only in the return value of
 // issueCiToken: the database and the audit log hold its sha256 and prefix.
 
 const TOKEN_SELECT = {
