@@ -16,9 +16,11 @@ import type { CohortSlice } from './insights/rollup';
 //   and check are queued for an update (lib/code-review/sync.ts). It never throws;
 //   a failed queueing is logged and the next write queues it again.
 //
-// The subscribers are loaded when first used, not imported here, so that
-// every feature can write through this module while Insights and the code
-// hosts depend on those features and not the other way round.
+// The subscribers' modules are loaded on first use, not imported here, so
+// that every feature can write through this module while Insights and the
+// code hosts depend on those features and not the other way round. They are
+// loaded before the first transaction opens, never inside one: loading a
+// module takes time a transaction would spend holding its locks.
 // test/integration/core/writes.test.ts checks that every transaction in lib/
 // and agent/ that writes those rows goes through writeTx.
 
@@ -94,13 +96,19 @@ const CODE_REVIEW_KINDS: readonly WriteKind[] = ['change', 'run', 'lease', 'fix'
 /** Kinds Insights counts (lib/insights/facts.ts): a lease moving and an unsettled label are not. */
 const INSIGHTS_KINDS: readonly WriteKind[] = ['change', 'run', 'fix', 'decision', 'consensus'];
 
+let modules: Promise<{ insights: typeof import('./insights/rollup'); codeReview: typeof import('./code-review/sync') }> | undefined;
+function subscriberModules() {
+  modules ??= Promise.all([import('./insights/rollup'), import('./code-review/sync')]).then(([insights, codeReview]) => ({ insights, codeReview }));
+  return modules;
+}
+
 const SUBSCRIBERS: WriteSubscriber[] = [
   {
     name: 'insights rollups',
     inTransaction: async (tx, written) => {
       if (!INSIGHTS_KINDS.some((k) => written.kinds.has(k))) return;
-      const { refreshInsightsRollups } = await import('./insights/rollup');
-      await refreshInsightsRollups({ tx, changeIds: written.changeIdsFor(INSIGHTS_KINDS), fixIds: written.fixIds, slices: [...written.movedFrom] });
+      const { insights } = await subscriberModules();
+      await insights.refreshInsightsRollups({ tx, changeIds: written.changeIdsFor(INSIGHTS_KINDS), fixIds: written.fixIds, slices: [...written.movedFrom] });
     },
   },
   {
@@ -108,8 +116,8 @@ const SUBSCRIBERS: WriteSubscriber[] = [
     afterCommit: async (written) => {
       const changeIds = written.changeIdsFor(CODE_REVIEW_KINDS);
       if (changeIds.length === 0) return;
-      const { notifyCodeHost } = await import('./code-review/sync');
-      for (const id of changeIds) await notifyCodeHost(id);
+      const { codeReview } = await subscriberModules();
+      for (const id of changeIds) await codeReview.notifyCodeHost(id);
     },
   },
 ];
@@ -136,7 +144,10 @@ export interface WriteTxOptions {
  * commit. A `write` that throws rolls everything back and nobody hears of it.
  */
 export async function writeTx<T>(write: (tx: Tx, log: WriteLog) => Promise<T>, options: WriteTxOptions = {}): Promise<T> {
-  const { db = getDb(), ...txOptions } = options;
+  const { db = getDb(), ...given } = options;
+  // more room than Prisma's 5 s: the Insights refresh waits on the slice locks of concurrent writers
+  const txOptions = { maxWait: 5_000, timeout: 15_000, ...given };
+  await subscriberModules();
   const log = new WriteLog();
   const result = await db.$transaction(async (tx) => {
     const value = await write(tx, log);
