@@ -59,6 +59,8 @@ export function serveExtensionRoutes(): Promise<{ server: http.Server; url: stri
         res.end();
       })
       .catch((err: unknown) => {
+        // a stream the client left (an aborted SSE follow) fails after its headers went out
+        if (res.headersSent) return void res.destroy();
         res.writeHead(500);
         res.end(String(err));
       });
