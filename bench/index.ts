@@ -21,9 +21,10 @@ import { estimateBench } from './estimate';
 import { insightsBench } from './insights';
 import { hostsBench } from './hosts';
 import { gradingBench } from './grading';
+import { editorBench } from './editor';
 import type { BenchModule, BenchResult } from './types';
 
-const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, gradingBench, insightsBench, hostsBench];
+const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBench, estimateBench, gradingBench, insightsBench, hostsBench, editorBench];
 
 const ArgsSchema = z.object({
   only: z.string().optional(),

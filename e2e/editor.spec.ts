@@ -3,25 +3,54 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { E2E_DATA_DIR } from '../playwright.config';
+import { E2E_BASE_URL, E2E_DATA_DIR } from '../playwright.config';
 import { FROM_OUR_PAGE, signInAs } from './helpers';
 import { ensureCodeServer } from '../scripts/ensure-code-server.mjs';
+import { ledgerPy } from '../demo/repos/ledger-py';
+import { collectDemoReport, postFailureReport } from '../demo/report';
 
 // The VS Code extension in a real VS Code host: code-server (installed by
 // scripts/ensure-code-server.mjs) on loopback without auth, the packaged
-// .vsix installed into it, a real git checkout of a demo change's branch
-// opened as the workspace, a real editor token made through the API. The
-// spec signs in, sees the branch's fix in the panel and the status bar,
-// previews it in the diff editor, applies it, and checks the file on disk
-// and the decision on the server (surface IDE).
+// .vsix installed into it, a real git checkout of a change's branch opened as
+// the workspace, a real editor token made through the API. The spec signs in,
+// sees the branch's fix in the panel and the status bar, previews it in the
+// diff editor, applies it, and checks the file on disk and the decision on
+// the server (surface IDE).
+//
+// The change is the spec's own: a new branch of the demo's ledger-py with
+// MR-57's off-by-one, its suite run for real and reported as CI would
+// (demo/report.ts, the demo's CI token), so the agent makes a real fix and no
+// demo change is decided here. The earlier version waited 360 s for MR-57's
+// own run and timed out: global-setup waits until the demo has reported all
+// nine changes, so every demo run is queued when a spec starts, and with two
+// workers and each run a real sandboxed suite (minutes apiece at a load of
+// 10-20 on two cores) the queue takes longer than that. This change's run is
+// queued after those nine: the wait below is sized for the whole queue.
 
 const REPOS = path.resolve(E2E_DATA_DIR, 'repos');
 const EDITOR_PORT = Number(process.env.FLOWFIX_E2E_EDITOR_PORT ?? Number(process.env.FLOWFIX_E2E_PORT ?? 3100) + 10);
 const EDITOR_URL = `http://127.0.0.1:${EDITOR_PORT}`;
-const FIX_WAIT_MS = 360_000;
-const CHANGE = { externalId: 'MR-57', repo: 'ledger-py', branch: 'mr/57-simpler-page-count', file: 'ledger/statements.py' };
+const FIX_WAIT_MS = 15 * 60_000;
+const TEMPLATE = ledgerPy.changes.find((c) => c.externalId === 'MR-57')!;
+const STAMP = Date.now().toString(36);
+const CHANGE = {
+  externalId: `ED-${STAMP}`,
+  title: 'Simplify statement page count (editor e2e)',
+  repo: 'ledger-py',
+  branch: `ed/${STAMP}-simpler-page-count`,
+  file: 'ledger/statements.py',
+};
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+// the spec commits its change's branch: an identity of its own, never the machine's git config
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'flowfix tests',
+  GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'tests@flowfix.invalid',
+  GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'flowfix tests',
+  GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'tests@flowfix.invalid',
+};
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).trim();
 
 let codeServer: ChildProcess | null = null;
@@ -32,29 +61,58 @@ test.afterAll(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
+/** Pushes the spec's branch (main + MR-57's edit) to ledger-py and reports its real failing suite as CI would. */
+async function reportOwnChange(): Promise<void> {
+  const origin = path.join(REPOS, CHANGE.repo);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flowfix-editor-change-'));
+  try {
+    git(scratch, 'clone', '-q', '--branch', 'main', origin, 'c');
+    const dir = path.join(scratch, 'c');
+    const baseSha = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', '-b', CHANGE.branch);
+    for (const [rel, text] of Object.entries(TEMPLATE.files)) if (text !== null) fs.writeFileSync(path.join(dir, rel), text);
+    git(dir, 'commit', '-q', '-am', CHANGE.title);
+    const headSha = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'push', '-q', 'origin', CHANGE.branch);
+    const spec = { ...TEMPLATE, externalId: CHANGE.externalId, branch: CHANGE.branch, title: CHANGE.title, date: new Date().toISOString() };
+    const collected = await collectDemoReport({
+      repo: { spec: ledgerPy, dir: origin, mainSha: baseSha, changes: [], rebuilt: false },
+      change: { spec, baseSha, headSha },
+    });
+    expect(collected.kind, 'the branch fails its suite').toBe('failing');
+    if (collected.kind !== 'failing') return;
+    expect(collected.failingTests).toHaveLength(2);
+    const token = fs.readFileSync(path.join(E2E_DATA_DIR, 'demo-ci-token'), 'utf8').trim();
+    const posted = await postFailureReport({ baseUrl: E2E_BASE_URL, token, body: collected.body });
+    expect(posted.status, JSON.stringify(posted.response)).toBeLessThan(300);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The change's READY fix, made by the agent's run that the report queued. */
 async function readyFixOf(page: Page, externalId: string): Promise<{ changeId: string; fixId: string }> {
-  const list = await page.request.get(`/api/changes?q=${encodeURIComponent(externalId)}`);
-  const item = ((await list.json()) as { items: Array<{ id: string; externalId: string; isHistory: boolean }> }).items.find((i) => i.externalId === externalId && !i.isHistory);
-  expect(item, `demo change ${externalId} is listed`).toBeTruthy();
+  let changeId = '';
   let fixId = '';
-  let asked = false;
   await expect
     .poll(
       async () => {
-        const detail = (await (await page.request.get(`/api/changes/${item!.id}`)).json()) as { runs: Array<{ status: string }>; fixes: Array<{ id: string; status: string }> };
+        if (!changeId) {
+          const list = (await (await page.request.get(`/api/changes?q=${encodeURIComponent(externalId)}`)).json()) as { items: Array<{ id: string; externalId: string }> };
+          changeId = list.items.find((i) => i.externalId === externalId)?.id ?? '';
+          if (!changeId) return 'not listed yet';
+        }
+        const detail = (await (await page.request.get(`/api/changes/${changeId}`)).json()) as { runs: Array<{ status: string }>; fixes: Array<{ id: string; status: string }> };
         fixId = detail.fixes.find((f) => f.status === 'READY')?.id ?? '';
         if (fixId) return 'ready';
-        if (!asked && !detail.runs.some((r) => r.status === 'QUEUED' || r.status === 'RUNNING')) {
-          asked = true;
-          const started = await page.request.post(`/api/changes/${item!.id}/runs`, { data: {}, headers: FROM_OUR_PAGE });
-          expect(started.status(), await started.text()).toBeLessThan(300);
-        }
+        // a run that ended without a fix will not make one; the poll's last value says so when it times out
+        if (detail.runs.length > 0 && detail.runs.every((r) => ['NO_FIX', 'FAILED', 'CANCELLED'].includes(r.status))) return `no fix (runs: ${detail.runs.map((r) => r.status).join(', ')})`;
         return `waiting (runs: ${detail.runs.map((r) => r.status).join(', ') || 'none'})`;
       },
       { timeout: FIX_WAIT_MS, intervals: [1000, 2000, 3000] },
     )
     .toBe('ready');
-  return { changeId: item!.id, fixId };
+  return { changeId, fixId };
 }
 
 /** code-server on loopback, no auth, its own folders, the .vsix installed; resolves when it answers. */
@@ -108,6 +166,7 @@ async function runCommand(page: Page, title: string): Promise<void> {
 test('the extension in code-server: sign in, see the fix, preview it, apply it; the server records IDE', async ({ page, baseURL, browser }) => {
   test.setTimeout(FIX_WAIT_MS + 240_000);
   await signInAs(page, 'reviewer');
+  await reportOwnChange();
   const { fixId } = await readyFixOf(page, CHANGE.externalId);
 
   // a real editor token, made through the API as the Tokens page makes it
@@ -136,7 +195,7 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   // the branch's state: the change, the run, the root cause, the fix, the failing tests
   const panel = editor.locator('.part.sidebar');
   await expect(panel.getByText('Fix: ready')).toBeVisible({ timeout: 90_000 });
-  await expect(panel.getByText(`${CHANGE.externalId}: Simplify statement page count`)).toBeVisible();
+  await expect(panel.getByText(`${CHANGE.externalId}: ${CHANGE.title}`)).toBeVisible();
   await expect(panel.getByText(/Failing tests \(2\)/)).toBeVisible();
   await expect(editor.locator('.statusbar-item').filter({ hasText: 'flowfix: fixed, fix ready' })).toBeVisible();
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // A real VS Code host for the editor e2e (e2e/editor.spec.ts): code-server
-// from npm, installed once into node_modules/.cache/flowfix-code-server/VERSION
-// and reused. Idempotent: each step leaves a marker and is skipped next time;
+// from npm, installed once into ~/.cache/flowfix-code-server/VERSION
+// (FLOWFIX_CODE_SERVER_CACHE overrides ~/.cache/flowfix-code-server) and reused.
+// Outside the clone on purpose: CI runs every submission in a fresh clone, so
+// a cache in its node_modules would rebuild the native modules (over 10 min)
+// on every run; a fresh machine still builds it once, from npm, by this script. Idempotent: each step leaves a marker and is skipped next time;
 // a step that fails stops with one line saying which and how to retry.
 //
 // Why by hand: code-server's own postinstall (lib/vscode's `npm install`,
@@ -14,12 +17,14 @@
 //   node scripts/ensure-code-server.mjs      prints the code-server entry script's path
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const cacheDir = path.join(root, 'node_modules', '.cache', 'flowfix-code-server', CODE_SERVER_VERSION);
+const cacheBase = process.env.FLOWFIX_CODE_SERVER_CACHE ?? path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'flowfix-code-server');
+export const cacheDir = path.join(cacheBase, CODE_SERVER_VERSION);
 const pkgDir = path.join(cacheDir, 'node_modules', 'code-server');
 const vscodeDir = path.join(pkgDir, 'lib', 'vscode');
 export const codeServerEntry = path.join(pkgDir, 'out', 'node', 'entry.js');

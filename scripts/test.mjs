@@ -4,7 +4,9 @@
 //   unit         node --test test/unit/**            (no database)
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
 //   e2e          next build (reusing .next/cache), the extension's .vsix, Playwright in Debian's Chromium against `next start`
-//                (with FLOWFIX_E2E_EDITOR=1, e2e/editor.spec.ts also in code-server, set up once by scripts/ensure-code-server.mjs)
+//                (with FLOWFIX_E2E_EDITOR=1, e2e/editor.spec.ts also in code-server, which
+//                scripts/ensure-code-server.mjs sets up once into ~/.cache: started in the background
+//                when the run begins, so a cold cache's native build overlaps the unit and integration suites)
 // `node scripts/test.mjs unit|integration|e2e [path-substring ...]` runs one suite.
 // FLOWFIX_TEST_LANES=1: the whole run (no suite named) has two lanes after
 // the unit suite: the integration suites one after another, and beside them
@@ -74,6 +76,12 @@ async function timed(name, fn) {
   }
 }
 
+/** Like timed(), for work started in the background: its time is from start to end, beside the suites. */
+function timedBackground(name, fn) {
+  const started = Date.now();
+  return fn().finally(() => timings.push({ name, minutes: (Date.now() - started) / 60_000 }));
+}
+
 function nodeSuite(name, files, env) {
   return timed(name, () => nodeSuiteUntimed(name, files, env));
 }
@@ -117,7 +125,7 @@ async function e2eSuiteUntimed(out) {
   }
   // the VS Code extension's .vsix, which e2e/editor.spec.ts installs into code-server
   // (scripts/ensure-code-server.mjs sets code-server up once, cached)
-  if (process.env.FLOWFIX_E2E_EDITOR === '1') {
+  if (codeServerSetup) {
     const ext = path.join(root, 'extension');
     const deps = existsSync(path.join(ext, 'node_modules')) ? { code: 0 } : await run('npm', ['ci', '--prefix', ext, '--no-audit', '--no-fund'], {}, out);
     const pkg = deps.code === 0 ? await run('npm', ['run', '--prefix', ext, 'package'], {}, out) : deps;
@@ -126,9 +134,14 @@ async function e2eSuiteUntimed(out) {
       totals.failed += 1;
       return;
     }
+    const setup = await codeServerSetup;
+    if (setup.code !== 0) {
+      // the spec then fails with the same line; say it here too, where the run stopped
+      out.write(`code-server setup failed (the editor spec will fail):\n${codeServerLog.text().trim().split('\n').slice(-6).join('\n')}\n`);
+    }
   }
   // a path substring picks spec files, as it picks test files in the other suites
-  const { code } = await run('npx', ['playwright', 'test', ...patterns], { CI: process.env.CI ?? '' }, out);
+  const { code } = await run('npx', ['playwright', 'test', ...patterns], { CI: process.env.CI ?? '', FLOWFIX_E2E_EDITOR: codeServerSetup ? '1' : '0' }, out);
   const reportPath = path.join(root, 'test-results', 'e2e-results.json');
   if (existsSync(reportPath)) {
     const stats = JSON.parse(readFileSync(reportPath, 'utf8')).stats ?? {};
@@ -150,6 +163,12 @@ const gitIdentity = {
   GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'tests@flowfix.invalid',
 };
 Object.assign(process.env, gitIdentity);
+
+// code-server for e2e/editor.spec.ts: set up (or found cached) in the
+// background from the start, awaited just before Playwright
+const editorE2e = (!only || only === 'e2e') && process.env.FLOWFIX_E2E_EDITOR === '1';
+const codeServerLog = buffered();
+const codeServerSetup = editorE2e ? timedBackground('code-server setup', () => run(process.execPath, [path.join(root, 'scripts', 'ensure-code-server.mjs')], {}, codeServerLog)) : null;
 
 if (!only || only === 'unit') await nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
 const lanes = !only && process.env.FLOWFIX_TEST_LANES === '1';

@@ -23,10 +23,25 @@ export interface WorkingTree {
   remove(relPath: string): Promise<void>;
 }
 
-function splitLines(text: string): { lines: string[]; finalNewline: boolean } {
-  if (text === '') return { lines: [], finalNewline: true };
+/**
+ * The file's lines, each with the line break it had. The fix's diff is read
+ * with LF line breaks (parsePatch), and a working tree may hold CRLF (a
+ * Windows checkout, core.autocrlf): lines are matched without their breaks,
+ * and written back with them, so applying a fix does not rewrite every line.
+ */
+function splitLines(text: string): { lines: string[]; breaks: string[]; finalNewline: boolean; eol: string } {
+  if (text === '') return { lines: [], breaks: [], finalNewline: true, eol: '\n' };
   const finalNewline = text.endsWith('\n');
-  return { lines: (finalNewline ? text.slice(0, -1) : text).split('\n'), finalNewline };
+  const lines = (finalNewline ? text.slice(0, -1) : text).split('\n');
+  const ended = finalNewline ? lines.length : lines.length - 1;
+  const breaks = lines.map((line, i) => (i < ended && line.endsWith('\r') ? '\r\n' : '\n'));
+  for (let i = 0; i < ended; i++) if (breaks[i] === '\r\n') lines[i] = lines[i]!.slice(0, -1);
+  // new lines take the break most of the file's lines have (a tie: LF, git's own),
+  // and so does a last line that had none, should the fix put lines after it
+  const crlf = breaks.slice(0, ended).filter((b) => b === '\r\n').length;
+  const eol = crlf * 2 > ended ? '\r\n' : '\n';
+  if (ended < lines.length) breaks[ended] = eol;
+  return { lines, breaks, finalNewline, eol };
 }
 
 function matchesAt(lines: readonly string[], at: number, old: readonly string[]): boolean {
@@ -47,8 +62,13 @@ function locate(lines: readonly string[], expected: number, from: number, old: r
 
 /** The file's text with the patch's hunks applied at their (possibly shifted) places; a string naming the conflict otherwise. */
 export function applyHunks(text: string, hunks: readonly PatchHunk[], path: string): { text: string } | { conflict: string } {
-  const src = splitLines(text.replace(/\r\n/g, '\n'));
+  const src = splitLines(text);
   const out: string[] = [];
+  const outBreaks: string[] = [];
+  const keep = (from: number, to: number) => {
+    out.push(...src.lines.slice(from, to));
+    outBreaks.push(...src.breaks.slice(from, to));
+  };
   let finalNewline = src.finalNewline;
   let cursor = 0;
   let offset = 0;
@@ -58,16 +78,31 @@ export function applyHunks(text: string, hunks: readonly PatchHunk[], path: stri
     const at = old.length === 0 ? Math.min(Math.max(expected, cursor), src.lines.length) : locate(src.lines, expected, cursor, old);
     if (at < 0) return { conflict: `${path}: your local changes conflict with the fix near line ${hunk.oldStart}` };
     offset = at - (expected - offset);
-    out.push(...src.lines.slice(cursor, at));
-    for (const line of hunk.lines) if (line.type !== '-') out.push(line.text);
+    keep(cursor, at);
+    // a context line keeps its own break; an added line takes the file's
+    let from = at;
+    for (const line of hunk.lines) {
+      if (line.type === '+') {
+        out.push(line.text);
+        outBreaks.push(src.eol);
+      } else {
+        if (line.type === ' ') {
+          out.push(line.text);
+          outBreaks.push(src.breaks[from] ?? src.eol);
+        }
+        from++;
+      }
+    }
     cursor = at + old.length;
     if (cursor === src.lines.length) {
       if (hunk.newNoNewline) finalNewline = false;
       else if (hunk.oldNoNewline || hunk.newLines > 0) finalNewline = true;
     }
   }
-  out.push(...src.lines.slice(cursor));
-  return { text: out.length === 0 ? '' : out.join('\n') + (finalNewline ? '\n' : '') };
+  keep(cursor, src.lines.length);
+  if (out.length === 0) return { text: '' };
+  const last = out.length - 1;
+  return { text: out.map((line, i) => line + (i < last || finalNewline ? outBreaks[i] : '')).join('') };
 }
 
 function isInside(p: string): boolean {

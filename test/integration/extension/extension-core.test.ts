@@ -1,84 +1,31 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import type { AddressInfo } from 'node:net';
-import { NextRequest } from 'next/server';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
-import { GET as forBranchRoute } from '@/app/api/changes/for-branch/route';
-import { POST as previewRoute } from '@/app/api/fixes/[id]/preview/route';
-import { GET as patchRoute } from '@/app/api/fixes/[id]/patch/route';
-import { GET as filesRoute } from '@/app/api/fixes/[id]/files/route';
-import { POST as acceptRoute } from '@/app/api/fixes/[id]/accept/route';
-import { POST as rejectRoute } from '@/app/api/fixes/[id]/reject/route';
-import { GET as eventsRoute } from '@/app/api/runs/[id]/events/route';
 import { issuePersonalToken, revokePersonalToken } from '../../../lib/tokens/personal-tokens';
 import { FlowfixClient, FlowfixError } from '../../../extension/src/core/client';
 import { diskTree } from '../../../extension/src/core/fs-tree';
 import { planFix, writePlan } from '../../../extension/src/core/patch';
 import { buildView } from '../../../extension/src/core/view';
+import { listen, serveExtensionRoutes } from './route-server';
 import { BRANCH, BUGGY, FIXED, buildWorkingRepo, createFixFor, createUser, git, tmpDir } from '../fixes/helpers';
 
 // The editor extension's logic (extension/src/core: no vscode import) against
-// the real server: a node:http server handing each request to the real route
+// the real server: a node:http server (./route-server.ts) handing each request to the real route
 // handlers and database, real personal tokens, real git checkouts. What the
 // VS Code glue adds on top is driven in a real VS Code host by e2e/editor.spec.ts.
-
-type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
-const ROUTES: Array<{ method: string; pattern: RegExp; handler: Handler }> = [
-  { method: 'GET', pattern: /^\/api\/changes\/for-branch$/, handler: forBranchRoute as Handler },
-  { method: 'POST', pattern: /^\/api\/fixes\/([^/]+)\/preview$/, handler: previewRoute as Handler },
-  { method: 'GET', pattern: /^\/api\/fixes\/([^/]+)\/patch$/, handler: patchRoute as Handler },
-  { method: 'GET', pattern: /^\/api\/fixes\/([^/]+)\/files$/, handler: filesRoute as Handler },
-  { method: 'POST', pattern: /^\/api\/fixes\/([^/]+)\/accept$/, handler: acceptRoute as Handler },
-  { method: 'POST', pattern: /^\/api\/fixes\/([^/]+)\/reject$/, handler: rejectRoute as Handler },
-  { method: 'GET', pattern: /^\/api\/runs\/([^/]+)\/events$/, handler: eventsRoute as Handler },
-];
 
 let db: TestDb;
 let server: http.Server;
 let serverUrl: string;
 let root: string;
 
-function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
-  const s = http.createServer(handler);
-  // the client keeps connections alive between calls; a slow machine must not see them closed under it
-  s.keepAliveTimeout = 120_000;
-  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve({ server: s, url: `http://127.0.0.1:${(s.address() as AddressInfo).port}` })));
-}
-
 before(async () => {
   db = await createTestDb();
   root = tmpDir('flowfix-extension-');
-  ({ server, url: serverUrl } = await listen((req, res) => {
-    const url = new URL(req.url ?? '/', serverUrl);
-    const route = ROUTES.find((r) => r.method === req.method && r.pattern.test(url.pathname));
-    if (!route) {
-      res.writeHead(404);
-      res.end('not found');
-      return;
-    }
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const init = { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined, duplex: 'half' } as ConstructorParameters<typeof NextRequest>[1];
-    const id = route.pattern.exec(url.pathname)![1];
-    route
-      .handler(new NextRequest(url, init), { params: Promise.resolve<Record<string, string>>(id ? { id } : {}) })
-      .then(async (answer) => {
-        res.writeHead(answer.status, Object.fromEntries(answer.headers));
-        if (!answer.body) return res.end();
-        // stream (the run's events arrive as they are read)
-        for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-        res.end();
-      })
-      .catch((err: unknown) => {
-        res.writeHead(500);
-        res.end(String(err));
-      });
-  }));
+  ({ server, url: serverUrl } = await serveExtensionRoutes());
 });
 
 after(async () => {
@@ -217,6 +164,35 @@ describe('preview, apply and reject, with the surface set by the server', () => 
     await client.reject(fix.id, 'NOT_HOW_I_WOULD');
     const [d] = await db.db.decision.findMany({ where: { fixId: fix.id } });
     assert.deepEqual([d?.kind, d?.surface, d?.reason], ['REJECT', 'IDE', 'NOT_HOW_I_WOULD']);
+  });
+});
+
+describe('line endings on a local apply', () => {
+  // parsePatch reads the fix's diff with LF breaks; a Windows checkout (or
+  // core.autocrlf) holds CRLF. The applied file keeps the breaks it had.
+  const crlf = (text: string) => text.replace(/\n/g, '\r\n');
+  const REST = '// the rest of the cart\n';
+
+  test('a CRLF file stays CRLF, every line of it', async () => {
+    const { clone, fix, client } = await setup('Cora Crlf');
+    fs.writeFileSync(path.join(clone, 'cart.js'), crlf(BUGGY + REST));
+    const tree = diskTree(clone);
+    const plan = await planFix((await client.patch(fix.id)).diff, tree);
+    assert.ok(plan.ok, JSON.stringify(plan));
+    await writePlan(plan.writes, tree);
+    assert.equal(fs.readFileSync(path.join(clone, 'cart.js'), 'utf8'), crlf(FIXED + REST));
+  });
+
+  test('an LF file stays LF', async () => {
+    const { clone, fix, client } = await setup('Lea Lf');
+    fs.writeFileSync(path.join(clone, 'cart.js'), BUGGY + REST);
+    const tree = diskTree(clone);
+    const plan = await planFix((await client.patch(fix.id)).diff, tree);
+    assert.ok(plan.ok, JSON.stringify(plan));
+    await writePlan(plan.writes, tree);
+    const after = fs.readFileSync(path.join(clone, 'cart.js'), 'utf8');
+    assert.equal(after, FIXED + REST);
+    assert.doesNotMatch(after, /\r/);
   });
 });
 
