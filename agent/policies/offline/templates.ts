@@ -7,6 +7,7 @@
 import type { ExpectedActual } from '../../types';
 import type { Range, Site, SiteLanguage } from './sites';
 import { idiomMutations } from './idioms';
+import { restoreMutations } from './restore';
 import { structuralMutations } from './structural';
 
 export type TemplateName =
@@ -41,7 +42,10 @@ export type TemplateName =
   // missing cases (idioms.ts)
   | 'null-check'
   | 'case-insensitive'
-  | 'self-type';
+  | 'self-type'
+  // what the code itself shows missing (restore.ts)
+  | 'restore-return'
+  | 'real-condition';
 
 export interface Mutation {
   template: TemplateName;
@@ -278,6 +282,8 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
         break;
       case 'condition': {
         const expr = textOf(source, site.range);
+        // `!(true)` is `false`: a literal condition is the boolean-literal's and real-condition's (restore.ts)
+        if (/^\(*\s*(true|false|True|False)\s*\)*$/.test(expr)) break;
         out.push({ template: 'negate-condition', range: site.range, replacement: negate(expr), prior: 1, description: `negate the condition \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
         break;
       }
@@ -344,5 +350,6 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
   }
   out.push(...structuralMutations({ sites, source, lang, evidence: pairs.map((p) => p.expected) }));
   out.push(...idiomMutations({ sites, source, lang }));
+  out.push(...restoreMutations(sites));
   return out;
 }
