@@ -241,8 +241,11 @@ export function literalConditionSites(sf: ts.SourceFile, inside: (n: ts.Node) =>
 
   const visit = (n: ts.Node) => {
     if (inside(n)) {
-      if ((ts.isIfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n)) && isBooleanLiteral(n.expression)) propose(n.expression, ts.isIfStatement(n) ? n.thenStatement : n.statement);
-      else if (ts.isForStatement(n) && n.condition && isBooleanLiteral(n.condition)) propose(n.condition, n.statement);
+      // `while (true) { … break; }` is an idiom, not a missing test: loops only when forced false
+      const isTrue = (e: ts.Expression) => stripParens(e).kind === ts.SyntaxKind.TrueKeyword;
+      if (ts.isIfStatement(n) && isBooleanLiteral(n.expression)) propose(n.expression, n.thenStatement);
+      else if ((ts.isWhileStatement(n) || ts.isDoStatement(n)) && isBooleanLiteral(n.expression) && !isTrue(n.expression)) propose(n.expression, n.statement);
+      else if (ts.isForStatement(n) && n.condition && isBooleanLiteral(n.condition) && !isTrue(n.condition)) propose(n.condition, n.statement);
       else if (ts.isConditionalExpression(n) && isBooleanLiteral(n.condition)) propose(n.condition, n.whenTrue);
       else if (ts.isBinaryExpression(n) && LOGICAL.has(n.operatorToken.kind)) {
         if (isBooleanLiteral(n.left)) propose(n.left, n.right);

@@ -88,6 +88,8 @@ describe('real-condition', () => {
     const src = 'export function f(a: number): number {\n  if (a > 0) return 1;\n  return 0;\n}\n';
     assert.deepEqual(results(src, 'real-condition'), []);
     const lit = 'export function f(a: number): number {\n  if (true) return a;\n  return 0;\n}\n';
+    const idiom = 'export function f(xs: number[]): number {\n  let i = 0;\n  while (true) {\n    if (i >= xs.length) break;\n    i++;\n  }\n  return i;\n}\n';
+    assert.deepEqual(results(idiom, 'real-condition'), [], 'while (true) is an idiom');
     const sites = tsSites({ file: 'm.ts', text: lit, start: 1, end: 5 });
     assert.ok(!mutationsForSites({ sites, source: lit, lang: 'ts', evidence: [] }).some((m) => m.template === 'negate-condition' && m.replacement.includes('true')));
   });
