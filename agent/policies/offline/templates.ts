@@ -60,6 +60,9 @@ export interface Mutation {
   description: string;
 }
 
+/** an identifier with member reads, calls and indexing after it, and nothing else at the top level */
+const SIMPLE_OPERAND = /^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*|\([^()]*\)|\[[^[\]]*\])*$/;
+
 // op → [replacement, preference]; boundary swaps first: off-by-one is the commonest slip
 const RELATIONAL: Record<string, Array<[string, number]>> = {
   '<': [['<=', 1], ['>', 0.6], ['>=', 0.55]],
@@ -218,7 +221,8 @@ function asOperand(expr: string): string {
 
 export function mutationsForSites({ sites, source, lang, evidence }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: ExpectedActual[] }): Mutation[] {
   const out: Mutation[] = [];
-  const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : `!(${expr})`);
+  // a name, a member chain or a call (`ok`, `fs.existsSync(f)`) is negated as written: `!(fs.existsSync(f))` is the same code, less readable
+  const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : SIMPLE_OPERAND.test(expr) ? `!${expr}` : `!(${expr})`);
   const pairs = evidence.map((ea) => ({ expected: evidenceValue(ea.expected), actual: evidenceValue(ea.actual) }));
 
   for (const site of sites) {

@@ -94,3 +94,12 @@ describe('real-condition', () => {
     assert.ok(!mutationsForSites({ sites, source: lit, lang: 'ts', evidence: [] }).some((m) => m.template === 'negate-condition' && m.replacement.includes('true')));
   });
 });
+
+describe('negate-condition', () => {
+  test('a name or a call is negated without parentheses; a compound condition with them', () => {
+    const src = 'export function f(file: string, a: number): boolean {\n  if (exists(file)) return false;\n  if (a > 1 && a < 3) return true;\n  return false;\n}\n';
+    const out = results(src, 'negate-condition').map((r) => r.text);
+    assert.ok(out.some((t) => t.includes('  if (!exists(file)) return false;')), JSON.stringify(out));
+    assert.ok(out.some((t) => t.includes('  if (!(a > 1 && a < 3)) return true;')), JSON.stringify(out));
+  });
+});
