@@ -208,8 +208,14 @@ async function repairOne(input: { mod: ModuleUnderTest; mutant: Mutant; screen: 
       try {
         await ws.applyPatch(result.diff, ['--whitespace=nowarn']);
         identical = sameProgram(mod.file, await ws.readFile(mod.file), originalText);
-        const run = await runTests({ workspace: ws, settings, kind: 'regression', targets: [] });
-        suitePasses = !run.reportError && run.results.length > 0 && !run.results.some((r) => r.status === 'failed' || r.status === 'error');
+        if (identical) {
+          // the original's own code (test files untouched): its whole framed suite was green when the module
+          // was screened (cache.base), so running it again cannot tell anything new
+          suitePasses = result.files.every((f) => f === mod.file);
+        } else {
+          const run = await runTests({ workspace: ws, settings, kind: 'regression', targets: [] });
+          suitePasses = !run.reportError && run.results.length > 0 && !run.results.some((r) => r.status === 'failed' || r.status === 'error');
+        }
       } finally {
         await ws.dispose();
       }
@@ -274,6 +280,10 @@ export function report(outcomes: MutantOutcome[], meta: { seed: number; screened
   lines.push(`  ranks: ${[1, 2, 3, 4, 5].map((r) => `#${r} ${outcomes.filter((o) => o.rank === r).length}`).join(', ')}, not among the suspects ${outcomes.filter((o) => o.rank === null).length}`);
   const walls = outcomes.map((o) => o.wallMs);
   lines.push(`time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`);
+  const phases = [...new Set(outcomes.flatMap((o) => Object.keys(o.phaseMs ?? {})))];
+  lines.push(`  by phase, mean s per run             ${phases.map((p) => `${p} ${(outcomes.reduce((n, o) => n + (o.phaseMs?.[p] ?? 0), 0) / Math.max(1, outcomes.length) / 1000).toFixed(1)}`).join(', ')}`);
+  const greens = plausible.map((o) => o.candidates);
+  if (greens.length) lines.push(`  candidates tried to the fix          median ${quantile(greens, 0.5)}, p90 ${quantile(greens, 0.9)}, max ${Math.max(...greens)}; runs with no fix tried ${outcomes.filter((o) => !o.plausible).reduce((n, o) => n + o.candidates, 0)} in all`);
   lines.push(`test-file edits                        ${outcomes.reduce((n, o) => n + o.testFileEdits, 0)} (must be 0)`);
   lines.push(
     Number.isFinite(meta.totalMs)
@@ -303,7 +313,7 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '1' },
       sample: { type: 'string', default: '200' },
       jobs: { type: 'string', default: '2' },
-      'max-candidates': { type: 'string', default: '30' },
+      'max-candidates': { type: 'string', default: '20' },
       'no-coverage': { type: 'boolean', default: false },
       json: { type: 'string' },
       report: { type: 'string' },

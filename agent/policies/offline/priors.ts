@@ -49,6 +49,8 @@ export const CORPUS_FIX_COUNTS: Record<Exclude<TemplateName, 'stale-expectation'
   'null-check': 0,
   'case-insensitive': 0,
   'self-type': 0,
+  'restore-return': 0,
+  'real-condition': 0,
 };
 
 export function priorsFromCounts(counts: Record<string, number>, laplace = LAPLACE): Record<string, number> {

@@ -5,7 +5,8 @@ import ts from 'typescript';
 import { parseTs } from '../../scaffold/typescript';
 import { pythonSites } from '../../scaffold/python';
 import { builtinSiblings } from './siblings';
-import { tsStructuralSites } from './ts-structure';
+import { discardedValueSites, literalConditionSites } from './restore';
+import { tsStructuralSites, variablesInScope } from './ts-structure';
 
 export interface Range {
   start: number;
@@ -60,6 +61,10 @@ export type Site =
     }
   /** a single-line statement anywhere in the file that could be copied elsewhere: its text and the names it needs */
   | { kind: 'donor'; text: string; range: Range; uses: string[] }
+  /** an expression statement whose value is discarded in a function that returns values (restore.ts): the range is empty, at its start */
+  | { kind: 'discarded-value'; range: Range; pure: boolean; last: boolean; text: string }
+  /** a condition that is a literal `true`/`false`, and the real conditions the code around it suggests (restore.ts) */
+  | { kind: 'literal-condition'; range: Range; literal: string; proposals: Array<{ text: string; why: string; prior: number }> }
   /** a function's entry (before its first statement): where a guard or base case goes */
   | {
       kind: 'entry';
@@ -156,6 +161,7 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
 
   visit(sf);
   sites.push(...tsStructuralSites({ sf, text, start, end }));
+  sites.push(...discardedValueSites(sf, inside), ...literalConditionSites(sf, inside, (n) => variablesInScope(n, sf)));
   return sites;
 }
 

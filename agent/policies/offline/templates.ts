@@ -7,6 +7,7 @@
 import type { ExpectedActual } from '../../types';
 import type { Range, Site, SiteLanguage } from './sites';
 import { idiomMutations } from './idioms';
+import { restoreMutations } from './restore';
 import { structuralMutations } from './structural';
 
 export type TemplateName =
@@ -41,7 +42,10 @@ export type TemplateName =
   // missing cases (idioms.ts)
   | 'null-check'
   | 'case-insensitive'
-  | 'self-type';
+  | 'self-type'
+  // what the code itself shows missing (restore.ts)
+  | 'restore-return'
+  | 'real-condition';
 
 export interface Mutation {
   template: TemplateName;
@@ -55,6 +59,9 @@ export interface Mutation {
   /** "`<` → `<=`" */
   description: string;
 }
+
+/** an identifier with member reads, calls and indexing after it, and nothing else at the top level */
+const SIMPLE_OPERAND = /^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*|\([^()]*\)|\[[^[\]]*\])*$/;
 
 // op → [replacement, preference]; boundary swaps first: off-by-one is the commonest slip
 const RELATIONAL: Record<string, Array<[string, number]>> = {
@@ -214,7 +221,8 @@ function asOperand(expr: string): string {
 
 export function mutationsForSites({ sites, source, lang, evidence }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: ExpectedActual[] }): Mutation[] {
   const out: Mutation[] = [];
-  const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : `!(${expr})`);
+  // a name, a member chain or a call (`ok`, `fs.existsSync(f)`) is negated as written: `!(fs.existsSync(f))` is the same code, less readable
+  const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : SIMPLE_OPERAND.test(expr) ? `!${expr}` : `!(${expr})`);
   const pairs = evidence.map((ea) => ({ expected: evidenceValue(ea.expected), actual: evidenceValue(ea.actual) }));
 
   for (const site of sites) {
@@ -278,6 +286,8 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
         break;
       case 'condition': {
         const expr = textOf(source, site.range);
+        // `!(true)` is `false`: a literal condition is the boolean-literal's and real-condition's (restore.ts)
+        if (/^\(*\s*(true|false|True|False)\s*\)*$/.test(expr)) break;
         out.push({ template: 'negate-condition', range: site.range, replacement: negate(expr), prior: 1, description: `negate the condition \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
         break;
       }
@@ -344,5 +354,6 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
   }
   out.push(...structuralMutations({ sites, source, lang, evidence: pairs.map((p) => p.expected) }));
   out.push(...idiomMutations({ sites, source, lang }));
+  out.push(...restoreMutations(sites));
   return out;
 }

@@ -1,0 +1,283 @@
+// Two defects the code itself shows, whatever the change was (TypeScript and
+// JavaScript; structure only, no type checker):
+//
+// - a value computed and thrown away (an expression statement that is not a
+//   call, an assignment or an update: `x + 1;`), or a call's value dropped in
+//   a function whose other paths return a value or whose declared return type
+//   is not void: the `return` in front of it is missing (restore-return);
+// - a condition that is a literal (`if (true)`, `while (false)`,
+//   `true ? a : b`, `false && x`): the real test is missing (real-condition).
+//   What it could have been comes from the code around it, never from another
+//   revision: the conditions of its sibling branches and of the rest of the
+//   function (and their negations), the function's boolean parameters and
+//   locals, and the variables the guarded code uses (a truthiness guard).
+//
+// Both are what linters flag (no-unused-expressions, no-constant-condition):
+// a site here is rare in finished code and likely the defect when the tests
+// fail near it, so its edits get a high within-template preference.
+import ts from 'typescript';
+import type { Range, Site } from './sites';
+import type { Mutation } from './templates';
+
+type SiteOf<K extends Site['kind']> = Extract<Site, { kind: K }>;
+
+/** proposals kept per literal condition */
+const MAX_PROPOSALS = 8;
+/** the within-template preference of the best proposal: the site itself is a lint error (see above) */
+const LITERAL_SITE_PRIOR = 6;
+const DISCARDED_PURE_PRIOR = 8;
+const DISCARDED_CALL_PRIOR = 4;
+
+type FunctionLike = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration | ts.GetAccessorDeclaration;
+
+function enclosingFunction(node: ts.Node): FunctionLike | ts.ConstructorDeclaration | ts.SetAccessorDeclaration | null {
+  for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
+    if (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isGetAccessorDeclaration(n)) return n;
+    if (ts.isConstructorDeclaration(n) || ts.isSetAccessorDeclaration(n)) return n;
+    if (ts.isClassLike(n) || ts.isSourceFile(n)) return null;
+  }
+  return null;
+}
+
+/** Calls `fn` on each node of the function's own body (nested functions left out). */
+function ownNodes(fn: ts.Node, visit: (n: ts.Node) => void): void {
+  const body = (fn as FunctionLike).body;
+  if (!body) return;
+  const walk = (n: ts.Node) => {
+    visit(n);
+    if (ts.isFunctionLike(n) || ts.isClassLike(n)) return;
+    ts.forEachChild(n, walk);
+  };
+  walk(body);
+}
+
+function isVoidType(type: ts.TypeNode, sf: ts.SourceFile): boolean {
+  const t = type.getText(sf).replace(/\s+/g, '');
+  return /^(void|undefined|never|Promise<(void|undefined)>|PromiseLike<void>)$/.test(t) || t.startsWith('asserts');
+}
+
+/** The function returns a value: a return type that is not void, or a `return <expr>` of its own. */
+function returnsValue(fn: ts.Node, sf: ts.SourceFile): boolean {
+  if (ts.isConstructorDeclaration(fn) || ts.isSetAccessorDeclaration(fn)) return false;
+  const f = fn as FunctionLike;
+  if (ts.isArrowFunction(f) && !ts.isBlock(f.body)) return false;
+  if (f.type) return !isVoidType(f.type, sf);
+  let found = false;
+  ownNodes(fn, (n) => {
+    if (ts.isReturnStatement(n) && n.expression) found = true;
+  });
+  return found;
+}
+
+const ASSIGNMENT = new Set([
+  ts.SyntaxKind.EqualsToken, ts.SyntaxKind.PlusEqualsToken, ts.SyntaxKind.MinusEqualsToken, ts.SyntaxKind.AsteriskEqualsToken, ts.SyntaxKind.SlashEqualsToken,
+  ts.SyntaxKind.PercentEqualsToken, ts.SyntaxKind.AsteriskAsteriskEqualsToken, ts.SyntaxKind.AmpersandEqualsToken, ts.SyntaxKind.BarEqualsToken,
+  ts.SyntaxKind.CaretEqualsToken, ts.SyntaxKind.LessThanLessThanEqualsToken, ts.SyntaxKind.GreaterThanGreaterThanEqualsToken,
+  ts.SyntaxKind.GreaterThanGreaterThanGreaterThanEqualsToken, ts.SyntaxKind.BarBarEqualsToken, ts.SyntaxKind.AmpersandAmpersandEqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken,
+]);
+
+function stripParens(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
+  return e;
+}
+
+/** What an expression statement does beside its value: null when it only computes one (pure), else 'call' or 'effect'. */
+function effectOf(e: ts.Expression): 'pure' | 'call' | 'effect' {
+  const x = stripParens(e);
+  if (ts.isCallExpression(x) || ts.isNewExpression(x) || ts.isTaggedTemplateExpression(x)) return 'call';
+  if (ts.isAwaitExpression(x)) return effectOf(x.expression) === 'pure' ? 'pure' : 'call';
+  if (ts.isBinaryExpression(x)) {
+    if (ASSIGNMENT.has(x.operatorToken.kind)) return 'effect';
+    // `a && f()`, `a, b()`: a short-circuit or comma with a side effect is used as a statement on purpose
+    if (x.operatorToken.kind === ts.SyntaxKind.CommaToken || x.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken || x.operatorToken.kind === ts.SyntaxKind.BarBarToken || x.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) {
+      return effectOf(x.left) === 'pure' && effectOf(x.right) === 'pure' ? 'pure' : 'effect';
+    }
+    return effectOf(x.left) === 'pure' && effectOf(x.right) === 'pure' ? 'pure' : 'effect';
+  }
+  if (ts.isPrefixUnaryExpression(x) || ts.isPostfixUnaryExpression(x)) {
+    if (x.operator === ts.SyntaxKind.PlusPlusToken || x.operator === ts.SyntaxKind.MinusMinusToken) return 'effect';
+    return effectOf(x.operand);
+  }
+  if (ts.isDeleteExpression(x) || ts.isVoidExpression(x) || ts.isYieldExpression(x)) return 'effect';
+  if (ts.isConditionalExpression(x)) return [x.whenTrue, x.whenFalse, x.condition].every((y) => effectOf(y) === 'pure') ? 'pure' : 'effect';
+  // identifiers, property reads, literals, templates, arrays, objects: a value nobody reads
+  return 'pure';
+}
+
+/** Expression statements whose value is discarded where a `return` of it is likely missing. */
+export function discardedValueSites(sf: ts.SourceFile, inside: (n: ts.Node) => boolean): Array<SiteOf<'discarded-value'>> {
+  const out: Array<SiteOf<'discarded-value'>> = [];
+  const visit = (n: ts.Node) => {
+    if (ts.isExpressionStatement(n) && inside(n)) {
+      const e = n.expression;
+      // directives ('use strict') are string statements on purpose
+      const directive = ts.isStringLiteral(e) && (ts.isSourceFile(n.parent) || ts.isBlock(n.parent));
+      const kind = effectOf(e);
+      const fn = enclosingFunction(n);
+      if (!directive && kind !== 'effect' && fn && returnsValue(fn, sf)) {
+        const block = n.parent;
+        const last = (ts.isBlock(block) || ts.isCaseClause(block) || ts.isDefaultClause(block)) && block.statements[block.statements.length - 1] === n;
+        out.push({ kind: 'discarded-value', range: { start: n.getStart(sf), end: n.getStart(sf) }, pure: kind === 'pure', last, text: e.getText(sf) });
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+function isBooleanLiteral(e: ts.Expression): boolean {
+  const x = stripParens(e);
+  return x.kind === ts.SyntaxKind.TrueKeyword || x.kind === ts.SyntaxKind.FalseKeyword;
+}
+
+const LOGICAL = new Set([ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken]);
+
+/** A test-like expression: a comparison, a negation, a logical combination, a call's truth, a name. */
+function isTestLike(e: ts.Expression): boolean {
+  const x = stripParens(e);
+  if (ts.isBinaryExpression(x)) {
+    const k = x.operatorToken.kind;
+    return LOGICAL.has(k) || (k >= ts.SyntaxKind.LessThanToken && k <= ts.SyntaxKind.ExclamationEqualsEqualsToken) || k === ts.SyntaxKind.InstanceOfKeyword || k === ts.SyntaxKind.InKeyword;
+  }
+  return ts.isPrefixUnaryExpression(x) && x.operator === ts.SyntaxKind.ExclamationToken;
+}
+
+function negation(text: string, e: ts.Expression, sf: ts.SourceFile): string {
+  const x = stripParens(e);
+  if (ts.isPrefixUnaryExpression(x) && x.operator === ts.SyntaxKind.ExclamationToken) {
+    const inner = x.operand.getText(sf);
+    return ts.isParenthesizedExpression(x.operand) ? inner.slice(1, -1) : inner;
+  }
+  if (ts.isBinaryExpression(x)) {
+    const flip: Partial<Record<ts.SyntaxKind, string>> = {
+      [ts.SyntaxKind.EqualsEqualsEqualsToken]: '!==', [ts.SyntaxKind.ExclamationEqualsEqualsToken]: '===', [ts.SyntaxKind.EqualsEqualsToken]: '!=', [ts.SyntaxKind.ExclamationEqualsToken]: '==',
+      [ts.SyntaxKind.LessThanToken]: '>=', [ts.SyntaxKind.GreaterThanEqualsToken]: '<', [ts.SyntaxKind.GreaterThanToken]: '<=', [ts.SyntaxKind.LessThanEqualsToken]: '>',
+    };
+    const op = flip[x.operatorToken.kind];
+    if (op) return `${x.left.getText(sf)} ${op} ${x.right.getText(sf)}`;
+  }
+  return ts.isIdentifier(x) || ts.isPropertyAccessExpression(x) || ts.isCallExpression(x) ? `!${text}` : `!(${text})`;
+}
+
+/** The literal conditions (`if (true)`, `while (false)`, `true ? a : b`, `false && x`) and what they could have been, from the code around them. */
+export function literalConditionSites(sf: ts.SourceFile, inside: (n: ts.Node) => boolean, variablesAt: (n: ts.Node) => Array<{ name: string; type?: string; depth: number }>): Array<SiteOf<'literal-condition'>> {
+  const out: Array<SiteOf<'literal-condition'>> = [];
+  const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line;
+
+  const propose = (cond: ts.Expression, guarded: ts.Node | undefined) => {
+    const literal = stripParens(cond).getText(sf);
+    const fn = enclosingFunction(cond);
+    const proposals = new Map<string, { text: string; why: string; prior: number }>();
+    const offer = (text: string, why: string, prior: number) => {
+      const t = text.trim();
+      if (!t || /\n/.test(t) || t === 'true' || t === 'false' || t.length > 120) return;
+      const had = proposals.get(t);
+      if (!had || had.prior < prior) proposals.set(t, { text: t, why, prior });
+    };
+    const condLine = lineOf(cond.getStart(sf));
+    const near = (n: ts.Node) => 1 / (1 + 0.1 * Math.abs(lineOf(n.getStart(sf)) - condLine));
+
+    // 1. the conditions of the same function: sibling branches (else-if chains) first, then the rest, nearest first
+    const siblings = new Set<ts.Node>();
+    for (let p: ts.Node = cond.parent; ts.isIfStatement(p); ) {
+      // up the chain `if (a) … else if (true)` and down `if (true) … else if (b)`
+      if (ts.isIfStatement(p.parent) && p.parent.elseStatement === p) {
+        siblings.add(p.parent.expression);
+        p = p.parent;
+      } else break;
+    }
+    if (ts.isIfStatement(cond.parent)) {
+      for (let e = cond.parent.elseStatement; e && ts.isIfStatement(e); e = e.elseStatement) siblings.add(e.expression);
+    }
+    const scope = fn ?? sf;
+    const conditions: ts.Expression[] = [];
+    const collect = (n: ts.Node) => {
+      if (n !== scope && (ts.isFunctionLike(n) || ts.isClassLike(n))) return;
+      const push = (e: ts.Expression) => {
+        if (e !== cond && !isBooleanLiteral(e)) conditions.push(e);
+      };
+      if (ts.isIfStatement(n) || ts.isWhileStatement(n) || ts.isDoStatement(n)) push(n.expression);
+      else if (ts.isForStatement(n) && n.condition) push(n.condition);
+      else if (ts.isConditionalExpression(n)) push(n.condition);
+      else if (ts.isBinaryExpression(n) && LOGICAL.has(n.operatorToken.kind)) {
+        for (const side of [n.left, n.right]) if (isTestLike(side) || ts.isIdentifier(stripParens(side))) push(side);
+      } else if (ts.isExpression(n) && isTestLike(n)) push(n);
+      ts.forEachChild(n, collect);
+    };
+    ts.forEachChild(scope, collect);
+    for (const c of conditions) {
+      const text = c.getText(sf);
+      const sib = siblings.has(c);
+      offer(text, sib ? 'the condition of a sibling branch' : 'a condition of the same function', (sib ? 0.9 : 0.75) * near(c));
+      offer(negation(text, c, sf), sib ? 'the negated condition of a sibling branch' : 'a negated condition of the same function', (sib ? 0.85 : 0.6) * near(c));
+    }
+
+    // 2. boolean parameters and locals, and the variables the guarded code reads (a truthiness guard)
+    const vars = variablesAt(cond);
+    const inScope = new Set(vars.map((v) => v.name));
+    for (const v of vars) {
+      if (v.depth > 1) continue;
+      if (v.type === 'boolean') {
+        offer(v.name, 'a boolean variable in scope', 0.8);
+        offer(`!${v.name}`, 'a boolean variable in scope, negated', 0.7);
+      }
+    }
+    if (guarded) {
+      const read: string[] = [];
+      const walk = (n: ts.Node) => {
+        if (ts.isIdentifier(n) && inScope.has(n.text) && !(ts.isPropertyAccessExpression(n.parent) && n.parent.name === n) && !read.includes(n.text)) read.push(n.text);
+        ts.forEachChild(n, walk);
+      };
+      walk(guarded);
+      read.slice(0, 4).forEach((name, i) => {
+        offer(name, 'a variable the guarded code uses', 0.55 - 0.05 * i);
+        offer(`!${name}`, 'a variable the guarded code uses, negated', 0.45 - 0.05 * i);
+      });
+    }
+    const ranked = [...proposals.values()].sort((a, b) => b.prior - a.prior).slice(0, MAX_PROPOSALS);
+    if (ranked.length) out.push({ kind: 'literal-condition', range: { start: cond.getStart(sf), end: cond.end }, literal, proposals: ranked });
+  };
+
+  const visit = (n: ts.Node) => {
+    if (inside(n)) {
+      // `while (true) { … break; }` is an idiom, not a missing test: loops only when forced false
+      const isTrue = (e: ts.Expression) => stripParens(e).kind === ts.SyntaxKind.TrueKeyword;
+      if (ts.isIfStatement(n) && isBooleanLiteral(n.expression)) propose(n.expression, n.thenStatement);
+      else if ((ts.isWhileStatement(n) || ts.isDoStatement(n)) && isBooleanLiteral(n.expression) && !isTrue(n.expression)) propose(n.expression, n.statement);
+      else if (ts.isForStatement(n) && n.condition && isBooleanLiteral(n.condition) && !isTrue(n.condition)) propose(n.condition, n.statement);
+      else if (ts.isConditionalExpression(n) && isBooleanLiteral(n.condition)) propose(n.condition, n.whenTrue);
+      else if (ts.isBinaryExpression(n) && LOGICAL.has(n.operatorToken.kind)) {
+        if (isBooleanLiteral(n.left)) propose(n.left, n.right);
+        else if (isBooleanLiteral(n.right)) propose(n.right, undefined);
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+export function restoreMutations(sites: Site[]): Mutation[] {
+  const out: Mutation[] = [];
+  for (const site of sites) {
+    if (site.kind === 'discarded-value') {
+      const prior = site.pure ? DISCARDED_PURE_PRIOR : site.last ? DISCARDED_CALL_PRIOR : DISCARDED_CALL_PRIOR / 3;
+      const shown = site.text.length > 40 ? `${site.text.slice(0, 40)}…` : site.text;
+      out.push({ template: 'restore-return', range: site.range, replacement: 'return ', prior, description: `return \`${shown}\` (its value was discarded)` });
+    } else if (site.kind === 'literal-condition') {
+      site.proposals.forEach((p, i) => {
+        out.push({
+          template: 'real-condition',
+          range: site.range,
+          replacement: p.text,
+          prior: LITERAL_SITE_PRIOR * p.prior * (1 - 0.02 * i),
+          description: `the literal condition \`${site.literal}\` → \`${p.text.length > 40 ? `${p.text.slice(0, 40)}…` : p.text}\` (${p.why})`,
+        });
+      });
+    }
+  }
+  return out;
+}
+
+export type { Range };
