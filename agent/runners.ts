@@ -3,7 +3,7 @@
 // setup.cfg), and the test command that makes it write a report flowfix reads
 // — JUnit XML through the runner's own reporter, or TAP from a runner that
 // speaks it — without changing a file of the repository. Also the TAP reader.
-import { disambiguateTestIds } from '../lib/junit/parse';
+import { disambiguateTestIds, relativeTestPath } from '../lib/junit/parse';
 import type { TestResult } from './types';
 
 export type RunnerName = 'node:test' | 'jest' | 'vitest' | 'mocha' | 'tape' | 'ava' | 'node-tap' | 'pytest' | 'unittest';
@@ -167,9 +167,11 @@ export function detectRunner(read: (rel: string) => string | null): DetectedRunn
  * Reads TAP (tape, node-tap, ava --tap, mocha's tap reporter, the unittest
  * producer above): one result per `ok`/`not ok` line, subtests' names joined
  * with " > ", the YAML or comment block below a failure as its details. Ids are
- * "<file or 'tap'>::<name>", made unique by the JUnit reader's rule.
+ * "<file or 'tap'>::<name>", made unique by the JUnit reader's rule; a name
+ * that is an absolute path below `root` (node's TAP names a file that fails to
+ * load so) is read relative to it, as the JUnit reader does.
  */
-export function parseTap(text: string, file = 'tap'): TestResult[] {
+export function parseTap(text: string, file = 'tap', root?: string): TestResult[] {
   const results: TestResult[] = [];
   const lines = text.split(/\r?\n/);
   const stack: Array<{ indent: number; name: string }> = [];
@@ -186,13 +188,13 @@ export function parseTap(text: string, file = 'tap'): TestResult[] {
     const sub = /^# Subtest: (.*)$/.exec(line);
     if (sub) {
       while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
-      stack.push({ indent, name: sub[1] });
+      stack.push({ indent, name: relativeTestPath(sub[1], root) });
       continue;
     }
     const m = /^(not )?ok\b\s*\d*\s*(?:- )?([^#]*?)\s*(?:#\s*(SKIP|TODO)\b.*)?$/i.exec(line);
     if (m) {
       while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
-      const own = m[2].trim() || '(unnamed)';
+      const own = relativeTestPath(m[2].trim(), root) || '(unnamed)';
       // a subtest's summary line closes it: its own name, not repeated
       const parents = stack.map((s) => s.name);
       if (parents.at(-1) === own) parents.pop();

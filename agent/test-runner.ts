@@ -124,7 +124,10 @@ export function matchesTarget(result: TestResult, target: string): boolean {
   if (target.includes('::')) {
     const [key, ...rest] = target.split('::');
     const name = rest.join('::');
-    return (result.classname === key || result.file === key) && (result.name === name || leafName(result.name) === name);
+    if (result.classname !== key && result.file !== key) return false;
+    if (result.name === name || leafName(result.name) === name) return true;
+    // CI names a file that failed to load by its absolute path on its own machine; the workspace's reports, relative to the workspace
+    return name.startsWith('/') && /^[^/].*\.[cm]?[jt]sx?$/.test(result.name) && name.endsWith(`/${result.name}`);
   }
   return result.name === target || leafName(result.name) === target || result.name.endsWith(` > ${target}`);
 }
@@ -197,10 +200,10 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     try {
       if (rel.endsWith('.tap')) {
         // a TAP producer's output (agent/runners.ts)
-        results.push(...parseTap(bytes.toString('utf8')));
+        results.push(...parseTap(bytes.toString('utf8'), 'tap', root));
         continue;
       }
-      const parsed = parseJunitXml(bytes);
+      const parsed = parseJunitXml(bytes, { root });
       results.push(...parsed.results);
       warnings.push(...parsed.warnings.map((w) => `${rel}: ${w}`));
     } catch (err) {
