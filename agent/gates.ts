@@ -227,12 +227,14 @@ export function createGates(input: GatesInput): Gates {
     meter.commandMs += run.command.durationMs;
     await reportWarnings(run);
     const failing = failedResults(run);
-    const passed = !run.reportError && failing.length === 0 && run.results.length > 0;
+    // the tests a cut-short report never reached did not pass: unknown is refused
+    const passed = !run.reportError && !run.incomplete && failing.length === 0 && run.results.length > 0;
+    const counted = `${run.results.length - failing.length} of ${run.results.length} tests pass`;
     const verdict: GateVerdict = {
       gate: 'regression',
       passed,
       durationMs: run.command.durationMs,
-      detail: run.reportError ?? `${run.results.length - failing.length} of ${run.results.length} tests pass`,
+      detail: run.reportError ?? (run.incomplete ? `the report does not account for every test (${run.incomplete}); ${counted}` : counted),
       tests: verdictTests({ ...run, results: failing }),
       counts: countTests(run.results),
     };

@@ -164,6 +164,29 @@ export function detectRunner(read: (rel: string) => string | null): DetectedRunn
 }
 
 /**
+ * Why a TAP stream does not account for every test, if it does not: a
+ * `Bail out!`, no plan (the producers that print it last died before it), or
+ * a plan of N with fewer top-level results. A process that dies mid-stream
+ * leaves only the results before it, every one of which may be "ok".
+ */
+export function tapCutShort(text: string): string | undefined {
+  let plan: number | undefined;
+  let points = 0;
+  for (const raw of text.split(/\r?\n/)) {
+    const bail = /^\s*Bail out!\s*(.*)$/.exec(raw);
+    if (bail) return `the TAP stream bails out${bail[1] ? ` (${bail[1].trim()})` : ''} after ${points} result(s)`;
+    // subtests are indented, with plans of their own
+    if (/^\s/.test(raw)) continue;
+    const planned = /^1\.\.(\d+)/.exec(raw);
+    if (planned) plan = Number(planned[1]);
+    else if (/^(not )?ok\b/.test(raw)) points++;
+  }
+  if (plan === undefined) return `the TAP stream ends before its plan (1..N), after ${points} result(s)`;
+  if (points < plan) return `the TAP stream has ${points} of the ${plan} results its plan announces`;
+  return undefined;
+}
+
+/**
  * Reads TAP (tape, node-tap, ava --tap, mocha's tap reporter, the unittest
  * producer above): one result per `ok`/`not ok` line, subtests' names joined
  * with " > ", the YAML or comment block below a failure as its details. Ids are

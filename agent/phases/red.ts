@@ -22,7 +22,9 @@ export async function red(state: SetupState): Promise<RedState> {
     await state.log(`no targets given: ${failing.length} failing test(s) in a full run`, { tests: failing.map((r) => r.id).slice(0, 50) });
     // an empty report (a runner too old for this Node that printed nothing, a TAP stream with no test) passes nothing
     if (full.results.length === 0) throw new RunExit('setup_failed', `the test command reported no tests; ${commandOutcome(full.command)}`);
-    if (failing.length === 0) throw new RunExit('not_reproduced', 'every test passes on the head revision');
+    if (failing.length === 0) {
+      throw new RunExit('not_reproduced', full.incomplete ? `no test fails on the head revision, but the report does not account for every test: ${full.incomplete}; ${commandOutcome(full.command)}` : 'every test passes on the head revision');
+    }
     gates.setTargets(failing.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) })));
   }
   const redGate = await gates.runTargets('red', 'fail');

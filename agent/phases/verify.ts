@@ -36,7 +36,8 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   if (regression.verdict.passed) return true;
   state.throwIfCancelled();
   const broken = failedResults(regression.run).map((r) => r.id).slice(0, 10);
-  const why = regression.run.reportError ?? `the fix breaks ${broken.join(', ')}`;
+  const why =
+    regression.run.reportError ?? (broken.length || !regression.run.incomplete ? `the fix breaks ${broken.join(', ')}` : `the suite's report is incomplete: ${regression.run.incomplete}`);
   if (attempt >= Math.max(1, input.maxVerifyAttempts ?? 3)) throw new RunExit('regression_failed', why);
   state.rejected.set(state.diff, why);
   await state.log(`candidate rejected by the regression suite (${why}); asking the policy for another`, { attempt });
