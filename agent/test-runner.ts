@@ -245,6 +245,12 @@ export function didNotRun(result: TestResult): boolean {
 /** An id without the " [n]" (" [n] [m]" across reports) a repeated id gets. */
 const baseTestId = (id: string) => id.replace(/( \[\d+\])+$/, '');
 
+/** Is a result the target, or one of its instances ("<id> [2]", …)? */
+export function isInstanceOf(result: TestResult, targetId: string): boolean {
+  const base = baseTestId(targetId);
+  return matchesTarget(result, targetId) || baseTestId(result.id) === base || matchesTarget(result, base);
+}
+
 const STATUS_RANK: Record<TestResult['status'], number> = { error: 3, failed: 2, passed: 1, skipped: 0 };
 
 /**
@@ -260,8 +266,7 @@ export function selectTargetResults(
   reportError?: string,
 ): TestResult[] {
   return targets.map((target) => {
-    const base = baseTestId(target.id);
-    const instances = results.filter((r) => matchesTarget(r, target.id) || baseTestId(r.id) === base || matchesTarget(r, base));
+    const instances = results.filter((r) => isInstanceOf(r, target.id));
     if (instances.length === 0) {
       return {
         id: target.id,

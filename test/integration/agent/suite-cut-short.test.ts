@@ -48,7 +48,7 @@ test('discount takes a percentage off', async () => {
 `;
 
 const TARGET = 'total multiplies price by quantity';
-const FIX: Edit = { kind: 'replace', file: 'src/cart.js', oldText: 'sum += item.price + item.qty;', newText: 'sum += item.price * item.qty;' };
+const FIX: Extract<Edit, { kind: 'replace' }> = { kind: 'replace', file: 'src/cart.js', oldText: 'sum += item.price + item.qty;', newText: 'sum += item.price * item.qty;' };
 const usage = { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 };
 
 function cartRepo() {
