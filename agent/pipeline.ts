@@ -86,8 +86,10 @@ export interface RepairEvidence {
   targets: string[];
   red?: GateVerdict;
   base?: GateVerdict;
-  /** the target tests also fail on the base revision */
+  /** the target tests the run repairs also fail on the base revision (with the filter on: all of them, and the run ended) */
   notCausedByChange: boolean;
+  /** targets left out because they fail on the base revision too, and why (not in the regression comparison either) */
+  droppedTargets?: Array<{ id: string; reason: string }>;
   green?: GateVerdict;
   regression?: GateVerdict;
   final?: GateVerdict;

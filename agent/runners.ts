@@ -3,7 +3,7 @@
 // setup.cfg), and the test command that makes it write a report flowfix reads
 // — JUnit XML through the runner's own reporter, or TAP from a runner that
 // speaks it — without changing a file of the repository. Also the TAP reader.
-import { disambiguateTestIds } from '../lib/junit/parse';
+import { disambiguateTestIds, relativeTestPath } from '../lib/junit/parse';
 import type { TestResult } from './types';
 
 export type RunnerName = 'node:test' | 'jest' | 'vitest' | 'mocha' | 'tape' | 'ava' | 'node-tap' | 'pytest' | 'unittest';
@@ -164,12 +164,37 @@ export function detectRunner(read: (rel: string) => string | null): DetectedRunn
 }
 
 /**
+ * Why a TAP stream does not account for every test, if it does not: a
+ * `Bail out!`, no plan (the producers that print it last died before it), or
+ * a plan of N with fewer top-level results. A process that dies mid-stream
+ * leaves only the results before it, every one of which may be "ok".
+ */
+export function tapCutShort(text: string): string | undefined {
+  let plan: number | undefined;
+  let points = 0;
+  for (const raw of text.split(/\r?\n/)) {
+    const bail = /^\s*Bail out!\s*(.*)$/.exec(raw);
+    if (bail) return `the TAP stream bails out${bail[1] ? ` (${bail[1].trim()})` : ''} after ${points} result(s)`;
+    // subtests are indented, with plans of their own
+    if (/^\s/.test(raw)) continue;
+    const planned = /^1\.\.(\d+)/.exec(raw);
+    if (planned) plan = Number(planned[1]);
+    else if (/^(not )?ok\b/.test(raw)) points++;
+  }
+  if (plan === undefined) return `the TAP stream ends before its plan (1..N), after ${points} result(s)`;
+  if (points < plan) return `the TAP stream has ${points} of the ${plan} results its plan announces`;
+  return undefined;
+}
+
+/**
  * Reads TAP (tape, node-tap, ava --tap, mocha's tap reporter, the unittest
  * producer above): one result per `ok`/`not ok` line, subtests' names joined
  * with " > ", the YAML or comment block below a failure as its details. Ids are
- * "<file or 'tap'>::<name>", made unique by the JUnit reader's rule.
+ * "<file or 'tap'>::<name>", made unique by the JUnit reader's rule; a name
+ * that is an absolute path below `root` (node's TAP names a file that fails to
+ * load so) is read relative to it, as the JUnit reader does.
  */
-export function parseTap(text: string, file = 'tap'): TestResult[] {
+export function parseTap(text: string, file = 'tap', root?: string): TestResult[] {
   const results: TestResult[] = [];
   const lines = text.split(/\r?\n/);
   const stack: Array<{ indent: number; name: string }> = [];
@@ -186,13 +211,13 @@ export function parseTap(text: string, file = 'tap'): TestResult[] {
     const sub = /^# Subtest: (.*)$/.exec(line);
     if (sub) {
       while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
-      stack.push({ indent, name: sub[1] });
+      stack.push({ indent, name: relativeTestPath(sub[1], root) });
       continue;
     }
     const m = /^(not )?ok\b\s*\d*\s*(?:- )?([^#]*?)\s*(?:#\s*(SKIP|TODO)\b.*)?$/i.exec(line);
     if (m) {
       while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
-      const own = m[2].trim() || '(unnamed)';
+      const own = relativeTestPath(m[2].trim(), root) || '(unnamed)';
       // a subtest's summary line closes it: its own name, not repeated
       const parents = stack.map((s) => s.name);
       if (parents.at(-1) === own) parents.pop();

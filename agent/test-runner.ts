@@ -6,7 +6,7 @@ import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
 import type { SandboxLimits } from '../lib/sandbox/limits';
 import { buildSandboxEnv, runCommand, shellQuote } from './exec';
 import { globToRegExp } from './glob';
-import { parseTap } from './runners';
+import { parseTap, tapCutShort } from './runners';
 import type { CommandResult, TestResult, TestRun } from './types';
 import type { Workspace } from './workspace';
 
@@ -124,7 +124,10 @@ export function matchesTarget(result: TestResult, target: string): boolean {
   if (target.includes('::')) {
     const [key, ...rest] = target.split('::');
     const name = rest.join('::');
-    return (result.classname === key || result.file === key) && (result.name === name || leafName(result.name) === name);
+    if (result.classname !== key && result.file !== key) return false;
+    if (result.name === name || leafName(result.name) === name) return true;
+    // CI names a file that failed to load by its absolute path on its own machine; the workspace's reports, relative to the workspace
+    return name.startsWith('/') && /^[^/].*\.[cm]?[jt]sx?$/.test(result.name) && name.endsWith(`/${result.name}`);
   }
   return result.name === target || leafName(result.name) === target || result.name.endsWith(` > ${target}`);
 }
@@ -163,6 +166,8 @@ export interface ReadReports {
   /** the parser's warnings (a repeated test id and the id it is stored under, a field cut short), per report */
   warnings: string[];
   reportError?: string;
+  /** a report that does not account for every test (a TAP stream cut short), per report */
+  incomplete?: string;
 }
 
 /**
@@ -176,6 +181,7 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
   const results: TestResult[] = [];
   const warnings: string[] = [];
   const problems: string[] = [];
+  const incomplete: string[] = [];
   let found = 0;
   for (const rel of files) {
     const abs = path.resolve(root, rel);
@@ -197,10 +203,13 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     try {
       if (rel.endsWith('.tap')) {
         // a TAP producer's output (agent/runners.ts)
-        results.push(...parseTap(bytes.toString('utf8')));
+        const text = bytes.toString('utf8');
+        results.push(...parseTap(text, 'tap', root));
+        const cut = tapCutShort(text);
+        if (cut) incomplete.push(`${rel}: ${cut}`);
         continue;
       }
-      const parsed = parseJunitXml(bytes);
+      const parsed = parseJunitXml(bytes, { root });
       results.push(...parsed.results);
       warnings.push(...parsed.warnings.map((w) => `${rel}: ${w}`));
     } catch (err) {
@@ -210,7 +219,18 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
   for (const renamed of disambiguateTestIds(results)) warnings.push(`repeated test id ${renamed.from} across reports stored as ${renamed.to}`);
   if (found === 0) return { results, warnings, reportError: `the test command wrote no report at ${pattern}` };
   if (problems.length) return { results, warnings, reportError: problems.join('; ') };
-  return { results, warnings };
+  return { results, warnings, ...(incomplete.length ? { incomplete: incomplete.join('; ') } : {}) };
+}
+
+/**
+ * A command that failed although its report names no failing test: whatever
+ * made it fail (an exception between tests, a crash at exit, a test the
+ * report never got to) is not in the report, so its passes are not the whole story.
+ */
+function unexplainedFailure(result: CommandResult, results: TestResult[]): string | undefined {
+  if (result.exitCode === 0 || results.some((r) => r.status === 'failed' || r.status === 'error')) return undefined;
+  const how = result.exitCode !== null ? `exited with code ${result.exitCode}` : result.signal ? `was killed by ${result.signal}` : 'ended without an exit code';
+  return `the test command ${how}, but its report names no failing test`;
 }
 
 export type TestRunKind = 'target' | 'regression';
@@ -224,6 +244,12 @@ export function didNotRun(result: TestResult): boolean {
 
 /** An id without the " [n]" (" [n] [m]" across reports) a repeated id gets. */
 const baseTestId = (id: string) => id.replace(/( \[\d+\])+$/, '');
+
+/** Is a result the target, or one of its instances ("<id> [2]", …)? */
+export function isInstanceOf(result: TestResult, targetId: string): boolean {
+  const base = baseTestId(targetId);
+  return matchesTarget(result, targetId) || baseTestId(result.id) === base || matchesTarget(result, base);
+}
 
 const STATUS_RANK: Record<TestResult['status'], number> = { error: 3, failed: 2, passed: 1, skipped: 0 };
 
@@ -240,8 +266,7 @@ export function selectTargetResults(
   reportError?: string,
 ): TestResult[] {
   return targets.map((target) => {
-    const base = baseTestId(target.id);
-    const instances = results.filter((r) => matchesTarget(r, target.id) || baseTestId(r.id) === base || matchesTarget(r, base));
+    const instances = results.filter((r) => isInstanceOf(r, target.id));
     if (instances.length === 0) {
       return {
         id: target.id,
@@ -306,8 +331,10 @@ export async function runTests(
   // a command we stopped is named as such, not as a missing report
   const stopped = stoppedBecause(result, input.signal);
   const reportError = read.reportError && (stopped ?? read.reportError);
+  // a report that was written is not the whole suite when the stream was cut, the command was stopped, or it failed unexplained
+  const incomplete = reportError ? undefined : (read.incomplete ?? stopped ?? unexplainedFailure(result, results));
   await clearReports(root, settings.junitReport);
-  const extra = { ...(reportError ? { reportError } : {}), ...(warnings.length ? { warnings } : {}) };
+  const extra = { ...(reportError ? { reportError } : {}), ...(incomplete ? { incomplete } : {}), ...(warnings.length ? { warnings } : {}) };
   if (kind === 'regression' || input.allResults) return { command: result, results, ...extra };
   const selected = selectTargetResults(results, input.targets, reportError);
   return { command: result, results: selected, ...extra };

@@ -38,6 +38,12 @@ export interface TestRun {
   results: TestResult[];
   /** no JUnit report could be read: results are empty and this says why */
   reportError?: string;
+  /**
+   * the report was read but does not account for every test the command ran
+   * (a TAP stream cut short, a command stopped, or one that failed while its
+   * report names no failing test): the tests it lists are not the whole suite
+   */
+  incomplete?: string;
   /** what the report reader noticed: repeated test ids and the ids they were stored under, fields cut short */
   warnings?: string[];
 }

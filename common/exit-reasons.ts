@@ -6,7 +6,7 @@
 export const EXIT_REASONS = [
   'fixed',
   'not_reproduced', // the target tests passed on the head revision (flaky)
-  'not_caused_by_change', // the target tests fail on the base revision too (when that filter is on)
+  'not_caused_by_change', // every target test fails on the base revision too (when that filter is on; some failing there are left out, agent/phases/red.ts)
   'setup_failed', // install or build failed before any edit (or the sandbox stopped it: the detail names the limit)
   'sandbox_unavailable', // no working sandbox, and the unsafe mode is off
   'no_candidate', // the policy ran out of candidates

@@ -163,6 +163,7 @@ export function formatReport(result: RepairResult): string {
     for (const d of v.diagnostics?.slice(0, 3) ?? []) out.push(`             ${d.kind}${d.file ? ` ${d.file}${d.line ? `:${d.line}` : ''}` : ''}: ${d.message.split('\n')[0]}`);
   }
   if (result.evidence.proof) out.push('', `Proof: ${result.evidence.proof.detail}`);
+  for (const d of result.evidence.droppedTargets ?? []) out.push('', `Left out: ${d.id} ${d.reason} (not caused by the change).`);
   if (result.evidence.notCausedByChange) out.push('', 'Note: the target tests fail on the base revision too: the failure was not caused by the change.');
   if (result.diff && result.dropped) {
     // indented: a script that looks for "diff --git" in the output must not find (and apply) a refused fix

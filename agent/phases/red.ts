@@ -4,7 +4,11 @@ import { RunExit, type RedState, type SetupState } from './state';
 
 // RED: the failure must reproduce on the head before anything is edited,
 // else the run abstains (`not_reproduced`). Then the same targets on the base
-// revision: failing there too means the change did not cause the failure.
+// revision: a target failing there too was not broken by the change, so it is
+// left out of the targets and of the regression comparison (recorded, and
+// logged) and the run repairs the rest; with none left it ends
+// `not_caused_by_change`. With the filter pre.notCausedByChange off, nothing is
+// left out: the run repairs them all.
 
 export async function red(state: SetupState): Promise<RedState> {
   const { input, settings, signal, meter, gates, evidence, workspace: ws } = state;
@@ -22,7 +26,9 @@ export async function red(state: SetupState): Promise<RedState> {
     await state.log(`no targets given: ${failing.length} failing test(s) in a full run`, { tests: failing.map((r) => r.id).slice(0, 50) });
     // an empty report (a runner too old for this Node that printed nothing, a TAP stream with no test) passes nothing
     if (full.results.length === 0) throw new RunExit('setup_failed', `the test command reported no tests; ${commandOutcome(full.command)}`);
-    if (failing.length === 0) throw new RunExit('not_reproduced', 'every test passes on the head revision');
+    if (failing.length === 0) {
+      throw new RunExit('not_reproduced', full.incomplete ? `no test fails on the head revision, but the report does not account for every test: ${full.incomplete}; ${commandOutcome(full.command)}` : 'every test passes on the head revision');
+    }
     gates.setTargets(failing.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) })));
   }
   const redGate = await gates.runTargets('red', 'fail');
@@ -51,23 +57,48 @@ export async function red(state: SetupState): Promise<RedState> {
   const targets = reproduced.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) }));
   gates.setTargets(targets);
   evidence.targets = targets.map((t) => t.id);
-  const redRun: TestRun = { ...redGate.run, results: reproduced };
+  let redRun: TestRun = { ...redGate.run, results: reproduced };
 
   if (input.checkBase !== false) {
     await ws.checkoutRevision(state.baseCommit);
+    let base;
     try {
-      const base = await gates.runTargets('base', 'fail');
+      base = await gates.runTargets('base', 'fail');
       state.throwIfCancelled();
       evidence.base = base.verdict;
-      evidence.notCausedByChange = base.verdict.passed;
     } finally {
       await ws.checkoutRevision(ws.headRev);
     }
-    if (evidence.notCausedByChange) {
-      await state.log('the target tests fail on the base revision too: the failure was not caused by the change');
-      if (state.filterPolicy.pre.notCausedByChange) {
-        throw new RunExit('not_caused_by_change', 'the target tests fail on the base revision too');
+    // one result per target, in the targets' order; a target the base does not have (a new test) did not fail there
+    const atBase = targets.filter((_, i) => {
+      const r = base.run.results[i];
+      return !!r && (r.status === 'failed' || r.status === 'error') && !didNotRun(r);
+    });
+    if (atBase.length > 0 && !state.filterPolicy.pre.notCausedByChange) {
+      evidence.notCausedByChange = true;
+      await state.log(`${atBase.length} of ${targets.length} target test(s) fail on the base revision too (not caused by the change); repaired anyway (the filter is off)`, {
+        tests: atBase.map((t) => t.id).slice(0, 50),
+      });
+    } else if (atBase.length > 0) {
+      // a test failing before the change is not the change's fault: the run repairs the others
+      const message = (id: string) => base.run.results[targets.findIndex((t) => t.id === id)]?.message?.split('\n')[0]?.slice(0, 200);
+      const dropped = atBase.map((t) => ({ id: t.id, reason: `fails on the base revision too${message(t.id) ? `: ${message(t.id)}` : ''}` }));
+      evidence.droppedTargets = dropped;
+      const ids = dropped.map((d) => d.id);
+      if (atBase.length === targets.length) {
+        evidence.notCausedByChange = true;
+        await state.log(`the target tests fail on the base revision too: the failure was not caused by the change`, { dropped });
+        throw new RunExit('not_caused_by_change', `every target test fails on the base revision too: ${ids.slice(0, 10).join(', ')}`);
       }
+      const kept = targets.filter((t) => !ids.includes(t.id));
+      await state.log(
+        `left out ${dropped.length} target test(s) that fail on the base revision too (not caused by the change): ${ids.slice(0, 10).join(', ')}; repairing the other ${kept.length}`,
+        { dropped: dropped.slice(0, 50) },
+      );
+      gates.setTargets(kept);
+      gates.setFailingAtBase(ids);
+      evidence.targets = kept.map((t) => t.id);
+      redRun = { ...redRun, results: reproduced.filter((r) => !ids.includes(r.id)) };
     }
   }
   return Object.assign(state, { redRun });

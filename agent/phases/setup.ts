@@ -7,8 +7,21 @@ import { Workspace } from '../workspace';
 import { RunExit, type RunState, type SetupState } from './state';
 
 // Setup: a run folder checked out at the head, the change (base..head) it is
-// about, the install, the gates, and whether the head builds. A head that
+// about, the install (an `npm ci` that fails is tried once more as `npm
+// install`), the gates, and whether the head builds. A head that
 // does not build is not a setup failure: the accepted edit must fix that too.
+
+/**
+ * `npm ci [flags]` as the install that takes a lock file out of sync with
+ * package.json, or older than npm ci reads: `npm install --no-save [flags]`
+ * (--no-save: package.json and the lock file stay as they are, so neither is in
+ * a fix's diff). The same sandbox, cache, registries and script policy apply
+ * (runWorkspaceCommand). Undefined for any other command, a compound one included.
+ */
+export function npmInstallFallback(command: string): string | undefined {
+  const m = /^npm\s+(?:ci|clean-install|ic|install-clean)((?:\s+[\w@:/.=-]+)*)$/.exec(command.trim());
+  return m ? `npm install --no-save${m[1]}` : undefined;
+}
 
 export async function setup(state: RunState): Promise<SetupState> {
   const { input, settings, signal, sink, meter } = state;
@@ -46,19 +59,32 @@ export async function setup(state: RunState): Promise<SetupState> {
   );
 
   if (settings.install) {
-    const installed = await runWorkspaceCommand({
-      workspace: ws,
-      settings,
-      signal,
-      deadline: state.deadline,
-      command: settings.install,
-      timeoutSeconds: settings.timeLimits.installSeconds,
-      network: settings.installNetwork,
-      install: true,
-    });
+    const install = (command: string) =>
+      runWorkspaceCommand({
+        workspace: ws,
+        settings,
+        signal,
+        deadline: state.deadline,
+        command,
+        timeoutSeconds: settings.timeLimits.installSeconds,
+        network: settings.installNetwork,
+        install: true,
+      });
+    let installed = await install(settings.install);
     meter.commandMs += installed.durationMs;
     await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs });
     state.throwIfCancelled();
+    const fallback = npmInstallFallback(settings.install);
+    if (fallback && installed.exitCode !== 0 && !installed.timedOut && !installed.limit) {
+      const why = installed.output.trimEnd().split('\n').find((l) => /npm (error|ERR!)/.test(l) && !/^npm (error|ERR!)\s*$/.test(l)) ?? '';
+      await state.log(`npm ci failed (exit code ${installed.exitCode}); falling back to \`${fallback}\`, which accepts a lock file out of sync with package.json (or one older than npm ci reads)${why ? `: ${why.trim()}` : ''}`, {
+        command: fallback,
+      });
+      installed = await install(fallback);
+      meter.commandMs += installed.durationMs;
+      await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs, command: fallback });
+      state.throwIfCancelled();
+    }
     if (installed.timedOut) throw new RunExit('time_limit', `install timed out (installSeconds ${settings.timeLimits.installSeconds}): ${commandOutcome(installed)}`);
     if (installed.limit) throw new RunExit('setup_failed', `install stopped by the sandbox (${installed.limit}): ${commandOutcome(installed)}`);
     if (installed.exitCode !== 0) throw new RunExit('setup_failed', `install failed: ${commandOutcome(installed)}`);

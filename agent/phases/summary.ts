@@ -2,6 +2,7 @@ import { runPostFilters } from '../filters/post';
 import type { SummariseFn } from '../pipeline';
 import type { ExitReason } from '../types';
 import { addUsage, type LocalisedState } from './state';
+import { escapeHtml } from '../../lib/html/sanitize';
 
 // Summary: the verified fix explained (a summary that fails is logged and the
 // fix kept), then the post-execution filters, which may still drop it.
@@ -29,6 +30,12 @@ export async function summarise(state: LocalisedState): Promise<{ exitReason: Ex
     if (summary.usage) state.usage = addUsage(state.usage, summary.usage);
   } catch (err) {
     await state.log(`summary failed: ${(err as Error).message}`);
+  }
+  const dropped = state.evidence.droppedTargets ?? [];
+  if (dropped.length) {
+    // the summary says what the fix does not claim: the tests that were failing before the change
+    const ids = dropped.slice(0, 10).map((d) => `<code>${escapeHtml(d.id)}</code>`).join(', ');
+    state.summaryHtml += `<p>Left out: ${dropped.length} failing test(s) that fail on the base revision too, so not caused by the change (${ids}); the fix does not repair them, and the regression suite did not count them.</p>`;
   }
   const stale = input.checkStale ? await input.checkStale() : { stale: false };
   const decision = runPostFilters({

@@ -1,5 +1,4 @@
 import { proofEvent, proveAgainstHead, repeatUntilFailure } from '../proof';
-import { failedResults } from '../test-runner';
 import { RunExit, type LocalisedState } from './state';
 
 // Verify: the pipeline's own verdicts on what a policy patched. GREEN again
@@ -35,8 +34,10 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   evidence.regression = regression.verdict;
   if (regression.verdict.passed) return true;
   state.throwIfCancelled();
-  const broken = failedResults(regression.run).map((r) => r.id).slice(0, 10);
-  const why = regression.run.reportError ?? `the fix breaks ${broken.join(', ')}`;
+  // the verdict lists the failures held against the fix (not those failing on the base revision too)
+  const broken = (regression.verdict.tests ?? []).map((t) => t.id).slice(0, 10);
+  const why =
+    regression.run.reportError ?? (broken.length || !regression.run.incomplete ? `the fix breaks ${broken.join(', ')}` : `the suite's report is incomplete: ${regression.run.incomplete}`);
   if (attempt >= Math.max(1, input.maxVerifyAttempts ?? 3)) throw new RunExit('regression_failed', why);
   state.rejected.set(state.diff, why);
   await state.log(`candidate rejected by the regression suite (${why}); asking the policy for another`, { attempt });

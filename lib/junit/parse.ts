@@ -31,6 +31,8 @@ export interface ParseJunitOptions {
   maxBytes?: number;
   /** cap on message / details / system-out of one test case (default 64 KiB each) */
   maxFieldChars?: number;
+  /** the folder the tests ran in: names and files given as absolute paths below it are read relative to it (relativeTestPath) */
+  root?: string;
 }
 
 /** What a whole report says, passing tests included. */
@@ -99,6 +101,18 @@ function parseSeconds(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value.replace(/,/g, ''));
   return Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : undefined;
+}
+
+/**
+ * A name or file as an absolute path below `root`, relative to it. node --test
+ * names a test file that fails to load by its absolute path; in a run folder
+ * that path differs from run to run, and an id built from it would match no
+ * other run's. Anything else is returned as it is.
+ */
+export function relativeTestPath(value: string, root: string | undefined): string {
+  if (!root) return value;
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return value.startsWith(prefix) && value.length > prefix.length ? value.slice(prefix.length) : value;
 }
 
 function looksLikeFilePath(value: string): boolean {
@@ -194,10 +208,11 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
       }
       const line = attr(tag, 'line');
       const parsedLine = line !== undefined && /^\d+$/.test(line) ? Number(line) : undefined;
+      const file = attr(tag, 'file');
       current = {
-        name: attr(tag, 'name') ?? '(unnamed)',
+        name: relativeTestPath(attr(tag, 'name') ?? '(unnamed)', limits.root),
         classname: attr(tag, 'classname'),
-        file: attr(tag, 'file'),
+        file: file === undefined ? undefined : relativeTestPath(file, limits.root),
         // pytest writes the 0-based line of the test function
         line: parsedLine === undefined ? undefined : pytest ? parsedLine + 1 : parsedLine,
         durationMs: parseSeconds(attr(tag, 'time')),

@@ -10,7 +10,7 @@ import { summarise } from '@/agent/phases/summary';
 import { verify } from '@/agent/phases/verify';
 import { ArraySink } from '@/agent/sinks';
 import type { Edit, Policy } from '@/agent/types';
-import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
+import { createTsRepo, makeRepo, type TestRepo } from '../../helpers/agent-repos';
 
 // Each phase alone, on a real repository with its real test command: the
 // state a phase needs is made by the phases before it, and the phase under
@@ -87,6 +87,32 @@ describe('setup', () => {
     assert.equal(exit.exitReason, 'setup_failed');
     assert.match(exit.detail, /^install failed: command `echo "registry unreachable"; exit 7` \(exit code 7\); output \(last \d+ characters\):\nregistry unreachable/);
     assert.ok(s.workspace, 'the run folder exists, for the pipeline to remove');
+  });
+
+  test('npm ci refused (the lock file is out of sync with package.json): npm install with the same flags, said in the log', async () => {
+    const stale = makeRepo('flowfix-stalelock-');
+    try {
+      // a dependency added to package.json without updating the lock file (a local one: no registry needed)
+      stale.write('package.json', JSON.stringify({ name: 'calc', version: '1.0.0', private: true, dependencies: { util: 'file:./util' } }, null, 2) + '\n');
+      stale.write('util/package.json', JSON.stringify({ name: 'util', version: '1.0.0' }) + '\n');
+      stale.write('package-lock.json', JSON.stringify({ name: 'calc', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'calc', version: '1.0.0' } } }, null, 2) + '\n');
+      stale.write('.gitignore', 'node_modules/\n');
+      const base = stale.commit('base');
+      const { state: s, sink } = state({
+        repoPath: stale.dir,
+        baseRev: base,
+        headRev: base,
+        settings: { ...repo.settings, build: undefined, install: 'npm ci --no-audit --no-fund' },
+      });
+      const ready = await setup(s);
+      const logs = sink.ofType('log').map((e) => String(e.payload.text));
+      assert.ok(logs.some((t) => /^npm ci failed \(exit code \d+\); falling back to `npm install --no-save --no-audit --no-fund`/.test(t)), logs.join('\n'));
+      assert.ok(await ready.workspace.exists('node_modules/util/package.json'), 'the dependency is installed');
+      // npm install --no-save leaves the lock file as it is: nothing of it in a fix's diff
+      assert.deepEqual(await ready.workspace.changedFiles(), []);
+    } finally {
+      stale.cleanup();
+    }
   });
 
   test('an unknown base revision ends the run as setup_failed', async () => {

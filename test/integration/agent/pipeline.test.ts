@@ -136,6 +136,35 @@ describe('runRepair on a TypeScript repository', () => {
     assert.equal(recorded.evidence.base?.passed, true);
   });
 
+  test('a test that already failed on the base is left out; the test the change broke is fixed', async () => {
+    const repo = tsRepo();
+    // the discount was broken before the change; the change then breaks total()
+    const { TS_CART_BASE, TS_CART_HEAD } = await import('../../helpers/agent-repos');
+    const brokenDiscount = (text: string) => text.replace('amount - (amount * percent) / 100', 'amount - percent');
+    repo.git('checkout', '-q', '-b', 'discount-broken', repo.base);
+    repo.write('src/cart.ts', brokenDiscount(TS_CART_BASE));
+    const base = repo.commit('discount broken upstream');
+    repo.write('src/cart.ts', brokenDiscount(TS_CART_HEAD));
+    repo.write('README.md', '# shop\n\nTotals now computed in one pass.\n');
+    const head = repo.commit('change: rework total');
+    const discount = 'test::cart > discount takes a percentage off';
+    for (const targetTests of [[TARGET, discount], undefined]) {
+      const sink = new ArraySink();
+      const result = await runRepair(input(repo, { baseRev: base, headRev: head, targetTests, sink }));
+      assert.equal(result.exitReason, 'fixed', `${result.exitReason}: ${result.exitDetail}`);
+      assert.deepEqual(result.evidence.targets, [TARGET]);
+      assert.equal(result.evidence.notCausedByChange, false);
+      assert.deepEqual(result.evidence.droppedTargets?.map((d) => d.id), [discount]);
+      assert.match(result.evidence.droppedTargets?.[0].reason ?? '', /fails on the base revision too/);
+      const logs = sink.ofType('log').map((e) => String(e.payload.text));
+      assert.ok(logs.some((t) => t.includes(`left out 1 target test(s) that fail on the base revision too (not caused by the change): ${discount}`)), logs.join('\n'));
+      // the regression suite still fails there, and that is not held against the fix
+      assert.equal(result.evidence.regression?.passed, true, result.evidence.regression?.detail);
+      assert.match(result.evidence.regression?.detail ?? '', /not counted: 1 failing on the base revision too/);
+      assert.match(result.summaryHtml, /discount takes a percentage off/);
+    }
+  });
+
   test('a fix that loosens the assertion passes GREEN but is dropped by the post filter', async () => {
     const repo = tsRepo();
     const weaken: Edit = {

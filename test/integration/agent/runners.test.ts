@@ -5,12 +5,14 @@ import { runRepair } from '@/agent/pipeline';
 import { Workspace } from '@/agent/workspace';
 import { ArraySink } from '@/agent/sinks';
 import { createOfflinePolicy } from '@/agent/policies/offline';
-import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
+import { runTests } from '@/agent/test-runner';
+import { RepositorySettingsSchema } from '@/lib/repositories/settings';
+import { createTsRepo, makeRepo, type TestRepo } from '../../helpers/agent-repos';
 
 // The repository's runner as it is: what its reports and its processes really
 // do (repeated test names, hangs), on real repositories and real runners.
 
-const repos: TestRepo[] = [];
+const repos: Array<Pick<TestRepo, 'cleanup'>> = [];
 after(() => repos.forEach((r) => r.cleanup()));
 
 /** One test body run for each case under the same name, as a parametrised test does. */
@@ -90,5 +92,47 @@ describe('hangs', () => {
     } finally {
       await ws.dispose();
     }
+  });
+});
+
+describe('a test file that fails to load', () => {
+  // node --test names such a file by its absolute path: the id must not depend on where the workspace is
+  test('node --test reports it under its repository-relative path, the same in every workspace', async () => {
+    const repo = makeRepo('flowfix-loadfail-');
+    repos.push(repo);
+    repo.write('package.json', JSON.stringify({ name: 'calc', private: true }) + '\n');
+    repo.write('test/ok.test.js', "const { test } = require('node:test');\ntest('adds', () => {});\n");
+    repo.write('test/broken.test.js', "require('../src/missing');\nconst { test } = require('node:test');\ntest('never runs', () => {});\n");
+    repo.commit('base');
+    const settings = RepositorySettingsSchema.parse({
+      language: 'javascript',
+      test: 'node --test --test-reporter=junit --test-reporter-destination=junit.xml test/',
+      junitReport: 'junit.xml',
+    });
+    const ids: string[][] = [];
+    for (let i = 0; i < 2; i++) {
+      const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
+      try {
+        const run = await runTests({ workspace: ws, settings, kind: 'regression', targets: [] });
+        assert.equal(run.reportError, undefined);
+        const broken = run.results.find((r) => r.status !== 'passed');
+        assert.ok(broken, JSON.stringify(run.results));
+        assert.ok(!broken.id.includes(ws.root), `${broken.id} names the workspace`);
+        // a later run (RED, GREEN) finds the target by that id, and by the id CI's report gave it on CI's machine
+        for (const id of [broken.id, 'test::/home/runner/work/calc/calc/test/broken.test.js']) {
+          const target = await runTests({ workspace: ws, settings, kind: 'target', targets: [{ id }] });
+          assert.equal(target.results[0].status, 'failed', JSON.stringify(target.results[0]));
+          assert.equal(target.results[0].id, 'test::test/broken.test.js');
+        }
+        ids.push(run.results.map((r) => r.id).sort());
+        // node's TAP names it the same way
+        const tap = await runTests({ workspace: ws, settings: { ...settings, test: 'node --test --test-reporter=tap test/ > report.tap', junitReport: 'report.tap' }, kind: 'regression', targets: [] });
+        assert.deepEqual(tap.results.map((r) => r.id).sort(), ['tap::adds', 'tap::test/broken.test.js']);
+      } finally {
+        await ws.dispose();
+      }
+    }
+    assert.deepEqual(ids[0], ['test::adds', 'test::test/broken.test.js']);
+    assert.deepEqual(ids[1], ids[0]);
   });
 });

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectRunner, parseTap, TAP_REPORT, JUNIT_REPORT } from '@/agent/runners';
+import { detectRunner, parseTap, tapCutShort, TAP_REPORT, JUNIT_REPORT } from '@/agent/runners';
 
 const repo = (files: Record<string, string>) => (rel: string) => files[rel] ?? null;
 const pkg = (json: object) => JSON.stringify(json);
@@ -149,5 +149,18 @@ describe('parseTap', () => {
       ],
     );
     assert.match(results[1].details ?? '', /wanted: 4/);
+  });
+
+  test('a stream cut short: a Bail out!, no plan, or fewer top-level results than the plan; subtests\' own plans do not count', () => {
+    assert.equal(tapCutShort('TAP version 13\n1..2\nok 1 - a\nok 2 - b\n'), undefined);
+    assert.equal(tapCutShort('TAP version 13\nok 1 - a\nok 2 - b\n1..2\n'), undefined);
+    assert.equal(tapCutShort('1..0 # SKIP nothing to run\n'), undefined);
+    assert.equal(tapCutShort('TAP version 13\nok 1 - a\n'), 'the TAP stream ends before its plan (1..N), after 1 result(s)');
+    assert.equal(tapCutShort('1..3\nok 1 - a\nok 2 - b\n'), 'the TAP stream has 2 of the 3 results its plan announces');
+    assert.equal(tapCutShort('1..3\nok 1 - a\nBail out! database unreachable\n'), 'the TAP stream bails out (database unreachable) after 1 result(s)');
+    // node-tap: one top-level point per file, its subtests indented with plans of their own
+    const nested = ['TAP version 13', '# Subtest: test/a.js', '    ok 1 - x', '    ok 2 - y', '    1..2', 'ok 1 - test/a.js', '1..1'].join('\n');
+    assert.equal(tapCutShort(nested), undefined);
+    assert.equal(tapCutShort(nested.replace('ok 1 - test/a.js\n1..1', '')), 'the TAP stream ends before its plan (1..N), after 0 result(s)');
   });
 });

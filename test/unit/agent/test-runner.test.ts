@@ -146,3 +146,21 @@ describe('commandTimeoutMs', () => {
     assert.equal(commandTimeoutMs(60, 500, 1000), 0);
   });
 });
+
+describe('a report cut short', () => {
+  test('a JUnit report cut off mid-write is a report error; a TAP stream cut off is read, and marked incomplete', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'flowfix-cut-'));
+    try {
+      writeFileSync(path.join(dir, 'junit.xml'), '<?xml version="1.0"?>\n<testsuites>\n\t<testcase name="a" classname="test"/>\n\t<testcase name="b" cla');
+      const junit = await readTestReports(dir, 'junit.xml');
+      assert.match(junit.reportError ?? '', /^junit\.xml: JUnit report is not well-formed XML/);
+      writeFileSync(path.join(dir, 'report.tap'), 'TAP version 13\n# Subtest: a\nok 1 - a\n  ---\n  duration_ms: 1\n  ...\n');
+      const tap = await readTestReports(dir, 'report.tap');
+      assert.equal(tap.reportError, undefined);
+      assert.deepEqual(tap.results.map((r) => [r.id, r.status]), [['tap::a', 'passed']]);
+      assert.equal(tap.incomplete, 'report.tap: the TAP stream ends before its plan (1..N), after 1 result(s)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

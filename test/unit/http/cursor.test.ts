@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeCursor, encodeCursor } from '../../../lib/http/cursor';
 import { AppError } from '../../../lib/errors';
@@ -37,6 +37,22 @@ describe('keyset cursor codec', () => {
     assertInvalid(Buffer.from('v1.99999999999999999.abc').toString('base64url'));
     assertInvalid(`${good}A`);
     assertInvalid('A'.repeat(500));
+  });
+
+  // the last check (re-encoding) would refuse these too, but only after decoding whatever was sent
+  test('refuses an empty, oversize or non-base64url cursor before decoding it', () => {
+    const from = mock.method(Buffer, 'from');
+    try {
+      for (const encoded of ['', 'A'.repeat(201), 'A'.repeat(100_000), 'not a cursor!', `${'A'.repeat(40)}+/`]) {
+        assertInvalid(encoded);
+        assert.equal(from.mock.callCount(), 0, `${JSON.stringify(encoded.slice(0, 40))} was decoded`);
+      }
+      // the counter counts: within the limit a cursor is decoded (then refused, not one of ours)
+      assertInvalid('A'.repeat(200));
+      assert.ok(from.mock.callCount() > 0);
+    } finally {
+      from.mock.restore();
+    }
   });
 
   test('refuses to encode what it could not decode', () => {

@@ -44,6 +44,27 @@ describe('histogram buckets', () => {
     assert.equal(bucketOf(2 ** 40 + 1), 2 ** 40);
   });
 
+  // The spec leaves Math.log2 implementation-approximated: V8 rounds up just
+  // below 2^49 and above, another engine may round down at a power of two.
+  // The exponent is corrected both ways, so the buckets are the same anywhere.
+  test('the exponent is exact where Math.log2 rounds up (V8 below 2^49 and above) and where it would round down', () => {
+    assert.equal(Math.floor(Math.log2(2 ** 49 - 1)), 49, 'V8 rounds log2(2^49 - 1) up to 49');
+    assert.equal(bucketOf(2 ** 49 - 1), 2 ** 49 - 2 ** (48 - 5));
+    assert.equal(bucketOf(2 ** 52 - 1), 2 ** 52 - 2 ** (51 - 5));
+    const log2 = Math.log2;
+    // a log2 one step short of the exponent at every power of two
+    Math.log2 = (x: number) => log2(x) - 1e-9;
+    try {
+      // 2^20 + 2^14 is a bucket of its own with the exponent one short (width 2^14), not with the right one (width 2^15)
+      assert.equal(bucketOf(2 ** 20 + 2 ** 14), 2 ** 20);
+      assert.equal(representative(2 ** 20), 2 ** 20 + 2 ** 14);
+      assert.equal(bucketOf(64), 64);
+      assert.equal(bucketOf(65), 64);
+    } finally {
+      Math.log2 = log2;
+    }
+  });
+
   test('a represented value is within 1/64 of every value of its bucket', () => {
     for (let v = 1; v < 5_000_000; v = Math.ceil(v * 1.003) + 1) {
       const r = representative(bucketOf(v));
