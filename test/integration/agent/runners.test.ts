@@ -6,7 +6,7 @@ import { Workspace } from '@/agent/workspace';
 import { ArraySink } from '@/agent/sinks';
 import { createOfflinePolicy } from '@/agent/policies/offline';
 import { runTests } from '@/agent/test-runner';
-import { RepositorySettingsSchema } from '@/lib/repositories/settings';
+import { RepositorySettingsSchema } from '@/common/settings';
 import { createTsRepo, makeRepo, type TestRepo } from '../../helpers/agent-repos';
 
 // The repository's runner as it is: what its reports and its processes really

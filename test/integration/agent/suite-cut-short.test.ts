@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runRepair } from '@/agent/pipeline';
 import { ArraySink } from '@/agent/sinks';
 import type { Edit, Policy, PolicyOutcome } from '@/agent/types';
-import { RepositorySettingsSchema } from '@/lib/repositories/settings';
+import { RepositorySettingsSchema } from '@/common/settings';
 import { makeRepo, type TestRepo } from '../../helpers/agent-repos';
 
 // A candidate that fixes the target but makes the suite die after its first
