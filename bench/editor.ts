@@ -11,7 +11,7 @@ import { issuePersonalToken } from '../lib/tokens/personal-tokens';
 import { PHASES, runEvent } from '../common/run-events';
 import { FlowfixClient } from '../extension/src/core/client';
 import { buildView } from '../extension/src/core/view';
-import { serveExtensionRoutes } from '../test/integration/extension/route-server';
+import { serveExtensionRoutes } from '../test/helpers/route-server';
 import { BRANCH, buildWorkingRepo, createFixFor, createUser, git } from '../test/integration/fixes/helpers';
 import { summarise } from './stats';
 import type { BenchModule } from './types';

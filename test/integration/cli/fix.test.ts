@@ -4,10 +4,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import type { AddressInfo } from 'node:net';
-import { NextRequest } from 'next/server';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
+import { serveRoutes, type ServedRoute } from '../../helpers/route-server';
 import { POST as previewRoute } from '@/app/api/fixes/[id]/preview/route';
 import { GET as patchRoute } from '@/app/api/fixes/[id]/patch/route';
 import { POST as acceptRoute } from '@/app/api/fixes/[id]/accept/route';
@@ -22,8 +20,7 @@ import { BRANCH, BUGGY, FIXED, buildWorkingRepo, createFixFor, createUser, git, 
 
 const BIN = path.resolve('bin/flowfix.mjs');
 
-type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
-const ROUTES: Array<{ method: string; pattern: RegExp; handler: Handler }> = [
+const ROUTES: ServedRoute[] = [
   { method: 'POST', pattern: /^\/api\/fixes\/([^/]+)\/preview$/, handler: previewRoute },
   { method: 'GET', pattern: /^\/api\/fixes\/([^/]+)\/patch$/, handler: patchRoute },
   { method: 'POST', pattern: /^\/api\/fixes\/([^/]+)\/accept$/, handler: acceptRoute },
@@ -47,32 +44,7 @@ function run(args: string[], opts: { cwd: string; env?: Record<string, string> }
 before(async () => {
   db = await createTestDb();
   root = tmpDir('flowfix-cli-fix-');
-  server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', serverUrl);
-    const route = ROUTES.find((r) => r.method === req.method && r.pattern.test(url.pathname));
-    if (!route) {
-      res.writeHead(404);
-      res.end('not found');
-      return;
-    }
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const init = { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined, duplex: 'half' } as ConstructorParameters<typeof NextRequest>[1];
-    const id = route.pattern.exec(url.pathname)![1];
-    route
-      .handler(new NextRequest(url, init), { params: Promise.resolve({ id }) })
-      .then(async (answer) => {
-        res.writeHead(answer.status, Object.fromEntries(answer.headers));
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      })
-      .catch((err: unknown) => {
-        res.writeHead(500);
-        res.end(String(err));
-      });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ server, url: serverUrl } = await serveRoutes(ROUTES));
 });
 
 after(async () => {

@@ -9,11 +9,11 @@ import { FlowfixClient, FlowfixError } from '../../../extension/src/core/client'
 import { diskTree } from '../../../extension/src/core/fs-tree';
 import { planFix, writePlan } from '../../../extension/src/core/patch';
 import { buildView } from '../../../extension/src/core/view';
-import { listen, serveExtensionRoutes } from './route-server';
+import { listen, serveExtensionRoutes } from '../../helpers/route-server';
 import { BRANCH, BUGGY, FIXED, buildWorkingRepo, createFixFor, createUser, git, tmpDir } from '../fixes/helpers';
 
 // The editor extension's logic (extension/src/core: no vscode import) against
-// the real server: a node:http server (./route-server.ts) handing each request to the real route
+// the real server: a node:http server (test/helpers/route-server.ts) handing each request to the real route
 // handlers and database, real personal tokens, real git checkouts. What the
 // VS Code glue adds on top is driven in a real VS Code host by e2e/editor.spec.ts.
 

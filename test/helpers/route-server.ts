@@ -10,13 +10,22 @@ import { POST as acceptRoute } from '@/app/api/fixes/[id]/accept/route';
 import { POST as rejectRoute } from '@/app/api/fixes/[id]/reject/route';
 import { GET as eventsRoute } from '@/app/api/runs/[id]/events/route';
 
-// The routes the editor extension calls, served over real HTTP by a node:http
-// server that hands each request to the real route handler (and so to the
-// process's database handle). Shared by test/integration/extension/ and
-// bench/editor.ts, so both talk to the server code the extension talks to.
+// Route handlers served over real HTTP by a node:http server that hands each
+// request to the real handler (and so to the process's database handle): the
+// one way a test or a bench puts a real client (the CLI in a child process,
+// the editor extension's core) in front of the server code. The extension's
+// routes are listed here for test/integration/extension/ and bench/editor.ts;
+// another test names its own (test/integration/cli/fix.test.ts).
 
 type Handler = (req: NextRequest, ctx: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
-const ROUTES: Array<{ method: string; pattern: RegExp; handler: Handler }> = [
+export interface ServedRoute {
+  method: string;
+  /** the path; its first group, if any, is the route's `id` */
+  pattern: RegExp;
+  handler: Handler;
+}
+
+const EXTENSION_ROUTES: ServedRoute[] = [
   { method: 'GET', pattern: /^\/api\/changes\/for-branch$/, handler: forBranchRoute as Handler },
   { method: 'POST', pattern: /^\/api\/fixes\/([^/]+)\/preview$/, handler: previewRoute as Handler },
   { method: 'GET', pattern: /^\/api\/fixes\/([^/]+)\/patch$/, handler: patchRoute as Handler },
@@ -35,10 +44,15 @@ export function listen(handler: http.RequestListener): Promise<{ server: http.Se
 
 /** The extension's routes on 127.0.0.1 (a free port). */
 export function serveExtensionRoutes(): Promise<{ server: http.Server; url: string }> {
+  return serveRoutes(EXTENSION_ROUTES);
+}
+
+/** These routes on 127.0.0.1 (a free port); anything else is a 404. */
+export function serveRoutes(routes: readonly ServedRoute[]): Promise<{ server: http.Server; url: string }> {
   let base = '';
   const started = listen((req, res) => {
     const url = new URL(req.url ?? '/', base);
-    const route = ROUTES.find((r) => r.method === req.method && r.pattern.test(url.pathname));
+    const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
     if (!route) {
       res.writeHead(404);
       res.end('not found');
