@@ -3,7 +3,8 @@ import { parseBuildDiagnostics } from './diagnostics';
 import { applyEditToFiles, EditSchema } from './edits';
 import { git } from './git';
 import { syntaxCheckFiles } from './syntax';
-import { allPassed, didNotRun, failedResults, isInstanceOf, runTests, runWorkspaceCommand } from './test-runner';
+import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand } from './test-runner';
+import { isInstanceOf } from '../lib/junit/test-id';
 import type {
   CommandResult,
   Diagnostic,

@@ -1,4 +1,5 @@
 import { readFile, readdir, realpath, rm } from 'node:fs/promises';
+import { baseTestId, isInstanceOf, leafName, testNameOf } from '../lib/junit/test-id';
 import path from 'node:path';
 import { disambiguateTestIds, parseJunitXml } from '../lib/junit/parse';
 import type { RepositorySettings } from '../common/settings';
@@ -97,12 +98,11 @@ export async function runWorkspaceCommand(input: CommandContext & {
   return result;
 }
 
-const leafName = (name: string) => name.split(' > ').at(-1) ?? name;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Fills the test command template with the target tests (see RepositorySettingsSchema). */
 export function renderTestCommand(template: string, targets: Array<{ id: string; name?: string; file?: string }>): string {
-  const names = targets.map((t) => leafName(t.name ?? t.id.split('::').slice(1).join('::') ?? t.id));
+  const names = targets.map((t) => leafName(t.name ?? testNameOf(t.id)));
   const files = [...new Set(targets.map((t) => t.file).filter((f): f is string => !!f))];
   const pattern = names.length ? names.map((n) => `^${escapeRegExp(n)}$`).join('|') : '';
   const values: Record<string, string> = {
@@ -113,23 +113,6 @@ export function renderTestCommand(template: string, targets: Array<{ id: string;
   };
   // a replacer function: replacement strings would read `$'` in a pattern as a special sequence
   return template.replace(/\{(ids|names|files|namePattern)\}/g, (_, key: string) => values[key]).trim();
-}
-
-/**
- * Does a result answer to a target? Exact ids first; a target without "::"
- * (typed by a person on the CLI) matches a full name or its last segment.
- */
-export function matchesTarget(result: TestResult, target: string): boolean {
-  if (result.id === target) return true;
-  if (target.includes('::')) {
-    const [key, ...rest] = target.split('::');
-    const name = rest.join('::');
-    if (result.classname !== key && result.file !== key) return false;
-    if (result.name === name || leafName(result.name) === name) return true;
-    // CI names a file that failed to load by its absolute path on its own machine; the workspace's reports, relative to the workspace
-    return name.startsWith('/') && /^[^/].*\.[cm]?[jt]sx?$/.test(result.name) && name.endsWith(`/${result.name}`);
-  }
-  return result.name === target || leafName(result.name) === target || result.name.endsWith(` > ${target}`);
 }
 
 /** Workspace-relative files matching the report setting (a path or a glob). */
@@ -242,14 +225,6 @@ export function didNotRun(result: TestResult): boolean {
   return result.status === 'error' && (result.message ?? '').startsWith(NOT_RUN_PREFIX);
 }
 
-/** An id without the " [n]" (" [n] [m]" across reports) a repeated id gets. */
-const baseTestId = (id: string) => id.replace(/( \[\d+\])+$/, '');
-
-/** Is a result the target, or one of its instances ("<id> [2]", …)? */
-export function isInstanceOf(result: TestResult, targetId: string): boolean {
-  const base = baseTestId(targetId);
-  return matchesTarget(result, targetId) || baseTestId(result.id) === base || matchesTarget(result, base);
-}
 
 const STATUS_RANK: Record<TestResult['status'], number> = { error: 3, failed: 2, passed: 1, skipped: 0 };
 

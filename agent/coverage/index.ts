@@ -13,6 +13,7 @@
 // no links followed). Coverage is an aid with a time budget: any failure is
 // an error the caller logs, and the run goes on without it.
 import { copyFile, lstat, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
+import { testNameOf } from '../../lib/junit/test-id';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -153,7 +154,7 @@ export function spectrumOf({ recorded, run, targets, isTestFile }: { recorded: R
  * the runner's whole dotted id as the target's name (unittest through TAP).
  */
 function isSameTest(r: Recorded, t: CoverageInput['targets'][number]): boolean {
-  const name = t.name ?? t.id.split('::').slice(1).join('::');
+  const name = t.name ?? testNameOf(t.id);
   return t.id === r.id || t.id === pytestIdAsJunit(r.id) || leaf(name) === r.name || name === r.id;
 }
 

@@ -21,6 +21,7 @@
 // only frame) and separates the functions a failing test called from those
 // every passing test calls too.
 import path from 'node:path';
+import { splitTestId, testNameOf } from '../../lib/junit/test-id';
 import { failingTestsRan, spanSuspiciousness, type Spectrum } from '../coverage/spectrum';
 import type { Evidence, StackFrame, Suspect } from '../types';
 import type { CodeGraph } from './graph';
@@ -132,7 +133,7 @@ function words(text: string): Set<string> {
 
 /** pytest ids "tests.test_cart.TestCart::test_total" or "tests/test_cart.py::test_total[1]" → files */
 function filesFromTestId(id: string, known: (f: string) => boolean): string[] {
-  const head = id.split('::')[0];
+  const head = splitTestId(id)?.key ?? id;
   const out: string[] = [];
   if (known(head)) out.push(head);
   const parts = head.split('.');
@@ -147,7 +148,7 @@ function filesFromTestId(id: string, known: (f: string) => boolean): string[] {
 }
 
 function testCaseName(id: string, name: string): string {
-  const raw = name || id.split('::').pop() || id;
+  const raw = name || testNameOf(id).split('::').pop() || id;
   return raw.replace(/\[.*\]$/, '');
 }
 

@@ -1,4 +1,5 @@
 import 'server-only';
+import { boundTestId } from '../junit/test-id';
 import { createHash } from 'node:crypto';
 import type { TestProblem, TestResult } from '../../common/test-results';
 import { addJunitCounts, disambiguateTestIds, junitTestId, parseJunitXml, type JunitCounts } from '../junit/parse';
@@ -36,13 +37,6 @@ export interface CollectedFailures {
   counts: JunitCounts | null;
   /** one entry per JUnit report, in upload order */
   reports: Array<{ counts: JunitCounts; digest: string }>;
-}
-
-/** Test ids take part in a unique index: very long ones are cut and made unique again by a hash. */
-export function boundTestId(id: string): string {
-  if (id.length <= INGEST_LIMITS.testIdChars) return id;
-  const hash = createHash('sha256').update(id).digest('hex').slice(0, 16);
-  return `${id.slice(0, INGEST_LIMITS.testIdChars - 18)}#${hash}`;
 }
 
 function bounded(text: string | undefined, max: number): string | null {

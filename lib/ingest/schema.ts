@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TEST_ID_MAX_CHARS } from '../junit/test-id';
 import { capChars } from '../../common/text';
 
 // The body of POST /api/v1/failures. JSON bodies carry it whole; multipart
@@ -19,7 +20,7 @@ export const INGEST_LIMITS = {
   failuresPerRevision: 2_000,
   /** JSON test entries accepted in one request */
   jsonTests: 20_000,
-  testIdChars: 1_000,
+  testIdChars: TEST_ID_MAX_CHARS,
   testNameChars: 2_000,
   pathChars: 1_000,
 } as const;

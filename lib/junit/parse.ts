@@ -1,4 +1,5 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { formatTestId } from './test-id';
 import { AppError } from '../errors';
 import type { TestProblem, TestResult, TestStatus } from '../../common/test-results';
 import { capChars } from '../../common/text';
@@ -137,7 +138,7 @@ export function junitTestId(input: { name: string; classname?: string; file?: st
   const name = nodeStyle && suitePath.length > 0 ? [...suitePath, input.name].join(' > ') : input.name;
   const classname = input.classname && input.classname !== input.name ? input.classname : undefined;
   const key = classname ?? input.file ?? suitePath.at(-1) ?? '';
-  return { id: `${key}::${name}`, name };
+  return { id: formatTestId(key, name), name };
 }
 
 function capField(text: string, max: number, warnings: string[], what: string): string {
