@@ -1,4 +1,5 @@
 import http from 'node:http';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page, type Response } from '@playwright/test';
 import { signInAs } from './helpers';
@@ -205,4 +206,33 @@ test('a page on a sibling origin cannot use a signed-in cookie: forged form post
   } finally {
     await new Promise((resolve) => attacker.close(resolve));
   }
+});
+
+/** The local addresses that listen on `port` over TCP, read from the kernel's socket tables (Linux). */
+function listeningAddresses(port: number): string[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const found: string[] = [];
+  for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
+    let table = '';
+    try {
+      table = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of table.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (!local || state !== '0A') continue; // 0A: LISTEN
+      const [addr, p] = local.split(':');
+      if (p !== hexPort) continue;
+      found.push(v6 ? (/^0+$/.test(addr) ? '::' : /^0{24}01000000$/.test(addr) ? '::1' : addr) : addr.match(/../g)!.reverse().map((b) => parseInt(b, 16)).join('.'));
+    }
+  }
+  return found;
+}
+
+test('the demo server listens on loopback only: its sign-in page shows the demo passwords', async ({ baseURL }) => {
+  const port = Number(new URL(baseURL!).port);
+  const addresses = listeningAddresses(port);
+  expect(addresses, `listening sockets on port ${port}`).not.toHaveLength(0);
+  expect(addresses.every((a) => a === '127.0.0.1' || a === '::1'), `listens on ${addresses.join(', ')}`).toBe(true);
 });

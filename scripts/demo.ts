@@ -5,6 +5,7 @@
 //   npm run demo                      everything, then serve until Ctrl-C
 //   npm run demo -- --no-serve        migrate, build the repositories and seed only
 //   npm run demo -- --port 3001       serve on another port
+//   npm run demo -- --host 0.0.0.0    listen on every interface (default: loopback only)
 //   npm run demo -- --reset           wipe the data folder first
 //
 // The PGlite folder has one owner at a time: this script opens it to migrate
@@ -43,6 +44,7 @@ function fail(message: string): never {
 interface Options {
   serve: boolean;
   port: number;
+  host: string;
   reset: boolean;
 }
 
@@ -52,21 +54,27 @@ function parseOptions(argv: string[]): Options {
     options: {
       'no-serve': { type: 'boolean', default: false },
       port: { type: 'string', default: '3000' },
+      // the demo's users and passwords are printed on its sign-in page: it
+      // listens on loopback unless told otherwise
+      host: { type: 'string', default: '127.0.0.1' },
       reset: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   });
   if (values.help) {
-    out('usage: npm run demo -- [--no-serve] [--port N] [--reset]');
+    out('usage: npm run demo -- [--no-serve] [--port N] [--host ADDRESS] [--reset]');
     out('  --no-serve  migrate, build the demo repositories and seed, then exit');
     out('  --port N    serve on port N (default 3000)');
+    out('  --host A    listen on address A (default 127.0.0.1; 0.0.0.0 for every interface)');
     out('  --reset     delete the data folder (FLOWFIX_DATA_DIR, default .data) first');
     process.exit(0);
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
-  return { serve: !values['no-serve'], port, reset: values.reset };
+  const host = values.host.trim();
+  if (!/^[\w.:-]+$/.test(host)) fail(`--host must be an address or a host name, got ${values.host}`);
+  return { serve: !values['no-serve'], port, host, reset: values.reset };
 }
 
 function resetDataDir(dataDir: string): void {
@@ -190,7 +198,11 @@ async function main(): Promise<void> {
     return;
   }
 
-  const baseUrl = `http://localhost:${options.port}`;
+  // loopback is shown as localhost; the script itself talks to the address it listens on
+  const everywhere = options.host === '0.0.0.0' || options.host === '::';
+  const urlHost = everywhere ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const baseUrl = `http://${everywhere || urlHost === '127.0.0.1' ? 'localhost' : urlHost}:${options.port}`;
+  const ownUrl = `http://${urlHost}:${options.port}`;
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
@@ -215,7 +227,7 @@ async function main(): Promise<void> {
 
   out(`• starting the server on ${baseUrl}`);
   // node runs next directly (not through npx) so our signals reach the server itself
-  const child = spawn(process.execPath, [nextBin, 'start', '-p', String(options.port)], { cwd: ROOT, env: serverEnv, stdio: 'inherit' });
+  const child = spawn(process.execPath, [nextBin, 'start', '-p', String(options.port), '-H', options.host], { cwd: ROOT, env: serverEnv, stdio: 'inherit' });
   let stopping = false;
   const forward = (signal: NodeJS.Signals) => {
     stopping = true;
@@ -229,14 +241,14 @@ async function main(): Promise<void> {
   });
 
   try {
-    await waitForServer({ baseUrl, child });
+    await waitForServer({ baseUrl: ownUrl, child });
   } catch (error) {
     forward('SIGTERM');
     throw error;
   }
   out('• reporting the demo changes as CI would (real test runs, POST /api/v1/failures)');
   try {
-    const outcomes = await reportDemoFailures({ repos, baseUrl, token, onProgress: (o) => out(describeOutcome(o)) });
+    const outcomes = await reportDemoFailures({ repos, baseUrl: ownUrl, token, onProgress: (o) => out(describeOutcome(o)) });
     const refused = outcomes.filter((o) => o.status !== undefined && o.status >= 300);
     if (refused.length > 0) process.stderr.write(`demo: ${refused.length} report(s) were refused (see above)\n`);
     fs.writeFileSync(readyMarker, JSON.stringify({ baseUrl, reported: outcomes.length, refused: refused.length }));
