@@ -45,6 +45,7 @@ export type TemplateName =
   | 'self-type'
   // what the code itself shows missing (restore.ts)
   | 'restore-return'
+  | 'restore-await'
   | 'real-condition';
 
 export interface Mutation {
