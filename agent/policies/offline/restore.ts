@@ -18,7 +18,13 @@
 //   promise comes from the file alone: an async function or method declared
 //   there, or a callee the file awaits somewhere else.
 //
-// Both are what linters flag (no-unused-expressions, no-constant-condition):
+// - restore-value, the one that reads the change: where its own diff replaced
+//   a whole value (an expression, a block) by a literal (`""`, `true`/`false`,
+//   `[]`, `{}`, `0`, `undefined`/`null`/`None`), the value it removed, put back
+//   (restoreValueMutations, called by candidates.ts when the change did not
+//   mean its new behaviour).
+//
+// The first two are what linters flag (no-unused-expressions, no-constant-condition):
 // a site here is rare in finished code and likely the defect when the tests
 // fail near it, so its edits get a high within-template preference.
 import ts from 'typescript';
@@ -368,3 +374,88 @@ export function restoreMutations(sites: Site[]): Mutation[] {
 }
 
 export type { Range };
+
+/**
+ * The literals a whole value is replaced by (Stryker's mutators, a stub left
+ * in): strings, booleans, an empty array or object (an emptied block), zero,
+ * undefined/null/None.
+ */
+const STUB_LITERALS = ['""', "''", '``', 'true', 'false', 'True', 'False', '[]', '{}', '0', 'undefined', 'null', 'None'];
+const RESTORE_VALUE_PRIOR = 6;
+const identChar = (c: string | undefined) => c !== undefined && /[\w$]/.test(c);
+
+/**
+ * restore-value: where the change's own diff replaced a whole value (an
+ * expression, a block) by a literal, the value it removed, put back at that
+ * place in the head file. One change block (removed lines, then added lines)
+ * at a time: the literal covers everything the two sides do not share. Only
+ * blocks on the head lines `start`..`end` of `file`.
+ */
+export function restoreValueMutations(input: { diff: string; file: string; source: string; start: number; end: number }): Mutation[] {
+  const { diff, file, source, start, end } = input;
+  const starts = [0];
+  for (let i = 0; i < source.length; i++) if (source[i] === '\n') starts.push(i + 1);
+  const out: Mutation[] = [];
+  let current = '';
+  let headLine = 0;
+  let removed: string[] = [];
+  let added: string[] = [];
+  let blockLine = 0;
+  const flush = () => {
+    if (removed.length && added.length && current === file && blockLine <= end && blockLine + added.length - 1 >= start) propose(removed.join('\n'), added.join('\n'), blockLine);
+    removed = [];
+    added = [];
+  };
+  const propose = (r: string, a: string, line: number) => {
+    let p = 0;
+    while (p < r.length && p < a.length && r[p] === a[p]) p++;
+    let s = 0;
+    while (s < r.length - p && s < a.length - p && r[r.length - 1 - s] === a[a.length - 1 - s]) s++;
+    for (const lit of STUB_LITERALS) {
+      for (let i = a.indexOf(lit); i >= 0; i = a.indexOf(lit, i + 1)) {
+        const after = a.length - i - lit.length;
+        // the literal covers the whole difference, and stands alone as a token
+        if (i > p || after > s || identChar(a[i - 1]) || identChar(a[i + lit.length])) continue;
+        const original = r.slice(i, r.length - after);
+        if (!original.trim() || STUB_LITERALS.includes(original.trim())) continue;
+        const lineStart = starts[line - 1];
+        if (lineStart === undefined) continue;
+        const at = lineStart + i;
+        if (source.slice(at, at + lit.length) !== lit) continue;
+        const shown = original.trim().replace(/\s+/g, ' ');
+        out.push({
+          template: 'restore-value',
+          range: { start: at, end: at + lit.length },
+          replacement: original,
+          prior: RESTORE_VALUE_PRIOR,
+          description: `the literal \`${lit}\` the change put in → the value it replaced, \`${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}\``,
+        });
+        return;
+      }
+    }
+  };
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('+++ ')) {
+      flush();
+      current = line.slice(4).replace(/^b\//, '').trim();
+    } else if (line.startsWith('--- ')) {
+      flush();
+    } else if (line.startsWith('@@')) {
+      flush();
+      headLine = Number(/\+(\d+)/.exec(line)?.[1] ?? 0);
+    } else if (line.startsWith('-')) {
+      if (added.length) flush();
+      if (!removed.length) blockLine = headLine;
+      removed.push(line.slice(1));
+    } else if (line.startsWith('+')) {
+      if (!removed.length && !added.length) blockLine = headLine;
+      added.push(line.slice(1));
+      headLine++;
+    } else {
+      flush();
+      if (line.startsWith(' ')) headLine++;
+    }
+  }
+  flush();
+  return out;
+}

@@ -46,6 +46,7 @@ export type TemplateName =
   // what the code itself shows missing (restore.ts)
   | 'restore-return'
   | 'restore-await'
+  | 'restore-value'
   | 'real-condition';
 
 export interface Mutation {
