@@ -249,3 +249,26 @@ export function parseTap(text: string, file = 'tap', root?: string): TestResult[
   disambiguateTestIds(results);
   return results;
 }
+
+/**
+ * pytest's own configuration (`addopts` in pytest.ini, pyproject.toml,
+ * setup.cfg or tox.ini) naming an option of a plugin that is not installed
+ * (`--cov` without pytest-cov): pytest stops with exit code 4, "error:
+ * unrecognized arguments", before it runs a test. Returns the command to try
+ * once more with the configuration's addopts cleared (`-o addopts=`) and what
+ * to say about it, or undefined for any other outcome.
+ */
+export function pytestAddoptsRetry(
+  command: string,
+  result: { exitCode: number | null; output: string },
+): { command: string; note: string } | undefined {
+  if (result.exitCode !== 4 || !/\bpytest\b/.test(command) || /-o\s*['"]?addopts=/.test(command)) return undefined;
+  const m = /error: unrecognized arguments: ([^\n]*)/.exec(result.output);
+  if (!m) return undefined;
+  const ini = /inifile: ([^\n]*)/.exec(result.output)?.[1]?.trim();
+  const args = m[1]!.trim();
+  return {
+    command: `${command} -o addopts=`,
+    note: `pytest exited 4 (unrecognized arguments: ${args}${ini ? ` from addopts in ${ini.replace(/^.*\/repo\//, '')}` : ''}: a plugin the configuration names is not installed); retried once with -o addopts=`,
+  };
+}

@@ -7,7 +7,7 @@ import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
 import type { SandboxLimits } from '../lib/sandbox/limits';
 import { buildSandboxEnv, runCommand, shellQuote } from './exec';
 import { globToRegExp } from './glob';
-import { parseTap, tapCutShort } from './runners';
+import { parseTap, pytestAddoptsRetry, tapCutShort } from './runners';
 import type { CommandResult, TestResult, TestRun } from './types';
 import type { Workspace } from './workspace';
 
@@ -291,16 +291,26 @@ export async function runTests(
   const rendered =
     kind === 'regression' ? (settings.regression ?? renderTestCommand(settings.test, [])) : renderTestCommand(settings.test, input.targets);
   const command = input.extraArgs ? `${rendered} ${input.extraArgs}` : rendered;
-  const result = await runWorkspaceCommand({
-    workspace,
-    settings,
-    signal: input.signal,
-    ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
-    command,
-    timeoutSeconds: input.timeoutSeconds ?? (kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds),
-    network: settings.network,
-    ...(input.env ? { env: input.env } : {}),
-  });
+  const run = (cmd: string) =>
+    runWorkspaceCommand({
+      workspace,
+      settings,
+      signal: input.signal,
+      ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
+      command: cmd,
+      timeoutSeconds: input.timeoutSeconds ?? (kind === 'regression' ? settings.timeLimits.regressionSeconds : settings.timeLimits.testSeconds),
+      network: settings.network,
+      ...(input.env ? { env: input.env } : {}),
+    });
+  let result = await run(command);
+  // pytest's addopts naming a plugin that is not installed (exit 4): once more without them
+  const retry = input.signal?.aborted ? undefined : pytestAddoptsRetry(command, result);
+  if (retry) {
+    await clearReports(root, settings.junitReport);
+    result = await run(retry.command);
+    result.output = `[flowfix] ${retry.note}\n${result.output}`;
+    workspace.setLastLog(result.output);
+  }
   const read = await readTestReports(root, settings.junitReport);
   const { results, warnings } = read;
   // a command we stopped is named as such, not as a missing report

@@ -17,6 +17,7 @@ import type { Deliberateness } from './stale';
 import { assertionWindows, combineMutations, diffSides, expectedActualOf, judgeDeliberate, staleMutations } from './stale';
 import type { Mutation, TemplateName } from './templates';
 import { mutationsForSites } from './templates';
+import { restoreValueMutations } from './restore';
 
 export interface Candidate {
   /** 1-based position in the order candidates are tried */
@@ -222,7 +223,11 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       continue;
     }
     const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine, cache: texts });
-    const mutations = mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence) });
+    const mutations = [
+      ...mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence) }),
+      // a value the change replaced by a literal (not when it meant to: then restoring undoes the developer's decision)
+      ...(deliberate.level === 'none' ? restoreValueMutations({ diff: change.diff, file: suspect.file, source, start: suspect.startLine, end: suspect.endLine }) : []),
+    ];
     if (mutations.length === 0) skipped.push(`${suspect.symbol}: no site a template applies to`);
     for (const m of mutations) add(suspect.file, source, suspect.symbol, m, ordered(suspect.score / top, m, source));
   }

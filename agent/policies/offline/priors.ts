@@ -50,6 +50,8 @@ export const CORPUS_FIX_COUNTS: Record<Exclude<TemplateName, 'stale-expectation'
   'case-insensitive': 0,
   'self-type': 0,
   'restore-return': 0,
+  'restore-await': 0,
+  'restore-value': 0,
   'real-condition': 0,
 };
 

@@ -12,7 +12,19 @@
 //   function (and their negations), the function's boolean parameters and
 //   locals, and the variables the guarded code uses (a truthiness guard).
 //
-// Both are what linters flag (no-unused-expressions, no-constant-condition):
+// - an `await` missing before a call whose promise the async function then
+//   uses as a value (`const u = load(id); u.name`, `(db.get(k)).n`, `x + f()`)
+//   or returns from inside a `try` (restore-await). Which callees give a
+//   promise comes from the file alone: an async function or method declared
+//   there, or a callee the file awaits somewhere else.
+//
+// - restore-value, the one that reads the change: where its own diff replaced
+//   a whole value (an expression, a block) by a literal (`""`, `true`/`false`,
+//   `[]`, `{}`, `0`, `undefined`/`null`/`None`), the value it removed, put back
+//   (restoreValueMutations, called by candidates.ts when the change did not
+//   mean its new behaviour).
+//
+// The first two are what linters flag (no-unused-expressions, no-constant-condition):
 // a site here is rare in finished code and likely the defect when the tests
 // fail near it, so its edits get a high within-template preference.
 import ts from 'typescript';
@@ -258,6 +270,83 @@ export function literalConditionSites(sf: ts.SourceFile, inside: (n: ts.Node) =>
   return out;
 }
 
+const AWAIT_VALUE_PRIOR = 6;
+const AWAIT_RETURN_IN_TRY_PRIOR = 3;
+const AWAIT_RETURN_PRIOR = 0.5;
+
+function isAsync(n: ts.Node): boolean {
+  return ts.canHaveModifiers(n) && !!ts.getModifiers(n)?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
+}
+
+function calleeName(call: ts.CallExpression): string | undefined {
+  const e = stripParens(call.expression);
+  if (ts.isIdentifier(e)) return e.text;
+  if (ts.isPropertyAccessExpression(e)) return e.name.text;
+  return undefined;
+}
+
+/** Calls in async functions whose promise is used as a value (or returned from a `try`) without `await`, to callees the file shows async. */
+export function missingAwaitSites(sf: ts.SourceFile, inside: (n: ts.Node) => boolean): Array<SiteOf<'missing-await'>> {
+  const asyncNames = new Set<string>();
+  const collect = (n: ts.Node) => {
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name && isAsync(n) && (ts.isIdentifier(n.name) || ts.isPrivateIdentifier(n.name))) asyncNames.add(n.name.text);
+    if ((ts.isVariableDeclaration(n) || ts.isPropertyAssignment(n) || ts.isPropertyDeclaration(n)) && ts.isIdentifier(n.name) && n.initializer) {
+      const init = stripParens(n.initializer);
+      if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && isAsync(init)) asyncNames.add(n.name.text);
+    }
+    if (ts.isAwaitExpression(n)) {
+      const e = stripParens(n.expression);
+      if (ts.isCallExpression(e)) {
+        const name = calleeName(e);
+        if (name) asyncNames.add(name);
+      }
+    }
+    ts.forEachChild(n, collect);
+  };
+  collect(sf);
+  const out: Array<SiteOf<'missing-await'>> = [];
+  if (!asyncNames.size) return out;
+  const inTry = (n: ts.Node, fn: ts.Node) => {
+    for (let p: ts.Node = n; p.parent && p !== fn; p = p.parent) if (ts.isTryStatement(p.parent) && p.parent.tryBlock === p) return true;
+    return false;
+  };
+  const visit = (n: ts.Node) => {
+    if (ts.isCallExpression(n) && inside(n)) {
+      const name = calleeName(n);
+      const fn = enclosingFunction(n);
+      let up: ts.Node = n.parent;
+      while (ts.isParenthesizedExpression(up)) up = up.parent;
+      if (name && asyncNames.has(name) && fn && isAsync(fn) && !ts.isAwaitExpression(up)) {
+        const text = n.getText(sf);
+        const direct = n.parent;
+        // `f().x` / `f()[0]` / `f()()`: the await needs parentheses to apply to the call alone
+        const tight = (ts.isPropertyAccessExpression(direct) || ts.isElementAccessExpression(direct) || ts.isCallExpression(direct)) && direct.expression === n;
+        const edit = tight
+          ? { range: { start: n.getStart(sf), end: n.end }, replacement: `(await ${text})` }
+          : { range: { start: n.getStart(sf), end: n.getStart(sf) }, replacement: 'await ' };
+        let how: 'value' | 'return-in-try' | 'return' | undefined;
+        if (ts.isReturnStatement(up)) how = inTry(up, fn) ? 'return-in-try' : 'return';
+        else if (
+          (ts.isVariableDeclaration(up) && up.initializer !== undefined) ||
+          ((ts.isPropertyAccessExpression(up) || ts.isElementAccessExpression(up)) && stripParens(up.expression) === n) ||
+          (ts.isBinaryExpression(up) && up.operatorToken.kind !== ts.SyntaxKind.CommaToken && !ASSIGNMENT.has(up.operatorToken.kind)) ||
+          ts.isTemplateSpan(up) ||
+          ts.isPrefixUnaryExpression(up) ||
+          ((ts.isIfStatement(up) || ts.isWhileStatement(up)) && stripParens(up.expression) === n) ||
+          (ts.isConditionalExpression(up) && stripParens(up.condition) === n) ||
+          ts.isSpreadElement(up) ||
+          ts.isSpreadAssignment(up)
+        )
+          how = 'value';
+        if (how) out.push({ kind: 'missing-await', ...edit, text, how });
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
 export function restoreMutations(sites: Site[]): Mutation[] {
   const out: Mutation[] = [];
   for (const site of sites) {
@@ -265,6 +354,10 @@ export function restoreMutations(sites: Site[]): Mutation[] {
       const prior = site.pure ? DISCARDED_PURE_PRIOR : site.last ? DISCARDED_CALL_PRIOR : DISCARDED_CALL_PRIOR / 3;
       const shown = site.text.length > 40 ? `${site.text.slice(0, 40)}…` : site.text;
       out.push({ template: 'restore-return', range: site.range, replacement: 'return ', prior, description: `return \`${shown}\` (its value was discarded)` });
+    } else if (site.kind === 'missing-await') {
+      const prior = site.how === 'value' ? AWAIT_VALUE_PRIOR : site.how === 'return-in-try' ? AWAIT_RETURN_IN_TRY_PRIOR : AWAIT_RETURN_PRIOR;
+      const shown = site.text.length > 40 ? `${site.text.slice(0, 40)}…` : site.text;
+      out.push({ template: 'restore-await', range: site.range, replacement: site.replacement, prior, description: `await \`${shown}\` (${site.how === 'value' ? 'its promise is used as a value' : 'returned from an async function'})` });
     } else if (site.kind === 'literal-condition') {
       site.proposals.forEach((p, i) => {
         out.push({
@@ -281,3 +374,88 @@ export function restoreMutations(sites: Site[]): Mutation[] {
 }
 
 export type { Range };
+
+/**
+ * The literals a whole value is replaced by (Stryker's mutators, a stub left
+ * in): strings, booleans, an empty array or object (an emptied block), zero,
+ * undefined/null/None.
+ */
+const STUB_LITERALS = ['""', "''", '``', 'true', 'false', 'True', 'False', '[]', '{}', '0', 'undefined', 'null', 'None'];
+const RESTORE_VALUE_PRIOR = 6;
+const identChar = (c: string | undefined) => c !== undefined && /[\w$]/.test(c);
+
+/**
+ * restore-value: where the change's own diff replaced a whole value (an
+ * expression, a block) by a literal, the value it removed, put back at that
+ * place in the head file. One change block (removed lines, then added lines)
+ * at a time: the literal covers everything the two sides do not share. Only
+ * blocks on the head lines `start`..`end` of `file`.
+ */
+export function restoreValueMutations(input: { diff: string; file: string; source: string; start: number; end: number }): Mutation[] {
+  const { diff, file, source, start, end } = input;
+  const starts = [0];
+  for (let i = 0; i < source.length; i++) if (source[i] === '\n') starts.push(i + 1);
+  const out: Mutation[] = [];
+  let current = '';
+  let headLine = 0;
+  let removed: string[] = [];
+  let added: string[] = [];
+  let blockLine = 0;
+  const flush = () => {
+    if (removed.length && added.length && current === file && blockLine <= end && blockLine + added.length - 1 >= start) propose(removed.join('\n'), added.join('\n'), blockLine);
+    removed = [];
+    added = [];
+  };
+  const propose = (r: string, a: string, line: number) => {
+    let p = 0;
+    while (p < r.length && p < a.length && r[p] === a[p]) p++;
+    let s = 0;
+    while (s < r.length - p && s < a.length - p && r[r.length - 1 - s] === a[a.length - 1 - s]) s++;
+    for (const lit of STUB_LITERALS) {
+      for (let i = a.indexOf(lit); i >= 0; i = a.indexOf(lit, i + 1)) {
+        const after = a.length - i - lit.length;
+        // the literal covers the whole difference, and stands alone as a token
+        if (i > p || after > s || identChar(a[i - 1]) || identChar(a[i + lit.length])) continue;
+        const original = r.slice(i, r.length - after);
+        if (!original.trim() || STUB_LITERALS.includes(original.trim())) continue;
+        const lineStart = starts[line - 1];
+        if (lineStart === undefined) continue;
+        const at = lineStart + i;
+        if (source.slice(at, at + lit.length) !== lit) continue;
+        const shown = original.trim().replace(/\s+/g, ' ');
+        out.push({
+          template: 'restore-value',
+          range: { start: at, end: at + lit.length },
+          replacement: original,
+          prior: RESTORE_VALUE_PRIOR,
+          description: `the literal \`${lit}\` the change put in → the value it replaced, \`${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}\``,
+        });
+        return;
+      }
+    }
+  };
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('+++ ')) {
+      flush();
+      current = line.slice(4).replace(/^b\//, '').trim();
+    } else if (line.startsWith('--- ')) {
+      flush();
+    } else if (line.startsWith('@@')) {
+      flush();
+      headLine = Number(/\+(\d+)/.exec(line)?.[1] ?? 0);
+    } else if (line.startsWith('-')) {
+      if (added.length) flush();
+      if (!removed.length) blockLine = headLine;
+      removed.push(line.slice(1));
+    } else if (line.startsWith('+')) {
+      if (!removed.length && !added.length) blockLine = headLine;
+      added.push(line.slice(1));
+      headLine++;
+    } else {
+      flush();
+      if (line.startsWith(' ')) headLine++;
+    }
+  }
+  flush();
+  return out;
+}

@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { parseTs } from '../../scaffold/typescript';
 import { pythonSites } from '../../scaffold/python';
 import { builtinSiblings } from './siblings';
-import { discardedValueSites, literalConditionSites } from './restore';
+import { discardedValueSites, literalConditionSites, missingAwaitSites } from './restore';
 import { tsStructuralSites, variablesInScope } from './ts-structure';
 
 export interface Range {
@@ -63,6 +63,8 @@ export type Site =
   | { kind: 'donor'; text: string; range: Range; uses: string[] }
   /** an expression statement whose value is discarded in a function that returns values (restore.ts): the range is empty, at its start */
   | { kind: 'discarded-value'; range: Range; pure: boolean; last: boolean; text: string }
+  /** a call in an async function whose promise is used as a value or returned, with no `await`, to a callee the file shows async (restore.ts) */
+  | { kind: 'missing-await'; range: Range; replacement: string; text: string; how: 'value' | 'return-in-try' | 'return' }
   /** a condition that is a literal `true`/`false`, and the real conditions the code around it suggests (restore.ts) */
   | { kind: 'literal-condition'; range: Range; literal: string; proposals: Array<{ text: string; why: string; prior: number }> }
   /** a function's entry (before its first statement): where a guard or base case goes */
@@ -161,7 +163,7 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
 
   visit(sf);
   sites.push(...tsStructuralSites({ sf, text, start, end }));
-  sites.push(...discardedValueSites(sf, inside), ...literalConditionSites(sf, inside, (n) => variablesInScope(n, sf)));
+  sites.push(...discardedValueSites(sf, inside), ...missingAwaitSites(sf, inside), ...literalConditionSites(sf, inside, (n) => variablesInScope(n, sf)));
   return sites;
 }
 

@@ -45,6 +45,8 @@ export type TemplateName =
   | 'self-type'
   // what the code itself shows missing (restore.ts)
   | 'restore-return'
+  | 'restore-await'
+  | 'restore-value'
   | 'real-condition';
 
 export interface Mutation {
