@@ -119,7 +119,9 @@ export async function getBranchState({ remote, branch }: ForBranchQuery): Promis
     },
   });
   if (!change) return { repository, branch, change: null };
-  const [failureRevision, run, fix] = await Promise.all([
+  // the fix is read after the run, never beside it: a run's end writes both in
+  // one transaction, so a finished run read first always finds its fix
+  const [failureRevision, run] = await Promise.all([
     // the failures of the newest revision that had any (an "all passed" newer revision keeps showing them)
     db.changeRevision.findFirst({
       where: { changeId: change.id, failures: { some: {} } },
@@ -137,12 +139,12 @@ export async function getBranchState({ remote, branch }: ForBranchQuery): Promis
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       select: { id: true, status: true, exitReason: true, exitDetail: true, finishedAt: true },
     }),
-    db.fix.findFirst({
-      where: { changeId: change.id },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      select: { id: true, status: true, runId: true, summaryHtml: true, files: true, dropReason: true, revision: { select: { headRev: true } } },
-    }),
   ]);
+  const fix = await db.fix.findFirst({
+    where: { changeId: change.id },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: { id: true, status: true, runId: true, summaryHtml: true, files: true, dropReason: true, revision: { select: { headRev: true } } },
+  });
   const view: BranchChange = {
     ...change,
     failures: failureRevision?.failures ?? [],

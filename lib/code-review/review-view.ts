@@ -129,27 +129,30 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
   });
   if (!change) return null;
   const detailsUrl = `${publicOrigin()}/changes/${encodeURIComponent(change.id)}`;
-  const [run, fix] = await Promise.all([
-    db.run.findFirst({
-      where: { changeId, revision: { headRev: change.headRev } },
-      orderBy: { createdAt: 'desc' },
-      select: { id: true, status: true, exitReason: true, policy: true },
-    }),
-    db.fix.findFirst({
-      where: { changeId, status: { not: FixStatus.DROPPED } },
-      orderBy: { createdAt: 'desc' },
-      select: {
-        id: true,
-        status: true,
-        diff: true,
-        summaryHtml: true,
-        appliedCommit: true,
-        evidence: true,
-        revision: { select: { headRev: true } },
-        decisions: { where: { kind: 'REJECT' }, orderBy: { createdAt: 'desc' }, take: 1, select: { reason: true, reasonText: true } },
-      },
-    }),
-  ]);
+  // The run first, then the fix, never side by side: a run's end writes its
+  // status and its fix in one transaction, so a fix read after a finished run
+  // is always there. Read in parallel, the fix's query can run just before
+  // that commit and the run's just after, and the pull request would be told
+  // "No fix" for a run that ended fixed.
+  const run = await db.run.findFirst({
+    where: { changeId, revision: { headRev: change.headRev } },
+    orderBy: { createdAt: 'desc' },
+    select: { id: true, status: true, exitReason: true, policy: true },
+  });
+  const fix = await db.fix.findFirst({
+    where: { changeId, status: { not: FixStatus.DROPPED } },
+    orderBy: { createdAt: 'desc' },
+    select: {
+      id: true,
+      status: true,
+      diff: true,
+      summaryHtml: true,
+      appliedCommit: true,
+      evidence: true,
+      revision: { select: { headRev: true } },
+      decisions: { where: { kind: 'REJECT' }, orderBy: { createdAt: 'desc' }, take: 1, select: { reason: true, reasonText: true } },
+    },
+  });
 
   const proof = fix ? readFixEvidence(fix.evidence).proof : null;
   const unproven = proof && proof.status !== 'proven' ? { label: proof.label, detail: proof.detail } : null;
