@@ -6,7 +6,7 @@
 // and repository text is untrusted.
 import type { AgentEvent, ChangeContext, Evidence, Suspect } from './types';
 import type { CallUsage, LlmClient } from './llm/client';
-import { createFence, cutText } from './llm/prompts';
+import { createFence, cutText } from './llm/fence';
 import { escapeHtml, sanitizeHtml } from '../lib/html/sanitize';
 
 export const MAX_SUMMARY_SENTENCES = 5;

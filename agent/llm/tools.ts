@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Edit, GateVerdict, PolicyContext, TestRun } from '../types';
-import { cutText, withLineNumbers, type Fence } from './prompts';
+import { cutText, withLineNumbers, type Fence } from './fence';
 
 export interface ToolEnv {
   ctx: PolicyContext;

@@ -4,7 +4,7 @@ import { candidateTimeoutSeconds } from '../gates';
 import { judgeDeliberate } from '../policies/offline/stale';
 import { detectTestFiles, isTestPath } from '../test-files';
 import { git } from '../git';
-import type { LocaliseFn } from '../pipeline';
+import type { LocaliseFn } from './contract';
 import type { Evidence, Suspect } from '../types';
 import type { LocalisedState, RedState } from './state';
 import { evidenceEvent, runEvent } from '../../common/run-events';

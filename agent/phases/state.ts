@@ -6,7 +6,7 @@ import {
   type RepositorySettings,
 } from '../../common/settings';
 import { createMeter, type CommandMeter, type Gates } from '../gates';
-import type { RepairEvidence, RepairResult, RunRepairInput } from '../pipeline';
+import type { RepairEvidence, RepairResult, RunRepairInput } from './contract';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, Phase, Policy, Suspect, TestRun, Usage } from '../types';
 import type { TestFiles } from '../test-files';
 import type { Workspace } from '../workspace';

@@ -1,5 +1,5 @@
 import { runPostFilters } from '../filters/post';
-import type { SummariseFn } from '../pipeline';
+import type { SummariseFn } from './contract';
 import type { ExitReason } from '../types';
 import { addUsage, type LocalisedState } from './state';
 import { escapeHtml } from '../../lib/html/sanitize';

@@ -3,7 +3,8 @@ import { runEvent, type RunEventPayload, type RunEventType } from '../../../comm
 import type { ExitReason, PolicyContext, Usage } from '../../types';
 import type { LlmClient } from '../client';
 import { contextBudget, type ContextBudget } from '../context';
-import { createFence, cutText, firstUserMessage, systemPrompt, type Fence, type Protocol } from '../prompts';
+import { createFence, cutText, type Fence } from '../fence';
+import { firstUserMessage, systemPrompt, type Protocol } from '../prompts';
 import { toOpenAiTools, type AgentTool, type ToolEnv } from '../tools';
 import type { ResolvedLlmPolicyLimits, ResolvedLlmProtocolOptions } from './options';
 

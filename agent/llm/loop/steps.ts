@@ -3,7 +3,7 @@ import { addCost } from '../../../common/run-events';
 import { LlmError, type ChatResult } from '../client';
 import { fitHistory } from '../context';
 import { refusesTools } from '../dialects';
-import { cutText } from '../prompts';
+import { cutText } from '../fence';
 import type { ToolObservation } from '../tools';
 import { clip, emit, openingMessages, RunEnded, type LoopState } from './state';
 

@@ -11,11 +11,10 @@ import type { ChangeContext, Edit, Evidence, Suspect } from '../../types';
 import { isTestPath } from '../../scaffold/model';
 import { parseTs } from '../../scaffold/typescript';
 import { EVIDENCE_FACTOR, editSize, sizeFactor, templatePrior } from './priors';
-import type { Site, SiteLanguage } from './sites';
+import type { Mutation, Site, SiteLanguage, TemplateName } from './model';
 import { lineStarts, pySites, siteLanguage, tsSites } from './sites';
 import type { Deliberateness } from './stale';
 import { assertionWindows, combineMutations, diffSides, expectedActualOf, judgeDeliberate, staleMutations } from './stale';
-import type { Mutation, TemplateName } from './templates';
 import { mutationsForSites } from './templates';
 import { restoreValueMutations } from './restore';
 

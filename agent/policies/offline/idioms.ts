@@ -9,8 +9,7 @@
 //                     subclasses keep their type
 // Each works on the sites the parsers found (so never inside a string or a
 // comment), except self-type, which reads the class name from the source.
-import type { Mutation } from './templates';
-import type { Range, Site, SiteLanguage } from './sites';
+import type { Mutation, Range, Site, SiteLanguage } from './model';
 
 const CHAIN = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 const NOT_A_VALUE = /^(True|False|None|true|false|null|undefined|this|self|cls|NaN|Infinity)$/;

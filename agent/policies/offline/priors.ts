@@ -13,7 +13,7 @@
 // relational-operator fixes are the most, so it scores 1 and an unseen
 // pattern 0.125), and test/unit/agent/offline/priors.test.ts fails when this
 // copy disagrees.
-import type { TemplateName } from './templates';
+import type { TemplateName } from './model';
 
 /** The Laplace smoothing count: how much an unseen pattern is still believed. */
 export const LAPLACE = 1;

@@ -28,8 +28,7 @@
 // a site here is rare in finished code and likely the defect when the tests
 // fail near it, so its edits get a high within-template preference.
 import ts from 'typescript';
-import type { Range, Site } from './sites';
-import type { Mutation } from './templates';
+import type { Mutation, Range, Site } from './model';
 
 type SiteOf<K extends Site['kind']> = Extract<Site, { kind: K }>;
 
@@ -373,7 +372,6 @@ export function restoreMutations(sites: Site[]): Mutation[] {
   return out;
 }
 
-export type { Range };
 
 /**
  * The literals a whole value is replaced by (Stryker's mutators, a stub left

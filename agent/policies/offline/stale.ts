@@ -7,10 +7,9 @@ import { isTestPath } from '../../scaffold/model';
 import { indexPyFiles } from '../../scaffold/python';
 import { indexTsFile } from '../../scaffold/typescript';
 import { toRelative } from '../../scaffold/rank';
-import type { Site, SiteLanguage } from './sites';
+import type { Mutation, Site, SiteLanguage } from './model';
 import { siteLanguage } from './sites';
-import type { Mutation } from './templates';
-import { differingWords, evidenceValue, renderLiteral } from './templates';
+import { differingWords, evidenceValue, renderLiteral } from './literals';
 
 export interface Deliberateness {
   /** strong: the diff swapped the old value for the new; stated: the description says so */

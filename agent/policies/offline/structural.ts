@@ -5,9 +5,8 @@
 // ingredients are already there), a statement deleted. Unlike the token
 // templates they combine sites: a donor with a place, a clause with another
 // condition, a parameter with a return value.
-import type { Range, Site, SiteLanguage } from './sites';
-import type { Mutation } from './templates';
-import { renderLiteral } from './templates';
+import { renderLiteral } from './literals';
+import type { Mutation, Range, Site, SiteLanguage } from './model';
 
 type SiteOf<K extends Site['kind']> = Extract<Site, { kind: K }>;
 

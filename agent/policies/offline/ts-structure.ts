@@ -5,7 +5,7 @@
 // functions and the module declare before the site, "same arity" is the
 // declared parameter count.
 import ts from 'typescript';
-import type { Range, Site } from './sites';
+import type { Range, Site } from './model';
 import { builtinSiblings, TS_GLOBALS } from './siblings';
 
 const MAX_ALTERNATIVES = 6;

@@ -1,4 +1,4 @@
-import type { TemplateName } from '../../../agent/policies/offline/templates';
+import type { TemplateName } from '../../../agent/policies/offline/model';
 
 // The repair bug corpus is data: small real projects (TypeScript tested with
 // `node --test`, Python with pytest) and, per bug, the change that introduces

@@ -5,7 +5,8 @@ import { describe, test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { contextBudget, estimateMessagesTokens, fitHistory, suspectSpans } from '@/agent/llm/context';
 import { estimateTokens } from '@/agent/llm/dialects';
-import { createFence, firstUserMessage } from '@/agent/llm/prompts';
+import { createFence } from '@/agent/llm/fence';
+import { firstUserMessage } from '@/agent/llm/prompts';
 import type { Suspect } from '@/agent/types';
 import { arraySink, BUGGY_CART, CART_TEST, createTempRepo, policyContext, type TempRepo } from './temp-repo';
 

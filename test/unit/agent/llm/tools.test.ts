@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDefaultTools, runToolCall, toOpenAiTools, type ToolEnv } from '@/agent/llm/tools';
-import { createFence, cutText } from '@/agent/llm/prompts';
+import { createFence, cutText } from '@/agent/llm/fence';
 import { arraySink, createTempRepo, policyContext, BUGGY_CART, type TempRepo } from './temp-repo';
 
 let repo: TempRepo;

@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { tsSites } from '../../../../agent/policies/offline/sites';
-import { mutationsForSites, type Mutation, type TemplateName } from '../../../../agent/policies/offline/templates';
+import type { Mutation, TemplateName } from '../../../../agent/policies/offline/model';
+import { mutationsForSites } from '../../../../agent/policies/offline/templates';
 
 // restore-await (restore.ts): an `await` removed before a call whose promise
 // is then used as a value (Stryker-style mutants, and a common slip). Which

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as restore from '../../../../agent/policies/offline/restore';
-import type { Mutation } from '../../../../agent/policies/offline/templates';
+import type { Mutation } from '../../../../agent/policies/offline/model';
 
 // restore-value (restore.ts): the change replaced a whole value (an
 // expression, a block) by a literal (`""`, `true`/`false`, `[]`, `{}`, `0`,

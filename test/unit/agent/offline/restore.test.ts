@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { tsSites } from '../../../../agent/policies/offline/sites';
-import { mutationsForSites, type Mutation, type TemplateName } from '../../../../agent/policies/offline/templates';
+import type { Mutation, TemplateName } from '../../../../agent/policies/offline/model';
+import { mutationsForSites } from '../../../../agent/policies/offline/templates';
 
 // restore-return and real-condition (restore.ts): a value thrown away where a
 // return is missing, a literal condition where a real test is missing. The

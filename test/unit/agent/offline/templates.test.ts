@@ -4,7 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pySites, tsSites } from '../../../../agent/policies/offline/sites';
-import { mutationsForSites, type Mutation, type TemplateName } from '../../../../agent/policies/offline/templates';
+import type { Mutation, TemplateName } from '../../../../agent/policies/offline/model';
+import { mutationsForSites } from '../../../../agent/policies/offline/templates';
 import type { ExpectedActual } from '../../../../agent/types';
 
 // The wider search's templates, one small source each: the candidate a
