@@ -114,7 +114,7 @@ export interface PolicyContext {
   workspace: WorkspaceView;
   sink: EventSink;
   signal: AbortSignal;
-  /** the repository's tests and test helpers (agent/test-files.ts): no edit there is a fix, bar a stale expectation */
+  /** the repository's tests and test helpers (agent/testing/test-files.ts): no edit there is a fix, bar a stale expectation */
   isTestFile?: (file: string) => boolean;
   limits: { maxToolCalls: number; deadline: number; maxTokens: number; maxCostUsd: number };
 }

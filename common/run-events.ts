@@ -54,7 +54,7 @@ export const GateVerdictSchema = z.object({
   counts: TestCountsSchema.optional(),
   /** target gates: how many targets the report did not list at all (a base revision without the test) */
   notRun: z.number().int().nonnegative().optional(),
-  /** a repeat of the gate (agent/proof.ts): which one, of how many, and the seed it ran with when the runner shuffles */
+  /** a repeat of the gate (agent/gates/proof.ts): which one, of how many, and the seed it ran with when the runner shuffles */
   repeat: z.object({ index: z.number().int().min(1), of: z.number().int().min(1), seed: z.number().int().optional() }).optional(),
 });
 export type GateVerdict = z.infer<typeof GateVerdictSchema>;
@@ -140,7 +140,7 @@ export const RUN_EVENT_PAYLOADS = {
   /** a gate's verdict: compile, RED, base, GREEN, regression, final */
   gate: GateVerdictSchema,
   /**
-   * Whether the fix is proven (agent/proof.ts): the target tests passed every
+   * Whether the fix is proven (agent/gates/proof.ts): the target tests passed every
    * repeat with the fix and failed every repeat without it. 'unproven': a
    * target passed without the fix too (a flaky target), so its passing with
    * the fix proves nothing; never shown as green.

@@ -82,10 +82,10 @@ export const RepositorySettingsSchema = z.object({
     })
     .partial()
     .default({}),
-  /** extra variables for every command; secret-looking names are dropped by agent/exec.ts */
+  /** extra variables for every command; secret-looking names are dropped by agent/workspace/exec.ts */
   env: z.record(EnvNameSchema, z.string().max(4000)).default({}),
   /**
-   * How a fix is proven (agent/proof.ts): GREEN and the final rerun each run
+   * How a fix is proven (agent/gates/proof.ts): GREEN and the final rerun each run
    * the targets `runs` times with the fix, and the head without the fix runs
    * them as often (RED counts as one); a target that ever passes without the
    * fix makes it "unproven (flaky target)". `shuffleArgs` is appended to the

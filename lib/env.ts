@@ -106,7 +106,7 @@ export const SECRET_ENV_NAMES = [
 ] as const;
 
 /**
- * The few inherited variables a sandboxed command may see (agent/exec.ts
+ * The few inherited variables a sandboxed command may see (agent/workspace/exec.ts
  * builds its environment from an allow-list). Reading them here keeps this
  * module the only reader of process.env; secrets are never on the list.
  */

@@ -5,8 +5,8 @@ import { FilterPolicySchema, ModelSettingsSchema, resolveEffectiveSettings, merg
 import { readFlowfixFileAtRevision } from '../../lib/repositories/flowfix-file';
 import { runGit } from '../../lib/git/runner';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
-import { detectRunner, LOCK_FILES } from '../runners';
-import { createPrintSink, gateOutcome } from '../sinks';
+import { detectRunner, LOCK_FILES } from '../testing/runners';
+import { createPrintSink, gateOutcome } from '../report/sinks';
 import type { Policy } from '../types';
 import { proofLabel } from '../../common/run-events';
 
@@ -99,7 +99,7 @@ async function buildPolicies(name: string, modelSettings: ReturnType<typeof Mode
   }
   const client = new LlmClient(options);
   const llm = createLlmPolicy({ client, protocol: llmProtocolFromSettings(modelSettings) });
-  const { summarise } = await import('../summary');
+  const { summarise } = await import('../report/summary');
   const summariseWithModel: SummariseFn = (input) => summarise({ ...input, client });
   return { policies: name === 'tiered' ? [offline, llm] : [llm], summarise: summariseWithModel };
 }

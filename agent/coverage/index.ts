@@ -1,6 +1,6 @@
 // Per-test line coverage for spectrum-based localisation (spectrum.ts): one
 // more run of the target tests' command, in the same sandbox as every test
-// run (agent/test-runner.ts → agent/exec.ts), with a bootstrap that records
+// run (agent/testing/test-runner.ts → agent/workspace/exec.ts), with a bootstrap that records
 // which lines each test ran:
 //   - Node: V8's own block coverage (NODE_V8_COVERAGE), cut per test by
 //     node-boot.cjs, preloaded with NODE_OPTIONS, inside node:test's per-file
@@ -18,9 +18,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { RepositorySettings } from '../../common/settings';
-import { runTests, stoppedBecause } from '../test-runner';
+import { runTests, stoppedBecause } from '../testing/test-runner';
 import type { TestResult, TestRun } from '../types';
-import type { Workspace } from '../workspace';
+import type { Workspace } from '../workspace/workspace';
 import { buildSpectrum, type Spectrum, type TestExecution } from './spectrum';
 import { executedLines, V8CoverageSchema, type V8Coverage } from './v8';
 

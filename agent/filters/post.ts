@@ -1,7 +1,7 @@
 import type { FilterPolicy } from '../../common/settings';
-import { diffFilePath, parseUnifiedDiff, type DiffFile, type DiffLine } from '../diff';
-import { matcher } from '../glob';
-import { isTestPath } from '../test-files';
+import { diffFilePath, parseUnifiedDiff, type DiffFile, type DiffLine } from '../edits/diff';
+import { matcher } from '../workspace/glob';
+import { isTestPath } from '../testing/test-files';
 
 // FlowAgent's post-execution filters: a fix that makes the tests pass by
 // weakening them, or that only undoes the developer's work, or that arrived
@@ -30,7 +30,7 @@ export interface PostFilterInput {
   policy: FilterPolicy;
   /** globs for test files (RepositorySettings.testPathPatterns) */
   testPathPatterns: string[];
-  /** the repository's tests and test helpers beyond the globs (agent/test-files.ts: conventions, runner configuration) */
+  /** the repository's tests and test helpers beyond the globs (agent/testing/test-files.ts: conventions, runner configuration) */
   isTestFile?: (file: string) => boolean;
   /**
    * false: a fix may not touch a test or test helper at all (the change does

@@ -58,7 +58,7 @@ export interface RunRepairInput {
   checkStale?: () => Promise<{ stale: boolean; detail?: string }>;
   /** default: the retrieval scaffold (agent/scaffold) */
   localise?: LocaliseFn;
-  /** default: agent/summary.ts written from the evidence (pass one bound to a model client for a model summary) */
+  /** default: agent/report/summary.ts written from the evidence (pass one bound to a model client for a model summary) */
   summarise?: SummariseFn;
   /** run the target tests on the base revision too (default true) */
   checkBase?: boolean;
@@ -83,7 +83,7 @@ export interface RepairEvidence {
   green?: GateVerdict;
   regression?: GateVerdict;
   final?: GateVerdict;
-  /** repeats with and without the fix (agent/proof.ts); absent: the run ended before the proof */
+  /** repeats with and without the fix (agent/gates/proof.ts); absent: the run ended before the proof */
   proof?: Proof;
   failure?: Evidence;
   /** every gate verdict of the run, in order (the policy's compile/GREEN attempts included) */

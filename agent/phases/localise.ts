@@ -1,9 +1,9 @@
 import { collectCoverage, type Spectrum } from '../coverage/index';
-import { extractEvidence } from '../evidence';
-import { candidateTimeoutSeconds } from '../gates';
+import { extractEvidence } from '../testing/evidence';
+import { candidateTimeoutSeconds } from '../gates/gates';
 import { judgeDeliberate } from '../policies/offline/stale';
-import { detectTestFiles, isTestPath } from '../test-files';
-import { git } from '../git';
+import { detectTestFiles, isTestPath } from '../testing/test-files';
+import { git } from '../workspace/git';
 import type { LocaliseFn } from './contract';
 import type { Evidence, Suspect } from '../types';
 import type { LocalisedState, RedState } from './state';

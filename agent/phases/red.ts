@@ -1,4 +1,4 @@
-import { commandOutcome, didNotRun, failedResults, runTests } from '../test-runner';
+import { commandOutcome, didNotRun, failedResults, runTests } from '../testing/test-runner';
 import type { TestRun } from '../types';
 import { RunExit, type RedState, type SetupState } from './state';
 

@@ -1,9 +1,9 @@
-import { editedSpans as spansOfDiff } from '../diff';
-import { createGates } from '../gates';
-import { git } from '../git';
-import { commandOutcome, runWorkspaceCommand } from '../test-runner';
+import { editedSpans as spansOfDiff } from '../edits/diff';
+import { createGates } from '../gates/gates';
+import { git } from '../workspace/git';
+import { commandOutcome, runWorkspaceCommand } from '../testing/test-runner';
 import type { ChangeContext } from '../types';
-import { Workspace } from '../workspace';
+import { Workspace } from '../workspace/workspace';
 import { RunExit, type RunState, type SetupState } from './state';
 
 // Setup: a run folder checked out at the head, the change (base..head) it is

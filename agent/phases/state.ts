@@ -5,11 +5,11 @@ import {
   type ModelSettings,
   type RepositorySettings,
 } from '../../common/settings';
-import { createMeter, type CommandMeter, type Gates } from '../gates';
+import { createMeter, type CommandMeter, type Gates } from '../gates/gates';
 import type { RepairEvidence, RepairResult, RunRepairInput } from './contract';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, Phase, Policy, Suspect, TestRun, Usage } from '../types';
-import type { TestFiles } from '../test-files';
-import type { Workspace } from '../workspace';
+import type { TestFiles } from '../testing/test-files';
+import type { Workspace } from '../workspace/workspace';
 import { addCost, logEvent, phaseFinished, phaseStarted } from '../../common/run-events';
 
 // One run's state, shared by the phases. The run-wide part is fixed when the
@@ -103,7 +103,7 @@ export interface RedState extends SetupState {
 /** After localise: the failure's evidence (the suspects are in the result part). */
 export interface LocalisedState extends RedState {
   failure: Evidence;
-  /** the repository's tests and test helpers (agent/test-files.ts) */
+  /** the repository's tests and test helpers (agent/testing/test-files.ts) */
   testFiles: TestFiles;
   /** the change contradicts the failing expectation: a stale expectation may be updated (never any other test edit) */
   testEditsAllowed: boolean;

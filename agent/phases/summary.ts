@@ -8,7 +8,7 @@ import { escapeHtml } from '../../lib/html/sanitize';
 // fix kept), then the post-execution filters, which may still drop it.
 
 async function defaultSummarise(input: Parameters<SummariseFn>[0]): ReturnType<SummariseFn> {
-  const { summarise } = await import('../summary');
+  const { summarise } = await import('../report/summary');
   return summarise({ evidence: input.evidence, diff: input.diff, trajectory: input.trajectory, suspects: input.suspects, change: input.change });
 }
 

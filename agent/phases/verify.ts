@@ -1,4 +1,4 @@
-import { proofEvent, proveAgainstHead, repeatUntilFailure } from '../proof';
+import { proofEvent, proveAgainstHead, repeatUntilFailure } from '../gates/proof';
 import { RunExit, type LocalisedState } from './state';
 
 // Verify: the pipeline's own verdicts on what a policy patched. GREEN again
@@ -24,7 +24,7 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
     state.throwIfCancelled();
     throw new RunExit('final_rerun_failed', 'the policy reported a fix but the target tests do not pass');
   }
-  // a randomized target passes GREEN by chance: it must pass every repeat (agent/proof.ts)
+  // a randomized target passes GREEN by chance: it must pass every repeat (agent/gates/proof.ts)
   const unstable = await repeatUntilFailure(gates, state.settings, 'green', state.throwIfCancelled);
   if (unstable) {
     throw new RunExit('final_rerun_failed', `GREEN passed once but not on ${unstable.detail}: the target tests do not pass reliably with the fix`);

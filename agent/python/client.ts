@@ -6,7 +6,7 @@ import { newSandboxIdentity } from '../../lib/sandbox/identity';
 import { resolveLimits } from '../../lib/sandbox/limits';
 import { sandboxMode } from '../../lib/sandbox/mode';
 import { probeSandbox } from '../../lib/sandbox/probe';
-import { buildSandboxEnv } from '../exec';
+import { buildSandboxEnv } from '../workspace/exec';
 
 // The agent's one way to ask Python about Python (helper.py: index spans,
 // mutation sites, syntax check). Starting an interpreter costs 20–50 ms, and

@@ -78,7 +78,7 @@ export interface LocaliseInput {
   signal?: AbortSignal;
   /** reuse an index built earlier in the same run */
   index?: WorkspaceIndex;
-  /** the repository's tests and helpers (agent/test-files.ts); default: the conventions */
+  /** the repository's tests and helpers (agent/testing/test-files.ts); default: the conventions */
   isTestFile?: (rel: string) => boolean;
   /** keep the failing tests' own cases (a stale expectation the change contradicts) */
   keepFailingTests?: boolean;

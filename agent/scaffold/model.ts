@@ -38,5 +38,5 @@ export interface FileIndex {
   calls: CallRef[];
 }
 
-/** Test files and helpers by convention: one rule for the whole agent (agent/test-files.ts). */
-export { isTestPath } from '../test-files';
+/** Test files and helpers by convention: one rule for the whole agent (agent/testing/test-files.ts). */
+export { isTestPath } from '../testing/test-files';

@@ -80,7 +80,7 @@ export interface RankInput {
   editedSpans: Array<{ file: string; startLine: number; endLine: number }>;
   /** files that exist in the workspace but are not indexed (other languages) */
   fileExists: (rel: string) => boolean;
-  /** the repository's tests and test helpers (agent/test-files.ts); default: the conventions */
+  /** the repository's tests and test helpers (agent/testing/test-files.ts); default: the conventions */
   isTestFile?: (rel: string) => boolean;
   /**
    * Keep the failing tests' own cases in the ranking: only when the change

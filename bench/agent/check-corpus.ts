@@ -2,8 +2,8 @@
 // its whole suite and the head revision fails exactly the listed tests. Run
 // with `node --import tsx bench/agent/check-corpus.ts [bug-id-substring]`.
 import { rm } from 'node:fs/promises';
-import { Workspace } from '../../agent/workspace';
-import { runTests } from '../../agent/test-runner';
+import { Workspace } from '../../agent/workspace/workspace';
+import { runTests } from '../../agent/testing/test-runner';
 import { BUGS, buildBugRepo, projectOf, settingsFor } from './corpus/index';
 import type { CorpusBug } from './corpus/types';
 

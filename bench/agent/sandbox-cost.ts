@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildSandboxEnv, sandboxArgv } from '../../agent/exec';
+import { buildSandboxEnv, sandboxArgv } from '../../agent/workspace/exec';
 import { handOver, newSandboxIdentity } from '../../lib/sandbox/identity';
 import { resolveLimits } from '../../lib/sandbox/limits';
 import { percentile } from '../stats';
 
 // What the sandbox adds to one command: a trivial command (`true`) behind the
-// command gate, spawned as agent/exec.ts spawns it, sandboxed and plain, in
+// command gate, spawned as agent/workspace/exec.ts spawns it, sandboxed and plain, in
 // alternating pairs so load changes hit both; the cost is the difference.
 
 function runOnce(file: string, args: string[], cwd: string, env: Record<string, string>): Promise<number> {

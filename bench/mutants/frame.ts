@@ -2,13 +2,13 @@
 // becomes a small real repository: the module, the in-repo files its unit
 // tests import (transitively), the test files, tsconfig.json (tsx reads its
 // paths: `@/…`, `server-only`), a package.json whose `scripts.test` the
-// product's runner detection reads (agent/runners.ts), and node_modules as a
+// product's runner detection reads (agent/testing/runners.ts), and node_modules as a
 // symlink to this checkout's (the sandbox binds that folder read-only).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ts from 'typescript';
-import { git } from '../../agent/git';
+import { git } from '../../agent/workspace/git';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const PRODUCT_DIRS = ['lib/', 'agent/', 'common/'];

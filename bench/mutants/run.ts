@@ -16,14 +16,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
-import { isTestPath } from '../../agent/test-files';
+import { isTestPath } from '../../agent/testing/test-files';
 import { createOfflinePolicy } from '../../agent/policies/offline';
 import { runRepair } from '../../agent/pipeline';
-import { detectRunner } from '../../agent/runners';
+import { detectRunner } from '../../agent/testing/runners';
 import { indexTsFile } from '../../agent/scaffold/typescript';
-import { runTests } from '../../agent/test-runner';
+import { runTests } from '../../agent/testing/test-runner';
 import type { AgentEvent, Suspect } from '../../agent/types';
-import { Workspace } from '../../agent/workspace';
+import { Workspace } from '../../agent/workspace/workspace';
 import { parseJunitXml } from '../../lib/junit/parse';
 import {
   FilterPolicySchema,

@@ -4,7 +4,7 @@
 // available (a remote repository, demo history with made-up revisions) it
 // rebuilds what the hunks themselves show, padded so line numbers still match.
 //
-// parsePatch is flowfix's one unified-diff reader: agent/diff.ts builds on it.
+// parsePatch is flowfix's one unified-diff reader: agent/edits/diff.ts builds on it.
 
 export interface PatchLine {
   type: ' ' | '+' | '-';

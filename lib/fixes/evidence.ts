@@ -18,7 +18,7 @@ const GateSchema = z
 
 const runs = z.number().int().nonnegative();
 
-// The proof (agent/proof.ts, the `proof` run event): read leniently too; a
+// The proof (agent/gates/proof.ts, the `proof` run event): read leniently too; a
 // row from before it, or the generated history, has none.
 const ProofSchema = z
   .object({

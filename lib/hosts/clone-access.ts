@@ -11,7 +11,7 @@ import { enabledHostLink } from './push-target';
 // request's head, since a fork's head is on none of the repository's
 // branches. Asked for by the worker just before the run clones (an
 // installation token lasts an hour); the token goes to the git runner's clone
-// and fetch and nowhere else (agent/workspace.ts).
+// and fetch and nowhere else (agent/workspace/workspace.ts).
 
 export interface HostCloneAccess {
   credentials: GitCredentials;

@@ -40,7 +40,7 @@ export interface GenerateInput {
   evidence: Evidence;
   change: ChangeContext;
   max?: number;
-  /** the repository's tests and test helpers (agent/test-files.ts); default: the conventions */
+  /** the repository's tests and test helpers (agent/testing/test-files.ts); default: the conventions */
   isTestFile?: (rel: string) => boolean;
 }
 

@@ -2,10 +2,10 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { collectCoverage, ochiai } from '@/agent/coverage/index';
 import { runRepair } from '@/agent/pipeline';
-import { detectRunner } from '@/agent/runners';
-import { ArraySink } from '@/agent/sinks';
+import { detectRunner } from '@/agent/testing/runners';
+import { ArraySink } from '@/agent/report/sinks';
 import type { Policy, Suspect } from '@/agent/types';
-import { Workspace } from '@/agent/workspace';
+import { Workspace } from '@/agent/workspace/workspace';
 import type { RepositorySettings } from '@/common/settings';
 import { createPyRepo, createTsRepo, PY_CART_BASE, pySettings, type TestRepo } from '../../helpers/agent-repos';
 

@@ -2,9 +2,9 @@ import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { createGates, type Gates } from '@/agent/gates';
-import { ArraySink } from '@/agent/sinks';
-import { Workspace } from '@/agent/workspace';
+import { createGates, type Gates } from '@/agent/gates/gates';
+import { ArraySink } from '@/agent/report/sinks';
+import { Workspace } from '@/agent/workspace/workspace';
 import { createPyRepo, createTsRepo, TS_CART_BASE, TS_CART_HEAD, type TestRepo } from '../../helpers/agent-repos';
 
 const TARGET = 'test::cart > total multiplies price by quantity';

@@ -2,7 +2,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runRepair } from '@/agent/pipeline';
 import { createOfflinePolicy } from '@/agent/policies/offline';
-import { ArraySink } from '@/agent/sinks';
+import { ArraySink } from '@/agent/report/sinks';
 import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
 
 // The offline policy in the whole pipeline, where the regression suite has a

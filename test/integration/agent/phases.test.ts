@@ -8,7 +8,7 @@ import { setup } from '@/agent/phases/setup';
 import { createRunState, RunExit, type RunState } from '@/agent/phases/state';
 import { summarise } from '@/agent/phases/summary';
 import { verify } from '@/agent/phases/verify';
-import { ArraySink } from '@/agent/sinks';
+import { ArraySink } from '@/agent/report/sinks';
 import type { Edit, Policy } from '@/agent/types';
 import { createTsRepo, makeRepo, type TestRepo } from '../../helpers/agent-repos';
 

@@ -2,7 +2,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { runRepair, type RunRepairInput } from '@/agent/pipeline';
-import { ArraySink } from '@/agent/sinks';
+import { ArraySink } from '@/agent/report/sinks';
 import { createOfflinePolicy } from '@/agent/policies/offline';
 import type { Edit, Policy, PolicyContext, PolicyOutcome } from '@/agent/types';
 import { createPyRepo, createTsRepo, type TestRepo } from '../../helpers/agent-repos';

@@ -1,7 +1,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runRepair, type RunRepairInput } from '@/agent/pipeline';
-import { ArraySink, formatEvent } from '@/agent/sinks';
+import { ArraySink, formatEvent } from '@/agent/report/sinks';
 import type { Edit, Policy, PolicyOutcome } from '@/agent/types';
 import { createTsRepo, tsSettings, TS_CART_BASE, type TestRepo } from '../../helpers/agent-repos';
 

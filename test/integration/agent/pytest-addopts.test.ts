@@ -1,8 +1,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Workspace } from '@/agent/workspace';
-import { runTests } from '@/agent/test-runner';
-import { pytestAddoptsRetry } from '@/agent/runners';
+import { Workspace } from '@/agent/workspace/workspace';
+import { runTests } from '@/agent/testing/test-runner';
+import { pytestAddoptsRetry } from '@/agent/testing/runners';
 import { makeRepo, pySettings, type TestRepo } from '../../helpers/agent-repos';
 
 // A Python repository whose pytest configuration names a plugin option that is

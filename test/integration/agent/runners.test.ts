@@ -1,11 +1,11 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CANDIDATE_MIN_SECONDS, candidateTimeoutSeconds, createGates } from '@/agent/gates';
+import { CANDIDATE_MIN_SECONDS, candidateTimeoutSeconds, createGates } from '@/agent/gates/gates';
 import { runRepair } from '@/agent/pipeline';
-import { Workspace } from '@/agent/workspace';
-import { ArraySink } from '@/agent/sinks';
+import { Workspace } from '@/agent/workspace/workspace';
+import { ArraySink } from '@/agent/report/sinks';
 import { createOfflinePolicy } from '@/agent/policies/offline';
-import { runTests } from '@/agent/test-runner';
+import { runTests } from '@/agent/testing/test-runner';
 import { RepositorySettingsSchema } from '@/common/settings';
 import { createTsRepo, makeRepo, type TestRepo } from '../../helpers/agent-repos';
 

@@ -1,7 +1,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runRepair } from '@/agent/pipeline';
-import { ArraySink } from '@/agent/sinks';
+import { ArraySink } from '@/agent/report/sinks';
 import type { Edit, Policy, PolicyOutcome } from '@/agent/types';
 import { RepositorySettingsSchema } from '@/common/settings';
 import { makeRepo, type TestRepo } from '../../helpers/agent-repos';

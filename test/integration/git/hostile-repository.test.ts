@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Workspace } from '../../../agent/workspace';
+import { Workspace } from '../../../agent/workspace/workspace';
 import { readFileAtRevision } from '../../../lib/diff/git-text';
 import { applyFixCommit, findFixCommit } from '../../../lib/git/apply-fix';
 import { createGitRunner, GitError, runGit, type GitCommand } from '../../../lib/git/runner';

@@ -14,7 +14,7 @@ import { getRunWorkContext } from '../../../lib/runs/service';
 import { buildRepairInput } from '../../../agent/worker/execute';
 import { setup } from '../../../agent/phases/setup';
 import { createRunState, RunExit, type RunState } from '../../../agent/phases/state';
-import { ArraySink } from '../../../agent/sinks';
+import { ArraySink } from '../../../agent/report/sinks';
 import { HostAccessError } from '../../../lib/hosts/clone-access';
 import { git } from './helpers';
 

@@ -6,15 +6,15 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runRepair } from '@/agent/pipeline';
-import { ArraySink } from '@/agent/sinks';
-import { runTests, runWorkspaceCommand } from '@/agent/test-runner';
+import { ArraySink } from '@/agent/report/sinks';
+import { runTests, runWorkspaceCommand } from '@/agent/testing/test-runner';
 import type { Policy } from '@/agent/types';
-import { Workspace } from '@/agent/workspace';
+import { Workspace } from '@/agent/workspace/workspace';
 import { RepositorySettingsSchema, type RepositorySettings } from '@/common/settings';
 import { pidsOf } from '../../helpers/processes';
 
 // The hostile repository (test/fixtures/hostile-repo) against the real
-// sandbox: its commands run through agent/test-runner.ts and agent/exec.ts as
+// sandbox: its commands run through agent/testing/test-runner.ts and agent/workspace/exec.ts as
 // a run's would, while a server-like setup exists beside the workspace: a
 // server folder with an auth secret, .data/ and .next/, a TCP listener on
 // 127.0.0.1 standing in for the server's port, PostgreSQL's port, and another

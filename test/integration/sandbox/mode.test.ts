@@ -9,7 +9,7 @@ import * as sandboxRoute from '../../../app/api/admin/sandbox/route';
 import { requestRun } from '@/lib/runs/service';
 import { stopRunQueue } from '@/lib/queue';
 import { startWorker, type RunWorker } from '@/agent/worker/worker';
-import { buildSandboxEnv, runCommand } from '@/agent/exec';
+import { buildSandboxEnv, runCommand } from '@/agent/workspace/exec';
 import { resetSandboxProbe } from '@/lib/sandbox/probe';
 import { setSandboxMode as setProcessMode } from '@/lib/sandbox/mode';
 import { seedWorld, TERMINAL, waitFor, type RunWorld } from '../runs/helpers';

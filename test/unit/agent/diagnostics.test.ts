@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseApplyDiagnostics, parseBuildDiagnostics } from '@/agent/diagnostics';
+import { parseApplyDiagnostics, parseBuildDiagnostics } from '@/agent/gates/diagnostics';
 
 // The compile gate's diagnostics read from what the real tools print (tsc,
 // Python's compileall, gcc, git apply), not from hand-written samples.

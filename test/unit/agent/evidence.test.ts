@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseJunitXml } from '@/lib/junit/parse';
-import { extractEvidence, parseExpectedActual } from '@/agent/evidence';
+import { extractEvidence, parseExpectedActual } from '@/agent/testing/evidence';
 import type { TestRun } from '@/agent/types';
 
 function runFrom(fixture: string, output = ''): TestRun {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, networkInterfaces } from 'node:os';
 import path from 'node:path';
-import { runCommand, buildSandboxEnv, sandboxArgv, shellQuote, type CommandSandbox } from '@/agent/exec';
+import { runCommand, buildSandboxEnv, sandboxArgv, shellQuote, type CommandSandbox } from '@/agent/workspace/exec';
 import { handOver, newSandboxIdentity } from '@/lib/sandbox/identity';
 import { resolveLimits } from '@/lib/sandbox/limits';
 import { startEgressProxy } from '@/lib/sandbox/egress';
@@ -135,7 +135,7 @@ describe('runCommand', () => {
     const bgArg = `1000.${name.length}1`;
     const fgArg = `1000.${name.length}2`;
     const worker = `
-      const { runCommand, buildSandboxEnv } = await import('./agent/exec.ts');
+      const { runCommand, buildSandboxEnv } = await import('./agent/workspace/exec.ts');
       const env = buildSandboxEnv({ home: ${JSON.stringify(dir)}, tmpDir: ${JSON.stringify(dir)} });
       const sandbox = { writable: [${JSON.stringify(dir)}], identity: ${JSON.stringify(identity)} };
       runCommand({ command: 'sleep ${bgArg} & echo started; sleep ${fgArg}', cwd: ${JSON.stringify(dir)}, env, timeoutMs: 3_600_000, network: false, sandbox });

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { runPostFilters, type PostFilterReason } from '@/agent/filters/post';
 import { repairTargets, runPreFilters, type PreFilterInput } from '@/lib/triage/pre-filters';
-import { editedSpans, parseUnifiedDiff } from '@/agent/diff';
+import { editedSpans, parseUnifiedDiff } from '@/agent/edits/diff';
 import { FilterPolicySchema, RepositorySettingsSchema } from '@/common/settings';
 import { gitDiff } from '../../helpers/git-diff';
 

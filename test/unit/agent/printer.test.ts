@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatReport, REPAIR_USAGE } from '@/agent/cli/repair';
 import type { RepairResult } from '@/agent/pipeline';
-import { createPrintSink, formatEvent } from '@/agent/sinks';
+import { createPrintSink, formatEvent } from '@/agent/report/sinks';
 import { gateEvent, runEvent } from '@/common/run-events';
 
 // What a person (or a script) reads from `flowfix repair`: the live

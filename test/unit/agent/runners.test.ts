@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectRunner, parseTap, tapCutShort, TAP_REPORT, JUNIT_REPORT } from '@/agent/runners';
+import { detectRunner, parseTap, tapCutShort, TAP_REPORT, JUNIT_REPORT } from '@/agent/testing/runners';
 
 const repo = (files: Record<string, string>) => (rel: string) => files[rel] ?? null;
 const pkg = (json: object) => JSON.stringify(json);

@@ -1,8 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { closePythonHelpers } from '@/agent/python/client';
-import { syntaxCheckFiles, syntaxCheckJson, syntaxCheckTypeScript } from '@/agent/syntax';
-import { Workspace } from '@/agent/workspace';
+import { syntaxCheckFiles, syntaxCheckJson, syntaxCheckTypeScript } from '@/agent/gates/syntax';
+import { Workspace } from '@/agent/workspace/workspace';
 import { createPyRepo, createTsRepo, type TestRepo } from '../../helpers/agent-repos';
 
 describe('syntax checkers', () => {

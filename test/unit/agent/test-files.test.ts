@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { detectTestFiles, isTestPath } from '@/agent/test-files';
+import { detectTestFiles, isTestPath } from '@/agent/testing/test-files';
 
 const LIBS = path.join(process.cwd(), 'test/fixtures/agent-libs');
 const DEFAULT_PATTERNS = ['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**', '**/__tests__/**', '**/test_*.py', '**/*_test.py'];

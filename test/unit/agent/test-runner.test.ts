@@ -4,7 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { copyFileSync } from 'node:fs';
-import { commandTimeoutMs, didNotRun, findReports, readTestReports, renderTestCommand, selectTargetResults } from '@/agent/test-runner';
+import { commandTimeoutMs, didNotRun, findReports, readTestReports, renderTestCommand, selectTargetResults } from '@/agent/testing/test-runner';
 import { matchesTarget } from '@/lib/junit/test-id';
 import type { TestResult } from '@/agent/types';
 

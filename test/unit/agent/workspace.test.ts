@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, symlinkSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Workspace, WorkspacePathError, BinaryFileError } from '@/agent/workspace';
+import { Workspace, WorkspacePathError, BinaryFileError } from '@/agent/workspace/workspace';
 import { createTsRepo, type TestRepo } from '../../helpers/agent-repos';
 
 let repo: TestRepo;
@@ -96,7 +96,7 @@ describe('Workspace', () => {
   test('pristineTree is the head tree only from a reset until an edit, a patch, a command or a checkout', async () => {
     const { execFileSync } = await import('node:child_process');
     const headTree = execFileSync('git', ['rev-parse', `${ws.headRev}^{tree}`], { cwd: ws.root, encoding: 'utf8' }).trim();
-    const { runWorkspaceCommand } = await import('@/agent/test-runner');
+    const { runWorkspaceCommand } = await import('@/agent/testing/test-runner');
     const fresh = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
     assert.equal(await fresh.pristineTree(), null, 'a new checkout is not assumed pristine');
     await fresh.dispose();

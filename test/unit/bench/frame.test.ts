@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { detectRunner } from '../../../agent/runners';
+import { detectRunner } from '../../../agent/testing/runners';
 import { modulesUnderTest, packageJson } from '../../../bench/mutants/frame';
 
 describe('bench mutants: the framed modules', () => {

@@ -4,8 +4,8 @@ import { provenChecks, readFixEvidence } from '@/lib/fixes/evidence';
 import { toReviewQueueItem } from '@/lib/fixes/views';
 import { renderComment } from '@/lib/code-review/review-view';
 import { formatFix } from '@/cli/fix';
-import { proofSeed, repeatOf, shuffleArgsOf } from '@/agent/proof';
-import { gateOutcome } from '@/agent/sinks';
+import { proofSeed, repeatOf, shuffleArgsOf } from '@/agent/gates/proof';
+import { gateOutcome } from '@/agent/report/sinks';
 import { proofLabel } from '@/common/run-events';
 import { RepositorySettingsSchema } from '@/common/settings';
 

@@ -1,10 +1,10 @@
-// The LLM policy with the pipeline's real workspace and gates (agent/gates.ts)
+// The LLM policy with the pipeline's real workspace and gates (agent/gates/gates.ts)
 // on a real TypeScript repository: compile-gate diagnostics reach the model,
 // and `finish` is judged by the real target-test run.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createGates } from '@/agent/gates';
-import { Workspace } from '@/agent/workspace';
+import { createGates } from '@/agent/gates/gates';
+import { Workspace } from '@/agent/workspace/workspace';
 import { createLlmPolicy } from '@/agent/llm/policy';
 import type { PolicyContext } from '@/agent/types';
 import { startScriptedModelServer, latestToolResults, type ScriptedModelServer } from '@/e2e/doubles/scripted-model-server';

@@ -1,6 +1,6 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { summarise, summaryFromEvidence, parseDiffSummary } from '@/agent/summary';
+import { summarise, summaryFromEvidence, parseDiffSummary } from '@/agent/report/summary';
 import { LlmClient } from '@/agent/llm/client';
 import { startScriptedModelServer, type Script, type ScriptedModelServer } from '@/e2e/doubles/scripted-model-server';
 import type { AgentEvent, Evidence, Suspect } from '@/agent/types';

@@ -1,11 +1,11 @@
 // A temporary JavaScript repository checked out through the real
-// agent/workspace.ts, with the real gates (agent/gates.ts) over it: no build
+// agent/workspace/workspace.ts, with the real gates (agent/gates/gates.ts) over it: no build
 // step, `node --test` with a JUnit report as the target-test command, so the
 // policy-loop tests stay fast.
 import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, realpath, rm, writeFile } from 'node:fs/promises';
-import { Workspace } from '@/agent/workspace';
-import { createGates } from '@/agent/gates';
+import { Workspace } from '@/agent/workspace/workspace';
+import { createGates } from '@/agent/gates/gates';
 import { RepositorySettingsSchema } from '@/common/settings';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -54,7 +54,7 @@ export async function createTempRepo(files: Record<string, string> = { 'src/cart
   await git(source, ['init', '-q']);
   await git(source, ['add', '-A']);
   await git(source, ['commit', '-q', '-m', 'head']);
-  // the real per-run checkout (agent/workspace.ts): its path checks guard the tools
+  // the real per-run checkout (agent/workspace/workspace.ts): its path checks guard the tools
   const ws = await Workspace.create({ source, headRev: 'HEAD' });
   const root = ws.root;
 

@@ -3,8 +3,8 @@
 // setup.cfg), and the test command that makes it write a report flowfix reads
 // — JUnit XML through the runner's own reporter, or TAP from a runner that
 // speaks it — without changing a file of the repository. Also the TAP reader.
-import { disambiguateTestIds, relativeTestPath } from '../lib/junit/parse';
-import type { TestResult } from './types';
+import { disambiguateTestIds, relativeTestPath } from '../../lib/junit/parse';
+import type { TestResult } from '../types';
 
 export type RunnerName = 'node:test' | 'jest' | 'vitest' | 'mocha' | 'tape' | 'ava' | 'node-tap' | 'pytest' | 'unittest';
 

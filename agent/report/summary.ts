@@ -4,10 +4,10 @@
 // when the call fails) it is written from the evidence. Either way the HTML is
 // passed through the allow-list sanitiser: the model may echo repository text,
 // and repository text is untrusted.
-import type { AgentEvent, ChangeContext, Evidence, Suspect } from './types';
-import type { CallUsage, LlmClient } from './llm/client';
-import { createFence, cutText } from './llm/fence';
-import { escapeHtml, sanitizeHtml } from '../lib/html/sanitize';
+import type { AgentEvent, ChangeContext, Evidence, Suspect } from '../types';
+import type { CallUsage, LlmClient } from '../llm/client';
+import { createFence, cutText } from '../llm/fence';
+import { escapeHtml, sanitizeHtml } from '../../lib/html/sanitize';
 
 export const MAX_SUMMARY_SENTENCES = 5;
 

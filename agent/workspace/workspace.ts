@@ -1,12 +1,12 @@
 import { mkdtemp, mkdir, readFile, readdir, realpath, rm, stat, writeFile, lstat, unlink, appendFile, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { HostCloneAccess } from '../lib/hosts/clone-access';
-import { dependencyCacheDir } from '../lib/sandbox/cache';
-import { handOver, newSandboxIdentity, type SandboxIdentity } from '../lib/sandbox/identity';
+import type { HostCloneAccess } from '../../lib/hosts/clone-access';
+import { dependencyCacheDir } from '../../lib/sandbox/cache';
+import { handOver, newSandboxIdentity, type SandboxIdentity } from '../../lib/sandbox/identity';
 import type { CommandSandbox } from './exec';
 import { git, isCredentialRefusal, isRepositoryNotFound, type GitResult } from './git';
-import type { WorkspaceView } from './types';
+import type { WorkspaceView } from '../types';
 
 // One run's private checkout of the head revision. Layout of the run folder:
 //   <run>/repo  the checkout (root): the only place tools may read or edit

@@ -1,15 +1,15 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { readInheritedEnv, SECRET_ENV_NAMES } from '../lib/env';
-import { buildSandboxArgv } from '../lib/sandbox/argv';
-import { startEgressProxy, egressEnv, EGRESS_PRELUDE, type EgressProxy } from '../lib/sandbox/egress';
-import { newSandboxIdentity, type SandboxIdentity } from '../lib/sandbox/identity';
-import { describeLimit, limitFromExit, resolveLimits, type LimitReason, type SandboxLimits } from '../lib/sandbox/limits';
-import { sandboxMode } from '../lib/sandbox/mode';
-import { watchLimits } from '../lib/sandbox/monitor';
-import { probeSandbox } from '../lib/sandbox/probe';
-import type { CommandResult } from './types';
+import { readInheritedEnv, SECRET_ENV_NAMES } from '../../lib/env';
+import { buildSandboxArgv } from '../../lib/sandbox/argv';
+import { startEgressProxy, egressEnv, EGRESS_PRELUDE, type EgressProxy } from '../../lib/sandbox/egress';
+import { newSandboxIdentity, type SandboxIdentity } from '../../lib/sandbox/identity';
+import { describeLimit, limitFromExit, resolveLimits, type LimitReason, type SandboxLimits } from '../../lib/sandbox/limits';
+import { sandboxMode } from '../../lib/sandbox/mode';
+import { watchLimits } from '../../lib/sandbox/monitor';
+import { probeSandbox } from '../../lib/sandbox/probe';
+import type { CommandResult } from '../types';
 
 // Runs the repository's own commands (install, build, tests). Those commands
 // are untrusted code, so each one:

@@ -1,7 +1,7 @@
-import type { RepositorySettings } from '../common/settings';
-import { runEvent, type Proof } from '../common/run-events';
+import type { RepositorySettings } from '../../common/settings';
+import { runEvent, type Proof } from '../../common/run-events';
 import type { GateRepeat, Gates } from './gates';
-import type { GateName, TestRun } from './types';
+import type { GateName, TestRun } from '../types';
 
 // A fix is proven only when its target tests answer to it and to nothing
 // else: they pass every repeat with the fix (GREEN and the final rerun, each

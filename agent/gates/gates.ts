@@ -1,10 +1,10 @@
-import type { RepositorySettings } from '../common/settings';
+import type { RepositorySettings } from '../../common/settings';
 import { parseBuildDiagnostics } from './diagnostics';
-import { applyEditToFiles, EditSchema } from './edits';
-import { git } from './git';
+import { applyEditToFiles, EditSchema } from '../edits/edits';
+import { git } from '../workspace/git';
 import { syntaxCheckFiles } from './syntax';
-import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand } from './test-runner';
-import { isInstanceOf } from '../lib/junit/test-id';
+import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand } from '../testing/test-runner';
+import { isInstanceOf } from '../../lib/junit/test-id';
 import type {
   CommandResult,
   Diagnostic,
@@ -14,10 +14,10 @@ import type {
   GateVerdict,
   PolicyGates,
   TestRun,
-} from './types';
-import { BinaryFileError, WorkspacePathError, type Workspace } from './workspace';
-import { gateEvent, logEvent } from '../common/run-events';
-import { countTests } from '../common/test-results';
+} from '../types';
+import { BinaryFileError, WorkspacePathError, type Workspace } from '../workspace/workspace';
+import { gateEvent, logEvent } from '../../common/run-events';
+import { countTests } from '../../common/test-results';
 
 // EviACT's compile gate and test-driven gate. Every edit a policy makes goes
 // through applyEdit: it must be well formed, apply cleanly, parse, and build;
@@ -56,7 +56,7 @@ export interface Gates extends PolicyGates {
   regression(): Promise<{ verdict: GateVerdict; run: TestRun }>;
   /** the pipeline's own rerun of the target tests on the final diff */
   final(): Promise<{ verdict: GateVerdict; run: TestRun }>;
-  /** the target tests as a named gate; RED and base expect them to fail; a repeat runs with its shuffle (agent/proof.ts) */
+  /** the target tests as a named gate; RED and base expect them to fail; a repeat runs with its shuffle (agent/gates/proof.ts) */
   runTargets(gate: GateName, expect: 'pass' | 'fail', repeat?: GateRepeat): Promise<{ verdict: GateVerdict; run: TestRun }>;
   /** narrows the targets (after RED: only the ones that reproduced) */
   setTargets(targets: Array<{ id: string; name?: string; file?: string }>): void;

@@ -10,7 +10,7 @@
 // own files, wherever they are.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { matcher } from './glob';
+import { matcher } from '../workspace/glob';
 
 const CONVENTION = new RegExp(
   [

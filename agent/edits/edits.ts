@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { parseApplyDiagnostics } from './diagnostics';
-import { git } from './git';
-import type { Diagnostic, Edit } from './types';
-import { BinaryFileError, type Workspace } from './workspace';
+import { parseApplyDiagnostics } from '../gates/diagnostics';
+import { git } from '../workspace/git';
+import type { Diagnostic, Edit } from '../types';
+import { BinaryFileError, type Workspace } from '../workspace/workspace';
 
 // What a policy's edit is, and how it lands on the workspace's files. Only the
 // compile gate calls applyEditToFiles: it snapshots first and rolls back when

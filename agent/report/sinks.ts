@@ -1,4 +1,4 @@
-import type { AgentEvent, EventSink } from './types';
+import type { AgentEvent, EventSink } from '../types';
 
 // Event sinks for the pipeline: an array (tests, the CLI's final report), a
 // printer (the CLI's live trajectory) and a fan-out. The database sink lives

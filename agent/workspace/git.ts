@@ -1,10 +1,10 @@
-import { runGit, type GitResult, type GitRunOptions } from '../lib/git/runner';
+import { runGit, type GitResult, type GitRunOptions } from '../../lib/git/runner';
 
 // The agent's git: the run's own clone, through the workspace profile (no
 // user or system config, no hooks, filters or prompts; lib/git/runner.ts).
 // Credentials (a code host's token) are for the clone and fetch only.
 
-export { GitError, isCredentialRefusal, isRepositoryNotFound, type GitCredentials, type GitResult } from '../lib/git/runner';
+export { GitError, isCredentialRefusal, isRepositoryNotFound, type GitCredentials, type GitResult } from '../../lib/git/runner';
 
 /** Runs git in the workspace `cwd`; throws GitError unless the exit code is 0 or listed in `okCodes`. */
 export function git(cwd: string, args: string[], opts: Pick<GitRunOptions, 'input' | 'okCodes' | 'timeoutMs' | 'maxOutputBytes' | 'credentials'> = {}): Promise<GitResult> {

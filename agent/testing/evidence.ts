@@ -1,7 +1,7 @@
 import { isTestPath } from './test-files';
 import path from 'node:path';
-import type { Evidence, ExpectedActual, StackFrame, TestResult, TestRun } from './types';
-import { clip, parseExpectedActual } from '../common/test-results';
+import type { Evidence, ExpectedActual, StackFrame, TestResult, TestRun } from '../types';
+import { clip, parseExpectedActual } from '../../common/test-results';
 
 // Turns failing test results and logs into evidence the scaffold and the
 // policies can act on: which tests fail, with what message, the expected and
@@ -20,7 +20,7 @@ export interface EvidenceInput {
   files: string[];
   /** limit to these test ids (default: every failing result) */
   targets?: string[];
-  /** the repository's tests and helpers (agent/test-files.ts); default: the conventions */
+  /** the repository's tests and helpers (agent/testing/test-files.ts); default: the conventions */
   isTestFile?: (rel: string) => boolean;
 }
 

@@ -1,4 +1,4 @@
-import type { Diagnostic } from './types';
+import type { Diagnostic } from '../types';
 
 // Tool output read back as structured diagnostics, so a policy is told which
 // file and line to look at rather than handed a log: a failed build's output

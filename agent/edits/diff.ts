@@ -2,7 +2,7 @@
 // renamed, binary) and which lines. The post filters judge fixes by their
 // diff, and the pipeline derives the change's edited spans from it.
 
-import { parsePatch } from '../lib/diff/apply';
+import { parsePatch } from '../../lib/diff/apply';
 
 export interface DiffLine {
   type: '+' | '-' | ' ';

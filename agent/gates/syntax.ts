@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import ts from 'typescript';
-import { checkPythonSyntax } from './python/client';
-import type { Diagnostic } from './types';
-import type { Workspace } from './workspace';
+import { checkPythonSyntax } from '../python/client';
+import type { Diagnostic } from '../types';
+import type { Workspace } from '../workspace/workspace';
 
 // The compile gate's syntax checkers: each parses a file the way its own
 // language does and runs nothing of it, so a broken edit is refused before

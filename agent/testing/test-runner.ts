@@ -1,15 +1,15 @@
 import { readFile, readdir, realpath, rm } from 'node:fs/promises';
-import { baseTestId, isInstanceOf, leafName, testNameOf } from '../lib/junit/test-id';
+import { baseTestId, isInstanceOf, leafName, testNameOf } from '../../lib/junit/test-id';
 import path from 'node:path';
-import { disambiguateTestIds, parseJunitXml } from '../lib/junit/parse';
-import type { RepositorySettings } from '../common/settings';
-import { cacheEnv, noInstallScriptsEnv } from '../lib/sandbox/cache';
-import type { SandboxLimits } from '../lib/sandbox/limits';
-import { buildSandboxEnv, runCommand, shellQuote } from './exec';
-import { globToRegExp } from './glob';
+import { disambiguateTestIds, parseJunitXml } from '../../lib/junit/parse';
+import type { RepositorySettings } from '../../common/settings';
+import { cacheEnv, noInstallScriptsEnv } from '../../lib/sandbox/cache';
+import type { SandboxLimits } from '../../lib/sandbox/limits';
+import { buildSandboxEnv, runCommand, shellQuote } from '../workspace/exec';
+import { globToRegExp } from '../workspace/glob';
 import { parseTap, pytestAddoptsRetry, tapCutShort } from './runners';
-import type { CommandResult, TestResult, TestRun } from './types';
-import type { Workspace } from './workspace';
+import type { CommandResult, TestResult, TestRun } from '../types';
+import type { Workspace } from '../workspace/workspace';
 
 // Runs the repository's own test command and reads the outcome from the JUnit
 // report it writes, never from the exit code alone: a command may run more
@@ -185,7 +185,7 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     found++;
     try {
       if (rel.endsWith('.tap')) {
-        // a TAP producer's output (agent/runners.ts)
+        // a TAP producer's output (agent/testing/runners.ts)
         const text = bytes.toString('utf8');
         results.push(...parseTap(text, 'tap', root));
         const cut = tapCutShort(text);
@@ -281,7 +281,7 @@ export async function runTests(
     env?: Record<string, string>;
     /** a target run that keeps every result of the report, not only the targets' */
     allResults?: boolean;
-    /** appended to the test command (a proof repeat's shuffle: agent/proof.ts) */
+    /** appended to the test command (a proof repeat's shuffle: agent/gates/proof.ts) */
     extraArgs?: string;
   },
 ): Promise<TestRun> {
