@@ -1,3 +1,7 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
@@ -55,13 +59,52 @@ function uninstall(testDb: DbHandle): void {
   setDbHandle(undefined);
 }
 
-// Starting PGlite costs ~1.5 s and migrating it more; loading a data dir
-// dumped from an already migrated instance takes ~0.7 s. So the first
-// database of a process is migrated for real and dumped, and later ones start
-// from that dump (it includes the _prisma_migrations rows).
+// Starting PGlite costs ~1.5 s and migrating it ~8 s of CPU (20 s on a busy
+// machine); loading a data dir dumped from an already migrated instance takes
+// ~0.7 s. So the first database of a process is migrated for real and
+// dumped, and later ones start from that dump (it includes the
+// _prisma_migrations rows). The dump is also kept on disk, named by the
+// migrations' and PGlite's contents, so the other test processes of a run
+// (one per file) load it instead of migrating again; a changed migration
+// names a new dump.
 let migratedDump: Promise<File | Blob> | undefined;
 
+const DUMP_DIR = path.resolve('node_modules', '.cache', 'flowfix-test');
+
+/** Where the migrated PGlite dump of these migrations is kept (its name: their contents and PGlite's version). */
+export function migratedDumpPath(migrations: string = path.resolve('prisma', 'migrations')): string {
+  const hash = createHash('sha256');
+  for (const entry of readdirSync(migrations, { recursive: true }).map(String).sort()) {
+    const file = path.join(migrations, entry);
+    if (!statSync(file).isFile()) continue;
+    hash.update(entry).update('\0').update(readFileSync(file)).update('\0');
+  }
+  hash.update(readFileSync(path.resolve('node_modules', '@electric-sql', 'pglite', 'package.json')));
+  return path.join(DUMP_DIR, `pglite-migrated-${hash.digest('hex').slice(0, 16)}.tar`);
+}
+
+async function dumpFromDisk(file: string): Promise<Blob | undefined> {
+  try {
+    return new Blob([await readFile(file)]);
+  } catch {
+    return undefined;
+  }
+}
+
+async function keepOnDisk(file: string, dump: Blob): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  // written whole, then renamed: a process that reads it never sees half a dump
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+  await rename(partial, file);
+}
+
 async function openMigratedPglite(): Promise<DbHandle> {
+  const onDisk = migratedDump ? undefined : migratedDumpPath();
+  if (onDisk && !migratedDump) {
+    const found = await dumpFromDisk(onDisk);
+    if (found) migratedDump = Promise.resolve(found);
+  }
   if (migratedDump) {
     const loadDataDir = await migratedDump;
     const pglite = createPGlite(undefined, { loadDataDir });
@@ -92,6 +135,8 @@ async function openMigratedPglite(): Promise<DbHandle> {
     await handle.close();
     throw error;
   }
+  // a cache only: a run that cannot write it migrates in each process, as before
+  if (onDisk) await keepOnDisk(onDisk, await dump).catch(() => {});
   return handle;
 }
 

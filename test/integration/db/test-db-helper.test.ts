@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { getDb } from '../../../lib/db';
 import { readMigrations } from '../../../scripts/db/migrate';
-import { createTestDb, type TestDbKind } from '../../helpers/test-db';
+import { createTestDb, migratedDumpPath, type TestDbKind } from '../../helpers/test-db';
 
 // createTestDb() must hand out fresh, fully migrated databases on both
 // backends and install each as the process handle.
@@ -48,5 +51,22 @@ test('drop() of a postgres test database removes the database', async () => {
     assert.equal(rows[0]?.n, 0);
   } finally {
     await probe.drop();
+  }
+});
+
+test('the migrated PGlite dump other test processes load is named by the migrations: a changed or added migration names another', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'flowfix-migrations-'));
+  try {
+    cpSync(path.resolve('prisma', 'migrations'), dir, { recursive: true });
+    const same = migratedDumpPath(dir);
+    assert.equal(same, migratedDumpPath());
+    const last = readMigrations().at(-1)!.name;
+    writeFileSync(path.join(dir, last, 'migration.sql'), '-- edited\n', { flag: 'a' });
+    const edited = migratedDumpPath(dir);
+    assert.notEqual(edited, same);
+    cpSync(path.join(dir, last), path.join(dir, '29991231000000_later'), { recursive: true });
+    assert.notEqual(migratedDumpPath(dir), edited);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
