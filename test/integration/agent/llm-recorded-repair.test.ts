@@ -44,7 +44,8 @@ const servers: ScriptedModelServer[] = [];
 
 before(async () => {
   assert.ok(bug, `the corpus has the bug ${conversation.bug}`);
-  db = await createTestDb();
+  // the model dialects and the pricing are this file's subject, not the database: one backend (the real server)
+  db = await createTestDb({ kind: 'postgres' });
   worker = await startWorker({ concurrency: 1, leaseMs: 10_000, heartbeatMs: 250, pollMs: 100 });
 });
 after(async () => {
@@ -116,7 +117,7 @@ function assertRepairedWithEveryGate({ run, events, fixes }: Awaited<ReturnType<
   assert.ok(run.promptTokens > 0 && run.completionTokens > 0);
 }
 
-describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'} (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
+describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
   test('native tool calls on the Azure dialect: deployment URL, api-version, api-key; priced from the admin table', async () => {
     const admin = await db.db.user.create({ data: { email: 'admin@prices.test', name: 'Admin', roles: ['ADMIN'] } });
     // priced under the name Azure answers with (the model behind the deployment)

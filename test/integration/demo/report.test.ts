@@ -29,7 +29,8 @@ describe('demo reporter', () => {
   let outcomes: ReportOutcome[];
 
   before(async () => {
-    testDb = await createTestDb();
+    // the demo's reporting as `npm run demo` does it, on the demo's own backend (its real test runs cost minutes: once, not per backend)
+    testDb = await createTestDb({ kind: 'pglite' });
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'flowfix-demo-report-'));
     repos = await buildDemoRepos({ dataDir });
     const seeded = await seedDemo({ db: testDb.db, repositories: seedRepositoriesFrom(repos), history: false });
