@@ -21,7 +21,7 @@ import type { CohortSlice } from './insights/rollup';
 // code hosts depend on those features and not the other way round. They are
 // loaded before the first transaction opens, never inside one: loading a
 // module takes time a transaction would spend holding its locks.
-// test/integration/core/writes.test.ts checks that every transaction in lib/
+// test/unit/core/writes-hook.test.ts checks that every transaction in lib/
 // and agent/ that writes those rows goes through writeTx.
 
 export type Tx = Prisma.TransactionClient;
