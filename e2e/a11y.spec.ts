@@ -7,7 +7,8 @@ import { signInAs, type DemoRole } from './helpers';
 // in the real browser, at a desktop width and at a phone's 390 px, where no
 // page may scroll sideways (wide content such as the diff scrolls inside
 // itself), in the light theme and in the dark one (the browser says it prefers
-// light, then dark; no choice is stored, so the open page follows it).
+// light, then dark; no choice is stored, so the open page follows it; the
+// dark theme is held to the rules that read colours, below).
 // Screenshots of each page, width and theme land in test-results/ for a
 // person to look at. Each role signs in through the form once (the sign-in
 // itself is auth.spec.ts's subject); its session cookie opens every page after.
