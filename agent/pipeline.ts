@@ -6,7 +6,8 @@ import { createRunState, RunExit, type RunState } from './phases/state';
 import { summarise } from './phases/summary';
 import { finalRerun, verify } from './phases/verify';
 import type { ExitReason, GateVerdict } from './types';
-import { runEvent } from '../common/run-events';
+import { logEvent, runEvent } from '../common/run-events';
+import { timeoutLine } from './report/sinks';
 import type { RepairResult, RepairStatus, RepairTimings, RunRepairInput } from './phases/contract';
 
 // EviACT's Setup → Localise → Patch → Verify with FlowAgent's summary and
@@ -42,7 +43,10 @@ async function finish(state: RunState, exitReason: ExitReason, exitDetail?: stri
     builds: meter.builds,
     targetRuns: meter.targetRuns,
     regressionRuns: meter.regressionRuns,
+    timeouts: meter.timeouts,
+    timeoutMs: meter.timeoutMs,
   };
+  if (meter.timeouts > 0) await state.sink.emit(logEvent(timeoutLine(timings), { timeouts: meter.timeouts, timeoutMs: meter.timeoutMs }));
   const result: RepairResult = {
     status: statusOf(exitReason),
     exitReason,

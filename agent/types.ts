@@ -116,6 +116,8 @@ export interface PolicyContext {
   signal: AbortSignal;
   /** the repository's tests and test helpers (agent/testing/test-files.ts): no edit there is a fix, bar a stale expectation */
   isTestFile?: (file: string) => boolean;
+  /** the post filters keep a fix that undoes the whole change (the "reverts the change" filter is off); default: they drop it */
+  revertKept?: boolean;
   limits: { maxToolCalls: number; deadline: number; maxTokens: number; maxCostUsd: number };
 }
 

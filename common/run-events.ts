@@ -54,6 +54,8 @@ export const GateVerdictSchema = z.object({
   counts: TestCountsSchema.optional(),
   /** target gates: how many targets the report did not list at all (a base revision without the test) */
   notRun: z.number().int().nonnegative().optional(),
+  /** the base gate of a change that edits only tests: a target passing on the base was made stricter by the change, not broken by it */
+  changeEditsOnlyTests: z.boolean().optional(),
   /** a repeat of the gate (agent/gates/proof.ts): which one, of how many, and the seed it ran with when the runner shuffles */
   repeat: z.object({ index: z.number().int().min(1), of: z.number().int().min(1), seed: z.number().int().optional() }).optional(),
 });

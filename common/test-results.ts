@@ -85,6 +85,14 @@ export function parseExpectedActual(testId: string, text: string): ExpectedActua
     const op = /^\s*operator: '(\w+)'/m.exec(text);
     return { testId, actual: clip(actual[1]), expected: clip(expected[1]), ...(op ? { operator: op[1] } : {}) };
   }
+  // ava's TAP diagnostics: "'Difference (- actual, + expected):': |-" (or "'Difference:'"), then "- actual" and "+ expected" lines
+  if ((m = /^\s*'Difference(?: \(- actual, \+ expected\))?:':[^\n]*\n((?:\s*[-+ ] [^\n]*\n?)+)/m.exec(text))) {
+    const lines = m[1].split('\n').map((l) => l.trim());
+    const minus = lines.filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
+    const plus = lines.filter((l) => l.startsWith('+ ')).map((l) => l.slice(2));
+    const assertion = /^\s*assertion: (?:t\.)?(\w+)/m.exec(text);
+    if (minus.length && plus.length) return { testId, actual: clip(minus.join('\n')), expected: clip(plus.join('\n')), ...(assertion ? { operator: assertion[1] } : {}) };
+  }
   // node:assert's message "4 !== 3"
   if ((m = /^\s*(.+?) (!==|!=|===|==) (.+?)\s*$/m.exec(text)) && /Expected values to be/.test(text)) {
     return { testId, actual: clip(m[1]), expected: clip(m[3]), operator: 'strictEqual' };

@@ -10,3 +10,8 @@ export function capChars(text: string, max: number): string {
   if (/[\uDC00-\uDFFF]/.test(text.charAt(text.length - tail))) tail--;
   return `${text.slice(0, head)}\n… [${text.length - head - tail} characters cut] …\n${text.slice(text.length - tail)}`;
 }
+
+/** `text` as a regular expression that matches it literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

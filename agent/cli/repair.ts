@@ -5,8 +5,8 @@ import { FilterPolicySchema, ModelSettingsSchema, resolveEffectiveSettings, merg
 import { readFlowfixFileAtRevision } from '../../lib/repositories/flowfix-file';
 import { runGit } from '../../lib/git/runner';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
-import { detectRunner, LOCK_FILES } from '../testing/runners';
-import { createPrintSink, gateOutcome } from '../report/sinks';
+import { detectRunner, LOCK_FILES, whyNoRunner } from '../testing/runners';
+import { createPrintSink, gateOutcome, timeoutLine } from '../report/sinks';
 import type { Policy } from '../types';
 import { proofLabel } from '../../common/run-events';
 
@@ -175,7 +175,7 @@ export function formatReport(result: RepairResult): string {
   out.push(
     '',
     `Result: ${result.status} (${result.exitReason})${result.evidence.proof?.status === 'unproven' ? `, ${proofLabel(result.evidence.proof)}` : ''}${result.exitDetail ? `: ${result.exitDetail}` : ''}`,
-    `Time: ${(t.wallMs / 1000).toFixed(1)} s wall, ${(t.commandMs / 1000).toFixed(1)} s in commands, ${(t.modelMs / 1000).toFixed(1)} s in model calls, ${(t.overheadMs / 1000).toFixed(1)} s orchestration; ${t.targetRuns} target runs, ${t.regressionRuns} regression runs`,
+    `Time: ${(t.wallMs / 1000).toFixed(1)} s wall, ${(t.commandMs / 1000).toFixed(1)} s in commands, ${(t.modelMs / 1000).toFixed(1)} s in model calls, ${(t.overheadMs / 1000).toFixed(1)} s orchestration; ${t.targetRuns} target runs, ${t.regressionRuns} regression runs; ${timeoutLine(t)}`,
     `Usage: ${result.usage.toolCalls} tool calls, ${result.usage.promptTokens + result.usage.completionTokens} tokens, ${result.usage.costUsd === null ? 'cost unknown (no price for the model)' : `$${result.usage.costUsd.toFixed(4)}`}`,
     '',
   );
@@ -236,7 +236,8 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     })();
     const adminSet = (admin.settings ?? {}) as Record<string, unknown>;
     if (!flags.test && !fromFile.test && !adminSet.test) {
-      const detected = detectRunner(await filesAtRevision(repoPath, args.base));
+      const files = await filesAtRevision(repoPath, args.base);
+      const detected = detectRunner(files);
       if (detected) {
         flags.test = detected.test;
         if (!flags.junitReport && !fromFile.junitReport && !adminSet.junitReport) flags.junitReport = detected.junitReport;
@@ -247,7 +248,9 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
           io.stderr(`install command: ${detected.install}\n`);
         }
       } else {
-        io.stderr('warning: no test runner detected and no test command set (--test-command or .flowfix.json); see agent/README.md\n');
+        io.stderr(
+          `warning: no test runner detected and no test command set: ${whyNoRunner(files)}; set --test-command (and --junit) to a command that writes JUnit XML or TAP, or the same in .flowfix.json; see agent/README.md\n`,
+        );
       }
     }
     const effective = resolveEffectiveSettings({

@@ -17,6 +17,8 @@ import type {
 } from '../types';
 import { BinaryFileError, WorkspacePathError, type Workspace } from '../workspace/workspace';
 import { gateEvent, logEvent } from '../../common/run-events';
+import { matcher } from '../workspace/glob';
+import { isTestPath } from '../testing/test-files';
 import { countTests } from '../../common/test-results';
 
 // EviACT's compile gate and test-driven gate. Every edit a policy makes goes
@@ -34,10 +36,22 @@ export interface CommandMeter {
   builds: number;
   targetRuns: number;
   regressionRuns: number;
+  /** commands stopped by a time limit (their own or the run's) */
+  timeouts: number;
+  /** the time those commands ran before they were stopped */
+  timeoutMs: number;
 }
 
 export function createMeter(): CommandMeter {
-  return { commandMs: 0, builds: 0, targetRuns: 0, regressionRuns: 0 };
+  return { commandMs: 0, builds: 0, targetRuns: 0, regressionRuns: 0, timeouts: 0, timeoutMs: 0 };
+}
+
+/** Counts one finished command of the run: its time, and whether a time limit stopped it. */
+export function meterCommand(meter: CommandMeter, command: Pick<CommandResult, 'durationMs' | 'timedOut'>): void {
+  meter.commandMs += command.durationMs;
+  if (!command.timedOut) return;
+  meter.timeouts += 1;
+  meter.timeoutMs += command.durationMs;
 }
 
 export interface GatesInput {
@@ -49,6 +63,8 @@ export interface GatesInput {
   meter?: CommandMeter;
   /** the run's deadline (epoch ms): every command gets min(its own limit, the time left) */
   deadline?: number;
+  /** the files the change edits (base..head): the base gate says when they are only tests */
+  changedFiles?: string[];
 }
 
 export interface Gates extends PolicyGates {
@@ -70,7 +86,8 @@ function verdictTests(run: TestRun): GateVerdict['tests'] {
 }
 
 /**
- * The time limit of a target run after RED: a few times what RED took, at
+ * The time limit of a target run after RED: a few times what RED took (or
+ * what the targets took on the base, when they passed there and faster), at
  * least CANDIDATE_MIN_SECONDS, at most the settings' `testSeconds`. Buggy
  * programs and candidate edits often loop forever; one such candidate must
  * cost seconds, not the whole test limit, and the budget goes to the next.
@@ -94,6 +111,8 @@ export function createGates(input: GatesInput): Gates {
   const meter = input.meter ?? createMeter();
   const ctx = { workspace, settings, signal: input.signal, ...(input.deadline !== undefined ? { deadline: input.deadline } : {}) };
   let targets = input.targets;
+  const isTest = matcher(settings.testPathPatterns);
+  const testsOnly = (input.changedFiles ?? []).length > 0 && (input.changedFiles ?? []).every((f) => isTestPath(f) || isTest(f));
   let failingAtBase: string[] = [];
   // set by the first RED run that finished in time
   let targetTimeout: number | undefined;
@@ -114,7 +133,7 @@ export function createGates(input: GatesInput): Gates {
 
   async function command(cmd: string, timeoutSeconds: number, network: boolean): Promise<CommandResult> {
     const result = await runWorkspaceCommand({ ...ctx, command: cmd, timeoutSeconds, network });
-    meter.commandMs += result.durationMs;
+    meterCommand(meter, result);
     return result;
   }
 
@@ -196,9 +215,16 @@ export function createGates(input: GatesInput): Gates {
       ...(repeat?.extraArgs ? { extraArgs: repeat.extraArgs } : {}),
       ...(repeat?.env ? { env: repeat.env } : {}),
     });
-    meter.commandMs += run.command.durationMs;
+    meterCommand(meter, run.command);
     if (gate === 'red' && !run.command.timedOut && targetTimeout === undefined) {
       targetTimeout = candidateTimeoutSeconds(run.command.durationMs, settings.timeLimits.testSeconds);
+    }
+    // The same targets passing on the base say how long the code took before
+    // the change: a bug that made them slow (a loop, a wait) makes RED slow too,
+    // and a candidate that is still that slow is not the fix.
+    if (gate === 'base' && !run.command.timedOut && allPassed(run) && !run.results.some(didNotRun)) {
+      const healthy = candidateTimeoutSeconds(run.command.durationMs, settings.timeLimits.testSeconds);
+      targetTimeout = Math.min(targetTimeout ?? healthy, healthy);
     }
     await reportWarnings(run);
     const passedAll = allPassed(run);
@@ -219,6 +245,7 @@ export function createGates(input: GatesInput): Gates {
       tests: verdictTests(run),
       counts: countTests(run.results),
       ...(notRun ? { notRun } : {}),
+      ...(gate === 'base' && testsOnly ? { changeEditsOnlyTests: true } : {}),
       ...(repeat ? { repeat: { index: repeat.index, of: repeat.of, ...(repeat.seed !== undefined ? { seed: repeat.seed } : {}) } } : {}),
     };
     await emitVerdict(verdict);
@@ -228,7 +255,7 @@ export function createGates(input: GatesInput): Gates {
   async function regression(): Promise<{ verdict: GateVerdict; run: TestRun }> {
     meter.regressionRuns++;
     const run = await runTests({ ...ctx, kind: 'regression', targets: [] });
-    meter.commandMs += run.command.durationMs;
+    meterCommand(meter, run.command);
     await reportWarnings(run);
     const failedAll = failedResults(run);
     const failing = failedAll.filter((r) => !failingAtBase.some((id) => isInstanceOf(r, id)));

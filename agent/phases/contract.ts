@@ -101,6 +101,9 @@ export interface RepairTimings {
   builds: number;
   targetRuns: number;
   regressionRuns: number;
+  /** commands a time limit stopped, and the time they had run: what the run lost to timeouts */
+  timeouts: number;
+  timeoutMs: number;
 }
 
 export interface RepairResult {

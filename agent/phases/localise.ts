@@ -1,6 +1,6 @@
 import { collectCoverage, type Spectrum } from '../coverage/index';
 import { extractEvidence } from '../testing/evidence';
-import { candidateTimeoutSeconds } from '../gates/gates';
+import { candidateTimeoutSeconds, meterCommand } from '../gates/gates';
 import { judgeDeliberate } from '../policies/offline/stale';
 import { detectTestFiles, isTestPath } from '../testing/test-files';
 import { git } from '../workspace/git';
@@ -31,7 +31,7 @@ async function coverageFor(state: RedState, isTestFile: (rel: string) => boolean
   const started = performance.now();
   try {
     const cov = await collectCoverage({ workspace: ws, settings, targets, timeoutSeconds, signal, deadline: state.deadline, isTestFile });
-    meter.commandMs += cov.run.command.durationMs;
+    meterCommand(meter, cov.run.command);
     await state.log(
       `coverage: ${cov.failing} failing and ${cov.passing} passing test(s) over ${cov.files} production file(s) in ${Math.round(performance.now() - started)} ms`,
       { recorded: cov.recorded, failing: cov.failing, passing: cov.passing, files: cov.files, durationMs: Math.round(performance.now() - started) },

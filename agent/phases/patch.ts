@@ -64,6 +64,7 @@ export async function patch(state: LocalisedState, attempt: number): Promise<voi
       sink: { emit: (e) => sink.emit({ phase: 'patch', ...e }) },
       signal,
       isTestFile: state.testFiles.is,
+      revertKept: !state.filterPolicy.post.revertsChange,
       limits: {
         maxToolCalls: modelSettings.maxToolCalls,
         deadline: deadlines.get(policy)!,

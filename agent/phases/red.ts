@@ -1,3 +1,4 @@
+import { meterCommand } from '../gates/gates';
 import { commandOutcome, didNotRun, failedResults, runTests } from '../testing/test-runner';
 import type { TestRun } from '../types';
 import { RunExit, type RedState, type SetupState } from './state';
@@ -16,7 +17,7 @@ export async function red(state: SetupState): Promise<RedState> {
   if ((input.targetTests ?? []).length === 0) {
     // no targets named: the failing tests of a full run are the targets
     const full = await runTests({ workspace: ws, settings, signal, deadline: state.deadline, kind: 'regression', targets: [] });
-    meter.commandMs += full.command.durationMs;
+    meterCommand(meter, full.command);
     meter.regressionRuns++;
     state.throwIfCancelled();
     if (full.command.timedOut) throw new RunExit('time_limit', `the test suite timed out on the head revision: ${full.reportError ?? ''}; ${commandOutcome(full.command)}`);

@@ -1,5 +1,5 @@
-import { editedSpans as spansOfDiff } from '../edits/diff';
-import { createGates } from '../gates/gates';
+import { editedSpans as spansOfDiff, parseUnifiedDiff } from '../edits/diff';
+import { createGates, meterCommand } from '../gates/gates';
 import { git } from '../workspace/git';
 import { commandOutcome, runWorkspaceCommand } from '../testing/test-runner';
 import type { ChangeContext } from '../types';
@@ -71,7 +71,7 @@ export async function setup(state: RunState): Promise<SetupState> {
         install: true,
       });
     let installed = await install(settings.install);
-    meter.commandMs += installed.durationMs;
+    meterCommand(meter, installed);
     await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs });
     state.throwIfCancelled();
     const fallback = npmInstallFallback(settings.install);
@@ -81,7 +81,7 @@ export async function setup(state: RunState): Promise<SetupState> {
         command: fallback,
       });
       installed = await install(fallback);
-      meter.commandMs += installed.durationMs;
+      meterCommand(meter, installed);
       await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs, command: fallback });
       state.throwIfCancelled();
     }
@@ -92,7 +92,8 @@ export async function setup(state: RunState): Promise<SetupState> {
 
   // the targets CI named; RED replaces them with the ones that reproduce
   const targets = (input.targetTests ?? []).map((id) => ({ id }));
-  const gates = createGates({ workspace: ws, settings, targets, sink, signal, meter, deadline: state.deadline });
+  const changedFiles = parseUnifiedDiff(state.changeDiff).flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => !!p));
+  const gates = createGates({ workspace: ws, settings, targets, sink, signal, meter, deadline: state.deadline, changedFiles: [...new Set(changedFiles)] });
   if (settings.build) {
     const built = await gates.build();
     await state.log(built.exitCode === 0 ? 'the head revision builds' : 'the head revision does not build; an accepted edit must fix that too', {

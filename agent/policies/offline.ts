@@ -67,6 +67,7 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       change: ctx.change,
       max: maxCandidates,
       ...(ctx.isTestFile ? { isTestFile: ctx.isTestFile } : {}),
+      revertKept: ctx.revertKept ?? false,
     });
     const { candidates, deliberate, skipped, pruned } = generated;
     const byTemplate: Record<string, number> = {};
@@ -74,7 +75,7 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     await emit(ctx, {
       type: 'thought',
       payload: {
-        text: `${candidates.length} candidate edit(s) from ${ctx.suspects.length} suspect(s), tried in order of suspiciousness × pattern prior × edit size${pruned.duplicates || pruned.unparsable ? ` (left out: ${pruned.duplicates} with the same syntax tree as a better one, ${pruned.unparsable} that do not parse)` : ''}. Intent: ${deliberate.why}.`,
+        text: `${candidates.length} candidate edit(s) from ${ctx.suspects.length} suspect(s), tried in order of suspiciousness × pattern prior × edit size${pruned.duplicates || pruned.unparsable || pruned.reverts ? ` (left out: ${pruned.duplicates} with the same syntax tree as a better one, ${pruned.unparsable} that do not parse${pruned.reverts ? `, ${pruned.reverts} that would undo the whole change` : ''})` : ''}. Intent: ${deliberate.why}.`,
         candidates: candidates.length,
         byTemplate,
         deliberate: deliberate.level,

@@ -449,6 +449,9 @@ def structural_sites(tree, text, lines, start, end):
                 alts = [n for n, d in variables if n != node.id and (d == 99) == (me[0] == 99)][:MAX_ALTERNATIVES]
                 if alts:
                     found.append(dict(kind="name", text=node.id, alternatives=alts, **seg(node)))
+        # `v = e` on one line, e a value that can be compared (no literal, collection or comprehension): a running extremum or a clamp wraps e
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, (ast.BinOp, ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.UnaryOp, ast.IfExp)) and node.lineno == node.end_lineno:
+            found.append(dict(kind="assigned", text=node.targets[0].id, **seg(node.value)))
         # a field
         if isinstance(node, ast.Attribute) and not (isinstance(parent, ast.Call) and parent.func is node):
             receiver = ast.unparse(node.value)

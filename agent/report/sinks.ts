@@ -1,3 +1,4 @@
+import type { RepairTimings } from '../phases/contract';
 import type { AgentEvent, EventSink } from '../types';
 
 // Event sinks for the pipeline: an array (tests, the CLI's final report), a
@@ -27,6 +28,13 @@ export function fanOut(...sinks: EventSink[]): EventSink {
   };
 }
 
+/** How much of the run went to commands a time limit stopped, in words (the run's log and the CLI's report say it). */
+export function timeoutLine(t: Pick<RepairTimings, 'wallMs' | 'timeouts' | 'timeoutMs'>): string {
+  if (t.timeouts === 0) return 'no command timed out';
+  const share = t.wallMs > 0 ? Math.min(100, Math.round((t.timeoutMs / t.wallMs) * 100)) : 0;
+  return `${t.timeouts} command${t.timeouts === 1 ? '' : 's'} timed out: ${(t.timeoutMs / 1000).toFixed(1)} s, ${share}% of the run's ${(t.wallMs / 1000).toFixed(1)} s`;
+}
+
 function short(value: unknown, max = 160): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   const oneLine = (text ?? '').replace(/\s+/g, ' ').trim();
@@ -38,7 +46,7 @@ function short(value: unknown, max = 160): string {
  * reads backwards as PASS/FAIL: they say what happened and mark the outcome
  * a repair wants.
  */
-export function gateOutcome(gate: string, passed: boolean, verdict: { notRun?: unknown; tests?: unknown } = {}): string {
+export function gateOutcome(gate: string, passed: boolean, verdict: { notRun?: unknown; tests?: unknown; changeEditsOnlyTests?: unknown } = {}): string {
   const absent = typeof verdict.notRun === 'number' && verdict.notRun > 0 && (!Array.isArray(verdict.tests) || verdict.notRun >= verdict.tests.length);
   if (gate === 'red') {
     if (!passed && absent) return 'the target tests did not run on the head ✗ (not reproduced)';
@@ -47,6 +55,8 @@ export function gateOutcome(gate: string, passed: boolean, verdict: { notRun?: u
   if (gate === 'base') {
     // a test the change adds has nothing to say at the base: neither "broke" nor "not caused"
     if (!passed && absent) return 'the target tests are not at the base revision – (added by the change)';
+    // nor is a test the change made stricter while it left the code alone
+    if (!passed && verdict.changeEditsOnlyTests === true) return 'the target tests pass without the change – (the change edits only tests: new or stricter assertions)';
     return passed ? 'the target tests fail without the change too ✗ (not caused by it)' : 'the target tests pass without the change ✓ (the change broke them)';
   }
   return passed ? 'PASS' : 'FAIL';

@@ -33,7 +33,7 @@ export const PySiteSchema = PosSchema.extend({
   kind: z.enum([
     'op', 'keyword', 'number', 'string', 'condition', 'return', 'call-args', 'operands', 'compare',
     // the wider search (agent/policies/offline/sites.ts)
-    'name', 'attribute', 'callee', 'index', 'clauses', 'guardable', 'statement', 'donor', 'entry',
+    'name', 'attribute', 'callee', 'index', 'clauses', 'guardable', 'statement', 'donor', 'entry', 'assigned',
   ]),
   text: z.string().optional(),
   args: z.array(PosSchema).optional(),

@@ -40,6 +40,8 @@ const PYTEST_LOCATION = /^([^\s:][^:]*\.py):(\d+): (\w[\w.]*)?/;
 const JAVA_FRAME = /^\s*at ([\w$.]+)\.([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)/;
 const GO_FRAME = /^\s*(\/[^\s:]+\.go):(\d+)(?: \+0x[0-9a-f]+)?\s*$/;
 const GO_TESTLOG = /^\s*([\w./-]+_test\.go):(\d+):/;
+/** ava's TAP diagnostics: where the failing assertion is (`at: 'file:///…/test.js:5:4'`) */
+const AVA_AT = /^\s*at: '(?:file:\/\/)?([^'()\s][^'()]*?):(\d+):(\d+)'\s*$/;
 
 function parseFrames(text: string): RawFrame[] {
   const frames: RawFrame[] = [];
@@ -64,6 +66,8 @@ function parseFrames(text: string): RawFrame[] {
       frames.push({ file: m[1], line: Number(m[2]), fn: lastGoFn });
     } else if ((m = GO_TESTLOG.exec(line))) {
       frames.push({ file: m[1], line: Number(m[2]) });
+    } else if ((m = AVA_AT.exec(line))) {
+      frames.push({ file: m[1], line: Number(m[2]), column: Number(m[3]) });
     }
     const goFn = /^([\w./-]+)\.(\w+)\(/.exec(line);
     lastGoFn = goFn ? goFn[2] : undefined;

@@ -163,6 +163,27 @@ export function detectRunner(read: (rel: string) => string | null): DetectedRunn
   return null;
 }
 
+/** Why detectRunner found nothing, in one line a user can act on (it returned null). */
+export function whyNoRunner(read: (rel: string) => string | null): string {
+  const pkgText = read('package.json');
+  if (pkgText !== null) {
+    let pkg: { scripts?: Record<string, string>; devDependencies?: Record<string, string>; dependencies?: Record<string, string> } = {};
+    try {
+      pkg = JSON.parse(pkgText) as typeof pkg;
+    } catch {
+      return 'package.json does not parse';
+    }
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+    const script = effectiveTestScript(pkg.scripts ?? {});
+    if (/(^|[\s/;&|])jest(\s|$)/.test(script) || 'jest' in deps) {
+      return 'jest writes neither JUnit XML nor TAP by itself: add jest-junit to the devDependencies (flowfix then runs jest with it), or set a test command that writes one of them';
+    }
+    if (!script.trim()) return 'package.json has no scripts.test';
+    return `package.json scripts.test runs \`${script.length > 120 ? `${script.slice(0, 120)}…` : script}\`, and no runner flowfix reads results from (node --test, vitest, jest with jest-junit, mocha, ava, tap, tape, pytest, unittest) is in it or in the dependencies`;
+  }
+  return 'no package.json, pyproject.toml, setup.py, setup.cfg or requirements.txt at the base revision';
+}
+
 /**
  * Why a TAP stream does not account for every test, if it does not: a
  * `Bail out!`, no plan (the producers that print it last died before it), or

@@ -10,6 +10,7 @@ import { globToRegExp } from '../workspace/glob';
 import { parseTap, pytestAddoptsRetry, tapCutShort } from './runners';
 import type { CommandResult, TestResult, TestRun } from '../types';
 import type { Workspace } from '../workspace/workspace';
+import { escapeRegExp } from '../../common/text';
 
 // Runs the repository's own test command and reads the outcome from the JUnit
 // report it writes, never from the exit code alone: a command may run more
@@ -97,8 +98,6 @@ export async function runWorkspaceCommand(input: CommandContext & {
   workspace.setLastLog(result.output);
   return result;
 }
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Fills the test command template with the target tests (see RepositorySettingsSchema). */
 export function renderTestCommand(template: string, targets: Array<{ id: string; name?: string; file?: string }>): string {

@@ -182,6 +182,9 @@ export function sandboxArgv(
     identity: opts.identity,
     limits: opts.limits,
     ...(opts.egressSocket ? { egressSocket: opts.egressSocket } : {}),
+    // runSpawned starts it detached: a session of its own, no terminal, and
+    // a group that killGroup reaches whatever bubblewrap is doing
+    newSession: false,
   });
 }
 

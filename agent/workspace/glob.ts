@@ -1,7 +1,7 @@
 // A small glob matcher for workspace-relative posix paths: `**` spans folders,
 // `*` and `?` stay inside one. Enough for report paths and test-file patterns.
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+import { escapeRegExp } from '../../common/text';
 
 export function globToRegExp(glob: string): RegExp {
   let re = '';

@@ -140,6 +140,9 @@ function settingsFor(mod: ModuleUnderTest, targetFiles: string[]): RepositorySet
     regression: all.test,
     junitReport: target.junitReport,
     timeLimits: { testSeconds: 60, regressionSeconds: 120, buildSeconds: 60 },
+    // one run each of GREEN, the final rerun and the head without the fix: the framed suites were screened
+    // green and deterministic, and the proof's repeats are there for flaky targets
+    proof: { runs: 1 },
   });
 }
 
@@ -164,6 +167,13 @@ export interface MutantOutcome {
   diff: string;
   wallMs: number;
   phaseMs?: Partial<Record<string, number>>;
+  /** commands a time limit stopped in the run, and the time they took */
+  timeouts?: number;
+  timeoutMs?: number;
+  /** the run's command time and how many target and regression runs it made */
+  commandMs?: number;
+  targetRuns?: number;
+  regressionRuns?: number;
   candidates: number;
 }
 
@@ -189,10 +199,11 @@ async function repairOne(input: { mod: ModuleUnderTest; mutant: Mutant; screen: 
       filterPolicy: FilterPolicySchema.parse({ pre: {}, post: { revertsChange: false } }),
       modelSettings: ModelSettingsSchema.parse({ policy: 'offline', offline: { maxCandidates: input.maxCandidates } }),
       policy: createOfflinePolicy({ maxCandidates: input.maxCandidates }),
-      // trimmed to the targeted tests: no base run, no regression suite in the
-      // pipeline; the bench runs the whole framed suite once over a fix below
-      checkBase: false,
-      runRegression: false,
+      // the base run (one target run on the original, where they pass: that is how the mutant was kept)
+      // times the candidates by the healthy code, as in production; the regression suite is the module's
+      // whole framed suite, as an admin would set it: a fix it refuses sends the policy on to its next
+      // candidate. The bench still checks every fix that is not the original below.
+      checkBase: true,
       sink: { emit: async (e) => void events.push(e) },
       change: { title: `Update ${path.basename(mod.file)}`, description: '', author: 'bench' },
       workDir,
@@ -242,6 +253,11 @@ async function repairOne(input: { mod: ModuleUnderTest; mutant: Mutant; screen: 
       diff: result.diff,
       wallMs: result.timings.wallMs,
       phaseMs: result.phaseTimings,
+      timeouts: result.timings.timeouts,
+      timeoutMs: result.timings.timeoutMs,
+      commandMs: result.timings.commandMs,
+      targetRuns: result.timings.targetRuns,
+      regressionRuns: result.timings.regressionRuns,
       candidates: events.filter((e) => e.type === 'candidate').length,
     };
   } finally {
@@ -282,6 +298,9 @@ export function report(outcomes: MutantOutcome[], meta: { seed: number; screened
   lines.push(`time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`);
   const phases = [...new Set(outcomes.flatMap((o) => Object.keys(o.phaseMs ?? {})))];
   lines.push(`  by phase, mean s per run             ${phases.map((p) => `${p} ${(outcomes.reduce((n, o) => n + (o.phaseMs?.[p] ?? 0), 0) / Math.max(1, outcomes.length) / 1000).toFixed(1)}`).join(', ')}`);
+  const lost = outcomes.reduce((n, o) => n + (o.timeoutMs ?? 0), 0);
+  const runTime = walls.reduce((n, w) => n + w, 0);
+  lines.push(`  lost to timeouts                     ${(lost / 1000).toFixed(1)} s of ${(runTime / 1000).toFixed(1)} s run time (${runTime ? ((100 * lost) / runTime).toFixed(1) : '0.0'}%), ${outcomes.reduce((n, o) => n + (o.timeouts ?? 0), 0)} commands in ${outcomes.filter((o) => (o.timeouts ?? 0) > 0).length} runs`);
   const greens = plausible.map((o) => o.candidates);
   if (greens.length) lines.push(`  candidates tried to the fix          median ${quantile(greens, 0.5)}, p90 ${quantile(greens, 0.9)}, max ${Math.max(...greens)}; runs with no fix tried ${outcomes.filter((o) => !o.plausible).reduce((n, o) => n + o.candidates, 0)} in all`);
   lines.push(`test-file edits                        ${outcomes.reduce((n, o) => n + o.testFileEdits, 0)} (must be 0)`);
@@ -313,7 +332,7 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '1' },
       sample: { type: 'string', default: '200' },
       jobs: { type: 'string', default: '2' },
-      'max-candidates': { type: 'string', default: '20' },
+      'max-candidates': { type: 'string', default: '10' },
       'no-coverage': { type: 'boolean', default: false },
       json: { type: 'string' },
       report: { type: 'string' },

@@ -33,6 +33,15 @@ export interface SandboxSpec {
   limits: SandboxLimits;
   /** a unix socket to the egress proxy, shown as EGRESS_SOCKET; absent → no network at all */
   egressSocket?: string;
+  /**
+   * false when the caller already started bubblewrap in a session of its own
+   * (spawn's `detached`), with no terminal: the sandbox then stays in that
+   * session's process group, so killing the group reaches the command at any
+   * moment. With a new session inside, a group kill that lands while
+   * bubblewrap is still starting the command kills bubblewrap alone, and the
+   * command runs on, orphaned. Default true: a terminal's input is out of reach.
+   */
+  newSession?: boolean;
 }
 
 /** Where the egress socket and the relay appear inside the sandbox. */
@@ -193,9 +202,8 @@ export function buildSandboxArgv(inner: string[], spec: SandboxSpec): { file: st
     '--unshare-cgroup-try',
     '--hostname',
     'flowfix-sandbox',
-    // the command dies with its runner; a new session keeps it off any terminal
+    // the command dies with its runner
     '--die-with-parent',
-    '--new-session',
     '--ro-bind',
     '/usr',
     '/usr',
@@ -219,6 +227,8 @@ export function buildSandboxArgv(inner: string[], spec: SandboxSpec): { file: st
     '--dir',
     '/etc',
   ];
+  // a new session keeps it off any terminal (see newSession)
+  if (spec.newSession !== false) args.unshift('--new-session');
   if (!runningAsRoot()) args.unshift('--unshare-user', '--uid', String(identity.uid), '--gid', String(identity.gid));
   for (const name of ETC_FILES) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`);
   const ids = identityFiles(identity);

@@ -8,14 +8,15 @@ import ts from 'typescript';
 import { z } from 'zod';
 import { pythonRequest } from '../../python/client';
 import type { ChangeContext, Edit, Evidence, Suspect } from '../../types';
+import { parseUnifiedDiff } from '../../edits/diff';
 import { isTestPath } from '../../scaffold/model';
 import { parseTs } from '../../scaffold/typescript';
-import { EVIDENCE_FACTOR, editSize, sizeFactor, templatePrior } from './priors';
+import { CRASH_SITE_FACTOR, EVIDENCE_FACTOR, editSize, sizeFactor, templatePrior } from './priors';
 import type { Mutation, Site, SiteLanguage, TemplateName } from './model';
 import { lineStarts, pySites, siteLanguage, tsSites } from './sites';
 import type { Deliberateness } from './stale';
 import { assertionWindows, combineMutations, diffSides, expectedActualOf, judgeDeliberate, staleMutations } from './stale';
-import { mutationsForSites } from './templates';
+import { mutationsForSites, propertiesReadOffMissing } from './templates';
 import { restoreValueMutations } from './restore';
 
 export interface Candidate {
@@ -42,6 +43,8 @@ export interface GenerateInput {
   max?: number;
   /** the repository's tests and test helpers (agent/testing/test-files.ts); default: the conventions */
   isTestFile?: (rel: string) => boolean;
+  /** the post filters keep a fix that undoes the whole change; when they do not, such an edit is never tried */
+  revertKept?: boolean;
 }
 
 export interface Generated {
@@ -49,18 +52,57 @@ export interface Generated {
   deliberate: Deliberateness;
   /** suspects that yielded no candidates, with why */
   skipped: string[];
-  /** edits left out before validation: the same syntax tree as a better-ranked one (or as the file itself), or no tree at all */
-  pruned: { duplicates: number; unparsable: number };
+  /** edits left out before validation: the same syntax tree as a better-ranked one (or as the file itself), or no tree at all; the whole change undone (the post filters would drop it) */
+  pruned: { duplicates: number; unparsable: number; reverts: number };
 }
 
 /** A change's edited lines make a candidate there this much more likely to be the fix. */
 const EDITED_LINE_FACTOR = 1.5;
+
+/**
+ * An edit of a line the change wrote that gives back the line the change
+ * removed there (its hunk's old side) is this much more likely, when nothing
+ * says the change meant its new behaviour: the tests passed before that
+ * edit. Stronger than the whole spread of the pattern priors (the commonest
+ * template is 8× an unseen one), so the change's own old text outweighs which
+ * template family happens to express it.
+ */
+export const RESTORES_CHANGE_FACTOR = 10;
+
+interface OldSide {
+  /** the head lines the hunk wrote */
+  start: number;
+  end: number;
+  /** the lines it removed, trimmed */
+  removed: Set<string>;
+  /** the hunk is the change's only edit outside tests: giving all of it back undoes the whole change */
+  only: boolean;
+  removedCount: number;
+}
+
+/** The old side of each hunk of the change that replaced lines, by file (test files left out). */
+function hunksOldSide(change: ChangeContext, isTest: (rel: string) => boolean): Map<string, OldSide[]> {
+  const out = new Map<string, OldSide[]>();
+  const files = parseUnifiedDiff(change.diff).filter((f) => !f.binary && !isTest(f.newPath ?? f.oldPath ?? ''));
+  const only = files.length === 1 && files[0].hunks.length === 1;
+  for (const file of files) {
+    if (!file.newPath) continue;
+    const hunks = file.hunks.flatMap((h) => {
+      const removedLines = h.lines.filter((l) => l.type === '-').map((l) => l.text.trim()).filter(Boolean);
+      const added = h.lines.filter((l) => l.type === '+').map((l) => l.newLine as number);
+      return removedLines.length && added.length ? [{ start: Math.min(...added), end: Math.max(...added), removed: new Set(removedLines), only, removedCount: removedLines.length }] : [];
+    });
+    if (hunks.length) out.set(file.newPath, hunks);
+  }
+  return out;
+}
 
 /** Where a site starts (its line decides which suspect it belongs to); null for a donor, which serves the whole file. */
 function siteStart(site: Site): number | null {
   if (site.kind === 'call-args') return site.args[0]?.start ?? 0;
   if (site.kind === 'comparison' || site.kind === 'operands' || site.kind === 'equality') return site.left.start;
   if (site.kind === 'entry') return site.insertAt;
+  if (site.kind === 'dereference') return site.dot.start;
   if (site.kind === 'donor') return null;
   return site.range.start;
 }
@@ -146,15 +188,31 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
           .map((l) => l.trim())
           .filter(Boolean),
   );
+  /** The whole lines a mutation touches, as they read after it, with the first and last line number. */
+  function linesAfter(source: string, m: Mutation): { from: number; to: number; lines: string[] } {
+    const starts = lineStarts(source);
+    const from = lineAt(starts, m.range.start);
+    const to = lineAt(starts, Math.max(m.range.start, m.range.end - 1));
+    const end = to < starts.length ? starts[to] - 1 : source.length;
+    const text = source.slice(starts[from - 1], m.range.start) + m.replacement + source.slice(m.range.end, end);
+    return { from, to, lines: text.split('\n').map((l) => l.trim()).filter(Boolean) };
+  }
   function restoresRemovedLine(source: string, m: Mutation): boolean {
     if (removedLines.size === 0) return false;
-    const starts = lineStarts(source);
-    const first = starts[lineAt(starts, m.range.start) - 1];
-    const lastLine = lineAt(starts, Math.max(m.range.start, m.range.end - 1));
-    const end = lastLine < starts.length ? starts[lastLine] - 1 : source.length;
-    const mutated = source.slice(first, m.range.start) + m.replacement + source.slice(m.range.end, end);
-    return mutated.split('\n').some((l) => l.trim() && removedLines.has(l.trim()));
+    return linesAfter(source, m).lines.some((l) => removedLines.has(l));
   }
+  // Without intent on record, the same restore is the likeliest fix: see RESTORES_CHANGE_FACTOR.
+  const oldSides = hunksOldSide(change, input.isTestFile ?? isTestPath);
+  /** 'all': the edit gives back the whole of the change's only edit; 'part': some of the change; null: neither */
+  function restoresChange(file: string, source: string, m: Mutation): 'all' | 'part' | null {
+    const hunks = oldSides.get(file);
+    if (!hunks) return null;
+    const after = linesAfter(source, m);
+    const hunk = hunks.find((h) => h.start <= after.from && after.to <= h.end);
+    if (!hunk || after.lines.length === 0 || !after.lines.every((l) => hunk.removed.has(l))) return null;
+    return hunk.only && hunk.start === after.from && hunk.end === after.to && after.lines.length === hunk.removedCount ? 'all' : 'part';
+  }
+  let reverts = 0;
 
   function add(file: string, source: string, symbol: string, m: Mutation, score: number, extra: Array<{ file: string; source: string; m: Mutation }> = []): void {
     const before = source.slice(m.range.start, m.range.end);
@@ -162,6 +220,12 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     if (m.template !== 'stale-expectation' && restoresRemovedLine(source, m)) return;
     const line = lineAt(lineStarts(source), m.range.start);
     const edited = onEdited(change, file, line);
+    const restores = m.template === 'stale-expectation' ? null : restoresChange(file, source, m);
+    // undoing the whole change is not a fix the post filters keep ("revert your change" needs no bot)
+    if (restores === 'all' && !input.revertKept) {
+      reverts += 1;
+      return;
+    }
     pool.push({
       template: m.template,
       file,
@@ -169,14 +233,14 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
       symbol,
       description: m.description,
       edits: [replaceEdit({ file, source, mutation: m }), ...extra.map((x) => replaceEdit({ file: x.file, source: x.source, mutation: x.m }))],
-      score: score * (edited ? EDITED_LINE_FACTOR : 1),
+      score: score * (edited ? EDITED_LINE_FACTOR : 1) * (restores && deliberate.level === 'none' ? RESTORES_CHANGE_FACTOR : 1),
       onEditedLine: edited,
     });
   }
 
   /** suspiciousness (the suspect's score relative to the top one) × pattern prior × the edit's own preference × edit size × evidence */
   const ordered = (suspicion: number, m: Mutation, source: string) =>
-    suspicion * templatePrior(m.template) * m.prior * sizeFactor(editSize(source.slice(m.range.start, m.range.end), m.replacement)) * (m.fromEvidence ? EVIDENCE_FACTOR : 1);
+    suspicion * templatePrior(m.template) * m.prior * sizeFactor(editSize(source.slice(m.range.start, m.range.end), m.replacement)) * (m.fromEvidence ? EVIDENCE_FACTOR : 1) * (m.atCrash ? CRASH_SITE_FACTOR : 1);
 
   // Stale expectations first when the change meant its new behaviour: then a
   // source mutation that "fixes" the test would undo what the developer wanted.
@@ -205,6 +269,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     for (const x of singles) add(x.file, x.source, x.file, x.m, score);
   }
 
+  const missingReads = propertiesReadOffMissing(evidence.messages);
   const top = Math.max(...suspects.map((s) => s.score), 1e-9);
   for (const suspect of suspects) {
     const lang = siteLanguage(suspect.file);
@@ -223,7 +288,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     }
     const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine, cache: texts });
     const mutations = [
-      ...mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence) }),
+      ...mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence), missingReads }),
       // a value the change replaced by a literal (not when it meant to: then restoring undoes the developer's decision)
       ...(deliberate.level === 'none' ? restoreValueMutations({ diff: change.diff, file: suspect.file, source, start: suspect.startLine, end: suspect.endLine }) : []),
     ];
@@ -247,7 +312,9 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
   // a is b, a clause added that is already there in other words) are one
   // candidate; an edit whose file no longer parses is none.
   const budget = Math.max(max * AST_CHECK_FACTOR, max);
-  const { unique, pruned } = await dedupeByTree({ candidates: sorted.slice(0, budget), texts });
+  const deduped = await dedupeByTree({ candidates: sorted.slice(0, budget), texts });
+  const { unique } = deduped;
+  const pruned = { ...deduped.pruned, reverts };
   unique.push(...sorted.slice(budget));
   // A stated (not proven) intent puts the stale expectation last, but never
   // lets the candidate cap cut it off.
@@ -281,7 +348,7 @@ function tsTreeKey(file: string, text: string): string | null {
   return createHash('sha1').update(printer.printFile(sf)).digest('hex');
 }
 
-export async function dedupeByTree({ candidates, texts }: { candidates: Array<Omit<Candidate, 'rank'>>; texts: Map<string, string> }): Promise<{ unique: Array<Omit<Candidate, 'rank'>>; pruned: Generated['pruned'] }> {
+export async function dedupeByTree({ candidates, texts }: { candidates: Array<Omit<Candidate, 'rank'>>; texts: Map<string, string> }): Promise<{ unique: Array<Omit<Candidate, 'rank'>>; pruned: Omit<Generated['pruned'], 'reverts'> }> {
   // every edited file's text per candidate, then one key per file: TS in process, Python in one helper request
   const variants = candidates.map((c) => [...new Set(c.edits.map((e) => e.file))].map((file) => ({ file, text: applyEdits(texts.get(file) ?? '', c.edits, file) })));
   const pyJobs: Array<{ file: string; text: string }> = [];

@@ -30,6 +30,10 @@ export type Site =
   | { kind: 'identifier'; name: string; range: Range; alternatives: string[] }
   /** the field name of `obj.field`, and the fields the same object (or its type) has elsewhere */
   | { kind: 'member'; name: string; range: Range; alternatives: string[] }
+  /** `a.b`, `a.b(…)` or `a[k]` read as written (no `?.`): `dot` is the `.` that `?.` replaces, or the empty range before `[`; `name` is null for a key known only at run time */
+  | { kind: 'dereference'; name: string | null; dot: Range }
+  /** `v = e` (a reassignment on one line, e an arithmetic value, name, call or access): `range` is e, which a running extremum or a clamp wraps */
+  | { kind: 'assigned'; name: string; range: Range }
   /** the called name of `f(…)`/`x.f(…)`, and same-arity siblings: built-ins alike, the file's own functions or methods */
   | { kind: 'callee'; name: string; range: Range; alternatives: string[]; builtin: boolean }
   /** an index, a slice bound or a range bound that is not a literal: `xs[i]`, `s.slice(a, b)`, `range(n)` */
@@ -86,6 +90,7 @@ export type TemplateName =
   | 'boundary-literal'
   | 'boundary-comparison'
   | 'swap-arguments'
+  | 'mirror-argument'
   | 'swap-operands'
   | 'boolean-literal'
   | 'evidence-literal'
@@ -107,6 +112,8 @@ export type TemplateName =
   | 'delete-statement'
   // missing cases (idioms.ts)
   | 'null-check'
+  | 'optional-chain'
+  | 'extremum'
   | 'case-insensitive'
   | 'self-type'
   // what the code itself shows missing (restore.ts)
@@ -124,6 +131,8 @@ export interface Mutation {
   prior: number;
   /** the replacement is the value the failing test expected (a likelihood, not a prior: candidates.ts) */
   fromEvidence?: boolean;
+  /** the edit is at the very read the failure message names as the crash (a property read off undefined): candidates.ts */
+  atCrash?: boolean;
   /** "`<` → `<=`" */
   description: string;
 }

@@ -29,6 +29,7 @@ export const CORPUS_FIX_COUNTS: Record<Exclude<TemplateName, 'stale-expectation'
   'boundary-literal': 4,
   'boundary-comparison': 0,
   'swap-arguments': 5,
+  'mirror-argument': 0,
   'swap-operands': 1,
   'boolean-literal': 0,
   'evidence-literal': 2,
@@ -47,6 +48,8 @@ export const CORPUS_FIX_COUNTS: Record<Exclude<TemplateName, 'stale-expectation'
   'copy-statement': 1,
   'delete-statement': 1,
   'null-check': 0,
+  'optional-chain': 0,
+  extremum: 0,
   'case-insensitive': 0,
   'self-type': 0,
   'restore-return': 0,
@@ -101,3 +104,12 @@ export function sizeFactor(size: number): number {
 
 /** A replacement that is the failing test's expected value is this much likelier (a likelihood from the evidence). */
 export const EVIDENCE_FACTOR = 2;
+
+/**
+ * An edit at the very read the failure message names as the crash ("Cannot
+ * read properties of undefined (reading 'x')" and `?.` at `.x`) is this much
+ * likelier: the message gives the failure's kind and its site, which no other
+ * template's edit there answers. Stronger than the whole spread of the
+ * pattern priors (the commonest template is 8× an unseen one).
+ */
+export const CRASH_SITE_FACTOR = 10;

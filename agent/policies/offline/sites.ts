@@ -187,6 +187,9 @@ export async function pySites({ root, file, text, start, end }: { root: string; 
       case 'name':
         if (s.text && s.alternatives?.length) sites.push({ kind: 'identifier', name: s.text, range: r, alternatives: s.alternatives });
         break;
+      case 'assigned':
+        if (s.text) sites.push({ kind: 'assigned', name: s.text, range: r });
+        break;
       case 'attribute':
         if (s.text && s.alternatives?.length) sites.push({ kind: 'member', name: s.text, range: r, alternatives: s.alternatives });
         break;

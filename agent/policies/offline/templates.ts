@@ -4,6 +4,7 @@
 // already in the code). Each mutation carries a within-template preference
 // (1 = that template's likeliest edit); how likely the template itself is
 // comes from the corpus as a whole (priors.ts). The gates decide.
+import { escapeRegExp } from '../../../common/text';
 import type { ExpectedActual } from '../../types';
 import { differingMiddle, escapeFor, evidenceValue, renderLiteral, unquote } from './literals';
 import type { Mutation, Range, Site, SiteLanguage, TemplateName } from './model';
@@ -93,16 +94,61 @@ function textOf(source: string, r: Range): string {
   return source.slice(r.start, r.end);
 }
 
-/**
- * Every template applied to every site. `evidence` lets the literal templates
- * aim at the value the failing assertion expected instead of guessing.
- */
 /** An expression as an operand of `+`/`-`: in parentheses unless it is a name, a call, an access or a literal. */
 function asOperand(expr: string): string {
   return /^[\w$.]+(\([^()]*\)|\[[^[\]]*\])*$/.test(expr) ? expr : `(${expr})`;
 }
 
-export function mutationsForSites({ sites, source, lang, evidence }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: ExpectedActual[] }): Mutation[] {
+/**
+ * The properties a failing test read off `undefined` or `null`, by V8's
+ * messages ("Cannot read properties of undefined (reading 'x')", and the
+ * older "Cannot read property 'x' of null"): where a missing value was not
+ * expected, `?.` at that property is the smallest fix.
+ */
+export function propertiesReadOffMissing(messages: string[]): string[] {
+  const out = new Set<string>();
+  for (const m of messages) {
+    for (const x of m.matchAll(/Cannot read propert(?:ies|y) of (?:undefined|null) \(reading '([^']{1,100})'\)/g)) out.add(x[1]);
+    for (const x of m.matchAll(/Cannot read property '([^']{1,100})' of (?:undefined|null)/g)) out.add(x[1]);
+  }
+  return [...out];
+}
+
+/** Names that are values of their own, never a variable to reshape. */
+const NOT_A_VARIABLE = new Set(['None', 'True', 'False', 'self', 'cls', 'null', 'undefined', 'true', 'false', 'this', 'NaN', 'Infinity']);
+
+/**
+ * An argument made of one variable read first and then moved (`a[1:]`,
+ * `i + 1`, `node.next`, `s.slice(1)`): the variable and what follows it.
+ * Members after a `.` are no variables; anything with a second variable, a
+ * string, or text before the variable is no simple move.
+ */
+function movedVariable(arg: string): { name: string; rest: string } | null {
+  if (arg.length > 40 || /[\n'"`]/.test(arg)) return null;
+  const m = /^([A-Za-z_$][\w$]*)(\S.*|\s.+)$/.exec(arg);
+  if (!m || NOT_A_VARIABLE.has(m[1])) return null;
+  // a second variable: a name that does not follow a `.` or another name's characters
+  return /(^|[^.\w$])[A-Za-z_$]/.test(m[2]) ? null : { name: m[1], rest: m[2] };
+}
+
+/**
+ * Every template applied to every site. `evidence` lets the literal templates
+ * aim at the value the failing assertion expected instead of guessing.
+ */
+export function mutationsForSites({
+  sites,
+  source,
+  lang,
+  evidence,
+  missingReads = [],
+}: {
+  sites: Site[];
+  source: string;
+  lang: SiteLanguage;
+  evidence: ExpectedActual[];
+  /** properties the failure read off a missing value (propertiesReadOffMissing) */
+  missingReads?: string[];
+}): Mutation[] {
   const out: Mutation[] = [];
   // a name, a member chain or a call (`ok`, `fs.existsSync(f)`) is negated as written: `!(fs.existsSync(f))` is the same code, less readable
   const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : SIMPLE_OPERAND.test(expr) ? `!${expr}` : `!(${expr})`);
@@ -128,6 +174,37 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
           out.push({ template: 'wrong-field', range: site.range, replacement: alt, prior: 1 - 0.1 * i, description: `field \`${site.name}\` → \`${alt}\`` }),
         );
         break;
+      case 'assigned': {
+        const e = textOf(source, site.range);
+        if (/\b(Math\.)?(max|min)\(/.test(e) || /\n/.test(e)) break;
+        const max = lang === 'py' ? 'max' : 'Math.max';
+        const min = lang === 'py' ? 'min' : 'Math.min';
+        // an accumulator (`run = run + x`) is clamped; a fresh value (`best = run`) keeps the best so far
+        const accumulates = new RegExp(`(^|[^\\w$.])${site.name.replace(/\$/g, '\\$')}([^\\w$]|$)`).test(e);
+        const proposals: Array<[string, number, string]> = accumulates
+          ? [[`${max}(0, ${e})`, 1, 'never below 0'], [`${max}(${site.name}, ${e})`, 0.7, `the larger of \`${site.name}\` and the new value`], [`${min}(${site.name}, ${e})`, 0.6, `the smaller of \`${site.name}\` and the new value`]]
+          : [[`${max}(${site.name}, ${e})`, 1, `keep the largest \`${site.name}\` so far`], [`${min}(${site.name}, ${e})`, 0.9, `keep the smallest \`${site.name}\` so far`], [`${max}(0, ${e})`, 0.5, 'never below 0']];
+        for (const [replacement, prior, why] of proposals) {
+          out.push({ template: 'extremum', range: site.range, replacement, prior, description: `\`${site.name} = ${e.length > 30 ? `${e.slice(0, 30)}…` : e}\` → \`${site.name} = ${replacement.length > 40 ? `${replacement.slice(0, 40)}…` : replacement}\`: ${why}` });
+        }
+        break;
+      }
+      case 'dereference': {
+        // a key known only at run time may be the one the message names: likely, not certain
+        const named = site.name !== null && missingReads.includes(site.name);
+        if (!named && !(site.name === null && missingReads.length > 0)) break;
+        const bracket = site.dot.start === site.dot.end;
+        const read = bracket ? `[${site.name === null ? '…' : site.name}]` : `.${site.name}`;
+        out.push({
+          template: 'optional-chain',
+          range: site.dot,
+          replacement: '?.',
+          prior: named ? 1 : 0.5,
+          atCrash: true,
+          description: `\`${read}\` → \`?.${bracket ? read : site.name}\`: the test read ${site.name === null ? 'a key' : `\`${site.name}\``} off a missing value`,
+        });
+        break;
+      }
       case 'callee':
         site.alternatives.forEach((alt, i) =>
           out.push({
@@ -230,6 +307,22 @@ export function mutationsForSites({ sites, source, lang, evidence }: { sites: Si
             prior: 1,
             description: `swap arguments ${i + 1} and ${i + 2}`,
           });
+        }
+        // an argument that should have moved like its sibling: `f(a[1:], b)` →
+        // `f(a[1:], b[1:])` (a recursion that shrinks both inputs), `g(i + 1, j)`
+        // → `g(i + 1, j + 1)`; only to a shape the file itself gives that
+        // name elsewhere, the fix's ingredient already in the code
+        const texts = site.args.map((r) => textOf(source, r));
+        for (const [i, moved] of texts.entries()) {
+          const shape = movedVariable(moved);
+          if (!shape) continue;
+          for (const [j, bare] of texts.entries()) {
+            if (j === i || bare === shape.name || NOT_A_VARIABLE.has(bare) || !/^[A-Za-z_$][\w$]*$/.test(bare)) continue;
+            const replacement = bare + shape.rest;
+            const elsewhere = new RegExp(`(^|[^.\\w$])${escapeRegExp(replacement)}`).test(source);
+            if (!elsewhere) continue;
+            out.push({ template: 'mirror-argument', range: site.args[j], replacement, prior: 1, description: `argument \`${bare}\` → \`${replacement}\`, moved like \`${moved}\` beside it` });
+          }
         }
         break;
       }

@@ -341,6 +341,34 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
       const alternatives = [...new Set([...seenOnReceiver, ...(declaredSiblings.get(name) ?? [])])].filter((a) => a !== name && !calledNames.has(a) && a !== 'length').slice(0, MAX_ALTERNATIVES);
       if (alternatives.length) sites.push({ kind: 'member', name, range: range(node.name), alternatives });
     }
+    // ── a property read off a value that may be missing: where `?.` would go ──
+    if (ts.isPropertyAccessExpression(node) && !node.questionDotToken && !ts.isNonNullExpression(node.expression)) {
+      const at = node.name.getStart(sf) - 1;
+      if (text[at] === '.') sites.push({ kind: 'dereference', name: node.name.text, dot: { start: at, end: at + 1 } });
+    }
+    // `a[k]`: `?.` goes before the bracket; a key known only at run time may be whatever the message names
+    if (ts.isElementAccessExpression(node) && !node.questionDotToken && !ts.isNonNullExpression(node.expression)) {
+      const at = text.indexOf('[', node.expression.end);
+      const key = node.argumentExpression;
+      const name = ts.isStringLiteral(key) || ts.isNumericLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key) ? key.text : null;
+      if (at >= 0 && at < key.getStart(sf)) sites.push({ kind: 'dereference', name, dot: { start: at, end: at } });
+    }
+    // ── `v = e`, e a value that can be compared (no literal, object, array or function): a running extremum or a clamp wraps e ──
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isIdentifier(node.left) &&
+      (ts.isBinaryExpression(node.right) ||
+        ts.isIdentifier(node.right) ||
+        ts.isCallExpression(node.right) ||
+        ts.isPropertyAccessExpression(node.right) ||
+        ts.isElementAccessExpression(node.right) ||
+        ts.isPrefixUnaryExpression(node.right) ||
+        ts.isConditionalExpression(node.right)) &&
+      lineOf(node.right.getStart(sf)) === lineOf(node.right.end)
+    ) {
+      sites.push({ kind: 'assigned', name: node.left.text, range: range(node.right) });
+    }
     // ── a callee ──
     if (ts.isCallExpression(node)) {
       const callee = unwrapParens(node.expression);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { createGates, type Gates } from '@/agent/gates/gates';
-import { ArraySink } from '@/agent/report/sinks';
+import { ArraySink, gateOutcome } from '@/agent/report/sinks';
 import { Workspace } from '@/agent/workspace/workspace';
 import { createPyRepo, createTsRepo, TS_CART_BASE, TS_CART_HEAD, type TestRepo } from '../../helpers/agent-repos';
 
@@ -225,5 +225,43 @@ describe('gates on a Python repository', () => {
     } finally {
       gates.setTargets([{ id: 'tests.test_cart::test_total' }]);
     }
+  });
+});
+
+describe('the base gate of a change that edits only tests', () => {
+  // the change adds an assertion to a test the base already has: the target passes on the base
+  // because it was stricter there, never because the change broke code
+  test('says the change edits the tests, not that it broke them; a change to code still says it broke them', async () => {
+    const lines: string[] = [];
+    for (const testsOnly of [true, false]) {
+      const repo = createTsRepo({ head: testsOnly ? TS_CART_BASE.replace('sum += item.price * item.qty;', 'sum += item.price * item.qty + (items.length > 2 ? 1 : 0);') : TS_CART_HEAD });
+      try {
+        if (testsOnly) {
+          // base: the code as the head has it (unchanged by the change); head: one more assertion that it fails
+          repo.git('checkout', '-q', repo.base);
+          repo.write('src/cart.ts', TS_CART_BASE.replace('sum += item.price * item.qty;', 'sum += item.price * item.qty + (items.length > 2 ? 1 : 0);'));
+          const base = repo.commit('cart: count a small fee');
+          repo.write('test/cart.test.ts', readFileSync(path.join(repo.dir, 'test/cart.test.ts'), 'utf8').replace('), 17);', '), 17);\n    assert.equal(total([{ price: 1, qty: 1 }, { price: 1, qty: 1 }, { price: 1, qty: 1 }]), 3);'));
+          repo.commit('test: three items');
+          Object.assign(repo, { base });
+        }
+        const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
+        try {
+          const gates = createGates({ workspace: ws, settings: { ...repo.settings, build: undefined }, targets: [{ id: TARGET }], sink: new ArraySink(), changedFiles: testsOnly ? ['test/cart.test.ts'] : ['src/cart.ts', 'README.md'] });
+          assert.equal((await gates.runTargets('red', 'fail')).verdict.passed, true);
+          await ws.checkoutRevision(repo.base);
+          const { verdict } = await gates.runTargets('base', 'fail');
+          await ws.checkoutRevision(ws.headRev);
+          assert.equal(verdict.passed, false, 'the target passes on the base');
+          lines.push(gateOutcome('base', verdict.passed, verdict));
+        } finally {
+          await ws.dispose();
+        }
+      } finally {
+        repo.cleanup();
+      }
+    }
+    assert.equal(lines[0], 'the target tests pass without the change – (the change edits only tests: new or stricter assertions)');
+    assert.equal(lines[1], 'the target tests pass without the change ✓ (the change broke them)');
   });
 });

@@ -13,10 +13,13 @@ const repos: TestRepo[] = [];
 after(() => repos.forEach((r) => r.cleanup()));
 
 const BASE = `export function isAdult(age: number): boolean {
-  return age >= 18;
+  if (age < 18) return false;
+  return true;
 }
 `;
-// The change names the age and, in passing, turns the comparison around.
+// The change names the age and, in passing, folds the guard into a comparison
+// that is the wrong way round. Nothing of the base's text is the fix, so the
+// change's old side does not lift the right candidate over the others.
 const HEAD = `export const ADULT_AGE_NOTE = 'the age of majority';
 
 export function isAdult(age: number): boolean {

@@ -79,4 +79,14 @@ test('every candidate tests hang: the run ends time_limit at its deadline and st
   assert.equal(greens.at(-1)!.event.payload.passed, false);
   assert.match(String(greens.at(-1)!.event.payload.detail), /the run reached its time limit/);
   assert.equal(result.diff, '');
+  // the report says what the hanging candidates cost: the GREEN at the deadline, at least, was stopped by a time limit
+  const hung = greens.filter((g) => /time limit/.test(String(g.event.payload.detail))).length;
+  assert.ok(hung >= 1);
+  assert.equal(result.timings.timeouts, hung, JSON.stringify(result.timings));
+  assert.ok(result.timings.timeoutMs > 0 && result.timings.timeoutMs <= result.timings.commandMs, JSON.stringify(result.timings));
+  const lost = sink.events.find((e) => e.event.type === 'log' && typeof e.event.payload.timeoutMs === 'number');
+  assert.ok(lost, 'the run logs the time its commands lost to time limits');
+  assert.match(String(lost.event.payload.text), new RegExp(`^${hung} commands? timed out: [\\d.]+ s, \\d+% of the run's`));
+  const final = sink.events.find((e) => e.event.type === 'final');
+  assert.equal((final!.event.payload.timings as Record<string, number>).timeouts, hung);
 });

@@ -7,7 +7,7 @@ import { ArraySink } from '@/agent/report/sinks';
 import { createOfflinePolicy } from '@/agent/policies/offline';
 import { runTests } from '@/agent/testing/test-runner';
 import { RepositorySettingsSchema } from '@/common/settings';
-import { createTsRepo, makeRepo, type TestRepo } from '../../helpers/agent-repos';
+import { createTsRepo, makeRepo, TS_CART_BASE, type TestRepo } from '../../helpers/agent-repos';
 
 // The repository's runner as it is: what its reports and its processes really
 // do (repeated test names, hangs), on real repositories and real runners.
@@ -89,6 +89,42 @@ describe('hangs', () => {
       await gates.reset();
       await gates.applyEdit({ kind: 'replace', file: 'src/cart.ts', oldText: 'item.price + item.qty', newText: 'item.price * item.qty' });
       assert.equal((await gates.green()).verdict.passed, true);
+    } finally {
+      await ws.dispose();
+    }
+  });
+
+  test("a bug that makes the target slow: candidates get a few times what the target took before the change, not what the slow head took", async () => {
+    // the change multiplies wrongly and, with it, waits 8 s: RED takes ~9 s, so RED alone would give each candidate 4 × 9 + 5 ≈ 41 s
+    const slowHead = TS_CART_BASE.replace('sum += item.price * item.qty;', 'sum += item.price + item.qty;\n    const until = Date.now() + 8000;\n    while (Date.now() < until);');
+    const repo = createTsRepo({ head: slowHead });
+    repos.push(repo);
+    const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
+    try {
+      const settings = { ...repo.settings, build: undefined, timeLimits: { ...repo.settings.timeLimits, testSeconds: 600 } };
+      const gates = createGates({ workspace: ws, settings, targets: [{ id: 'test::cart > total multiplies price by quantity' }], sink: new ArraySink() });
+      const red = await gates.runTargets('red', 'fail');
+      assert.equal(red.verdict.passed, true);
+      assert.ok(red.run.command.durationMs > 8000, `RED took ${red.run.command.durationMs} ms`);
+      await ws.checkoutRevision(repo.base);
+      let baseMs: number;
+      try {
+        // the target passes at the base, quickly: that is how long the healthy code takes
+        const base = await gates.runTargets('base', 'fail');
+        assert.equal(base.verdict.passed, false);
+        baseMs = base.run.command.durationMs;
+      } finally {
+        await ws.checkoutRevision(ws.headRev);
+      }
+      // the limits follow the measured times (a loaded machine stretches both), so the test compares them, not a constant
+      const fromBase = candidateTimeoutSeconds(baseMs, 600);
+      const fromRed = candidateTimeoutSeconds(red.run.command.durationMs, 600);
+      assert.ok(fromBase < fromRed, `base ${baseMs} ms, RED ${red.run.command.durationMs} ms`);
+      const loop = await gates.applyEdit({ kind: 'replace', file: 'src/cart.ts', oldText: 'let sum = 0;', newText: 'let sum = 0;\n  while (items) sum += 0;' });
+      assert.equal(loop.passed, true);
+      const hung = await gates.green();
+      assert.match(hung.verdict.detail ?? '', new RegExp(`^timed out: the command did not finish within ${fromBase} s`));
+      assert.ok(hung.run.command.durationMs < fromRed * 1000, `took ${hung.run.command.durationMs} ms, RED's limit was ${fromRed} s`);
     } finally {
       await ws.dispose();
     }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseJunitXml } from '@/lib/junit/parse';
 import { extractEvidence, parseExpectedActual } from '@/agent/testing/evidence';
+import { parseTap } from '@/agent/testing/runners';
 import type { TestRun } from '@/agent/types';
 
 function runFrom(fixture: string, output = ''): TestRun {
@@ -109,6 +110,36 @@ describe('extractEvidence', () => {
     };
     const ev = extractEvidence({ run, root: '/w', files: ['src/boot.ts'] });
     assert.deepEqual(ev.frames, [{ file: 'src/boot.ts', line: 3, column: 9, fn: 'load' }]);
+  });
+});
+
+describe('ava --tap', () => {
+  // what ava 6 prints for a failing t.is(actual, expected): the values as a diff, where the assertion was
+  const AVA_TAP = `TAP version 13
+not ok 1 - camelCase › number then separator
+  ---
+    name: AssertionError
+    message: ''
+    assertion: t.is()
+    values:
+      'Difference (- actual, + expected):': |-
+        - 'b2BRegistrationRequest'
+        + 'b2bRegistrationRequest'
+    at: 'file:///home/ci/camelcase/test.js:5:4'
+  ...
+ok 2 - camelCase › plain
+
+1..2
+# tests 2
+# pass 1
+# fail 1
+`;
+  test('the diff gives the actual and expected values, `at:` the frame', () => {
+    const results = parseTap(AVA_TAP);
+    const run: TestRun = { command: { command: 'x', exitCode: 1, signal: null, timedOut: false, durationMs: 1, output: '', truncatedBytes: 0 }, results };
+    const ev = extractEvidence({ run, root: '/home/ci/camelcase', files: ['index.js', 'test.js'] });
+    assert.deepEqual(ev.expectedActual, [{ testId: 'tap::camelCase › number then separator', actual: "'b2BRegistrationRequest'", expected: "'b2bRegistrationRequest'", operator: 'is' }]);
+    assert.deepEqual(ev.frames.map((f) => `${f.file}:${f.line}`), ['test.js:5']);
   });
 });
 

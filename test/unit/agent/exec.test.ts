@@ -215,6 +215,25 @@ describe('runCommand', () => {
     assert.match(r.output, /cancelled/);
   });
 
+  test('an abort in the first milliseconds, while the sandbox is still being set up, leaves nothing running', async () => {
+    // a CLI cancelled right after the run's test command started waited for
+    // the whole command: the sandbox died, the command it was starting did not
+    const survivors: number[] = [];
+    for (const delay of [0, 1, 1, 2, 2, 3, 4, 5, 6, 8, 10, 12]) {
+      const controller = new AbortController();
+      const running = runCommand({ command: 'sleep 1000.5', cwd: dir, env, timeoutMs: 60_000, network: false, sandbox, signal: controller.signal });
+      setTimeout(() => controller.abort(), delay);
+      const r = await running;
+      assert.match(r.output, /cancelled/);
+      // the command itself would have started within this time
+      await new Promise((done) => setTimeout(done, 300));
+      const left = pidsOf('sleep', '1000.5');
+      survivors.push(...left);
+      for (const pid of left) process.kill(pid, 'SIGKILL');
+    }
+    assert.deepEqual(survivors, [], 'a cancelled command went on running');
+  });
+
   test('output is capped, keeping head and tail with a marker', async () => {
     const r = await runCommand({
       command: `node -e "console.log('FIRST'); for (let i=0;i<20000;i++) console.log('line '+i); console.log('LAST')"`,

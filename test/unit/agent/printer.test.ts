@@ -54,7 +54,7 @@ function result(overrides: Partial<RepairResult>): RepairResult {
       { file: 'src/b.js', symbol: 'parse', kind: 'function', startLine: 1, endLine: 9, score: 2, reasons: [] },
     ],
     phaseTimings: {},
-    timings: { wallMs: 1, commandMs: 0, modelMs: 0, overheadMs: 1, targetRuns: 1, regressionRuns: 0 } as RepairResult['timings'],
+    timings: { wallMs: 1, commandMs: 0, modelMs: 0, overheadMs: 1, builds: 0, targetRuns: 1, regressionRuns: 0, timeouts: 0, timeoutMs: 0 },
     usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 },
     dropped: { reason: 'weakens_assertions', detail: 'loosens an exact assertion', findings: [] },
     changeDiff: '',
@@ -81,6 +81,13 @@ describe('the closing report', () => {
     assert.match(text, /1\. src\/a\.js:30-40 \(lines around/);
     assert.doesNotMatch(text, /src\/a\.js:30-40 src\/a\.js:30-40/);
     assert.match(text, /2\. src\/b\.js:1-9 parse/);
+  });
+
+  test('the time line says how much of the run went to commands a time limit stopped', () => {
+    assert.match(formatReport(result({})), /^Time: .*; no command timed out$/m);
+    const timings = { wallMs: 80_000, commandMs: 70_000, modelMs: 0, overheadMs: 10_000, builds: 0, targetRuns: 4, regressionRuns: 0, timeouts: 2, timeoutMs: 60_000 };
+    assert.match(formatReport(result({ timings })), /^Time: .*; 2 commands timed out: 60\.0 s, 75% of the run's 80\.0 s$/m);
+    assert.match(formatReport(result({ timings: { ...timings, timeouts: 1, timeoutMs: 15_000 } })), /1 command timed out: 15\.0 s, 19% of the run's 80\.0 s$/m);
   });
 
   test('--help points to where the placeholders are documented', () => {

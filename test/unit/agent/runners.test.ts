@@ -1,9 +1,24 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectRunner, parseTap, tapCutShort, TAP_REPORT, JUNIT_REPORT } from '@/agent/testing/runners';
+import { detectRunner, whyNoRunner, parseTap, tapCutShort, TAP_REPORT, JUNIT_REPORT } from '@/agent/testing/runners';
 
 const repo = (files: Record<string, string>) => (rel: string) => files[rel] ?? null;
 const pkg = (json: object) => JSON.stringify(json);
+
+describe('whyNoRunner', () => {
+  test('names the script and what its runner lacks, so a user knows what to set', () => {
+    const uvu = repo({ 'package.json': pkg({ scripts: { test: 'uvu -r esm test' }, devDependencies: { uvu: '0.5.1' } }) });
+    assert.equal(detectRunner(uvu), null);
+    assert.equal(
+      whyNoRunner(uvu),
+      'package.json scripts.test runs `uvu -r esm test`, and no runner flowfix reads results from (node --test, vitest, jest with jest-junit, mocha, ava, tap, tape, pytest, unittest) is in it or in the dependencies',
+    );
+    const jest = repo({ 'package.json': pkg({ scripts: { test: 'jest' }, devDependencies: { jest: '29.0.0' } }) });
+    assert.match(whyNoRunner(jest), /^jest writes neither JUnit XML nor TAP by itself: add jest-junit to the devDependencies/);
+    assert.equal(whyNoRunner(repo({ 'package.json': pkg({ name: 'x' }) })), 'package.json has no scripts.test');
+    assert.equal(whyNoRunner(repo({ 'README.md': '# x' })), 'no package.json, pyproject.toml, setup.py, setup.cfg or requirements.txt at the base revision');
+  });
+});
 
 describe('detectRunner', () => {
   test('node --test in scripts.test: its JUnit reporter and a time limit per test', () => {

@@ -105,6 +105,79 @@ describe('generateCandidates', () => {
     for (let i = 1; i < candidates.length; i += 1) assert.ok(candidates[i - 1].score >= candidates[i].score, 'ordered by score');
   });
 
+  // The change turned `===` into `!==` on line 4 (a template the priors rank low) beside
+  // relational operators on the same line and the line before (the commonest template).
+  const KEEP = `export function keep(xs: number[], min: number, tag: string): number[] {
+  const out: number[] = [];
+  for (const x of xs) {
+    if (x > min && tag !== 'all') out.push(x);
+  }
+  return out;
+}
+`;
+  const KEEP_DIFF = [
+    'diff --git a/src/keep.ts b/src/keep.ts',
+    '--- a/src/keep.ts',
+    '+++ b/src/keep.ts',
+    '@@ -3,3 +3,3 @@ export function keep(xs: number[], min: number, tag: string): number[] {',
+    '   for (const x of xs) {',
+    "-    if (x > min && tag === 'all') out.push(x);",
+    "+    if (x > min && tag !== 'all') out.push(x);",
+    '   }',
+    '',
+  ].join('\n');
+  const generateKeep = async (partial: Partial<ChangeContext>, revertKept = true) => {
+    const root = await project({ 'src/keep.ts': KEEP });
+    return generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('src/keep.ts', 'keep', 1, 7)],
+      evidence: evidence(),
+      change: change({ diff: KEEP_DIFF, editedSpans: [{ file: 'src/keep.ts', startLine: 4, endLine: 4 }], ...partial }),
+      max: 200,
+      revertKept,
+    });
+  };
+  const keepCandidates = async (partial: Partial<ChangeContext>) => (await generateKeep(partial)).candidates;
+
+  test("an edit that gives back the line the change removed comes first, whatever its template's prior", async () => {
+    const candidates = await keepCandidates({});
+    const restore = KEEP.replace("tag !== 'all'", "tag === 'all'");
+    assert.equal(apply(KEEP, candidates[0].edits[0]), restore, `first: ${candidates[0].template} ${candidates[0].description}`);
+    // another edit of the same line is not a restore: it keeps only the edited-line preference
+    const other = candidates.find((c) => apply(KEEP, c.edits[0]) === KEEP.replace('x > min', 'x >= min'));
+    assert.ok(other && other.onEditedLine && other.score < candidates[0].score);
+    // the same edited line without the change's old text: the priors alone put a relational edit first
+    const blind = await keepCandidates({ diff: '' });
+    assert.equal(blind[0].template, 'relational-operator');
+    assert.ok(blind.find((c) => apply(KEEP, c.edits[0]) === restore)!.score < candidates[0].score / 5);
+  });
+
+  test('undoing the whole change is never tried when the post filters would drop it; undoing one of its edits is', async () => {
+    const restore = KEEP.replace("tag !== 'all'", "tag === 'all'");
+    const { candidates, pruned } = await generateKeep({}, false);
+    assert.equal(pruned.reverts, 1);
+    assert.ok(!candidates.some((c) => apply(KEEP, c.edits[0]) === restore), 'the revert of the only edit is left out');
+    // the same line when the change also edited another line: giving this one back is a partial undo, and first
+    const second = [
+      '@@ -6,2 +6,2 @@',
+      '   }',
+      '-  return out.slice();',
+      '+  return out;',
+      '',
+    ].join('\n');
+    const two = await generateKeep({ diff: KEEP_DIFF + second, editedSpans: [{ file: 'src/keep.ts', startLine: 4, endLine: 4 }, { file: 'src/keep.ts', startLine: 6, endLine: 6 }] }, false);
+    assert.equal(two.pruned.reverts, 0);
+    assert.equal(apply(KEEP, two.candidates[0].edits[0]), restore);
+  });
+
+  test('a change that says it meant its new behaviour gets no restore preference', async () => {
+    const candidates = await keepCandidates({ title: 'Keep everything but "all", deliberately' });
+    const restore = KEEP.replace("tag !== 'all'", "tag === 'all'");
+    const at = candidates.findIndex((c) => apply(KEEP, c.edits[0]) === restore);
+    assert.notEqual(at, 0, 'the restore is not first');
+  });
+
   test('the evidence aims literal edits: the wrong part of a string becomes the expected part', async () => {
     const src = 'export function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n';
     const root = await project({ 'src/greet.ts': src });
@@ -154,6 +227,109 @@ describe('generateCandidates', () => {
     const firstTotal = candidates.findIndex((c) => c.symbol === 'total');
     const lastEligibleBoundary = candidates.findIndex((c) => c.symbol === 'eligible' && c.template === 'relational-operator');
     assert.ok(lastEligibleBoundary < firstTotal, 'the higher-ranked suspect comes first at equal prior');
+  });
+
+  test('a running extremum or a clamp: `v = e` becomes max/min of v and e, or e clamped at 0 (Python and TypeScript)', async () => {
+    const py = 'def longest(xs):\n    best = 0\n    run = 0\n    seen = {}\n    for x in xs:\n        run = run + x\n        best = run\n    return best\n';
+    const ts = 'export function longest(xs: number[]): number {\n  let best = 0;\n  let run = 0;\n  for (const x of xs) {\n    run = run + x;\n    best = run;\n  }\n  return best;\n}\n';
+    const root = await project({ 'kadane.py': py, 'src/kadane.ts': ts });
+    for (const [file, src, lang, want] of [
+      ['kadane.py', py, 'python', ['best = max(best, run)', 'run = max(0, run + x)']],
+      ['src/kadane.ts', ts, 'typescript', ['best = Math.max(best, run);', 'run = Math.max(0, run + x);']],
+    ] as const) {
+      const { candidates } = await generateCandidates({
+        root,
+        readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+        suspects: [suspect(file, 'longest', 1, src.split('\n').length - 1)],
+        evidence: evidence(),
+        change: change({ language: lang }),
+        max: 500,
+      });
+      const results = candidates.filter((c) => c.template === 'extremum').map((c) => apply(src, c.edits[0]));
+      for (const w of want) assert.ok(results.some((r) => r.includes(w)), `${file}: ${w} in\n${results.join('\n---\n')}`);
+      // the declarations are no assignment to wrap: `let best = Math.max(best, 0)` reads before it is set
+      assert.ok(!results.some((r) => /(let|const) \w+ = Math\.|^\s*best = max\(best, 0\)|max\(seen, \{\}\)/m.test(r)), results.join('\n'));
+    }
+  });
+
+  test('an argument that should move like its sibling: `f(a[1:], b)` → `f(a[1:], b[1:])`, `f(i + 1, j)` → `f(i + 1, j + 1)` (Python and TypeScript)', async () => {
+    const py =
+      "def common(a, b):\n    if not a or not b:\n        return ''\n    elif a[0] == b[0]:\n        return a[0] + common(a[1:], b)\n    return max(common(a, b[1:]), common(a[1:], b), key=len)\n";
+    const ts =
+      'export function same(a: string, b: string, i: number, j: number): number {\n  if (i >= a.length || j >= b.length) return 0;\n  if (a[i] === b[j]) return 1 + same(a, b, i + 1, j);\n  return Math.max(same(a, b, i + 1, j), same(a, b, i, j + 1));\n}\n';
+    const root = await project({ 'lcs.py': py, 'src/lcs.ts': ts });
+    for (const [file, fn, src, lang, want, never] of [
+      ['lcs.py', 'common', py, 'python', 'a[0] + common(a[1:], b[1:])', /common\(a\[1:\], a\[1:\]\)|key=len\[1:\]/],
+      ['src/lcs.ts', 'same', ts, 'typescript', '1 + same(a, b, i + 1, j + 1)', /same\(a, b, i \+ 1, i \+ 1\)|same\(a \+ 1|same\(a, b \+ 1/],
+    ] as const) {
+      const { candidates } = await generateCandidates({
+        root,
+        readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+        suspects: [suspect(file, fn, 1, src.split('\n').length - 1)],
+        evidence: evidence(),
+        change: change({ language: lang }),
+        max: 500,
+      });
+      const results = candidates.filter((c) => c.template === 'mirror-argument').map((c) => apply(src, c.edits[0]));
+      assert.ok(results.some((r) => r.includes(want)), `${file}: ${want} in\n${results.join('\n---\n')}`);
+      // only a bare name takes its sibling's shape, never the name the shape is made of, and
+      // only a shape the file itself gives that name elsewhere (`b[1:]`, `j + 1`): not `a + 1`
+      assert.ok(!results.some((r) => never.test(r)), results.join('\n---\n'));
+    }
+  });
+
+  test('a property read off a missing value: `?.` at that property, first, and only where the message names it', async () => {
+    const src = `export function causeOf(err: Error, options?: { cause?: unknown }): unknown {
+  const note = err.message.trim();
+  return options.cause ?? note;
+}
+`;
+    const root = await project({ 'src/cause.ts': src });
+    const generate = (messages: string[]) =>
+      generateCandidates({
+        root,
+        readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+        suspects: [suspect('src/cause.ts', 'causeOf', 1, 4)],
+        evidence: evidence({ messages }),
+        change: change(),
+        max: 200,
+      });
+    const named = (await generate(["TypeError [ERR_X]: Cannot read properties of undefined (reading 'cause')"])).candidates;
+    assert.equal(named[0].template, 'optional-chain');
+    assert.equal(apply(src, named[0].edits[0]), src.replace('options.cause', 'options?.cause'));
+    // the other reads are not what failed: no `?.` on them
+    const results = named.map((c) => apply(src, c.edits[0]));
+    assert.ok(!results.some((r) => r.includes('err?.message') || r.includes('message?.trim')), 'only the property the message names');
+    // the older V8 wording and null
+    const older = (await generate(["TypeError: Cannot read property 'cause' of null"])).candidates;
+    assert.equal(older[0].template, 'optional-chain');
+    // an index read: `?.[` before the bracket, the literal key named or a key known only at run time
+    const indexed = `export function nonce(csp?: string): string | undefined {
+  return /'nonce-(\\w+)'/.exec(csp ?? '')[1];
+}
+export function script(pkg: { scripts?: Record<string, string> }, name: string): string | undefined {
+  return pkg.scripts[name];
+}
+`;
+    const root2 = await project({ 'src/idx.ts': indexed });
+    for (const [symbol, start, end, message, want] of [
+      ['nonce', 1, 3, "TypeError: Cannot read properties of null (reading '1')", "exec(csp ?? '')?.[1]"],
+      ['script', 4, 6, "TypeError: Cannot read properties of undefined (reading 'test')", 'pkg.scripts?.[name]'],
+    ] as const) {
+      const { candidates } = await generateCandidates({
+        root: root2,
+        readFile: (rel) => readFile(path.join(root2, rel), 'utf8'),
+        suspects: [suspect('src/idx.ts', symbol, start, end)],
+        evidence: evidence({ messages: [message] }),
+        change: change(),
+        max: 200,
+      });
+      assert.equal(candidates[0].template, 'optional-chain', `${symbol}: ${candidates[0].description}`);
+      assert.ok(apply(indexed, candidates[0].edits[0]).includes(want), apply(indexed, candidates[0].edits[0]));
+    }
+    // no such message: no `?.` anywhere
+    const none = (await generate(['AssertionError: expected 1 to equal 2'])).candidates;
+    assert.ok(!none.some((c) => c.template === 'optional-chain'));
   });
 
   test('test files are never mutated as suspects', async () => {
