@@ -9,8 +9,9 @@ import { signInAs, type DemoRole } from './helpers';
 // itself), in the light theme and in the dark one (the browser says it prefers
 // light, then dark; no choice is stored, so the open page follows it; the
 // dark theme is held to the rules that read colours, below).
-// Screenshots of each page, width and theme land in test-results/ for a
-// person to look at. Each role signs in through the form once (the sign-in
+// With FLOWFIX_E2E_SCREENSHOTS=1, a full-page screenshot of each page, width
+// and theme lands in test-results/ for a person to look at (off by default:
+// they cost a tenth of the spec's time and no assertion reads them). Each role signs in through the form once (the sign-in
 // itself is auth.spec.ts's subject); its session cookie opens every page after.
 
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
@@ -19,6 +20,7 @@ const WIDTHS = [
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 const SCHEMES = ['light', 'dark'] as const;
+const SCREENSHOTS = process.env.FLOWFIX_E2E_SCREENSHOTS === '1';
 
 // A theme changes colours and nothing else (the same markup, the same CSS but
 // its colour variables), so after the first theme's full check the second one
@@ -264,7 +266,7 @@ for (const viewport of WIDTHS) {
           await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
           await expectAccessible(page, `${c.name} at ${viewport.width}px, ${scheme}`, scheme === SCHEMES[0] ? 'all' : 'colours');
           if (viewport.name === 'phone') await expectNoSidewaysScroll(page, `${c.name}, ${scheme}`);
-          await page.screenshot({ path: info.outputPath(`${c.name.replace(/\W+/g, '-')}-${viewport.width}-${scheme}.png`), fullPage: true });
+          if (SCREENSHOTS) await page.screenshot({ path: info.outputPath(`${c.name.replace(/\W+/g, '-')}-${viewport.width}-${scheme}.png`), fullPage: true });
         }
       });
     }

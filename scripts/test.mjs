@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every suite, in order, stopping at nothing so one run shows all
-// failures, then one closing line "N passed, N failed".
+// failures, then where the time went (each suite's slowest top-level suites or
+// spec files, and its minutes) and one closing line "N passed, N failed".
 //   unit         node --test test/unit/**            (no database)
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
 //   e2e          next build (reusing .next/cache), the extension's .vsix, Playwright in Debian's Chromium against `next start`
@@ -70,6 +71,30 @@ function run(cmd, args, env = {}, out = terminal) {
 
 // how long each suite took, printed at the end
 const timings = [];
+// where each suite spent its time (its slowest files or top-level suites),
+// printed at the end too: a slow CI run's tail then says what to look at
+const slowest = [];
+const SLOWEST = 6;
+
+/** The top-level suites of node --test's spec output, slowest first, as "name 1.2". */
+function slowestSuites(output) {
+  const parts = [];
+  for (const m of output.matchAll(/^[✔✖] (.+) \(([\d.]+)ms\)$/gm)) parts.push({ name: m[1], seconds: Number(m[2]) / 1000 });
+  return parts.sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST);
+}
+
+/** Playwright's JSON report summed per spec file, slowest first. */
+function slowestSpecs(report) {
+  const perFile = new Map();
+  const walk = (suite, file) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) for (const r of t.results ?? []) perFile.set(file, (perFile.get(file) ?? 0) + (r.duration ?? 0));
+    }
+    for (const child of suite.suites ?? []) walk(child, file);
+  };
+  for (const suite of report.suites ?? []) walk(suite, suite.file);
+  return [...perFile].map(([name, ms]) => ({ name, seconds: ms / 1000 })).sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST);
+}
 async function timed(name, fn) {
   const started = Date.now();
   try {
@@ -103,6 +128,7 @@ async function nodeSuiteUntimed(name, files, env, out) {
     { NODE_ENV: 'test', ...env },
     out,
   );
+  slowest.push({ name, parts: slowestSuites(output) });
   const pass = Number(/ℹ pass (\d+)/.exec(output)?.[1] ?? 0);
   const fail = Number(/ℹ fail (\d+)/.exec(output)?.[1] ?? 0) + Number(/ℹ cancelled (\d+)/.exec(output)?.[1] ?? 0);
   totals.passed += pass;
@@ -148,7 +174,9 @@ async function e2eSuiteUntimed(out) {
   const { code } = await run('npx', ['playwright', 'test', ...patterns], { CI: process.env.CI ?? '', FLOWFIX_E2E_EDITOR: codeServerSetup ? '1' : '0' }, out);
   const reportPath = path.join(root, 'test-results', 'e2e-results.json');
   if (existsSync(reportPath)) {
-    const stats = JSON.parse(readFileSync(reportPath, 'utf8')).stats ?? {};
+    const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+    slowest.push({ name: 'e2e', parts: slowestSpecs(report) });
+    const stats = report.stats ?? {};
     totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
     totals.failed += stats.unexpected ?? 0;
   }
@@ -288,6 +316,10 @@ function shortenStacks(text) {
     .trim();
 }
 
+const short = (name) => (name.length > 60 ? `${name.slice(0, 59)}…` : name);
+for (const { name, parts } of slowest) {
+  if (parts.length) console.log(`\nslowest in ${name} (seconds): ${parts.map((p) => `${short(p.name)} ${Math.round(p.seconds)}`).join(' · ')}`);
+}
 console.log(`\nsuite times (minutes): ${timings.map((t) => `${t.name} ${t.minutes.toFixed(1)}`).join(' · ')}`);
 for (const report of failureReports) console.log(`\n${report}`);
 console.log(`\n${failedSuites.length ? `failed suites: ${failedSuites.join(', ')}` : 'all suites green'}`);
