@@ -6,7 +6,7 @@ import { newSandboxIdentity } from '../../lib/sandbox/identity';
 import { resolveLimits } from '../../lib/sandbox/limits';
 import { sandboxMode } from '../../lib/sandbox/mode';
 import { probeSandbox } from '../../lib/sandbox/probe';
-import { buildSandboxEnv } from '../workspace/exec';
+import { buildSandboxEnv, killGroup, watchGroup } from '../workspace/exec';
 
 // The agent's one way to ask Python about Python (helper.py: index spans,
 // mutation sites, syntax check). Starting an interpreter costs 20–50 ms, and
@@ -20,7 +20,9 @@ import { buildSandboxEnv } from '../workspace/exec';
 // files it asks about) and nothing of the server but helper.py. It gets the sandbox's allow-listed environment (never the server's
 // secrets), runs with -I -S, and is killed when a request times out or is
 // aborted, or when it has been idle a while. Idle helpers do not keep the
-// Node process alive.
+// Node process alive. A helper leads a process group of its own, and a kill
+// is for the whole group: killed while bubblewrap was still starting it,
+// bubblewrap alone died and its first child waited for it forever.
 
 const SCRIPT = fileURLToPath(new URL('./helper.py', import.meta.url));
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -61,13 +63,18 @@ class Helper {
           cwd: '/tmp',
           identity: newSandboxIdentity(),
           limits: resolveLimits({ diskBytes: 64 * 1024 * 1024 }),
+          // spawned detached below: a session of its own, no terminal, one group to kill
+          newSession: false,
         })
       : { file: inner[0], args: inner.slice(1) };
     this.child = spawn(file, args, {
       cwd: tmpdir(),
       env: buildSandboxEnv({ home: '/tmp', tmpDir: '/tmp' }) as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
     });
+    const pid = this.child.pid;
+    watchGroup('add', pid);
     this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
@@ -76,6 +83,9 @@ class Helper {
     this.child.stdin.on('error', () => {});
     this.child.on('error', (err) => this.fail(`could not start ${python}: ${err.message}`));
     this.child.on('exit', (code, signal) => {
+      // whatever of the sandbox is left goes with it
+      killGroup(pid, 'SIGKILL');
+      watchGroup('del', pid);
       if (this.exitReason === null) this.diedOnItsOwn = true;
       this.fail(`the Python helper exited (${signal ?? `code ${code}`})${this.stderr ? `: ${this.stderr.trim()}` : ''}`);
     });
@@ -115,7 +125,7 @@ class Helper {
   kill(reason: string): void {
     this.fail(reason);
     clearTimeout(this.idleTimer);
-    this.child.kill('SIGKILL');
+    killGroup(this.child.pid, 'SIGKILL');
   }
 
   /** Idle helpers must not keep the process alive; busy ones must. */

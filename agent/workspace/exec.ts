@@ -188,7 +188,8 @@ export function sandboxArgv(
   });
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+/** Signals a whole process group (a child spawned detached leads its own); a group already gone is no error. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, signal);
@@ -239,7 +240,8 @@ function startWatchdog(): void {
   if (watched.size > 0) dog.stdin.write([...watched].map((id) => `add ${id}\n`).join(''));
 }
 
-function watch(op: 'add' | 'del', pgid: number | undefined): void {
+/** Adds a process group to the watchdog's list (killed if this process dies), or takes it off. */
+export function watchGroup(op: 'add' | 'del', pgid: number | undefined): void {
   if (pgid === undefined) return;
   if (op === 'add') watched.add(pgid);
   else watched.delete(pgid);
@@ -318,7 +320,7 @@ function runSpawned(
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const pid = child.pid;
-    watch('add', pid);
+    watchGroup('add', pid);
     // open the gate (see GATE); a command that could not start has no reader
     child.stdin?.on('error', () => {});
     child.stdin?.end('\n');
@@ -361,7 +363,7 @@ function runSpawned(
       opts.signal?.removeEventListener('abort', onAbort);
       // Leftovers (servers, watchers) die with the command.
       killGroup(pid, 'SIGKILL');
-      watch('del', pid);
+      watchGroup('del', pid);
       let text = output.text();
       if (spawnError) text += `\n[flowfix] could not start the command: ${spawnError.message}`;
       // a fork bomb that burnt out at its cap, then idled into the time

@@ -104,6 +104,36 @@ describe('the pooled Python helper', () => {
     assert.deepEqual(await checkPythonSyntax([src('ok.py', 'x = 1\n')]), []);
   });
 
+  test('a helper killed in its first milliseconds, while the sandbox is still starting it, leaves nothing behind', async () => {
+    // bubblewrap's first child waits for the parent's go-ahead; a kill of the
+    // parent alone in that window left the child waiting forever, orphaned
+    const script = path.resolve(import.meta.dirname, '../../../agent/python/helper.py');
+    const orphans = () =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((entry) => {
+          try {
+            const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+            return ppid === 1 && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(script);
+          } catch {
+            return false; // exited while we looked
+          }
+        })
+        .map(Number);
+    const before = new Set(orphans());
+    // about one in three of these kills lands in that window
+    for (let i = 0; i < 40; i++) {
+      closePythonHelpers();
+      await assert.rejects(pythonRequest({ mode: 'compile', sources: [] }, { timeoutMs: 1 + (i % 6) }), /did not answer within/);
+    }
+    closePythonHelpers();
+    // what is torn down normally is gone well within this
+    await new Promise((r) => setTimeout(r, 1500));
+    const left = orphans().filter((p) => !before.has(p));
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    assert.deepEqual(left, [], 'a killed helper left processes behind');
+  });
+
   test('an aborted request kills its helper and rejects with the abort reason', async () => {
     closePythonHelpers();
     const controller = new AbortController();
