@@ -24,6 +24,7 @@ import { indexTsFile } from '../../agent/scaffold/typescript';
 import { runTests } from '../../agent/testing/test-runner';
 import type { AgentEvent, Suspect } from '../../agent/types';
 import { Workspace } from '../../agent/workspace/workspace';
+import { killGroup } from '../../agent/workspace/exec';
 import { parseJunitXml } from '../../lib/junit/parse';
 import {
   FilterPolicySchema,
@@ -59,7 +60,7 @@ interface Cache {
 }
 
 /** One node --test run of test files in a framed folder, JUnit read back with the product's parser. */
-async function runSuite(dir: string, tests: string[]): Promise<ScreenResult & { tests: number }> {
+export async function runSuite(dir: string, tests: string[]): Promise<ScreenResult & { tests: number }> {
   const started = performance.now();
   const report = path.join(dir, 'junit.xml');
   await rm(report, { force: true });
@@ -67,19 +68,18 @@ async function runSuite(dir: string, tests: string[]): Promise<ScreenResult & { 
     const child = spawn('node', ['--import', 'tsx', '--test', '--test-timeout=20000', '--test-reporter=junit', `--test-reporter-destination=junit.xml`, ...tests], {
       cwd: dir,
       stdio: 'ignore',
-      env: { ...process.env, NODE_ENV: 'test' },
+      // a run of its own even when the bench itself runs under node --test
+      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined },
       detached: true,
     });
     const timer = setTimeout(() => {
-      try {
-        process.kill(-(child.pid as number), 'SIGKILL');
-      } catch {
-        // gone already
-      }
+      killGroup(child.pid, 'SIGKILL');
       resolve('timeout');
     }, SCREEN_TIMEOUT_MS);
     child.on('close', (c) => {
       clearTimeout(timer);
+      // a mutant can break a test's own clean-up: what the suite left running goes with it
+      killGroup(child.pid, 'SIGKILL');
       resolve(c ?? 1);
     });
   });
