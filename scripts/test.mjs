@@ -76,14 +76,14 @@ const timings = [];
 const slowest = [];
 const SLOWEST = 6;
 
-/** The top-level suites of node --test's spec output, slowest first, as "name 1.2". */
+const topSlowest = (parts) => parts.sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST);
+
+/** The top-level suites of node --test's spec output as { name, seconds }, slowest first. */
 function slowestSuites(output) {
-  const parts = [];
-  for (const m of output.matchAll(/^[✔✖] (.+) \(([\d.]+)ms\)$/gm)) parts.push({ name: m[1], seconds: Number(m[2]) / 1000 });
-  return parts.sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST);
+  return topSlowest([...output.matchAll(/^[✔✖] (.+) \(([\d.]+)ms\)$/gm)].map((m) => ({ name: m[1], seconds: Number(m[2]) / 1000 })));
 }
 
-/** Playwright's JSON report summed per spec file, slowest first. */
+/** Playwright's JSON report summed per spec file as { name, seconds }, slowest first. */
 function slowestSpecs(report) {
   const perFile = new Map();
   const walk = (suite, file) => {
@@ -93,8 +93,9 @@ function slowestSpecs(report) {
     for (const child of suite.suites ?? []) walk(child, file);
   };
   for (const suite of report.suites ?? []) walk(suite, suite.file);
-  return [...perFile].map(([name, ms]) => ({ name, seconds: ms / 1000 })).sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST);
+  return topSlowest([...perFile].map(([name, ms]) => ({ name, seconds: ms / 1000 })));
 }
+
 async function timed(name, fn) {
   const started = Date.now();
   try {
