@@ -19,6 +19,17 @@ export interface Mutant {
   replacement: string;
   /** 1-based line of the span's start */
   line: number;
+  /**
+   * a higher-order mutant's first-order mutations, in text order; the mutant
+   * itself is then the one span from the first's start to the second's end
+   * with both applied, so it applies as a single splice like any other
+   */
+  parts?: Mutant[];
+}
+
+/** 1 for a single mutation, 2 for a pair. */
+export function orderOf(m: Pick<Mutant, 'parts'>): number {
+  return m.parts?.length ?? 1;
 }
 
 /**
@@ -169,6 +180,43 @@ export function ownMutants(file: string, text: string): Mutant[] {
 export function applyMutant(text: string, m: Pick<Mutant, 'start' | 'end' | 'original' | 'replacement'>): string {
   if (text.slice(m.start, m.end) !== m.original) throw new Error(`mutant does not match the text at ${m.start}-${m.end}`);
   return text.slice(0, m.start) + m.replacement + text.slice(m.end);
+}
+
+/**
+ * Second-order mutants: two first-order mutants of the same named function
+ * (`functionOf` names it; mutants it names nothing for are left out) whose
+ * spans do not overlap, paired in the seeded order: each mutant, in `random`'s
+ * shuffle of the file's mutants, with the next unpaired one of its function.
+ * Each first-order mutant is in at most one pair, so a function's pairs are
+ * spread over its mutants rather than all sharing the first one.
+ */
+export function higherOrderMutants(text: string, mutants: readonly Mutant[], functionOf: (m: Mutant) => string | null, random: () => number): Mutant[] {
+  const order = shuffled([...mutants].sort((a, b) => a.id.localeCompare(b.id)), random);
+  const fn = new Map(order.map((m) => [m, functionOf(m)]));
+  const used = new Set<Mutant>();
+  const out: Mutant[] = [];
+  for (const a of order) {
+    if (used.has(a) || fn.get(a) === null) continue;
+    const b = order.find((m) => m !== a && !used.has(m) && fn.get(m) === fn.get(a) && (m.end <= a.start || a.end <= m.start));
+    if (!b) continue;
+    used.add(a);
+    used.add(b);
+    const [first, second] = a.start < b.start ? [a, b] : [b, a];
+    const original = text.slice(first.start, second.end);
+    const replacement = first.replacement + text.slice(first.end, second.start) + second.replacement;
+    out.push({
+      id: `${first.id}+${second.id}`,
+      file: a.file,
+      operator: `${first.operator}+${second.operator}`,
+      start: first.start,
+      end: second.end,
+      original,
+      replacement,
+      line: first.line,
+      parts: [first, second],
+    });
+  }
+  return out;
 }
 
 /** mulberry32: a small seeded generator, so a seed names one sample. */

@@ -1,17 +1,20 @@
-// `npm run bench:mutants`: flowfix's own production modules with unit tests
-// (lib/, agent/, common/), one seeded classic mutation at a time (see
-// mutate.ts), each mutant some unit test kills framed as a change (base =
-// original, head = mutant; frame.ts) and repaired by the real pipeline with
-// the offline policy in the sandbox, as bench/agent/run.ts does for its
-// corpus. Prints plausible / correct / overfitting, where the mutated
-// function ranked, time per run, test-file edits and a per-operator
-// breakdown; writes the raw results to bench/out/.
+// `npm run bench:mutants`: seeded classic mutants (see mutate.ts) of two
+// corpora: flowfix's own production modules with unit tests (lib/, agent/,
+// common/; framed by frame.ts) and the realistic repositories (the demo's,
+// the repair corpus's projects, the fixtures' library; realistic.ts). Each
+// in two orders: one mutation, or two in the same function. Each mutant some
+// test kills is framed as a change (base = original, head = mutant) and
+// repaired by the real pipeline with the offline policy in the sandbox, as
+// bench/agent/run.ts does for its corpus. Prints, per group (corpus × order),
+// plausible / correct / overfitting, where the mutated function ranked, time
+// per run, test-file edits and a per-operator breakdown; writes the raw
+// results to bench/out/.
 //
-//   npm run bench:mutants -- [--seed N] [--sample N] [--jobs N] [--max-candidates N] [--no-coverage] [--json PATH]
+//   npm run bench:mutants -- [--corpus own|realistic|all] [--order 1|2|mixed] [--seed N] [--sample N] [--jobs N] [--max-candidates N] [--no-coverage] [--json PATH]
 //   npm run bench:mutants -- --report bench/out/mutants-….json   (the report of a saved run, partial ones too)
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +24,7 @@ import { createOfflinePolicy } from '../../agent/policies/offline';
 import { runRepair } from '../../agent/pipeline';
 import { detectRunner } from '../../agent/testing/runners';
 import { indexTsFile } from '../../agent/scaffold/typescript';
-import { runTests } from '../../agent/testing/test-runner';
+import { readTestReports, renderTestCommand, runTests } from '../../agent/testing/test-runner';
 import type { AgentEvent, Suspect } from '../../agent/types';
 import { Workspace } from '../../agent/workspace/workspace';
 import { killGroup } from '../../agent/workspace/exec';
@@ -33,7 +36,8 @@ import {
   type RepositorySettings,
 } from '../../common/settings';
 import { buildMutantRepo, modulesUnderTest, packageJson, ROOT, writeFrame, type ModuleUnderTest } from './frame';
-import { applyMutant, ownMutants, seededRandom, shuffled, strykerMutants, type Mutant } from './mutate';
+import { applyMutant, higherOrderMutants, orderOf, ownMutants, seededRandom, shuffled, strykerMutants, type Mutant } from './mutate';
+import { buildRealisticMutantRepo, realisticRepos, sourcesOf, writeRepo, type RealisticRepo } from './realistic';
 import { pct, quantile } from '../stats';
 
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -59,17 +63,14 @@ interface Cache {
   screened: Record<string, ScreenResult>;
 }
 
-/** One node --test run of test files in a framed folder, JUnit read back with the product's parser. */
-export async function runSuite(dir: string, tests: string[]): Promise<ScreenResult & { tests: number }> {
-  const started = performance.now();
-  const report = path.join(dir, 'junit.xml');
-  await rm(report, { force: true });
-  const code = await new Promise<number | 'timeout'>((resolve) => {
-    const child = spawn('node', ['--import', 'tsx', '--test', '--test-timeout=20000', '--test-reporter=junit', `--test-reporter-destination=junit.xml`, ...tests], {
+/** A command in its own process group, killed as a group when it ends or outlives SCREEN_TIMEOUT_MS. */
+async function runGroup(dir: string, argv: string[], env: Record<string, string | undefined>): Promise<number | 'timeout'> {
+  return new Promise<number | 'timeout'>((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), {
       cwd: dir,
       stdio: 'ignore',
       // a run of its own even when the bench itself runs under node --test
-      env: { ...process.env, NODE_ENV: 'test', NODE_TEST_CONTEXT: undefined },
+      env: { ...process.env, NODE_TEST_CONTEXT: undefined, ...env },
       detached: true,
     });
     const timer = setTimeout(() => {
@@ -83,6 +84,14 @@ export async function runSuite(dir: string, tests: string[]): Promise<ScreenResu
       resolve(c ?? 1);
     });
   });
+}
+
+/** One node --test run of test files in a framed folder, JUnit read back with the product's parser. */
+export async function runSuite(dir: string, tests: string[]): Promise<ScreenResult & { tests: number }> {
+  const started = performance.now();
+  const report = path.join(dir, 'junit.xml');
+  await rm(report, { force: true });
+  const code = await runGroup(dir, ['node', '--import', 'tsx', '--test', '--test-timeout=20000', '--test-reporter=junit', `--test-reporter-destination=junit.xml`, ...tests], { NODE_ENV: 'test' });
   const ms = performance.now() - started;
   if (code === 'timeout') return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: 'timeout' };
   if (!existsSync(report)) return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: `no report (exit ${code})` };
@@ -95,6 +104,33 @@ export async function runSuite(dir: string, tests: string[]): Promise<ScreenResu
     failingFiles: [],
     ms,
     tests: parsed.results.length,
+    ...(failed.length === 0 && code !== 0 ? { note: `exit ${code} with every test passing` } : {}),
+  };
+}
+
+/**
+ * A realistic repository's whole suite in a folder: its own command (the
+ * regression command, else the test command with no targets) through
+ * /bin/sh as flowfix runs commands, outside the sandbox, its report read by
+ * the product's reader (so the failing ids are the ones the pipeline sees).
+ */
+export async function runRepoSuite(dir: string, settings: RepositorySettings): Promise<ScreenResult & { tests: number }> {
+  const started = performance.now();
+  const root = await realpath(dir);
+  if (!/[*?]/.test(settings.junitReport)) await rm(path.join(root, settings.junitReport), { force: true });
+  const command = settings.regression ?? renderTestCommand(settings.test, []);
+  const code = await runGroup(root, ['/bin/sh', '-c', command], settings.env);
+  const ms = performance.now() - started;
+  if (code === 'timeout') return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: 'timeout' };
+  const read = await readTestReports(root, settings.junitReport);
+  if (read.reportError || read.results.length === 0) return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: read.reportError ?? `no report (exit ${code})` };
+  const failed = read.results.filter((r) => r.status === 'failed' || r.status === 'error');
+  return {
+    killed: failed.length > 0,
+    failing: failed.map((r) => r.id),
+    failingFiles: [],
+    ms,
+    tests: read.results.length,
     ...(failed.length === 0 && code !== 0 ? { note: `exit ${code} with every test passing` } : {}),
   };
 }
@@ -122,7 +158,7 @@ function sameProgram(file: string, a: string, b: string): boolean {
 }
 
 /** The innermost named function, method or class around a line of the original module (the scaffold's own index). */
-function truthOf(file: string, text: string, line: number): string | null {
+export function truthOf(file: string, text: string, line: number): string | null {
   const spans = indexTsFile(file, text).spans.filter((s) => !s.isTest && s.kind !== 'window' && s.startLine <= line && line <= s.endLine);
   spans.sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine));
   return spans[0]?.symbol ?? null;
