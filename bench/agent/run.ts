@@ -61,7 +61,7 @@ export interface BugOutcome {
   regressionRuns: number;
 }
 
-function symbolMatches(suspect: Suspect, truth: CorpusBug['truth']): boolean {
+export function symbolMatches(suspect: Suspect, truth: CorpusBug['truth']): boolean {
   return suspect.file === truth.file && (suspect.symbol === truth.symbol || suspect.symbol.endsWith(`.${truth.symbol}`) || suspect.symbol.endsWith(` > ${truth.symbol}`));
 }
 
