@@ -14,11 +14,23 @@ import { generateCandidates } from './offline/candidates';
 export interface OfflinePolicyOptions {
   /** most candidates validated per run; each costs a compile check and a target-test run */
   maxCandidates?: number;
+  /**
+   * Stop after this many candidates in a row failed the target tests and not
+   * one of them made a failing target pass: the ranking puts the likely fixes
+   * first, so a long run of misses says the fix is beyond the templates.
+   */
+  stopAfterFailures?: number;
+  /** Stop, likewise without progress, once validation has used this share of the policy's time (its deadline from its first turn). */
+  stopAfterTimeShare?: number;
   /** clock, for deadline checks */
   now?: () => number;
 }
 
 export const DEFAULT_MAX_CANDIDATES = 40;
+/** The ranking is meant to put a fix the templates can express in the first 50 (issue 32): 50 misses in a row are past it. */
+export const DEFAULT_STOP_AFTER_FAILURES = 50;
+/** Half the policy's time: real runs that went on past it spent 10–16 minutes and found nothing. */
+export const DEFAULT_STOP_AFTER_TIME_SHARE = 0.5;
 
 function usageOf(gateCalls: number): Usage {
   return { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: gateCalls };
@@ -35,10 +47,19 @@ interface Progress {
   next: number;
   compileRejected: number;
   gateCalls: number;
+  /** candidates in a row that failed GREEN without making a failing target pass */
+  missesInARow: number;
+  /** when validation started, and the policy's deadline then: the time share is of that span */
+  startedAt: number;
+  deadline: number;
+  /** the target tests failing on the unpatched head: a candidate that passes one of them is progress */
+  failingAtRed: Set<string>;
 }
 
 export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
   const maxCandidates = opts.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
+  const stopAfterFailures = opts.stopAfterFailures ?? DEFAULT_STOP_AFTER_FAILURES;
+  const stopAfterTimeShare = opts.stopAfterTimeShare ?? DEFAULT_STOP_AFTER_TIME_SHARE;
   const now = opts.now ?? Date.now;
   // keyed by the run's workspace: a policy object may serve several runs (the worker's does not, the CLI's might)
   const progressByRun = new WeakMap<object, Progress>();
@@ -85,7 +106,10 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     if (candidates.length === 0) {
       return { status: 'gave_up', exitReason: 'no_candidate', detail: `no repair template applies at the suspects${skipped.length ? ` (${skipped.join('; ')})` : ''}`, usage: usageOf(0) };
     }
-    const progress: Progress = { generated, next: 0, compileRejected: 0, gateCalls: 0 };
+    const passedAtRed = new Set(ctx.redRun.results.filter((t) => t.status === 'passed').map((t) => t.id));
+    const failingAtRed = new Set(ctx.targetTests.filter((id) => !passedAtRed.has(id)));
+    const startedAt = now();
+    const progress: Progress = { generated, next: 0, compileRejected: 0, gateCalls: 0, missesInARow: 0, startedAt, deadline: ctx.limits.deadline, failingAtRed };
     progressByRun.set(ctx.workspace, progress);
     return validate(ctx, progress, stop, (n) => (gateCalls += n));
   }
@@ -151,6 +175,20 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       const stillFailing = (verdict.tests ?? []).filter((t) => t.status !== 'passed').map((t) => t.id);
       await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'tests_failed', failing: stillFailing.slice(0, 10) } });
       await ctx.gates.reset();
+      // progress: a target that failed on the head passes with this candidate (a partial fix near the real one)
+      const passedNow = new Set((verdict.tests ?? []).filter((t) => t.status === 'passed').map((t) => t.id));
+      if ([...progress.failingAtRed].some((id) => passedNow.has(id))) progress.missesInARow = 0;
+      else progress.missesInARow += 1;
+      const why = earlyStop(progress);
+      if (why) {
+        await emit(ctx, { type: 'thought', payload: { text: `Stopping early: ${why}.`, candidates: candidates.length - progress.next } });
+        return {
+          status: 'gave_up',
+          exitReason: 'no_candidate',
+          detail: `stopped early after ${progress.next} of ${candidates.length} candidate edit(s) (${progress.compileRejected} rejected by the compile gate): ${why}`,
+          usage: usageOf(gateCalls),
+        };
+      }
     }
     return {
       status: 'gave_up',
@@ -158,6 +196,18 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       detail: `tried ${candidates.length} candidate edit(s) (${progress.compileRejected} rejected by the compile gate); none made the target tests pass`,
       usage: usageOf(gateCalls),
     };
+  }
+
+  /** Why the rest of the list is not worth its time, or null: only ever without progress. */
+  function earlyStop(progress: Progress): string | null {
+    if (progress.missesInARow === 0) return null;
+    if (progress.missesInARow >= stopAfterFailures) return `${progress.missesInARow} candidates in a row failed the target tests and none made a failing target pass`;
+    const span = progress.deadline - progress.startedAt;
+    const spent = now() - progress.startedAt;
+    if (span > 0 && spent >= stopAfterTimeShare * span) {
+      return `${Math.round(spent / 1000)} s spent, ${Math.round(stopAfterTimeShare * 100)}% of the policy's ${Math.round(span / 1000)} s, and the last ${progress.missesInARow} candidate(s) made no failing target pass`;
+    }
+    return null;
   }
 
   return { name: 'offline', run };

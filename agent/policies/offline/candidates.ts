@@ -18,6 +18,7 @@ import type { Deliberateness } from './stale';
 import { assertionWindows, combineMutations, diffSides, expectedActualOf, judgeDeliberate, staleMutations } from './stale';
 import { mutationsForSites, propertiesReadOffMissing } from './templates';
 import { restoreValueMutations } from './restore';
+import { shapeMutations } from './shapes';
 
 export interface Candidate {
   /** 1-based position in the order candidates are tried */
@@ -104,6 +105,7 @@ function siteStart(site: Site): number | null {
   if (site.kind === 'entry') return site.insertAt;
   if (site.kind === 'dereference') return site.dot.start;
   if (site.kind === 'donor') return null;
+  if (site.kind === 'regex') return site.pattern.start;
   return site.range.start;
 }
 
@@ -125,6 +127,12 @@ export async function sitesFor({ root, file, text, lang, start, end, cache }: { 
     const line = lineAt(starts, at);
     return line >= start && line <= end;
   });
+}
+
+/** A suspect's lines start..end (1-based, inclusive) as offsets into its file. */
+function windowOf(source: string, start: number, end: number): { start: number; end: number } {
+  const starts = lineStarts(source);
+  return { start: starts[Math.max(0, start - 1)] ?? source.length, end: end < starts.length ? starts[end] : source.length };
 }
 
 function lineAt(starts: number[], offset: number): number {
@@ -240,7 +248,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
 
   /** suspiciousness (the suspect's score relative to the top one) × pattern prior × the edit's own preference × edit size × evidence */
   const ordered = (suspicion: number, m: Mutation, source: string) =>
-    suspicion * templatePrior(m.template) * m.prior * sizeFactor(editSize(source.slice(m.range.start, m.range.end), m.replacement)) * (m.fromEvidence ? EVIDENCE_FACTOR : 1) * (m.atCrash ? CRASH_SITE_FACTOR : 1);
+    suspicion * templatePrior(m.template) * m.prior * sizeFactor(editSize(source.slice(m.range.start, m.range.end), m.replacement)) * (m.fromEvidence ? EVIDENCE_FACTOR : 1) * (m.atCrash ? CRASH_SITE_FACTOR : 1) * (m.likelihood ?? 1);
 
   // Stale expectations first when the change meant its new behaviour: then a
   // source mutation that "fixes" the test would undo what the developer wanted.
@@ -289,6 +297,7 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine, cache: texts });
     const mutations = [
       ...mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence), missingReads }),
+      ...shapeMutations({ file: suspect.file, sites, source, lang, evidence: { messages: evidence.messages, expectedActual: expectedActualOf(evidence), testNames: evidence.failingTests.map((t) => t.name) }, window: windowOf(source, suspect.startLine, suspect.endLine) }),
       // a value the change replaced by a literal (not when it meant to: then restoring undoes the developer's decision)
       ...(deliberate.level === 'none' ? restoreValueMutations({ diff: change.diff, file: suspect.file, source, start: suspect.startLine, end: suspect.endLine }) : []),
     ];

@@ -66,6 +66,14 @@ export type Site =
   | { kind: 'missing-await'; range: Range; replacement: string; text: string; how: 'value' | 'return-in-try' | 'return' }
   /** a condition that is a literal `true`/`false`, and the real conditions the code around it suggests (restore.ts) */
   | { kind: 'literal-condition'; range: Range; literal: string; proposals: Array<{ text: string; why: string; prior: number }> }
+  /**
+   * A regular expression: a TS/JS literal or `new RegExp('…')`, a Python
+   * string handed to `re.*`. `pattern` is its body as written in the source,
+   * `flags` the literal's flags (empty range when it has none; null where
+   * flags are no part of the text); `doubled`: every backslash of the pattern
+   * is written twice (a non-raw string).
+   */
+  | { kind: 'regex'; pattern: Range; flags: Range | null; doubled: boolean }
   /** a function's entry (before its first statement): where a guard or base case goes */
   | {
       kind: 'entry';
@@ -120,7 +128,13 @@ export type TemplateName =
   | 'restore-return'
   | 'restore-await'
   | 'restore-value'
-  | 'real-condition';
+  | 'real-condition'
+  // bug shapes real runs needed (shapes.ts)
+  | 'value-guard'
+  | 'regex-edit'
+  | 'pass-argument'
+  | 'length-off-by-one'
+  | 'two-token';
 
 export interface Mutation {
   template: TemplateName;
@@ -133,6 +147,8 @@ export interface Mutation {
   fromEvidence?: boolean;
   /** the edit is at the very read the failure message names as the crash (a property read off undefined): candidates.ts */
   atCrash?: boolean;
+  /** how much the failure's evidence favours this edit (a likelihood, 1 when it says nothing): shapes.ts */
+  likelihood?: number;
   /** "`<` → `<=`" */
   description: string;
 }

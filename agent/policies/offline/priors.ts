@@ -56,6 +56,28 @@ export const CORPUS_FIX_COUNTS: Record<Exclude<TemplateName, 'stale-expectation'
   'restore-await': 0,
   'restore-value': 0,
   'real-condition': 0,
+  'value-guard': 0,
+  'regex-edit': 0,
+  'pass-argument': 0,
+  'length-off-by-one': 0,
+  'two-token': 0,
+};
+
+/**
+ * Fixes real runs on public bugs needed that the corpus has none of (issue
+ * 32): a regular expression's character class (content-type), a length off by
+ * one outside an index (next_palindrome), an equality and its constant
+ * together (mergesort), an option passed on to a call (camelcase, dotenv), a
+ * guard for a missing or non-finite value. Counted beside the corpus so a
+ * shape seen in the wild is not ranked as if never seen.
+ */
+export const REAL_RUN_FIX_COUNTS: Partial<Record<TemplateName, number>> = {
+  'regex-edit': 1,
+  'length-off-by-one': 1,
+  'two-token': 1,
+  'pass-argument': 2,
+  'value-guard': 2,
+  extremum: 1,
 };
 
 export function priorsFromCounts(counts: Record<string, number>, laplace = LAPLACE): Record<string, number> {
@@ -63,10 +85,11 @@ export function priorsFromCounts(counts: Record<string, number>, laplace = LAPLA
   return Object.fromEntries(Object.entries(counts).map(([t, n]) => [t, (n + laplace) / (max + laplace)]));
 }
 
-const PRIORS = priorsFromCounts(CORPUS_FIX_COUNTS);
+const COUNTS: Record<string, number> = Object.fromEntries(Object.entries(CORPUS_FIX_COUNTS).map(([t, n]) => [t, n + (REAL_RUN_FIX_COUNTS[t as TemplateName] ?? 0)]));
+const PRIORS = priorsFromCounts(COUNTS);
 
 export function templatePrior(template: TemplateName): number {
-  return template === 'stale-expectation' ? 1 : (PRIORS[template] ?? LAPLACE / (Math.max(...Object.values(CORPUS_FIX_COUNTS)) + LAPLACE));
+  return template === 'stale-expectation' ? 1 : (PRIORS[template] ?? LAPLACE / (Math.max(...Object.values(COUNTS)) + LAPLACE));
 }
 
 /**

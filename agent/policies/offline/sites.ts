@@ -5,6 +5,7 @@ import ts from 'typescript';
 import { parseTs } from '../../scaffold/typescript';
 import { pythonSites } from '../../scaffold/python';
 import { builtinSiblings } from './siblings';
+import { unquote } from './literals';
 import { discardedValueSites, literalConditionSites, missingAwaitSites } from './restore';
 import { tsStructuralSites, variablesInScope } from './ts-structure';
 import type { Range, Site, SiteLanguage } from './model';
@@ -68,6 +69,11 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
       if (!(node.parent && (ts.isPropertyAssignment(node.parent) && node.parent.name === node))) {
         sites.push({ kind: 'string', text: node.getText(sf), range: range(node) });
       }
+    } else if (ts.isRegularExpressionLiteral(node)) {
+      const at = node.getStart(sf);
+      const text = node.getText(sf);
+      const close = text.lastIndexOf('/');
+      sites.push({ kind: 'regex', pattern: { start: at + 1, end: at + close }, flags: { start: at + close + 1, end: node.end }, doubled: false });
     } else if (ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
       sites.push({ kind: 'string', text: node.getText(sf), range: range(node) });
     } else if (node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword) {
@@ -83,6 +89,12 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
     } else if (ts.isArrowFunction(node) && !ts.isBlock(node.body)) {
       // `(a) => a < b`: the concise body is a return value
       sites.push({ kind: 'return', range: range(node.body), literal: isLiteral(node.body) });
+    }
+    // `new RegExp('…', 'g')`: the pattern is a string, its backslashes written twice
+    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp' && node.arguments?.[0] && ts.isStringLiteral(node.arguments[0])) {
+      const [pattern, flags] = node.arguments;
+      const inner = (n: ts.Node): Range => ({ start: n.getStart(sf) + 1, end: n.end - 1 });
+      sites.push({ kind: 'regex', pattern: inner(pattern), flags: flags && ts.isStringLiteral(flags) ? inner(flags) : null, doubled: true });
     }
     if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments && node.arguments.length >= 2) {
       if (!node.arguments.some((a) => ts.isSpreadElement(a))) sites.push({ kind: 'call-args', args: node.arguments.map(range) });
@@ -149,9 +161,17 @@ export async function pySites({ root, file, text, start, end }: { root: string; 
       case 'number':
         sites.push({ kind: 'number', text: s.text ?? '', range: r });
         break;
-      case 'string':
+      case 'string': {
         sites.push({ kind: 'string', text: s.text ?? '', range: r });
+        // a pattern handed to `re.*` is a regular expression too
+        const literal = s.text ?? '';
+        const parts = unquote(literal);
+        if (parts && parts.quote.length === 1 && /\bre\.(compile|match|fullmatch|search|sub|subn|split|findall|finditer)\(\s*$/.test(text.slice(Math.max(0, r.start - 40), r.start))) {
+          const raw = /^[a-zA-Z]*[rR]/.test(literal);
+          sites.push({ kind: 'regex', pattern: { start: r.start + parts.bodyStart, end: r.start + parts.bodyStart + parts.body.length }, flags: null, doubled: !raw });
+        }
         break;
+      }
       case 'condition':
         sites.push({ kind: 'condition', range: r });
         break;

@@ -11,6 +11,7 @@ import type { Mutation, Range, Site, SiteLanguage, TemplateName } from './model'
 import { idiomMutations } from './idioms';
 import { restoreMutations } from './restore';
 import { structuralMutations } from './structural';
+import { usageKinds } from './shapes';
 
 /** an identifier with member reads, calls and indexing after it, and nothing else at the top level */
 const SIMPLE_OPERAND = /^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*|\([^()]*\)|\[[^[\]]*\])*$/;
@@ -153,6 +154,8 @@ export function mutationsForSites({
   // a name, a member chain or a call (`ok`, `fs.existsSync(f)`) is negated as written: `!(fs.existsSync(f))` is the same code, less readable
   const negate = (expr: string) => (lang === 'py' ? `not (${expr})` : SIMPLE_OPERAND.test(expr) ? `!${expr}` : `!(${expr})`);
   const pairs = evidence.map((ea) => ({ expected: evidenceValue(ea.expected), actual: evidenceValue(ea.actual) }));
+  let usage: ReturnType<typeof usageKinds> | null = null;
+  const kinds = () => (usage ??= usageKinds(source, lang));
 
   for (const site of sites) {
     switch (site.kind) {
@@ -164,11 +167,15 @@ export function mutationsForSites({
         out.push(...fromTable(lang === 'py' ? OTHER_PY : OTHER_TS, 'other-operator', site));
         break;
       }
-      case 'identifier':
-        site.alternatives.forEach((alt, i) =>
+      case 'identifier': {
+        // never a list where the code counts with an integer, nor the other way round
+        const mine = kinds().get(site.name);
+        const fitting = mine ? site.alternatives.filter((alt) => (kinds().get(alt) ?? mine) === mine) : site.alternatives;
+        fitting.forEach((alt, i) =>
           out.push({ template: 'wrong-variable', range: site.range, replacement: alt, prior: 1 - 0.1 * i, description: `\`${site.name}\` → \`${alt}\`, another variable in scope` }),
         );
         break;
+      }
       case 'member':
         site.alternatives.forEach((alt, i) =>
           out.push({ template: 'wrong-field', range: site.range, replacement: alt, prior: 1 - 0.1 * i, description: `field \`${site.name}\` → \`${alt}\`` }),
@@ -184,8 +191,13 @@ export function mutationsForSites({
         const proposals: Array<[string, number, string]> = accumulates
           ? [[`${max}(0, ${e})`, 1, 'never below 0'], [`${max}(${site.name}, ${e})`, 0.7, `the larger of \`${site.name}\` and the new value`], [`${min}(${site.name}, ${e})`, 0.6, `the smaller of \`${site.name}\` and the new value`]]
           : [[`${max}(${site.name}, ${e})`, 1, `keep the largest \`${site.name}\` so far`], [`${min}(${site.name}, ${e})`, 0.9, `keep the smallest \`${site.name}\` so far`], [`${max}(0, ${e})`, 0.5, 'never below 0']];
+        // a result below the expected one is what a lost maximum gives, above it a lost minimum
+        const numeric = pairs.filter((p) => p.expected.kind === 'number' && p.actual.kind === 'number');
+        const tooSmall = numeric.some((p) => Number(p.expected.value) > Number(p.actual.value));
+        const tooLarge = numeric.some((p) => Number(p.expected.value) < Number(p.actual.value));
         for (const [replacement, prior, why] of proposals) {
-          out.push({ template: 'extremum', range: site.range, replacement, prior, description: `\`${site.name} = ${e.length > 30 ? `${e.slice(0, 30)}…` : e}\` → \`${site.name} = ${replacement.length > 40 ? `${replacement.slice(0, 40)}…` : replacement}\`: ${why}` });
+          const fits = replacement.startsWith(max) ? tooSmall && !tooLarge : tooLarge && !tooSmall;
+          out.push({ template: 'extremum', range: site.range, replacement, prior, ...(fits ? { likelihood: 2 } : {}), description: `\`${site.name} = ${e.length > 30 ? `${e.slice(0, 30)}…` : e}\` → \`${site.name} = ${replacement.length > 40 ? `${replacement.slice(0, 40)}…` : replacement}\`: ${why}` });
         }
         break;
       }
