@@ -306,7 +306,7 @@ async function main(): Promise<void> {
       for (const bug of BUGS.filter((b) => !values.filter || b.id.includes(values.filter))) todo.push({ id: bug.id, run: () => runBugCase(bug, workDir) });
     }
     const outcomes: OracleCaseOutcome[] = [];
-    const partialPath = path.join(OUT, `oracle-seed${seed}-partial.json`);
+    const partialPath = path.join(OUT, `oracle-seed${seed}-${values.corpus}-partial.json`);
     let next = 0;
     await Promise.all(
       Array.from({ length: jobs }, async () => {
@@ -343,7 +343,7 @@ async function main(): Promise<void> {
     outcomes.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
     const totalMs = performance.now() - started;
     process.stdout.write(`${report(outcomes, { seed, jobs, totalMs })}\n`);
-    const out = values.json ?? path.join(OUT, `oracle-seed${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    const out = values.json ?? path.join(OUT, `oracle-seed${seed}-${values.corpus}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     await writeFile(out, JSON.stringify({ when: new Date().toISOString(), seed, sample, jobs, totalMs, outcomes }, null, 2));
     process.stdout.write(`\nraw results: ${out}\n`);
   } finally {
