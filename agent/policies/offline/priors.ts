@@ -8,7 +8,9 @@
 //   prior(t) = (bugs fixed by t + α) / (bugs fixed by the commonest template + α),  α = LAPLACE
 //
 // so the commonest pattern has prior 1 and a pattern the corpus never needed
-// keeps a floor (α / (max + α)): rare is not impossible. `node --import tsx
+// keeps a floor (α / (max + α)): rare is not impossible. The fixes real runs
+// needed that the corpus has none of (REAL_RUN_FIX_COUNTS) are added to the
+// counts before the priors are taken. `node --import tsx
 // bench/agent/priors.ts` prints the table from the corpus (59 bugs: 7
 // relational-operator fixes are the most, so it scores 1 and an unseen
 // pattern 0.125), and test/unit/agent/offline/priors.test.ts fails when this
