@@ -4,6 +4,8 @@
 // removed `return` or `await`, a wrong property), written over the
 // TypeScript compiler API. Each mutant is one replacement of a span of the
 // original text, so applying it is a string splice.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Instrumenter } from '@stryker-mutator/instrumenter';
 import ts from 'typescript';
 
@@ -173,6 +175,33 @@ export function ownMutants(file: string, text: string): Mutant[] {
     ts.forEachChild(node, visit);
   };
   visit(sf);
+  return out;
+}
+
+/** A Python function, method or class, named as the product's Python index names it (agent/python/helper.py). */
+export interface PySpan {
+  symbol: string;
+  kind: 'function' | 'method' | 'class';
+  startLine: number;
+  endLine: number;
+}
+
+const PY_MUTANTS = fileURLToPath(new URL('./python-mutants.py', import.meta.url));
+const pyCache = new Map<string, { mutants: Mutant[]; spans: PySpan[] }>();
+
+/**
+ * The same operators over a Python file (python-mutants.py, Python's own
+ * ast: Stryker reads no Python), and the file's function spans. Our own
+ * fixed repositories' sources only: the script parses, it runs nothing.
+ */
+export function pythonMutants(file: string, text: string): { mutants: Mutant[]; spans: PySpan[] } {
+  const hit = pyCache.get(text);
+  if (hit) return { mutants: hit.mutants.map((m) => ({ ...m, file })), spans: hit.spans };
+  const run = spawnSync('python3', [PY_MUTANTS], { input: text, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`python-mutants.py on ${file}: ${run.error?.message ?? run.stderr.trim().split('\n').pop()}`);
+  const parsed = JSON.parse(run.stdout) as { mutants: Array<Omit<Mutant, 'file'>>; spans: PySpan[] };
+  const out = { mutants: parsed.mutants.map((m) => ({ ...m, file })), spans: parsed.spans };
+  pyCache.set(text, out);
   return out;
 }
 

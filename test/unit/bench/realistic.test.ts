@@ -21,6 +21,9 @@ describe('bench mutants: the realistic repositories', () => {
     assert.equal(slug?.language, 'javascript');
     assert.match(slug?.settings.test ?? '', /^node --test .*test\/$/);
     assert.deepEqual(sourcesOf(slug!), ['lib/index.js', 'lib/slugify.js']);
+    const ledger = repos.find((r) => r.name === 'demo/ledger-py');
+    assert.deepEqual(sourcesOf(ledger!), []);
+    assert.ok(sourcesOf(ledger!, ['py']).includes('ledger/fees.py'), sourcesOf(ledger!, ['py']).join(', '));
   });
 
   for (const repo of repos) {
