@@ -61,6 +61,9 @@ export interface OracleOutcome {
   suspects: Array<Pick<Suspect, 'file' | 'symbol'>>;
   modelCalls: number;
   wallMs: number;
+  /** the run's wall time per phase, and in the repository's commands */
+  phaseMs: Partial<Record<Phase, number>>;
+  commandMs: number;
   diff: string;
 }
 
@@ -149,6 +152,8 @@ export async function runOracleCase(input: OracleCaseInput): Promise<OracleOutco
       suspects: ranked.map((s) => ({ file: s.file, symbol: s.symbol })),
       modelCalls: model.server.requests.length,
       wallMs: result.timings.wallMs,
+      phaseMs: result.phaseTimings,
+      commandMs: result.timings.commandMs,
       diff: result.diff,
     };
   } finally {

@@ -247,20 +247,23 @@ export function report(outcomes: OracleCaseOutcome[], meta: { seed: number; jobs
   const by = (corpus: string) => outcomes.filter((o) => o.corpus === corpus);
   lines.push(`flowfix oracle bench (perfect-model ceiling): ${outcomes.length} cases (${by('mutants').length} mutants, seed ${meta.seed}; ${by('agent').length} bench/agent bugs), ${meta.jobs} at a time`);
   lines.push('');
-  lines.push(`reached a reviewer                     ${reached.length}/${outcomes.length} = ${pct(reached.length, outcomes.length)}   target ≥ 97%`);
+  lines.push(`reached a reviewer                     ${pct(reached.length, outcomes.length)}   target ≥ 97%`);
   for (const corpus of ['mutants', 'agent']) {
     const set = by(corpus);
-    if (set.length) lines.push(`  ${corpus.padEnd(36)} ${set.filter((o) => o.reached).length}/${set.length} = ${pct(set.filter((o) => o.reached).length, set.length)}`);
+    if (set.length) lines.push(`  ${corpus.padEnd(36)} ${pct(set.filter((o) => o.reached).length, set.length)}`);
   }
   lines.push(`  of which the diff is the oracle's    ${reached.filter((o) => o.sameDiff).length}/${reached.length}`);
   const withTruth = outcomes.filter((o) => o.truth);
-  lines.push(`right function in the top-3 suspects   ${withTruth.filter((o) => o.top3).length}/${withTruth.length} = ${pct(withTruth.filter((o) => o.top3).length, withTruth.length)}`);
+  lines.push(`right function in the top-3 suspects   ${pct(withTruth.filter((o) => o.top3).length, withTruth.length)}`);
   for (const corpus of ['mutants', 'agent']) {
     const set = by(corpus).filter((o) => o.truth);
     if (set.length) lines.push(`  ${corpus.padEnd(36)} ${pct(set.filter((o) => o.top3).length, set.length)}; ranks #1 ${set.filter((o) => o.rank === 1).length}, #2 ${set.filter((o) => o.rank === 2).length}, #3 ${set.filter((o) => o.rank === 3).length}, lower ${set.filter((o) => (o.rank ?? 0) > 3).length}, absent ${set.filter((o) => o.rank === null).length}`);
   }
   const walls = outcomes.map((o) => o.wallMs);
   lines.push(`time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`);
+  const phases = ['setup', 'red', 'localise', 'patch', 'verify', 'summary'] as const;
+  const timed = outcomes.filter((o) => o.phaseMs && Object.keys(o.phaseMs).length);
+  if (timed.length) lines.push(`  by phase, mean s per run             ${phases.map((p) => `${p} ${(timed.reduce((n, o) => n + (o.phaseMs[p] ?? 0), 0) / timed.length / 1000).toFixed(1)}`).join(', ')}; in commands ${(timed.reduce((n, o) => n + o.commandMs, 0) / timed.length / 1000).toFixed(1)}`);
   if (Number.isFinite(meta.totalMs)) lines.push(`whole bench                            ${(meta.totalMs / 60_000).toFixed(1)} min (mutant screening included)`);
   const lost = outcomes.filter((o) => !o.reached);
   lines.push('');
@@ -330,6 +333,8 @@ async function main(): Promise<void> {
               suspects: [],
               modelCalls: 0,
               wallMs: 0,
+              phaseMs: {},
+              commandMs: 0,
               diff: '',
             }),
           );
