@@ -4,7 +4,7 @@
 // paths: `@/…`, `server-only`), a package.json whose `scripts.test` the
 // product's runner detection reads (agent/testing/runners.ts), and node_modules as a
 // symlink to this checkout's (the sandbox binds that folder read-only).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ts from 'typescript';
@@ -139,7 +139,8 @@ export async function writeFrame(dir: string, mod: ModuleUnderTest, overrides: R
   await writeFile(path.join(dir, 'package.json'), packageJson(mod.tests));
   await writeFile(path.join(dir, 'tsconfig.json'), tsconfig());
   await writeFile(path.join(dir, '.gitignore'), GITIGNORE);
-  if (!existsSync(path.join(dir, 'node_modules'))) await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  // to the real folder: the sandbox binds that one (lib/sandbox/argv.ts), not a checkout whose node_modules is itself a link
+  if (!existsSync(path.join(dir, 'node_modules'))) await symlink(realpathSync(path.join(ROOT, 'node_modules')), path.join(dir, 'node_modules'));
 }
 
 export interface MutantRepo {
