@@ -45,7 +45,7 @@ export interface Cues {
   expectsThrow: boolean;
   /** two numbers one apart, or two strings or lists one element apart in length */
   offByOne: boolean;
-  /** text was matched or parsed: string values, or a message about a pattern or an invalid value */
+  /** the failure is about matching or parsing text: a message about a pattern, a match or an invalid value */
   text: boolean;
   /** the code recursed without end: a base case's condition is too narrow */
   recursion: boolean;
@@ -101,7 +101,8 @@ export function cuesOf(evidence: CueSource): Cues {
     notAFunction: [...notAFunction],
     expectsThrow: /Missing expected (exception|rejection)|DID NOT RAISE|to throw|Expected .* to be thrown/i.test(messages),
     offByOne,
-    text: pairs.some((p) => evidenceValue(p.expected).kind === 'string') || /\b(match|pattern|regex|regexp|invalid|parse)\w*/i.test(messages),
+    // a string that came out wrong is every text bug's sign, not a pattern's: only a refusal or a pattern named in the failure counts
+    text: /\b(match|pattern|regex|regexp|invalid|parse)\w*/i.test(messages),
     recursion: /RecursionError|maximum recursion depth|Maximum call stack size exceeded/.test(messages),
     punctuation: [...punctuation].slice(0, 8),
   };
@@ -200,7 +201,8 @@ function lengthReads(code: string, lang: SiteLanguage, window: Range): Range[] {
 
 function lengthMutations(source: string, code: string, lang: SiteLanguage, window: Range, cues: Cues): Mutation[] {
   const out: Mutation[] = [];
-  const likelihood = cues.offByOne ? SHAPE_CUE_FACTOR : 1;
+  // two values one apart are also the sign of the commonest slip, a boundary operator: a length edit comes after those
+  const likelihood = cues.offByOne ? SHAPE_CUE_FACTOR / 2 : 1;
   for (const r of lengthReads(code, lang, window)) {
     const expr = source.slice(r.start, r.end);
     if (/\n/.test(expr)) continue;

@@ -235,6 +235,9 @@ describe('guards for the kind of bad value the failure names', () => {
     const cues = cuesOf({ messages: ['AssertionError: expected 3 to equal 4'], expectedActual: [{ testId: 't', expected: '4', actual: '3' }] });
     assert.equal(cues.missing || cues.nonFinite || cues.expectsThrow || cues.notAFunction.length > 0, false);
     assert.equal(cues.offByOne, true);
+    // a wrong string is every text bug's sign, not a pattern's
+    assert.equal(cuesOf({ messages: ["expected 'a-b' to equal 'a_b'"], expectedActual: [{ testId: 't', expected: "'a_b'", actual: "'a-b'" }] }).text, false);
+    assert.equal(cuesOf({ messages: ['TypeError: invalid media type'], expectedActual: [] }).text, true);
   });
 });
 
