@@ -19,7 +19,8 @@ describe('bench mutants: the realistic repositories', () => {
     assert.ok(!sourcesOf(checkout!).some((f) => f.startsWith('vendor/') || f.startsWith('test/')), sourcesOf(checkout!).join(', '));
     const slug = repos.find((r) => r.name === 'fixtures/slug-main');
     assert.equal(slug?.language, 'javascript');
-    assert.match(slug?.settings.test ?? '', /^node --test .*test\/$/);
+    // what the runner detection makes of `node --test test/` (it may put the repository's own .bin first on PATH)
+    assert.match(slug?.settings.test ?? '', /\bnode --test .*test\/$/);
     assert.deepEqual(sourcesOf(slug!), ['lib/index.js', 'lib/slugify.js']);
     const ledger = repos.find((r) => r.name === 'demo/ledger-py');
     assert.deepEqual(sourcesOf(ledger!), []);
