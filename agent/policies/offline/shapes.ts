@@ -409,6 +409,27 @@ function referencedRegexes(file: string, source: string, code: string, lang: Sit
   return out;
 }
 
+/** Python's flags go to the `re` call, not the pattern: `re.search(p, s)` → `re.search(p, s, flags=re.IGNORECASE)`. */
+function pyRegexFlags(source: string, code: string, site: SiteOf<'regex'>, cues: Cues): Mutation[] {
+  const head = /\bre\.(\w+)\(\s*[rRbBuU]{0,2}['"]$/.exec(source.slice(Math.max(0, site.pattern.start - 60), site.pattern.start));
+  if (!head) return [];
+  const open = site.pattern.start - head[0].length + head[0].indexOf('(');
+  const close = closing(code, open);
+  if (close < 0) return [];
+  const args = splitTop(code, open + 1, close);
+  if (args.length === 0 || args.some((r) => /^flags\s*=|^\*/.test(code.slice(r.start, r.end)))) return [];
+  const likelihood = cues.text ? SHAPE_CUE_FACTOR / 2 : 1;
+  const at = args[args.length - 1].end;
+  return ([['IGNORECASE', 0.6], ['MULTILINE', 0.4], ['DOTALL', 0.3]] as const).map(([flag, prior]) => ({
+    template: 'regex-edit' as const,
+    range: { start: at, end: at },
+    replacement: `, flags=re.${flag}`,
+    prior,
+    likelihood,
+    description: `add \`re.${flag}\` to \`re.${head[1]}\``,
+  }));
+}
+
 // ───────────────────────── a guard for the kind of bad value the failure names ─────────────────────────
 
 const STRING_METHODS = new Set(['trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'split', 'replace', 'replaceAll', 'startsWith', 'endsWith', 'padStart', 'padEnd', 'charAt', 'charCodeAt', 'normalize', 'lower', 'upper', 'strip', 'lstrip', 'rstrip', 'startswith', 'endswith', 'encode']);
@@ -685,7 +706,9 @@ export function shapeMutations({ file, sites, source, lang, evidence, window }: 
   out.push(...twoTokenMutations(source, sites, cues));
   const regexes = [...sites.filter((x): x is SiteOf<'regex'> => x.kind === 'regex'), ...referencedRegexes(file, source, code, lang, window)];
   for (const [i, site] of regexes.entries()) {
-    if (regexes.findIndex((r) => r.pattern.start === site.pattern.start) === i) out.push(...regexMutations(source, site, cues));
+    if (regexes.findIndex((r) => r.pattern.start === site.pattern.start) !== i) continue;
+    out.push(...regexMutations(source, site, cues));
+    if (lang === 'py') out.push(...pyRegexFlags(source, code, site, cues));
   }
   out.push(...guardMutations(source, sites, lang, cues, evidence.expectedActual, window));
   out.push(...(lang === 'ts' ? tsPassArguments(file, source, window) : pyPassArguments(source, code, window)));

@@ -92,6 +92,7 @@ export function parseType(header: string): { type: string; params: Record<string
     const { candidates: pyc } = await generateCandidates({ root: root2, readFile: (rel) => readFile(path.join(root2, rel), 'utf8'), suspects: [suspect('w.py', 'words', 4, 5)], evidence: evidence(), change, max: 400 });
     const pyTexts = pyc.map((c) => py.replace(c.edits[0].oldText, () => c.edits[0].newText));
     assert.ok(pyTexts.includes(py.replace("r'\\s+'", "r'\\w+'")), '`\\s` → `\\w`');
+    assert.ok(pyTexts.includes(py.replace(', text)\n', ', text, flags=re.IGNORECASE)\n')), 'a flag goes to the call');
   });
 });
 
