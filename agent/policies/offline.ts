@@ -106,8 +106,9 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     if (candidates.length === 0) {
       return { status: 'gave_up', exitReason: 'no_candidate', detail: `no repair template applies at the suspects${skipped.length ? ` (${skipped.join('; ')})` : ''}`, usage: usageOf(0) };
     }
-    const passedAtRed = new Set(ctx.redRun.results.filter((t) => t.status === 'passed').map((t) => t.id));
-    const failingAtRed = new Set(ctx.targetTests.filter((id) => !passedAtRed.has(id)));
+    // RED ran the targets alone, so its report names them as GREEN's will (the target ids when it has none)
+    const failedAtRed = ctx.redRun.results.filter((t) => t.status !== 'passed' && t.status !== 'skipped').map((t) => t.id);
+    const failingAtRed = new Set(failedAtRed.length ? failedAtRed : ctx.targetTests);
     const startedAt = now();
     const progress: Progress = { generated, next: 0, compileRejected: 0, gateCalls: 0, missesInARow: 0, startedAt, deadline: ctx.limits.deadline, failingAtRed };
     progressByRun.set(ctx.workspace, progress);
