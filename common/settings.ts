@@ -44,7 +44,12 @@ export const RepositorySettingsSchema = z.object({
   language: LanguageSchema.default('typescript'),
   install: command.optional(),
   build: command.optional(),
-  test: command.default('npm test'),
+  /**
+   * unset: taken from the repository at the base revision (its test script,
+   * runner config and lock file: agent/testing/runners.ts), with the report,
+   * install and build that runner needs
+   */
+  test: command.optional(),
   /** the full suite; defaults to `test` with no targets */
   regression: command.optional(),
   /** where the test command writes JUnit XML: a path, or a glob with * and ** (workspace-relative) */
@@ -106,6 +111,15 @@ export const RepositorySettingsSchema = z.object({
     .default(['**/*.test.*', '**/*.spec.*', '**/test/**', '**/tests/**', '**/__tests__/**', '**/test_*.py', '**/*_test.py', '**/*_test.go', '**/src/test/**']),
 });
 export type RepositorySettings = z.infer<typeof RepositorySettingsSchema>;
+
+/**
+ * The test command of settings a run's setup has completed (it detects one
+ * when none is set); asking before that is a bug of ours, not the user's.
+ */
+export function testCommandOf(settings: Pick<RepositorySettings, 'test'>): string {
+  if (!settings.test) throw new Error('no test command: the run setup detects one from the repository before any test runs');
+  return settings.test;
+}
 
 const PreFiltersSchema = z
   .object({

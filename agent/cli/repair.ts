@@ -3,9 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FilterPolicySchema, ModelSettingsSchema, resolveEffectiveSettings, mergeSettings, RUN_POLICIES, RunPolicySchema } from '../../common/settings';
 import { readFlowfixFileAtRevision } from '../../lib/repositories/flowfix-file';
-import { runGit } from '../../lib/git/runner';
 import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
-import { detectRunner, LOCK_FILES, whyNoRunner } from '../testing/runners';
 import { createPrintSink, gateOutcome, timeoutLine } from '../report/sinks';
 import type { Policy } from '../types';
 import { proofLabel } from '../../common/run-events';
@@ -106,32 +104,6 @@ async function buildPolicies(name: string, modelSettings: ReturnType<typeof Mode
 
 class UsageProblem extends Error {}
 
-/** The files a runner is detected from, read at a revision (the base: the head must not pick its own settings). */
-async function filesAtRevision(repoPath: string, rev: string): Promise<(rel: string) => string | null> {
-  const names = ['package.json', 'tsconfig.json', 'pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'conftest.py', 'tox.ini', 'requirements.txt', 'requirements-dev.txt'];
-  const files = new Map<string, string>();
-  if (/^[A-Za-z0-9._/^~@{}-]+$/.test(rev) && !rev.startsWith('-')) {
-    for (const name of names) {
-      try {
-        const { stdout } = await runGit('read', repoPath, ['show', `${rev}:${name}`], { maxOutputBytes: 4 * 1024 * 1024 });
-        files.set(name, stdout);
-      } catch {
-        // not at that revision
-      }
-    }
-    // lock files count by their presence: their text can be larger than any buffer worth reading
-    for (const name of LOCK_FILES) {
-      try {
-        await runGit('read', repoPath, ['cat-file', '-e', `${rev}:${name}`]);
-        files.set(name, '');
-      } catch {
-        // not at that revision
-      }
-    }
-  }
-  return (rel) => files.get(rel) ?? null;
-}
-
 function htmlToText(html: string): string {
   return html
     .replace(/<\/(p|li|ul|ol)>/g, '\n')
@@ -225,34 +197,8 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     if (args.junit) flags.junitReport = args.junit;
     if (args.language) flags.language = args.language;
     if (args.network) flags.network = true;
+    // no test command anywhere: the run's setup takes the repository's own runner (agent/testing/detect.ts)
     const flowfixFileText = await readFlowfixFileAtRevision({ repoPath, rev: args.base });
-    // No test command anywhere: the repository's own runner, with a reporter flowfix reads
-    const fromFile = ((): Record<string, unknown> => {
-      try {
-        return ((JSON.parse(flowfixFileText ?? '{}') as { settings?: Record<string, unknown> }).settings ?? {});
-      } catch {
-        return {};
-      }
-    })();
-    const adminSet = (admin.settings ?? {}) as Record<string, unknown>;
-    if (!flags.test && !fromFile.test && !adminSet.test) {
-      const files = await filesAtRevision(repoPath, args.base);
-      const detected = detectRunner(files);
-      if (detected) {
-        flags.test = detected.test;
-        if (!flags.junitReport && !fromFile.junitReport && !adminSet.junitReport) flags.junitReport = detected.junitReport;
-        if (!flags.language && !fromFile.language && !adminSet.language) flags.language = detected.language;
-        io.stderr(`detected ${detected.runner} (${detected.why}); test command: ${detected.test.length > 200 ? `${detected.test.slice(0, 200)}…` : detected.test}\n`);
-        if (detected.install && !flags.install && !fromFile.install && !adminSet.install) {
-          flags.install = detected.install;
-          io.stderr(`install command: ${detected.install}\n`);
-        }
-      } else {
-        io.stderr(
-          `warning: no test runner detected and no test command set: ${whyNoRunner(files)}; set --test-command (and --junit) to a command that writes JUnit XML or TAP, or the same in .flowfix.json; see agent/README.md\n`,
-        );
-      }
-    }
     const effective = resolveEffectiveSettings({
       adminSettings: mergeSettings(admin.settings ?? {}, flags),
       adminFilterPolicy: admin.filterPolicy ?? {},

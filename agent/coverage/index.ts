@@ -104,7 +104,7 @@ export async function collectCoverage(input: CoverageInput): Promise<CoverageRes
   // passing tests too: the spectrum needs both). A command that picks tests
   // by name or id would run the failing tests alone: it runs with no targets,
   // the whole suite, within the same time budget.
-  const byName = /\{(ids|names|namePattern)\}/.test(settings.test);
+  const byName = /\{(ids|names|namePattern)\}/.test(settings.test ?? '');
   const run = await runTests({
     workspace: ws,
     settings,

@@ -231,7 +231,9 @@ export function createGates(input: GatesInput): Gates {
     // RED passes when a target really fails; a target that is missing from the
     // report (the command crashed, the id is wrong) is not a reproduction
     const reproduced = failedResults(run).some((r) => !didNotRun(r));
-    const passed = expect === 'pass' ? passedAll : reproduced;
+    // a stream cut short (a crash, a Bail out!) or a command that failed unexplained passes nothing: what it never reached is unknown
+    const cutShort = expect === 'pass' && passedAll && run.incomplete ? `the report does not account for every test (${run.incomplete})` : undefined;
+    const passed = expect === 'pass' ? passedAll && !cutShort : reproduced;
     const failing = failedResults(run).length;
     const notRun = run.results.filter(didNotRun).length;
     const counted = `${run.results.length - failing} passed, ${failing} failing of ${run.results.length} target tests`;
@@ -241,7 +243,7 @@ export function createGates(input: GatesInput): Gates {
       gate,
       passed,
       durationMs: run.command.durationMs,
-      detail: `${repeat ? `repeat ${repeat.index} of ${repeat.of}${repeat.seed !== undefined ? `, seed ${repeat.seed}` : ''}: ` : ''}${run.reportError ?? absent ?? counted}`,
+      detail: `${repeat ? `repeat ${repeat.index} of ${repeat.of}${repeat.seed !== undefined ? `, seed ${repeat.seed}` : ''}: ` : ''}${run.reportError ?? absent ?? (cutShort ? `${cutShort}; ${counted}` : counted)}`,
       tests: verdictTests(run),
       counts: countTests(run.results),
       ...(notRun ? { notRun } : {}),

@@ -14,10 +14,11 @@ import type { GateName, TestRun } from '../types';
 /** The runner's own shuffle, `{seed}` for the seed; null: plain repeats. */
 export function shuffleArgsOf(settings: Pick<RepositorySettings, 'test' | 'proof'>): string | null {
   if (settings.proof.shuffleArgs) return settings.proof.shuffleArgs;
+  const test = settings.test ?? '';
   // only a single command: flags appended after `a && b` would reach b
-  if (/&&|\|\||;|\|/.test(settings.test)) return null;
-  if (/(^|[\s/])vitest(\s|$)/.test(settings.test)) return '--sequence.shuffle --sequence.seed={seed}';
-  if (/(^|[\s/])jest(\s|$)/.test(settings.test)) return '--randomize --seed={seed}';
+  if (/&&|\|\||;|\|/.test(test)) return null;
+  if (/(^|[\s/])vitest(\s|$)/.test(test)) return '--sequence.shuffle --sequence.seed={seed}';
+  if (/(^|[\s/])jest(\s|$)/.test(test)) return '--randomize --seed={seed}';
   return null;
 }
 

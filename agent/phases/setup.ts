@@ -4,6 +4,8 @@ import { git } from '../workspace/git';
 import { commandOutcome, runWorkspaceCommand } from '../testing/test-runner';
 import type { ChangeContext } from '../types';
 import { Workspace } from '../workspace/workspace';
+import { detectRunSetup } from '../testing/detect';
+import { whyNoRunnerLine } from '../testing/runners';
 import { RunExit, type RunState, type SetupState } from './state';
 
 // Setup: a run folder checked out at the head, the change (base..head) it is
@@ -23,8 +25,21 @@ export function npmInstallFallback(command: string): string | undefined {
   return m ? `npm install --no-save${m[1]}` : undefined;
 }
 
+/**
+ * An npm install that failed on peer dependencies (ERESOLVE: npm 7 and later
+ * refuse a tree that npm 6 accepted): once more with `--legacy-peer-deps`.
+ * Undefined for any other failure or command.
+ */
+export function peerDepsFallback(command: string, output: string): string | undefined {
+  if (!/^npm\s+(install|i|ci)\b/.test(command.trim()) || /--legacy-peer-deps|--force\b/.test(command)) return undefined;
+  if (!/ERESOLVE|conflicting peer dependency|unable to resolve dependency tree/i.test(output)) return undefined;
+  const base = npmInstallFallback(command) ?? command.trim();
+  return `${base} --legacy-peer-deps`;
+}
+
 export async function setup(state: RunState): Promise<SetupState> {
-  const { input, settings, signal, sink, meter } = state;
+  const { input, signal, sink, meter } = state;
+  let settings = state.settings;
   await state.enterPhase('setup');
   try {
     state.workspace = await Workspace.create({
@@ -58,6 +73,25 @@ export async function setup(state: RunState): Promise<SetupState> {
     { headRev: ws.headRev, baseRev: baseCommit, deadline: state.deadline },
   );
 
+  // what the repository says where nobody said it: the runner, its report, the install, the build
+  const changedFiles = parseUnifiedDiff(state.changeDiff).flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => !!p));
+  const detection = await detectRunSetup({ root: ws.root, baseRev: baseCommit, settings, changedFiles: [...new Set(changedFiles)], hasNodeModules: await ws.exists('node_modules') });
+  if (detection.kind === 'none') {
+    throw new RunExit('setup_failed', whyNoRunnerLine(detection.tried));
+  }
+  if (detection.kind === 'detected') {
+    settings = state.settings = detection.settings;
+    const { runner } = detection;
+    await ws.exclude([settings.junitReport]);
+    await state.log(
+      `detected ${runner.runner} (${runner.why}); test command: ${settings.test}${settings.install ? `; install: ${settings.install}` : ''}${settings.build ? `; build: ${settings.build}` : ''}`,
+      { runner: runner.runner, test: settings.test, report: settings.junitReport, ...(settings.install ? { install: settings.install } : {}), ...(settings.build ? { build: settings.build } : {}) },
+    );
+  } else if (detection.kind === 'install') {
+    settings = state.settings = detection.settings;
+    await state.log(`the repository declares dependencies and none are installed: install with \`${settings.install}\`${detection.note ? ` (${detection.note})` : ''}`, { install: settings.install });
+  }
+
   if (settings.install) {
     const install = (command: string) =>
       runWorkspaceCommand({
@@ -85,6 +119,14 @@ export async function setup(state: RunState): Promise<SetupState> {
       await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs, command: fallback });
       state.throwIfCancelled();
     }
+    const peers = installed.exitCode !== 0 && !installed.timedOut && !installed.limit ? peerDepsFallback(installed.command, installed.output) : undefined;
+    if (peers) {
+      await state.log(`the install failed on peer dependencies (ERESOLVE); retrying as \`${peers}\`, which installs them as npm 6 did`, { command: peers });
+      installed = await install(peers);
+      meterCommand(meter, installed);
+      await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs, command: peers });
+      state.throwIfCancelled();
+    }
     if (installed.timedOut) throw new RunExit('time_limit', `install timed out (installSeconds ${settings.timeLimits.installSeconds}): ${commandOutcome(installed)}`);
     if (installed.limit) throw new RunExit('setup_failed', `install stopped by the sandbox (${installed.limit}): ${commandOutcome(installed)}`);
     if (installed.exitCode !== 0) throw new RunExit('setup_failed', `install failed: ${commandOutcome(installed)}`);
@@ -92,7 +134,6 @@ export async function setup(state: RunState): Promise<SetupState> {
 
   // the targets CI named; RED replaces them with the ones that reproduce
   const targets = (input.targetTests ?? []).map((id) => ({ id }));
-  const changedFiles = parseUnifiedDiff(state.changeDiff).flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => !!p));
   const gates = createGates({ workspace: ws, settings, targets, sink, signal, meter, deadline: state.deadline, changedFiles: [...new Set(changedFiles)] });
   if (settings.build) {
     const built = await gates.build();

@@ -41,7 +41,8 @@ export interface RunState {
    */
   readonly deadline: number;
   readonly source: string;
-  readonly settings: RepositorySettings;
+  /** the caller's settings until setup completes them from the repository (agent/testing/detect.ts) */
+  settings: RepositorySettings;
   readonly filterPolicy: FilterPolicy;
   readonly modelSettings: ModelSettings;
   readonly policies: Policy[];

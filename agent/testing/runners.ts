@@ -5,30 +5,40 @@
 // speaks it — without changing a file of the repository. Also the TAP reader.
 import { disambiguateTestIds, relativeTestPath } from '../../lib/junit/parse';
 import type { TestResult } from '../types';
+import { dropOptions, parseStep, scriptSteps, stepCommand, type ScriptStep } from './scripts';
 
-export type RunnerName = 'node:test' | 'jest' | 'vitest' | 'mocha' | 'tape' | 'ava' | 'node-tap' | 'pytest' | 'unittest';
+export type RunnerName = 'node:test' | 'jest' | 'vitest' | 'mocha' | 'tape' | 'ava' | 'node-tap' | 'uvu' | 'pytest' | 'unittest';
 
 export interface DetectedRunner {
   runner: RunnerName;
   language: 'javascript' | 'typescript' | 'python';
   /** the test command template (agent/README.md: placeholders) */
   test: string;
-  /** where it writes its report: `.xml` is read as JUnit, `.tap` as TAP */
+  /** where it writes its report: `.xml` is read as JUnit, `.tap` as TAP, `.json` as jest's JSON */
   junitReport: string;
   /** why this runner: the file and what in it */
   why: string;
-  /** the install its dependencies need (a package with dependencies: npm ci with a lock file, npm install without) */
+  /** the install its dependencies need, by the lock file (none for a package without dependencies) */
   install?: string;
+  /** what the tests need built first (the test script's own build steps, or a `main` that only a build writes) */
+  build?: string;
+  /** a monorepo's package whose tests run (its folder), when not the root */
+  dir?: string;
+}
+
+/** A repository's files at the revision detection reads: a file's text (null: absent), and every path when known. */
+export type ReadFile = (rel: string) => string | null;
+export interface DetectOptions {
+  /** every path at that revision: config files are found by name, a missing build output is seen, workspaces are listed */
+  paths?: readonly string[];
+  /** the files the change touched: in a monorepo, the package that holds them is the one tested */
+  changedFiles?: readonly string[];
+  /** how to run pnpm and yarn (classic, berry) here; without them, npm installs a pnpm or yarn project */
+  tools?: { pnpm?: string; yarn?: string; yarnBerry?: string };
 }
 
 /** Lock files whose presence (not their text) decides the install; `read` answers '' for one that exists. */
-export const LOCK_FILES = ['package-lock.json', 'npm-shrinkwrap.json'];
-
-/** scripts.test as it runs: `npm run [--silent] x` (alone or among `&&`) followed one level to scripts.x. */
-function effectiveTestScript(scripts: Record<string, string>): string {
-  const script = scripts.test ?? '';
-  return script.replace(/\bnpm\s+run(?:\s+--?[\w-]+)*\s+([\w:.-]+)/g, (whole, name: string) => (name !== 'test' && scripts[name] !== undefined ? scripts[name] : whole));
-}
+export const LOCK_FILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
 /** The major and minor version a dependency's range names first (`^1.21.5` → [1, 21]); null when it names none (`*`, a tag, a URL). */
 function declaredVersion(range: string | undefined): [number, number] | null {
@@ -37,20 +47,11 @@ function declaredVersion(range: string | undefined): [number, number] | null {
   return [Number(m[1]), /^\d+$/.test(m[2] ?? '') ? Number(m[2]) : 0];
 }
 
-/** Mocha's own arguments from a script, without what would fight the JUnit reporter or stop at the first failure. */
-function mochaArgs(script: string): string {
-  const m = /(?:^|[\s/])mocha\s+([^&|;]*)/.exec(script);
-  if (!m) return '';
-  return m[1]
-    .replace(/(^|\s)(--reporter|-R|--reporter-options?|-O)(\s+|=)\S+/g, ' ')
-    .replace(/(^|\s)(--bail|-b|--watch|-w|--forbid-only|--forbid-pending)(?=\s|$)/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 /** The report every detected command writes (kept out of the fix by the workspace's excludes). */
 export const JUNIT_REPORT = 'flowfix-report.xml';
 export const TAP_REPORT = 'flowfix-report.tap';
+/** jest's own JSON (`--json --outputFile`): jest writes neither JUnit nor TAP without a package the repository may not have */
+export const JEST_REPORT = 'flowfix-report.json';
 
 /** Per-test time limit for runners that have one (node --test): a looping test ends alone, not the whole run. */
 export const PER_TEST_TIMEOUT_MS = 60_000;
@@ -84,57 +85,290 @@ const UNITTEST_TAP = [
 
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The first runner a repository's files name. `read` answers a workspace-relative file's text, or null. */
-export function detectRunner(read: (rel: string) => string | null): DetectedRunner | null {
-  const pkgText = read('package.json');
-  if (pkgText) {
-    let pkg: { scripts?: Record<string, string>; devDependencies?: Record<string, string>; dependencies?: Record<string, string>; type?: string } = {};
-    try {
-      pkg = JSON.parse(pkgText) as typeof pkg;
-    } catch {
-      pkg = {};
+interface PackageJson {
+  name?: string;
+  main?: string;
+  type?: string;
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  workspaces?: string[] | { packages?: string[] };
+  packageManager?: string;
+  jest?: unknown;
+  mocha?: unknown;
+  ava?: unknown;
+  tap?: unknown;
+}
+
+function parsePackage(text: string | null): PackageJson | null {
+  if (text === null) return null;
+  try {
+    const pkg = JSON.parse(text) as unknown;
+    return pkg && typeof pkg === 'object' && !Array.isArray(pkg) ? (pkg as PackageJson) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The runner a step's program is, by its name (null: not a runner). */
+function runnerOfStep(step: ScriptStep, deps: Record<string, string>): RunnerName | null {
+  switch (step.bin) {
+    case 'jest':
+      return 'jest';
+    case 'vitest':
+      // `vitest --run typecheck`, `vitest typecheck`: type tests, not the suite
+      return step.args.some((a) => a === 'typecheck' || a.startsWith('--typecheck.only')) ? null : 'vitest';
+    case 'bnt':
+      // better-node-test: node --test over the usual test files, its own options (coverage) aside
+      return 'node:test';
+    case 'mocha':
+    case '_mocha':
+    case 'ts-mocha':
+      return 'mocha';
+    case 'ava':
+      return 'ava';
+    case 'tap':
+      return 'node-tap';
+    case 'tape':
+      return 'tape';
+    case 'uvu':
+      return 'uvu';
+    case 'node':
+    case 'tsx':
+      if (step.program.includes('--test')) return 'node:test';
+      // `node test/index.js` in a tape project: the tests are a script that prints tape's TAP
+      if (step.args.length > 0 && !step.args[0]!.startsWith('-') && 'tape' in deps) return 'tape';
+      return null;
+    default:
+      return null;
+  }
+}
+
+/** Steps that build what the tests load (the rest of a test script is lint and type checks, which a fix need not pass here). */
+function isBuildStep(step: ScriptStep): boolean {
+  if (/build|compile|bundle|prepare|prepublish/.test(step.script)) return !runnerOfStep(step, {});
+  if (step.bin === 'tsc') return !step.args.some((a) => a === '--noEmit' || a === '--noemit');
+  return ['babel', 'rollup', 'tsup', 'esbuild', 'webpack', 'swc', 'unbuild', 'microbundle', 'ncc', 'bunchee', 'pkgroll'].includes(step.bin);
+}
+
+const CONFIGS: Record<'jest' | 'vitest' | 'mocha' | 'ava' | 'node-tap', RegExp> = {
+  jest: /^jest\.config\.(js|cjs|mjs|ts|cts|mts|json)$/,
+  vitest: /^vitest\.(config|workspace)\.(js|cjs|mjs|ts|cts|mts)$/,
+  mocha: /^\.mocharc(\.(js|cjs|mjs|json|jsonc|yml|yaml))?$|^test\/mocha\.opts$/,
+  ava: /^ava\.config\.(js|cjs|mjs)$/,
+  'node-tap': /^\.taprc$/,
+};
+
+/** The flags each runner is run with; the repository's own options that would fight them are dropped. */
+function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<string, string>): { test: string; report: string; note?: string } {
+  let step = given;
+  const run = (args: string[]) => stepCommand(step, args);
+  switch (runner) {
+    case 'jest': {
+      // the test files first: jest 28 read a file after --reporters as a reporter module
+      const args = dropOptions(step.args, ['--coverage', '--watch', '--watchAll', '--ci', '--json', '--silent', '--bail', '-b', '--onlyChanged', '-o', '--listTests'], ['--reporters', '--outputFile', '--coverageReporters', '--coverageThreshold']);
+      return { test: run(['{files}', ...args, '--ci', '--json', `--outputFile=${JEST_REPORT}`]), report: JEST_REPORT };
     }
-    const script = effectiveTestScript(pkg.scripts ?? {});
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
-    const ts = !!read('tsconfig.json') || 'typescript' in deps;
-    const language = ts ? 'typescript' : 'javascript';
-    const uses = (name: string, bin = name) => new RegExp(`(^|[\\s/;&|])${bin}(\\s|$)`).test(script) || name in deps;
-    const args = (re: RegExp) => (re.exec(script)?.[1] ?? '').trim();
-    const bin = (name: string) => `./node_modules/.bin/${name}`;
-    const locked = LOCK_FILES.some((f) => read(f) !== null);
-    const install = Object.keys(deps).length === 0 ? {} : { install: locked ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund --no-package-lock' };
-    const junit = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: JUNIT_REPORT, why, ...install });
-    const tap = (test: string, runner: RunnerName, why: string): DetectedRunner => ({ runner, language, test, junitReport: TAP_REPORT, why, ...install });
-    if (uses('vitest')) return junit(`${bin('vitest')} run --reporter=default --reporter=junit --outputFile=${JUNIT_REPORT} {files}`, 'vitest', 'package.json: vitest');
-    if (uses('jest')) {
-      if ('jest-junit' in deps) return junit(`JEST_JUNIT_OUTPUT_NAME=${JUNIT_REPORT} ${bin('jest')} --ci --reporters=default --reporters=jest-junit {files}`, 'jest', 'package.json: jest with jest-junit');
-      return null; // jest writes neither JUnit nor TAP by itself: the README says what to add
+    case 'vitest': {
+      let args = dropOptions(step.args, ['--coverage', '--watch', '-w', '--ui', '--run', '--bail', '--silent'], ['--reporter', '--outputFile', '--coverage.enabled']);
+      if (/^(run|watch|dev|related)$/.test(args[0] ?? '')) args = args.slice(1);
+      return { test: run(['run', '{files}', ...args, '--reporter=default', '--reporter=junit', `--outputFile=${JUNIT_REPORT}`]), report: JUNIT_REPORT };
     }
-    if (uses('mocha')) {
-      const spec = mochaArgs(script);
+    case 'mocha': {
+      const args = dropOptions(step.args, ['--bail', '-b', '--watch', '-w', '--forbid-only', '--forbid-pending'], ['--reporter', '-R', '--reporter-options', '--reporter-option', '-O', '--watch-files']);
       // mocha before 2.2 has no reporter options (its xunit writes to stdout, among the tests' own output): TAP, which
       // every version writes; from 2.2 on `--reporter-options` (an alias of 6's `--reporter-option`) names the file
       const v = declaredVersion(deps.mocha);
       if (v && (v[0] < 2 || (v[0] === 2 && v[1] < 2))) {
-        return tap(`${bin('mocha')} --reporter tap ${spec} > ${TAP_REPORT}`.replace(/\s+>/, ' >'), 'mocha', `package.json: mocha ${deps.mocha} (TAP: no reporter options before 2.2)`);
+        return { test: `${run(['--reporter', 'tap', ...args])} > ${TAP_REPORT}`, report: TAP_REPORT, note: `mocha ${deps.mocha}: TAP, no reporter options before 2.2` };
       }
-      return junit(`${bin('mocha')} --reporter xunit --reporter-options output=${JUNIT_REPORT} ${spec}`.trim(), 'mocha', 'package.json: mocha');
+      return { test: run(['--reporter', 'xunit', '--reporter-options', `output=${JUNIT_REPORT}`, ...args]), report: JUNIT_REPORT };
     }
-    if (uses('ava')) return tap(`${bin('ava')} --tap > ${TAP_REPORT}`, 'ava', 'package.json: ava');
-    if (uses('tap')) return tap(`${bin('tap')} --reporter=tap ${args(/(?:^|\s)tap\s+([^&|;]*)/)} > ${TAP_REPORT}`.replace(/\s+>/, ' >'), 'node-tap', 'package.json: tap');
-    if (uses('tape')) {
-      const files = args(/tape\s+([^&|;>]*)/) || "'test/**/*.js'";
-      return tap(`${bin('tape')} ${files} > ${TAP_REPORT}`, 'tape', 'package.json: tape');
+    case 'ava': {
+      const args = dropOptions(step.args, ['--tap', '-t', '--verbose', '-v', '--watch', '-w', '--fail-fast'], ['--reporter']);
+      return { test: `${run([...args, '--tap'])} > ${TAP_REPORT}`, report: TAP_REPORT };
     }
-    const nodeTest = /\bnode\b[^&|;]*--test\b/.exec(script);
-    if (nodeTest || /^node\s/.test(script)) {
-      // node --test [files]: its own JUnit reporter, a time limit per test
-      const rest = script.replace(/^.*?\bnode\b/, '').replace(/--test\b/, '').trim();
-      return junit(
-        `node --test --test-timeout=${PER_TEST_TIMEOUT_MS} --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=${JUNIT_REPORT} ${rest}`.trim(),
-        'node:test',
-        `package.json scripts.test: ${script}`,
+    case 'node-tap': {
+      // node-tap checks coverage by default (15 and later: 100% or exit 1), which is no test's verdict; 18 renamed the switch
+      const v = declaredVersion(deps.tap);
+      const noCoverage = v && v[0] < 18 ? '--no-coverage' : '--disable-coverage';
+      const args = dropOptions(
+        step.args,
+        ['--100', '--check-coverage', '--no-check-coverage', '--coverage', '--no-coverage', '--cov', '--no-cov', '--disable-coverage', '--allow-incomplete-coverage', '--bail', '-b', '--watch', '-w', '--color', '-c'],
+        ['--reporter', '-R', '--coverage-report', '--nyc-arg', '--branches', '--lines', '--functions', '--statements', '--reporter-arg', '--output-file', '-o'],
       );
+      return { test: `${run([...args, '--reporter=tap', noCoverage])} > ${TAP_REPORT}`, report: TAP_REPORT };
+    }
+    case 'tape': {
+      const args = step.bin === 'tape' && step.args.length === 0 ? ["'test/**/*.js'"] : step.args;
+      return { test: `${run(args)} > ${TAP_REPORT}`, report: TAP_REPORT };
+    }
+    case 'uvu':
+    case 'node:test': {
+      if (step.bin === 'bnt') step = { ...step, program: ['node', '--test'], args: [] };
+      // node [options] --test [files]: its own JUnit reporter, a time limit per test
+      const program = dropOptions(step.program, ['--test'], ['--test-reporter', '--test-reporter-destination', '--test-timeout']);
+      const args = dropOptions(step.args, [], ['--test-reporter', '--test-reporter-destination']);
+      const reporters = [`--test-timeout=${PER_TEST_TIMEOUT_MS}`, '--test-reporter=spec', '--test-reporter-destination=stderr', '--test-reporter=junit', `--test-reporter-destination=${JUNIT_REPORT}`];
+      return { test: stepCommand({ env: step.env, program: [...program, '--test', ...reporters] }, args), report: JUNIT_REPORT };
+    }
+    default:
+      return { test: run(step.args), report: JUNIT_REPORT };
+  }
+}
+
+/** The install a lock file calls for, with the tools at hand (npm without them). */
+function installFor(lock: (name: string) => boolean, options: DetectOptions, read: ReadFile, pkg: PackageJson): { install: string; note?: string } {
+  if (lock('package-lock.json') || lock('npm-shrinkwrap.json')) return { install: 'npm ci --no-audit --no-fund' };
+  const tools = options.tools ?? {};
+  if (lock('pnpm-lock.yaml')) {
+    if (tools.pnpm) return { install: `${tools.pnpm} install --frozen-lockfile` };
+    return { install: 'npm install --no-audit --no-fund --no-package-lock', note: 'pnpm-lock.yaml, but no pnpm here: npm installs from package.json' };
+  }
+  if (lock('yarn.lock')) {
+    // berry writes a `__metadata` block and usually commits its own release (yarnPath in .yarnrc.yml)
+    const berry = /__metadata:/.test(read('yarn.lock') ?? '') || read('.yarnrc.yml') !== null || /^yarn@[2-9]/.test(pkg.packageManager ?? '');
+    const yarnPath = /^yarnPath:\s*['"]?([^'"\s]+)/m.exec(read('.yarnrc.yml') ?? '')?.[1];
+    if (berry) {
+      // node_modules, not Plug'n'Play: the runners' bins must be in node_modules/.bin
+      const env = 'YARN_NODE_LINKER=node-modules YARN_ENABLE_GLOBAL_CACHE=false YARN_ENABLE_TELEMETRY=0';
+      if (yarnPath && !yarnPath.includes('..')) return { install: `${env} node ${shq(yarnPath)} install --immutable` };
+      if (tools.yarnBerry) return { install: `${env} ${tools.yarnBerry} install --immutable` };
+    } else if (tools.yarn) return { install: `${tools.yarn} install --frozen-lockfile --non-interactive --ignore-engines` };
+    return { install: 'npm install --no-audit --no-fund --no-package-lock', note: 'yarn.lock, but no yarn here: npm installs from package.json' };
+  }
+  return { install: 'npm install --no-audit --no-fund --no-package-lock' };
+}
+
+/**
+ * The install a JavaScript repository needs (npm, pnpm or yarn, by its lock
+ * file), or undefined when its package.json declares no dependencies.
+ */
+export function detectInstall(read: ReadFile, options: DetectOptions = {}): { install: string; note?: string } | undefined {
+  const root = parsePackage(read('package.json'));
+  if (!root) return undefined;
+  const workspaces = Array.isArray(root.workspaces) ? root.workspaces.length : (root.workspaces?.packages?.length ?? 0);
+  const deps = { ...root.dependencies, ...root.devDependencies };
+  if (Object.keys(deps).length === 0 && workspaces === 0 && read('pnpm-workspace.yaml') === null) return undefined;
+  return installFor((name) => read(name) !== null, options, read, root);
+}
+
+/** A monorepo's package folders (package.json `workspaces`, pnpm-workspace.yaml), as globs' matches among `paths`. */
+function workspaceDirs(pkg: PackageJson, read: ReadFile, paths: readonly string[]): string[] {
+  const fromPkg = Array.isArray(pkg.workspaces) ? pkg.workspaces : (pkg.workspaces?.packages ?? []);
+  const fromPnpm = [...(read('pnpm-workspace.yaml') ?? '').matchAll(/^\s*-\s*['"]?([^'"\n#]+?)['"]?\s*$/gm)].map((m) => m[1]!);
+  const patterns = [...fromPkg, ...fromPnpm].filter((p) => !p.startsWith('!'));
+  if (patterns.length === 0) return [];
+  const res = patterns.map((p) => new RegExp(`^${p.replace(/\/+$/, '').replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '.*').replace(/\*/g, '[^/]+')}$`));
+  return paths
+    .filter((p) => p.endsWith('/package.json') && !p.includes('node_modules/'))
+    .map((p) => p.slice(0, -'/package.json'.length))
+    .filter((dir) => res.some((re) => re.test(dir)));
+}
+
+interface JsFound {
+  runner: RunnerName;
+  step: ScriptStep;
+  why: string;
+  /** the build steps, each a command */
+  build?: string[];
+}
+
+/** The runner of one package folder's package.json: its test script first, then its config files, then its dependencies. */
+function findJsRunner(pkg: PackageJson, has: (name: string) => boolean): JsFound | { tried: string } {
+  const scripts = pkg.scripts ?? {};
+  const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+  const steps = scriptSteps(scripts, 'test');
+  const at = steps.findIndex((s) => runnerOfStep(s, deps) !== null);
+  if (at >= 0) {
+    const step = steps[at]!;
+    const builds = steps.slice(0, at).filter(isBuildStep);
+    const chain = step.script === 'test' ? 'scripts.test' : `scripts.test → ${step.script}`;
+    return {
+      runner: runnerOfStep(step, deps)!,
+      step,
+      why: `package.json ${chain}: ${step.text.length > 100 ? `${step.text.slice(0, 100)}…` : step.text}`,
+      ...(builds.length ? { build: builds.map((b) => stepCommand(b, b.args)) } : {}),
+    };
+  }
+  const plain = (bin: string, runner: RunnerName, why: string): JsFound => ({ runner, step: parseStep(bin, 'test'), why });
+  for (const [runner, re] of Object.entries(CONFIGS) as Array<[keyof typeof CONFIGS, RegExp]>) {
+    const key = runner === 'node-tap' ? 'tap' : runner;
+    if (has(re.source) || (key in pkg && key !== 'vitest')) return plain(key, runner, has(re.source) ? `its ${runner} configuration` : `package.json "${key}"`);
+  }
+  for (const [dep, runner] of [['vitest', 'vitest'], ['jest', 'jest'], ['mocha', 'mocha'], ['ava', 'ava'], ['tap', 'node-tap'], ['tape', 'tape'], ['uvu', 'uvu']] as const) {
+    if (dep in deps) return plain(dep, runner, `package.json: ${dep} among the dependencies`);
+  }
+  const script = scripts.test?.trim();
+  return { tried: script ? `package.json scripts.test runs \`${script.length > 120 ? `${script.slice(0, 120)}…` : script}\`, a runner flowfix does not know` : 'package.json has no scripts.test and no test runner among its dependencies or config files' };
+}
+
+/**
+ * The runner a repository's files name and the command that makes it write a
+ * report flowfix reads, with the install its lock file calls for and the
+ * build its tests need; nothing is written to the repository. In a monorepo
+ * the package holding the change's files is the one tested.
+ */
+export function detectRunner(read: ReadFile, options: DetectOptions = {}): DetectedRunner | null {
+  const result = detectSetup(read, options);
+  return 'runner' in result ? result : null;
+}
+
+/** detectRunner's answer, or what it tried when it found nothing (whyNoRunner). */
+export function detectSetup(read: ReadFile, options: DetectOptions = {}): DetectedRunner | { tried: string[] } {
+  const tried: string[] = [];
+  const root = parsePackage(read('package.json'));
+  if (root) {
+    const paths = options.paths ?? [];
+    const dirs = workspaceDirs(root, read, paths);
+    // the package the change's files are in (the longest folder that holds one), else the root
+    const changed = options.changedFiles ?? [];
+    const dir = dirs.filter((d) => changed.some((f) => f.startsWith(`${d}/`))).sort((a, b) => b.length - a.length)[0];
+    const candidates: Array<[string, PackageJson]> = [];
+    if (dir) candidates.push([dir, parsePackage(read(`${dir}/package.json`)) ?? {}]);
+    candidates.push(['', root]);
+    for (const [folder, pkg] of candidates) {
+      const inDir = (rel: string) => (folder ? `${folder}/${rel}` : rel);
+      const has = (re: string) => {
+        const pattern = new RegExp(re);
+        if (paths.length) return paths.some((p) => (folder ? p.startsWith(`${folder}/`) && pattern.test(p.slice(folder.length + 1)) : pattern.test(p)));
+        // without a listing, the common names one by one
+        return ['jest.config.js', 'jest.config.ts', 'jest.config.cjs', 'jest.config.mjs', 'vitest.config.ts', 'vitest.config.js', 'vitest.config.mts', '.mocharc.json', '.mocharc.js', '.mocharc.cjs', '.mocharc.yml', '.mocharc.yaml', 'ava.config.js', 'ava.config.cjs', 'ava.config.mjs', '.taprc'].some(
+          (name) => pattern.test(name) && read(inDir(name)) !== null,
+        );
+      };
+      const found = findJsRunner(pkg, has);
+      if ('tried' in found) {
+        tried.push(folder ? `${folder}/${found.tried}` : found.tried);
+        continue;
+      }
+      const deps = { ...root.dependencies, ...root.devDependencies, ...pkg.dependencies, ...pkg.devDependencies };
+      if (found.runner === 'uvu') {
+        tried.push(`${found.why}: uvu writes neither JUnit XML nor TAP, and flowfix brings no reporter for it yet`);
+        continue;
+      }
+      const { test, report, note } = runnerCommand(found.runner, found.step, deps);
+      const ts = read(inDir('tsconfig.json')) !== null || read('tsconfig.json') !== null || 'typescript' in deps;
+      // the bins of the package's own node_modules and (in a workspace) the root's, whatever the script's PATH was
+      const up = folder ? folder.split('/').map(() => '..').join('/') : '';
+      const pathPrefix = `PATH="$PWD/node_modules/.bin:${up ? `$PWD/${up}/node_modules/.bin:` : ''}$PATH"`;
+      const cd = folder ? `cd ${shq(folder)} && ` : '';
+      const install = detectInstall(read, options);
+      // a package whose entry point only a build writes (dist/, lib/ not in the repository) is built before its tests
+      let build = found.build;
+      const main = pkg.main?.replace(/^\.\//, '');
+      if (!build && main && paths.length && !paths.includes(inDir(main)) && !paths.includes(inDir(`${main}.js`)) && pkg.scripts?.build) build = ['npm run build'];
+      return {
+        runner: found.runner,
+        language: ts ? 'typescript' : 'javascript',
+        test: `${cd}${pathPrefix} ${test}`,
+        junitReport: folder ? `${folder}/${report}` : report,
+        why: [found.why, note, install?.note, folder ? `the package ${folder} holds the change` : undefined].filter(Boolean).join('; '),
+        ...(install ? { install: install.install } : {}),
+        // each step with the bins on its PATH: an assignment in front of a command reaches that command only
+        ...(build ? { build: `${cd}${build.map((b) => `${pathPrefix} ${b}`).join(' && ')}` } : {}),
+        ...(folder ? { dir: folder } : {}),
+      };
     }
   }
   const pyproject = read('pyproject.toml') ?? '';
@@ -160,28 +394,24 @@ export function detectRunner(read: (rel: string) => string | null): DetectedRunn
       why: 'a Python project without pytest: unittest',
     };
   }
-  return null;
+  if (!root) tried.push('no package.json, pyproject.toml, setup.py, setup.cfg or requirements.txt at the base revision');
+  return { tried };
 }
 
-/** Why detectRunner found nothing, in one line a user can act on (it returned null). */
-export function whyNoRunner(read: (rel: string) => string | null): string {
-  const pkgText = read('package.json');
-  if (pkgText !== null) {
-    let pkg: { scripts?: Record<string, string>; devDependencies?: Record<string, string>; dependencies?: Record<string, string> } = {};
-    try {
-      pkg = JSON.parse(pkgText) as typeof pkg;
-    } catch {
-      return 'package.json does not parse';
-    }
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies };
-    const script = effectiveTestScript(pkg.scripts ?? {});
-    if (/(^|[\s/;&|])jest(\s|$)/.test(script) || 'jest' in deps) {
-      return 'jest writes neither JUnit XML nor TAP by itself: add jest-junit to the devDependencies (flowfix then runs jest with it), or set a test command that writes one of them';
-    }
-    if (!script.trim()) return 'package.json has no scripts.test';
-    return `package.json scripts.test runs \`${script.length > 120 ? `${script.slice(0, 120)}…` : script}\`, and no runner flowfix reads results from (node --test, vitest, jest with jest-junit, mocha, ava, tap, tape, pytest, unittest) is in it or in the dependencies`;
-  }
-  return 'no package.json, pyproject.toml, setup.py, setup.cfg or requirements.txt at the base revision';
+/**
+ * Why detectRunner found nothing, in one line a user can act on: what was
+ * tried, and the `.flowfix.json` that would make the run go (its test
+ * command writing JUnit XML that flowfix reads).
+ */
+export function whyNoRunner(read: ReadFile, options: DetectOptions = {}): string {
+  const result = detectSetup(read, options);
+  return 'runner' in result ? '' : whyNoRunnerLine(result.tried);
+}
+
+/** The one line a run that found no runner ends with: what was tried, and the `.flowfix.json` that would fix it. */
+export function whyNoRunnerLine(tried: string[]): string {
+  const example = JSON.stringify({ settings: { install: 'npm ci', test: '<your test command, writing JUnit XML to junit.xml>', junitReport: 'junit.xml' } });
+  return `no test runner detected (tried: ${tried.join('; ') || 'nothing to go on'}); add a .flowfix.json such as ${example}`;
 }
 
 /**
@@ -268,7 +498,62 @@ export function parseTap(text: string, file = 'tap', root?: string): TestResult[
     if (msg) r.message = `${r.name}: ${msg[1].replace(/^['"]|['"]$/g, '')}`;
   }
   disambiguateTestIds(results);
-  return results;
+  return tapeGroups(text) ? byTapeTest(text, results, file) : results;
+}
+
+/** Comment lines tape prints that are not a test's name (its closing counts). */
+const TAPE_SUMMARY = /^(tests|pass|fail|ok|skip|todo)\b|^time=|^Ran \d|^\{/;
+
+/**
+ * tape's stream: each test's name as a top-level comment (`# parses numbers`),
+ * then its assertions. True when the stream has such names and no node-tap
+ * subtests (ava's logs are indented comments, `#   …`).
+ */
+function tapeGroups(text: string): boolean {
+  return /^# (?!Subtest:)\S/m.test(text) && !/^\s*# Subtest:/m.test(text) && text.split(/\r?\n/).some((l) => /^# \S/.test(l) && !TAPE_SUMMARY.test(l.slice(2)));
+}
+
+/**
+ * One result per tape test, named by its comment: it fails when any of its
+ * assertions fails (the first failure's message speaks for it), and a test
+ * the stream stops in (the process died in it: an exception, an exit) fails
+ * too. Assertions' own messages repeat ("should be strictly equal") and their
+ * number changes with the code; the test's name does not.
+ */
+function byTapeTest(text: string, assertions: TestResult[], file: string): TestResult[] {
+  const groups: Array<{ name: string; count: number }> = [];
+  const loose: number[] = [];
+  let assertion = 0;
+  let open: { name: string; count: number } | null = null;
+  for (const raw of text.split(/\r?\n/)) {
+    const name = /^# (\S.*)$/.exec(raw)?.[1]?.trim();
+    if (name && !TAPE_SUMMARY.test(name)) {
+      open = { name, count: 0 };
+      groups.push(open);
+    } else if (/^1\.\.\d+/.test(raw)) open = null;
+    else if (/^(not )?ok\b/.test(raw)) {
+      if (open) open.count++;
+      else loose.push(assertion);
+      assertion++;
+    }
+  }
+  const cut = tapCutShort(text);
+  const out: TestResult[] = loose.map((i) => assertions[i]).filter((r): r is TestResult => !!r);
+  let i = 0;
+  for (const [index, g] of groups.entries()) {
+    while (loose.includes(i)) i++;
+    const own = assertions.slice(i, i + g.count);
+    i += g.count;
+    const failed = own.find((r) => r.status === 'failed');
+    const last = index === groups.length - 1;
+    const id = `${file}::${g.name}`;
+    if (failed) out.push({ id, name: g.name, status: 'failed', message: failed.message?.startsWith(`${failed.name}: `) ? `${g.name}: ${failed.message.slice(failed.name.length + 2)}` : (failed.message ?? g.name), ...(failed.details ? { details: failed.details } : {}) });
+    else if (last && cut) out.push({ id, name: g.name, status: 'failed', message: `${g.name}: the test process ended during this test (${cut})` });
+    else if (own.length > 0 && own.every((r) => r.status === 'skipped')) out.push({ id, name: g.name, status: 'skipped' });
+    else out.push({ id, name: g.name, status: 'passed' });
+  }
+  disambiguateTestIds(out);
+  return out;
 }
 
 /**

@@ -2,12 +2,13 @@ import { readFile, readdir, realpath, rm } from 'node:fs/promises';
 import { baseTestId, isInstanceOf, leafName, testNameOf } from '../../lib/junit/test-id';
 import path from 'node:path';
 import { disambiguateTestIds, parseJunitXml } from '../../lib/junit/parse';
-import type { RepositorySettings } from '../../common/settings';
+import { testCommandOf, type RepositorySettings } from '../../common/settings';
 import { cacheEnv, noInstallScriptsEnv } from '../../lib/sandbox/cache';
 import type { SandboxLimits } from '../../lib/sandbox/limits';
 import { buildSandboxEnv, runCommand, shellQuote } from '../workspace/exec';
 import { globToRegExp } from '../workspace/glob';
 import { parseTap, pytestAddoptsRetry, tapCutShort } from './runners';
+import { parseJestJson } from './jest-report';
 import type { CommandResult, TestResult, TestRun } from '../types';
 import type { Workspace } from '../workspace/workspace';
 import { escapeRegExp } from '../../common/text';
@@ -183,6 +184,13 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     }
     found++;
     try {
+      if (rel.endsWith('.json')) {
+        // jest's own JSON report (agent/testing/jest-report.ts)
+        const jest = parseJestJson(bytes.toString('utf8'), root);
+        results.push(...jest.results);
+        if (jest.incomplete) incomplete.push(`${rel}: ${jest.incomplete}`);
+        continue;
+      }
       if (rel.endsWith('.tap')) {
         // a TAP producer's output (agent/testing/runners.ts)
         const text = bytes.toString('utf8');
@@ -288,7 +296,7 @@ export async function runTests(
   const root = workspace.root;
   await clearReports(root, settings.junitReport);
   const rendered =
-    kind === 'regression' ? (settings.regression ?? renderTestCommand(settings.test, [])) : renderTestCommand(settings.test, input.targets);
+    kind === 'regression' ? (settings.regression ?? renderTestCommand(testCommandOf(settings), [])) : renderTestCommand(testCommandOf(settings), input.targets);
   const command = input.extraArgs ? `${rendered} ${input.extraArgs}` : rendered;
   const run = (cmd: string) =>
     runWorkspaceCommand({

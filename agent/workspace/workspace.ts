@@ -146,6 +146,11 @@ export class Workspace implements WorkspaceView {
    * The sandbox of this workspace's commands: repo/, home/ and tmp/
    * writable, as the workspace's user; hands it the files the server wrote.
    */
+  /** More patterns kept out of the fix's diff: a report whose name is known only once setup read the repository. */
+  async exclude(patterns: string[]): Promise<void> {
+    await appendFile(path.join(this.root, '.git', 'info', 'exclude'), `${patterns.join('\n')}\n`);
+  }
+
   async commandSandbox(opts: { install?: boolean } = {}): Promise<CommandSandbox & { cacheDir?: string }> {
     const writable = [this.root, this.home, this.tmpDir];
     if (!this.handedOver) {

@@ -232,3 +232,32 @@ export function createMochaRepo(opts: { lock?: boolean } = {}): Omit<TestRepo, '
   const head = repo.commit('test: total of one item');
   return { ...repo, base, head };
 }
+
+/** A runner's layout as real libraries have it: package.json, its config files, the tests at base and at head. */
+export interface RunnerLayout {
+  packageJson: object;
+  /** config files and other files at both revisions */
+  files?: Record<string, string>;
+  /** test files at the base (every test passes) and at the head (the new test fails: the code was wrong already) */
+  tests: { base: Record<string, string>; head: Record<string, string> };
+}
+
+const TOTAL_JS = 'exports.total = function total(items) {\n  let sum = 0;\n  for (const item of items) sum += item.price + item.qty;\n  return sum;\n};\n';
+
+/**
+ * A small npm package with `total()` wrong (price + qty), tested by the
+ * layout's runner; the head adds the test that shows it, as a real bug is
+ * framed (base = the code with its old tests, head = + the new test).
+ */
+export function createRunnerRepo(layout: RunnerLayout): Omit<TestRepo, 'settings'> {
+  const repo = makeRepo('flowfix-runnerrepo-');
+  repo.write('package.json', `${JSON.stringify({ name: 'totals', version: '1.0.0', private: true, main: 'index.js', ...layout.packageJson }, null, 2)}\n`);
+  repo.write('.gitignore', 'node_modules/\n');
+  repo.write('index.js', TOTAL_JS);
+  for (const [rel, text] of Object.entries(layout.files ?? {})) repo.write(rel, text);
+  for (const [rel, text] of Object.entries(layout.tests.base)) repo.write(rel, text);
+  const base = repo.commit('base');
+  for (const [rel, text] of Object.entries(layout.tests.head)) repo.write(rel, text);
+  const head = repo.commit('test: total of one item');
+  return { ...repo, base, head };
+}

@@ -66,7 +66,7 @@ describe('flowfix repair', () => {
     const code = await repairCommand(
       [
         '--base', repo.base, '--test', 'empty cart totals zero', '--json', '--no-base-check',
-        '--test-command', repo.settings.test, '--build-command', repo.settings.build!,
+        '--test-command', repo.settings.test!, '--build-command', repo.settings.build!,
       ],
       c.io,
     );

@@ -25,8 +25,8 @@ describe('runner detection on real repositories', () => {
     cleanups.push(repo.cleanup);
     const res = await repair(repo.dir, ['--base', repo.base, '--head', repo.head, '--json']);
     assert.match(res.err, /detected mocha/);
-    assert.match(res.err, /install command: npm install --no-audit --no-fund --no-package-lock/);
-    const command = /test command: (.*)/.exec(res.err)?.[1] ?? '';
+    assert.match(res.err, /; install: npm install --no-audit --no-fund --no-package-lock$/m);
+    const command = /test command: (.*?); install:/.exec(res.err)?.[1] ?? '';
     assert.match(command, /mocha --reporter xunit --reporter-options output=\S+\.xml/);
     assert.match(command, /--timeout 10000 test\//);
     assert.doesNotMatch(command, /dot|--bail/);
@@ -44,7 +44,7 @@ describe('runner detection on real repositories', () => {
     const repo = createMochaRepo({ lock: true });
     cleanups.push(repo.cleanup);
     const res = await repair(repo.dir, ['--base', repo.base, '--head', repo.head, '--no-base-check', '--no-regression', '--json']);
-    assert.match(res.err, /install command: npm ci --no-audit --no-fund/);
+    assert.match(res.err, /; install: npm ci --no-audit --no-fund$/m);
     assert.equal(res.code, 0, res.out.slice(-3000) + res.err.slice(-3000));
     assert.equal((JSON.parse(res.out) as { exitReason: string }).exitReason, 'fixed');
   });

@@ -37,7 +37,7 @@ test('flowfix repair run from another folder, with the network on, repairs the r
       '--base', repo.base,
       '--head', repo.head,
       '--test', 'total multiplies price by quantity',
-      '--test-command', repo.settings.test,
+      '--test-command', repo.settings.test!,
       '--build-command', repo.settings.build!,
       '--junit', 'junit.xml',
       '--language', 'typescript',
