@@ -52,6 +52,8 @@ interface Progress {
   /** when validation started, and the policy's deadline then: the time share is of that span */
   startedAt: number;
   deadline: number;
+  /** why the search stopped early while stale expectations were left to try (then only they are) */
+  stoppedEarly?: string;
   /** the target tests failing on the unpatched head: a candidate that passes one of them is progress */
   failingAtRed: Set<string>;
 }
@@ -139,6 +141,7 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     while (progress.next < candidates.length) {
       const candidate = candidates[progress.next];
       progress.next += 1;
+      if (progress.stoppedEarly && candidate.template !== 'stale-expectation') continue;
       const halted = stop();
       if (halted) return { ...halted, usage: usageOf(gateCalls) };
       let rejected: GateVerdict | null = null;
@@ -180,8 +183,13 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       const passedNow = new Set((verdict.tests ?? []).filter((t) => t.status === 'passed').map((t) => t.id));
       if ([...progress.failingAtRed].some((id) => passedNow.has(id))) progress.missesInARow = 0;
       else progress.missesInARow += 1;
-      const why = earlyStop(progress);
-      if (why) {
+      const why = progress.stoppedEarly ? null : earlyStop(progress);
+      // a stale expectation put last on purpose (a stated intent) is still tried: the streak says nothing about it
+      const staleLeft = candidates.slice(progress.next).filter((c) => c.template === 'stale-expectation').length;
+      if (why && staleLeft > 0) {
+        progress.stoppedEarly = why;
+        await emit(ctx, { type: 'thought', payload: { text: `Stopping the search early (${why}); trying only the ${staleLeft} stale expectation(s) left.`, candidates: staleLeft } });
+      } else if (why) {
         await emit(ctx, { type: 'thought', payload: { text: `Stopping early: ${why}.`, candidates: candidates.length - progress.next } });
         return {
           status: 'gave_up',
@@ -190,6 +198,14 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
           usage: usageOf(gateCalls),
         };
       }
+    }
+    if (progress.stoppedEarly) {
+      return {
+        status: 'gave_up',
+        exitReason: 'no_candidate',
+        detail: `stopped early after ${progress.next} of ${candidates.length} candidate edit(s) (${progress.compileRejected} rejected by the compile gate; the stale expectations left were tried): ${progress.stoppedEarly}`,
+        usage: usageOf(gateCalls),
+      };
     }
     return {
       status: 'gave_up',
