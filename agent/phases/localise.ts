@@ -78,12 +78,33 @@ async function defaultLocalise(input: Parameters<LocaliseFn>[0]): Promise<Suspec
   return localise(input);
 }
 
+/**
+ * A failing test its report names without a file (ava's and tape's TAP, a
+ * crash before any frame): the test file whose text holds its name, when one
+ * alone does. The scaffold then follows that file's imports to the code it
+ * tests; without it there is nothing to start from.
+ */
+export async function fileByName(root: string, failure: Evidence, isTestFile: (rel: string) => boolean): Promise<void> {
+  for (const t of failure.failingTests) {
+    if (t.file) continue;
+    // the test's own title: the last part of a nested name ("suite > test")
+    const title = t.name.split(' > ').at(-1)?.trim() ?? '';
+    if (title.length < 4) continue;
+    const hits = await git(root, ['grep', '-l', '-F', '-I', '--no-color', '-e', title], { okCodes: [1] }).then(
+      (r) => r.stdout.split('\n').filter((f) => f && isTestFile(f)),
+      () => [] as string[],
+    );
+    if (hits.length === 1) t.file = hits[0];
+  }
+}
+
 export async function localise(state: RedState): Promise<LocalisedState> {
   const { input, sink, signal, evidence, workspace: ws } = state;
   await state.enterPhase('localise');
   const tracked = (await git(ws.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
   const byConfig = detectTestFiles({ root: ws.root, patterns: state.settings.testPathPatterns });
   const failure = extractEvidence({ run: state.redRun, root: ws.root, files: tracked, targets: evidence.targets, isTestFile: byConfig.is });
+  await fileByName(ws.root, failure, byConfig.is);
   evidence.failure = failure;
   await sink.emit(evidenceEvent(failure));
   // tests and their helpers: the conventions, the runner's configuration, the failing tests' own files

@@ -26,8 +26,8 @@ function RepositoryRow({ repo, onEdit }: { repo: AdminRepository; onEdit: () => 
         <span className="mono">{repo.defaultBranch}</span>
         <div className="muted">{repo.language}</div>
       </td>
-      <td className="small mono admin-ellipsis" title={testCommand ?? 'default: npm test'}>
-        {testCommand ?? <span className="muted">default</span>}
+      <td className="small mono admin-ellipsis" title={testCommand ?? "detected from the repository's scripts and config files"}>
+        {testCommand ?? <span className="muted">detected</span>}
       </td>
       <td className="small">
         {policy}

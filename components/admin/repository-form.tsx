@@ -18,7 +18,7 @@ const COMMAND_FIELDS = [
     key: 'test',
     label: 'Target test command (template)',
     placeholder: 'node --test --test-reporter=junit --test-reporter-destination=junit.xml --test-name-pattern={namePattern}',
-    help: 'Placeholders: {ids} {names} {files} {namePattern}, shell-quoted.',
+    help: "Empty: detected from the repository (its test script, runner config and lock file), with a report flowfix reads. Placeholders: {ids} {names} {files} {namePattern}, shell-quoted.",
   },
   { key: 'regression', label: 'Regression command', placeholder: 'npm test', help: 'The full suite. Defaults to the test command with no targets.' },
   { key: 'junitReport', label: 'JUnit report path', placeholder: 'junit.xml', help: 'Relative to the repository; * and ** allowed.' },
