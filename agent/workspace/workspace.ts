@@ -46,7 +46,8 @@ const MAX_READ_BYTES = 1024 * 1024;
 const MAX_SEARCH_LINE = 300;
 
 /** Files that commands create and that must never show up in a fix's diff. */
-const DEFAULT_EXCLUDES = ['node_modules/', '__pycache__/', '*.pyc', '.pytest_cache/', '.flowfix-tmp/', '*.tsbuildinfo'];
+// runners' own output beside the tests: node-tap 18+ (.tap/), nyc (.nyc_output/), coverage reports
+const DEFAULT_EXCLUDES = ['node_modules/', '__pycache__/', '*.pyc', '.pytest_cache/', '.flowfix-tmp/', '*.tsbuildinfo', '.tap/', '.nyc_output/', 'coverage/'];
 
 export function looksBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8000);
