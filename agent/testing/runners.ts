@@ -222,7 +222,8 @@ function installFor(lock: (name: string) => boolean, options: DetectOptions, rea
   if (lock('package-lock.json') || lock('npm-shrinkwrap.json')) return { install: 'npm ci --no-audit --no-fund' };
   const tools = options.tools ?? {};
   if (lock('pnpm-lock.yaml')) {
-    if (tools.pnpm) return { install: `${tools.pnpm} install --frozen-lockfile` };
+    // `packageManager: pnpm@x` would make pnpm fetch and switch to that version (and refuse it unsigned): the lock file is what counts
+    if (tools.pnpm) return { install: `${tools.pnpm} install --frozen-lockfile --config.manage-package-manager-versions=false` };
     return { install: 'npm install --no-audit --no-fund --no-package-lock', note: 'pnpm-lock.yaml, but no pnpm here: npm installs from package.json' };
   }
   if (lock('yarn.lock')) {

@@ -116,7 +116,7 @@ describe('detectRunner', () => {
     const tools = { pnpm: 'node /ff/pnpm.cjs', yarn: 'node /ff/yarn.js', yarnBerry: 'node /ff/berry.js' };
     assert.equal(detectRunner(repo({ 'package.json': json }))?.install, 'npm install --no-audit --no-fund --no-package-lock');
     assert.equal(detectRunner(repo({ 'package.json': json, 'package-lock.json': '' }))?.install, 'npm ci --no-audit --no-fund');
-    assert.equal(detectRunner(repo({ 'package.json': json, 'pnpm-lock.yaml': '' }), { tools })?.install, 'node /ff/pnpm.cjs install --frozen-lockfile');
+    assert.equal(detectRunner(repo({ 'package.json': json, 'pnpm-lock.yaml': '' }), { tools })?.install, 'node /ff/pnpm.cjs install --frozen-lockfile --config.manage-package-manager-versions=false');
     assert.equal(detectRunner(repo({ 'package.json': json, 'yarn.lock': '# yarn lockfile v1\n' }), { tools })?.install, 'node /ff/yarn.js install --frozen-lockfile --non-interactive --ignore-engines');
     assert.equal(
       detectRunner(repo({ 'package.json': json, 'yarn.lock': '__metadata:\n  version: 8\n' }), { tools })?.install,
