@@ -83,9 +83,13 @@ export function formatEvent(event: AgentEvent): string {
       const label = (s: (typeof list)[number]) => (s.kind === 'window' ? `${s.file}:${s.startLine}-${s.endLine ?? s.startLine}` : `${s.file}:${s.startLine} ${s.symbol}`);
       return ['   suspects:', ...list.map((s, i) => `     ${i + 1}. ${label(s)} (${s.score.toFixed(2)}) ${short(s.reasons.join('; '), 120)}`)].join('\n');
     }
-    case 'log':
-      // a log line is already words: shown whole when it says what the run will run (detection, install)
-      return `   ${typeof p.text === 'string' ? (p.test || p.install ? p.text : short(p.text, 400)) : short(p)}`;
+    case 'log': {
+      // a log line is already words: shown whole when it says what the run will run (detection, install); the tests it names after it
+      if (typeof p.text !== 'string') return `   log ${short(p)}`;
+      const tests = Array.isArray(p.tests) ? (p.tests as unknown[]).filter((t): t is string => typeof t === 'string') : [];
+      const named = tests.length ? ` [${short(tests.slice(0, 5).join(', '), 300)}${tests.length > 5 ? `, +${tests.length - 5} more` : ''}]` : '';
+      return `   ${p.test || p.install ? p.text : short(p.text, 400)}${named}`;
+    }
     case 'evidence':
       return `   evidence: ${short(p.summary ?? p, 200)}`;
     case 'tool_call':

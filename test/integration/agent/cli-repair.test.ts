@@ -113,7 +113,8 @@ describe('flowfix repair', () => {
     const c = capture(repo.dir);
     const code = await repairCommand(['--base', repo.base, '--head', head, '--no-base-check'], c.io);
     const text = c.out.join('');
-    assert.match(c.err.join(''), /detected node:test/);
+    // the run's setup says what it detected, in the trajectory
+    assert.match(text, /detected node:test \(package\.json scripts\.test: node --test\); test command: .*--test-reporter=junit/);
     assert.equal(code, 0, text + c.err.join(''));
     assert.match(text, /Suspects\n  1\. lib\/add\.js:\d+-\d+ add/);
     assert.match(text, /^\+  return a \+ b;$/m);
@@ -131,7 +132,7 @@ describe('flowfix repair', () => {
     const c = capture(repo.dir);
     const code = await repairCommand(['--base', repo.base, '--head', head, '--no-base-check'], c.io);
     const text = c.out.join('');
-    assert.match(c.err.join(''), /detected unittest/);
+    assert.match(text, /detected unittest \(a Python project without pytest: unittest\)/);
     assert.equal(code, 0, text + c.err.join(''));
     assert.match(text, /tap::tests\.test_calc\.CalcTest\.test_add/);
     assert.match(text, /^\+    return a \+ b$/m);
