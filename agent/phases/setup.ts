@@ -6,6 +6,7 @@ import type { ChangeContext } from '../types';
 import { Workspace } from '../workspace/workspace';
 import { detectRunSetup } from '../testing/detect';
 import { whyNoRunnerLine } from '../testing/runners';
+import { shownCommand } from '../testing/uvu-report';
 import { RunExit, type RunState, type SetupState } from './state';
 
 // Setup: a run folder checked out at the head, the change (base..head) it is
@@ -84,8 +85,8 @@ export async function setup(state: RunState): Promise<SetupState> {
     const { runner } = detection;
     await ws.exclude([settings.junitReport]);
     await state.log(
-      `detected ${runner.runner} (${runner.why}); test command: ${settings.test}${settings.install ? `; install: ${settings.install}` : ''}${settings.build ? `; build: ${settings.build}` : ''}`,
-      { runner: runner.runner, test: settings.test, report: settings.junitReport, ...(settings.install ? { install: settings.install } : {}), ...(settings.build ? { build: settings.build } : {}) },
+      `detected ${runner.runner} (${runner.why}); test command: ${shownCommand(settings.test ?? '')}${settings.install ? `; install: ${settings.install}` : ''}${settings.build ? `; build: ${settings.build}` : ''}`,
+      { runner: runner.runner, test: shownCommand(settings.test ?? ''), report: settings.junitReport, ...(settings.install ? { install: settings.install } : {}), ...(settings.build ? { build: settings.build } : {}) },
     );
   } else if (detection.kind === 'install') {
     settings = state.settings = detection.settings;

@@ -6,6 +6,7 @@
 import { disambiguateTestIds, relativeTestPath } from '../../lib/junit/parse';
 import type { TestResult } from '../types';
 import { dropOptions, parseStep, scriptSteps, stepCommand, type ScriptStep } from './scripts';
+import { uvuReporterImport } from './uvu-report';
 
 export type RunnerName = 'node:test' | 'jest' | 'vitest' | 'mocha' | 'tape' | 'ava' | 'node-tap' | 'uvu' | 'pytest' | 'unittest';
 
@@ -203,7 +204,14 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
       const args = step.bin === 'tape' && step.args.length === 0 ? ["'test/**/*.js'"] : step.args;
       return { test: `${run(args)} > ${TAP_REPORT}`, report: TAP_REPORT };
     }
-    case 'uvu':
+    case 'uvu': {
+      // uvu has no reporter: flowfix's own, preloaded (agent/testing/uvu-report.ts), writes TAP beside its dots
+      const args = dropOptions(step.args, ['--bail', '-b'], []);
+      const own = step.env.find((w) => w.startsWith('NODE_OPTIONS='))?.slice('NODE_OPTIONS='.length).replace(/^(['"])(.*)\1$/, '$2');
+      const options = ['$NODE_OPTIONS', own, uvuReporterImport()].filter(Boolean).join(' ');
+      const env = [...step.env.filter((w) => !w.startsWith('NODE_OPTIONS=')), `NODE_OPTIONS="${options}"`];
+      return { test: stepCommand({ env, program: step.program }, args), report: TAP_REPORT };
+    }
     case 'node:test': {
       if (step.bin === 'bnt') step = { ...step, program: ['node', '--test'], args: [] };
       // node [options] --test [files]: its own JUnit reporter, a time limit per test
@@ -344,10 +352,6 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
         continue;
       }
       const deps = { ...root.dependencies, ...root.devDependencies, ...pkg.dependencies, ...pkg.devDependencies };
-      if (found.runner === 'uvu') {
-        tried.push(`${found.why}: uvu writes neither JUnit XML nor TAP, and flowfix brings no reporter for it yet`);
-        continue;
-      }
       const { test, report, note } = runnerCommand(found.runner, found.step, deps);
       const ts = read(inDir('tsconfig.json')) !== null || read('tsconfig.json') !== null || 'typescript' in deps;
       // the bins of the package's own node_modules and (in a workspace) the root's, whatever the script's PATH was

@@ -15,7 +15,7 @@ describe('whyNoRunner', () => {
     assert.match(line, /^no test runner detected \(tried: package\.json scripts\.test runs `lab -t 100`, a runner flowfix does not know\); add a \.flowfix\.json such as \{"settings":\{/);
     const example = JSON.parse(/such as (\{.*\})$/.exec(line)![1]!) as { settings: Record<string, string> };
     assert.deepEqual(Object.keys(example.settings), ['install', 'test', 'junitReport']);
-    assert.match(whyNoRunner(repo({ 'package.json': pkg({ scripts: { test: 'uvu -r esm test' }, devDependencies: { uvu: '0.5.1' } }) })), /uvu writes neither JUnit XML nor TAP/);
+    assert.match(whyNoRunner(repo({ 'package.json': pkg({ scripts: { test: 'zora test/*.js' }, devDependencies: { zora: '5' } }) })), /runs `zora test\/\*\.js`, a runner flowfix does not know/);
     assert.match(whyNoRunner(repo({ 'package.json': pkg({ name: 'x' }) })), /package\.json has no scripts\.test and no test runner/);
     assert.match(whyNoRunner(repo({ 'README.md': '# x' })), /no package\.json, pyproject\.toml, setup\.py, setup\.cfg or requirements\.txt at the base revision/);
   });
