@@ -161,6 +161,27 @@ const CONFIGS: Record<'jest' | 'vitest' | 'mocha' | 'ava' | 'node-tap', RegExp> 
 };
 
 /** The flags each runner is run with; the repository's own options that would fight them are dropped. */
+/**
+ * better-node-test's own file search: every `*.test.js`/`*.spec.js` (and
+ * `.ts`) outside node_modules, found when the command runs (a change may add
+ * one); node --test's default patterns would also run a test/ folder's
+ * helpers, benchmarks and demos.
+ */
+const BNT_FILES = "$(find . \\( -name node_modules -o -name .git \\) -prune -o -type f \\( -name '*.test.js' -o -name '*.spec.js' -o -name '*.test.ts' -o -name '*.spec.ts' \\) -print)";
+
+/** bnt's options as node's: `-t` names tests, its coverage options are no test's verdict; the rest are files. */
+function bntArgs(args: string[]): { options: string[]; files: string[] } {
+  const options: string[] = [];
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-t') options.push(`--test-name-pattern=${args[++i] ?? ''}`);
+    else if (a === '--coverage' || a === '--coverage-include' || a === '--coverage-exclude') i++;
+    else if (a !== '--debug') files.push(a);
+  }
+  return { options, files };
+}
+
 function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<string, string>): { test: string; report: string; note?: string } {
   let step = given;
   const run = (args: string[]) => stepCommand(step, args);
@@ -213,7 +234,12 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
       return { test: stepCommand({ env, program: step.program }, args), report: TAP_REPORT };
     }
     case 'node:test': {
-      if (step.bin === 'bnt') step = { ...step, program: ['node', '--test'], args: [] };
+      if (step.bin === 'bnt') {
+        // bnt runs `node --test` over its own file search, TypeScript through tsx
+        const { options, files } = bntArgs(step.args);
+        const ts = 'tsx' in deps ? ['--enable-source-maps', '--import', 'tsx'] : [];
+        step = { ...step, program: ['node', ...ts, '--test'], args: [...options, ...(files.length ? files : [BNT_FILES])] };
+      }
       // node [options] --test [files]: its own JUnit reporter, a time limit per test
       const program = dropOptions(step.program, ['--test'], ['--test-reporter', '--test-reporter-destination', '--test-timeout']);
       const args = dropOptions(step.args, [], ['--test-reporter', '--test-reporter-destination']);

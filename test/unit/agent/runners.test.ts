@@ -6,6 +6,8 @@ const repo = (files: Record<string, string>) => (rel: string) => files[rel] ?? n
 const pkg = (json: object) => JSON.stringify(json);
 
 const PATH = 'PATH="$PWD/node_modules/.bin:$PATH"';
+// better-node-test's own file search, run by the shell when the command runs
+const BNT_FIND = "$(find . \\( -name node_modules -o -name .git \\) -prune -o -type f \\( -name '*.test.js' -o -name '*.spec.js' -o -name '*.test.ts' -o -name '*.spec.ts' \\) -print)";
 
 describe('whyNoRunner', () => {
   test('one line: what was tried, and the .flowfix.json that would make the run go', () => {
@@ -71,7 +73,9 @@ describe('detectRunner', () => {
     ['tape piped into tap-spec', { 'package.json': pkg({ scripts: { test: 'tape -r esm test/*.js | tap-spec' }, devDependencies: { tape: '4.13.0', esm: '3', 'tap-spec': '5' } }) }, 'tape', `${PATH} tape -r esm test/*.js > flowfix-report.tap`, TAP_REPORT],
     ['tape tests run as a node script', { 'package.json': pkg({ scripts: { test: 'node test/index.js' }, devDependencies: { tape: '5' } }) }, 'tape', `${PATH} node test/index.js > flowfix-report.tap`, TAP_REPORT],
     // ai/nanoid: every test: script, by a pattern; better-node-test is node --test
-    ['better-node-test behind pnpm run /^test:/', { 'package.json': pkg({ scripts: { test: 'pnpm run /^test:/', 'test:coverage': "bnt --coverage 100 --coverage-exclude 'test/*'", 'test:lint': 'oxlint' }, devDependencies: { 'better-node-test': '^0.8.4' } }) }, 'node:test', `${PATH} node --test --test-timeout=60000 --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=flowfix-report.xml`, JUNIT_REPORT],
+    ['better-node-test behind pnpm run /^test:/', { 'package.json': pkg({ scripts: { test: 'pnpm run /^test:/', 'test:coverage': "bnt --coverage 100 --coverage-exclude 'test/*'", 'test:lint': 'oxlint' }, devDependencies: { 'better-node-test': '^0.8.4' } }) }, 'node:test', `${PATH} node --test --test-timeout=60000 --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=flowfix-report.xml ${BNT_FIND}`, JUNIT_REPORT],
+    // better-node-test with TypeScript tests and a name pattern: tsx, as bnt loads it; -t as node's own
+    ['better-node-test with tsx and -t', { 'package.json': pkg({ scripts: { test: "bnt -t 'parses' test/a.test.ts" }, devDependencies: { 'better-node-test': '^0.8', tsx: '^4' } }) }, 'node:test', `${PATH} node --enable-source-maps --import tsx --test --test-timeout=60000 --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=flowfix-report.xml --test-name-pattern='parses' test/a.test.ts`, JUNIT_REPORT],
     // uuid: a stale jest among the devDependencies; the script says node --test
     ['node --test with jest still listed', { 'package.json': pkg({ scripts: { pretest: 'npm run build', build: './scripts/build.sh', test: 'node --test --enable-source-maps dist/esm/test/*.test.js' }, devDependencies: { jest: '29.7.0' } }) }, 'node:test', `${PATH} node --enable-source-maps --test --test-timeout=60000 --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=flowfix-report.xml dist/esm/test/*.test.js`, JUNIT_REPORT],
   ];
