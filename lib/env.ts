@@ -1,4 +1,5 @@
 import 'server-only';
+import net from 'node:net';
 import { z } from 'zod';
 
 // The one place that reads process.env. Everything else calls getEnv().
@@ -38,9 +39,31 @@ const EnvSchema = z
     FLOWFIX_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
     FLOWFIX_MAX_LOG_BYTES: z.coerce.number().int().positive().default(256 * 1024),
     FLOWFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
-    // how many reverse proxies in front append to X-Forwarded-For; 0: none, so
-    // the header is the client's own word and sign-in is limited by account only
-    FLOWFIX_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    // the reverse proxies in front of flowfix, as addresses or CIDR ranges,
+    // comma-separated (lib/http/client-address.ts): a request from one of them
+    // is taken to come from the address it appended to X-Forwarded-For. Unset:
+    // none, so the client's address is the connection's own and the header is
+    // ignored as the client's word
+    FLOWFIX_TRUSTED_PROXIES: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const entries = (v ?? '')
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean);
+        for (const entry of entries.filter((e) => !isAddressOrRange(e))) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is neither an IP address nor a CIDR range (e.g. 10.0.0.0/8)` });
+        }
+        return entries;
+      }),
+    // replaced by FLOWFIX_TRUSTED_PROXIES: a count cannot tell a proxy from a client
+    FLOWFIX_TRUSTED_PROXY_HOPS: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || v.trim() === '' || v.trim() === '0', {
+        message: 'is no longer read: list your proxies’ addresses in FLOWFIX_TRUSTED_PROXIES instead (e.g. 127.0.0.1 for a proxy on this host)',
+      }),
     // the key that encrypts code-host secrets at rest (lib/hosts/secrets.ts):
     // 32 random bytes in base64 (`openssl rand -base64 32`); its id is stored
     // with every ciphertext. FLOWFIX_SECRETS_OLD_KEYS: earlier keys as
@@ -68,6 +91,14 @@ const EnvSchema = z
       });
     }
   });
+
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
 
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -10,7 +10,8 @@ import { getDummyHash, verifyPassword } from './password';
 import { writeAudit } from '../audit';
 import { UserKind } from '../generated/prisma/enums';
 import { isCodeReviewEmail } from '../../common/code-review-identity';
-import { accountKey, clearThrottle, clientAddress, lockedKeys, recordFailure, throttledCode, type ThrottleKey } from './throttle';
+import { accountKey, clearThrottle, lockedKeys, recordFailure, throttledCode, type ThrottleKey } from './throttle';
+import { clientAddress } from '../http/client-address';
 
 // next-auth ships CommonJS with `exports.default`: Next's bundler unwraps it,
 // Node's own loader (the CLI, tests) hands over the module object instead
@@ -27,7 +28,7 @@ const CredentialsSchema = z.object({
  * match. Throws (next-auth carries the message to the sign-in page as its
  * error code) when the account or the client's address is locked by too many
  * failures: then the password is not even checked. `headers` are the
- * request's, for the client address (lib/auth/throttle.ts).
+ * request's, for the client address (lib/http/client-address.ts).
  */
 export async function authorizeCredentials(
   raw: unknown,

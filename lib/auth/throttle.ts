@@ -1,5 +1,4 @@
 import { getDb } from '../db';
-import { getEnv } from '../env';
 
 // Sign-in limits, per account (the lower-cased email) and per client address.
 // The counters live in the database (SignInThrottle) so every server process
@@ -39,27 +38,6 @@ export interface ThrottleKey {
 
 export function accountKey(email: string): ThrottleKey {
   return { scope: 'account', subject: email.trim().toLowerCase() };
-}
-
-/**
- * The client's address as the nearest trusted proxy saw it: with N proxies in
- * front, each appending the address it received from, the N-th entry from the
- * right of X-Forwarded-For. Anything further left is the client's own word.
- * Without a proxy (N = 0) the header is entirely the client's word, so there
- * is no address to trust: null.
- */
-export function clientAddress(headers: Record<string, string | string[] | undefined> | Headers | undefined, hops = getEnv().FLOWFIX_TRUSTED_PROXY_HOPS): string | null {
-  if (!headers || hops <= 0) return null;
-  const raw = headers instanceof Headers ? headers.get('x-forwarded-for') : headers['x-forwarded-for'];
-  const value = Array.isArray(raw) ? raw.join(',') : raw;
-  if (!value) return null;
-  const entries = value
-    .split(',')
-    .map((e) => e.trim())
-    .filter(Boolean);
-  const entry = entries[entries.length - hops];
-  if (!entry || entry.length > 100) return null;
-  return entry.toLowerCase();
 }
 
 export interface ThrottleState extends ThrottleKey {

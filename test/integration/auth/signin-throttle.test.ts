@@ -1,96 +1,42 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import NextAuthImport from 'next-auth';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
+import { AuthClient, serveNextAuth } from '../../helpers/next-auth';
 import { createUser, listUsers, unlockUser } from '../../../lib/users/service';
-import { getAuthOptions } from '../../../lib/auth/options';
 import { signInErrorMessage } from '../../../components/signin/messages';
 
 // Sign-in limits through next-auth's own request handler (CSRF check,
-// credentials provider, error codes), with the real database. One trusted
-// proxy hop, so X-Forwarded-For's last entry is the client address.
-process.env.FLOWFIX_TRUSTED_PROXY_HOPS = '1';
+// credentials provider, error codes) over HTTP, with the real database. The
+// test's client stands for a proxy on this host (FLOWFIX_TRUSTED_PROXIES), so
+// the last X-Forwarded-For entry it sends is the client address; without a
+// proxy the socket's address counts (client-address.test.ts).
+process.env.FLOWFIX_TRUSTED_PROXIES = '127.0.0.1';
 
-// CommonJS default export, as Node's loader hands it over
-const NextAuth = ((NextAuthImport as unknown as { default?: typeof NextAuthImport }).default ?? NextAuthImport) as (...args: unknown[]) => Promise<unknown>;
-
-const HOST = { host: 'localhost:3000' };
-
-interface Answer {
-  status: number;
-  body: unknown;
-  cookies: Record<string, string>;
-}
-
-/** next-auth's request handler, called as an API route is (its Node-style req/res entry). */
-async function nextAuth(req: { action: string[]; method: string; headers: Record<string, string>; cookies: Record<string, string>; body?: Record<string, string> }): Promise<Answer> {
-  const headers = new Map<string, unknown>();
-  let status = 200;
-  let body: unknown;
-  const res = {
-    status(code: number) {
-      status = code;
-      return res;
-    },
-    getHeader: (name: string) => headers.get(name.toLowerCase()),
-    setHeader(name: string, value: unknown) {
-      headers.set(name.toLowerCase(), value);
-      return res;
-    },
-    json(value: unknown) {
-      body = value;
-    },
-    send(value: unknown) {
-      body = value;
-    },
-    end() {},
-  };
-  await NextAuth(
-    { query: { nextauth: req.action }, method: req.method, headers: req.headers, cookies: req.cookies, body: req.body ?? {} },
-    res,
-    getAuthOptions(),
-  );
-  const setCookies = ([] as string[]).concat((headers.get('set-cookie') as string[] | undefined) ?? []);
-  const cookies = Object.fromEntries(setCookies.map((c) => c.split(';')[0].split('=')).map(([k, ...v]) => [k, decodeURIComponent(v.join('='))]));
-  return { status, body, cookies };
-}
-
-async function csrf(): Promise<{ token: string; cookies: Record<string, string> }> {
-  const res = await nextAuth({ action: ['csrf'], method: 'GET', headers: HOST, cookies: {} });
-  return { token: (res.body as { csrfToken: string }).csrfToken, cookies: res.cookies };
-}
-
-/** One sign-in attempt; the next-auth error code, or null when it signed in. */
+/** One sign-in attempt from `address` (the entries a proxy forwards); the next-auth error code, or null when it signed in. */
 async function attempt(
-  session: { token: string; cookies: Record<string, string> },
+  browser: AuthClient,
   { email, password, address = '198.51.100.7' }: { email: string; password: string; address?: string },
 ): Promise<string | null> {
-  const res = await nextAuth({
-    action: ['callback', 'credentials'],
-    method: 'POST',
-    headers: { ...HOST, 'x-forwarded-for': address },
-    cookies: session.cookies,
-    body: { email, password, csrfToken: session.token, json: 'true' },
-  });
-  const url = (res.body as { url?: string } | undefined)?.url;
-  assert.ok(url, `next-auth answers a credentials callback with a redirect (got ${res.status} ${JSON.stringify(res.body)})`);
-  const error = new URL(url, 'http://localhost:3000').searchParams.get('error');
-  if (error === null) assert.ok(Object.keys(res.cookies).some((c) => c.endsWith('next-auth.session-token')), 'a success sets the session cookie');
-  return error;
+  return browser.signIn({ email, password, headers: { 'x-forwarded-for': address } });
 }
 
 describe('sign-in limits', () => {
   let db: TestDb;
-  let session: { token: string; cookies: Record<string, string> };
+  let server: { url: string; close(): Promise<void> };
+  let session: AuthClient;
   let adminId: string;
   let n = 0;
 
   before(async () => {
     db = await createTestDb();
     adminId = (await createUser({ actorId: null, input: { email: 'root@example.test', name: 'Root', password: 'root-password-1', roles: ['ADMIN'] } })).id;
-    session = await csrf();
+    server = await serveNextAuth();
+    session = new AuthClient(server.url);
   });
-  after(() => db.drop());
+  after(async () => {
+    await server.close();
+    await db.drop();
+  });
 
   async function newUser(): Promise<{ id: string; email: string; password: string }> {
     n += 1;
