@@ -7,6 +7,7 @@
 //   npm run demo -- --port 3001       serve on another port
 //   npm run demo -- --host 0.0.0.0    listen on every interface (default: loopback only)
 //   npm run demo -- --reset           wipe the data folder first
+//   npm run demo -- --dev             serve with `next dev` (no build; pages compile on first visit)
 //
 // The PGlite folder has one owner at a time: this script opens it to migrate
 // and seed, closes it, and only then starts the server (which owns it from
@@ -46,6 +47,7 @@ interface Options {
   port: number;
   host: string;
   reset: boolean;
+  dev: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -58,23 +60,26 @@ function parseOptions(argv: string[]): Options {
       // listens on loopback unless told otherwise
       host: { type: 'string', default: '127.0.0.1' },
       reset: { type: 'boolean', default: false },
+      // looking at pages while changing them: no `next build` per change
+      dev: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   });
   if (values.help) {
-    out('usage: npm run demo -- [--no-serve] [--port N] [--host ADDRESS] [--reset]');
+    out('usage: npm run demo -- [--no-serve] [--port N] [--host ADDRESS] [--reset] [--dev]');
     out('  --no-serve  migrate, build the demo repositories and seed, then exit');
     out('  --port N    serve on port N (default 3000)');
     out('  --host A    listen on address A (default 127.0.0.1; 0.0.0.0 for every interface)');
     out('  --reset     delete the data folder (FLOWFIX_DATA_DIR, default .data) first');
+    out('  --dev       serve with next dev instead of building (slower pages, no build)');
     process.exit(0);
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`--port must be a port number, got ${values.port}`);
   const host = values.host.trim();
   if (!/^[\w.:-]+$/.test(host)) fail(`--host must be an address or a host name, got ${values.host}`);
-  return { serve: !values['no-serve'], port, host, reset: values.reset };
+  return { serve: !values['no-serve'], port, host, reset: values.reset, dev: values.dev };
 }
 
 function resetDataDir(dataDir: string): void {
@@ -205,7 +210,7 @@ async function main(): Promise<void> {
   const ownUrl = `http://${urlHost}:${options.port}`;
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
-    NODE_ENV: 'production',
+    NODE_ENV: options.dev ? 'development' : 'production',
     // Next's telemetry would try to reach the internet on every start
     NEXT_TELEMETRY_DISABLED: '1',
     FLOWFIX_DEMO: '1',
@@ -217,7 +222,9 @@ async function main(): Promise<void> {
   };
   const nextBin = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 
-  if (buildIsCurrent()) {
+  if (options.dev) {
+    out('• --dev: serving with next dev (no build)');
+  } else if (buildIsCurrent()) {
     out('• app build is up to date');
   } else {
     out('• building the app (next build)…');
@@ -227,7 +234,7 @@ async function main(): Promise<void> {
 
   out(`• starting the server on ${baseUrl}`);
   // node runs next directly (not through npx) so our signals reach the server itself
-  const child = spawn(process.execPath, [nextBin, 'start', '-p', String(options.port), '-H', options.host], { cwd: ROOT, env: serverEnv, stdio: 'inherit' });
+  const child = spawn(process.execPath, [nextBin, options.dev ? 'dev' : 'start', '-p', String(options.port), '-H', options.host], { cwd: ROOT, env: serverEnv, stdio: 'inherit' });
   let stopping = false;
   const forward = (signal: NodeJS.Signals) => {
     stopping = true;
