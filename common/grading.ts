@@ -36,3 +36,12 @@ export function formatStatistic(value: number | null | undefined, digits = 3): s
   return value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
 }
 
+/** Where the settled fixes come from: a count larger than one queue's is explained. */
+export function settledSourcesText(sources: { queues: Array<{ name: string; settled: number }>; demoHistory: number; noQueue: number }): string {
+  const parts = [
+    ...sources.queues.map((q) => `${q.settled} in the grading queue “${q.name}”`),
+    ...(sources.demoHistory > 0 ? [`${sources.demoHistory} seeded with the demo’s history (settled before any queue)`] : []),
+    ...(sources.noQueue > 0 ? [`${sources.noQueue} settled outside any queue`] : []),
+  ];
+  return parts.join(', ');
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RUN_STATUSES } from './run-status';
+import { formatAge, formatDuration, formatExactTime } from './format';
 
 export { RUN_STATUSES };
 
@@ -50,3 +51,20 @@ export interface RunListPage {
   policies: string[];
 }
 
+
+/**
+ * The Runs list's "Started" cell: when a worker began the run (startedAt),
+ * never when it was queued (createdAt, what the list is ordered by); the
+ * time it waited in the queue goes in the title when it waited a minute or
+ * more. A run not started yet says so, with how long it has been queued.
+ */
+export function runStartedCell(run: Pick<RunListItem, 'createdAt' | 'startedAt'>, now: number): { started: boolean; text: string; title: string; at: string | null } {
+  const queued = Date.parse(run.createdAt);
+  if (!run.startedAt) {
+    return { started: false, text: `not yet (queued ${formatAge(now - queued)})`, title: `Queued ${formatExactTime(run.createdAt)}; no worker has started it yet`, at: null };
+  }
+  const started = Date.parse(run.startedAt);
+  const waited = started - queued;
+  const title = `Started ${formatExactTime(run.startedAt)}${waited >= 60_000 ? `; queued ${formatDuration(waited)} before it started` : ''}`;
+  return { started: true, text: formatAge(now - started), title, at: run.startedAt };
+}

@@ -3,6 +3,8 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { formatPercent } from '@/common/format';
+import { settledSourcesText } from '@/common/grading';
+import { rejectReasonLabel } from '@/common/labels';
 import { requestJson, retryUnlessClientError } from '../api-client';
 import type { PrecisionRow, Share } from './types';
 import type { PrecisionResponse } from '@/lib/insights/precision';
@@ -88,7 +90,10 @@ export function PrecisionView() {
             <div className="figure" data-testid="precision-settled">
               <div className="figure-name">Settled fixes</div>
               <div className="figure-value">{data.data.overall.settled}</div>
-              <div className="figure-note">automatic or settled by a person</div>
+              <div className="figure-note">
+                automatic or settled by a person
+                {data.data.overall.settled > 0 && <span data-testid="precision-settled-sources">: {settledSourcesText(data.data.sources)}</span>}
+              </div>
             </div>
             <div className="figure">
               <div className="figure-name">Correct</div>
@@ -112,7 +117,7 @@ export function PrecisionView() {
               <div className="figure-note">
                 {data.data.reviewers.rejectedCorrectByReason.length === 0
                   ? 'no such rejection'
-                  : data.data.reviewers.rejectedCorrectByReason.map((r) => `${r.reason.toLowerCase().replace(/_/g, ' ')} ${r.count}`).join(' · ')}
+                  : data.data.reviewers.rejectedCorrectByReason.map((r) => `${rejectReasonLabel(r.reason)} ${r.count}`).join(' · ')}
               </div>
             </div>
           </div>

@@ -11,6 +11,14 @@ const usd = (v: unknown) => (v === null || v === undefined ? '—' : formatCost(
 const tokens = (v: unknown) => (v === null || v === undefined ? '—' : formatTokens(Math.round(Number(v))));
 const calls = (v: unknown) => (v === null || v === undefined ? '—' : Number(v).toFixed(1));
 
+/** The runs counted: the repairs Quality counts too, and the re-validations of edited fixes (not repairs, but they cost). */
+function runsText({ repair, revalidation }: { repair: number; revalidation: number }): string {
+  const repairs = `${formatCount(repair)} repair ${repair === 1 ? 'run' : 'runs'}`;
+  if (revalidation === 0) return repairs;
+  const revalidations = `${formatCount(revalidation)} ${revalidation === 1 ? 're-validation' : 're-validations'} of edited fixes`;
+  return repair === 0 ? revalidations : `${repairs} + ${revalidations}`;
+}
+
 export function CostView() {
   const [query] = useInsightsFilter();
   const { data, isLoading, error } = useInsightsSection('cost', query);
@@ -26,8 +34,9 @@ export function CostView() {
             label: 'Total model cost',
             value: formatCost(t.costUsd),
             detail: (
-              <span title={formatCostExact(t.costUsd)}>
-                {formatCount(t.runs)} runs{t.unpricedRuns > 0 ? ` · ${formatCount(t.unpricedRuns)} of unknown cost (no price for their model)` : ''}
+              <span title={formatCostExact(t.costUsd)} data-testid="cost-runs">
+                {runsText(t.byTrigger)}
+                {t.unpricedRuns > 0 ? ` · ${formatCount(t.unpricedRuns)} of unknown cost (no price for their model)` : ''}
               </span>
             ),
             testId: 'cost-total',

@@ -3,6 +3,7 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, LabelList, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatCount, formatPercent } from '@/common/format';
 import type { GradedPrecision } from '@/lib/insights';
+import { settledSourcesText } from '@/common/grading';
 import { exitReasonLabel, noFixCategoryLabel, policyLabel, rejectReasonLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
 import { AXIS, CHART, CHART_HEIGHT, Definitions, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, ZERO_BAR, percentTick, useNarrow } from './charts';
@@ -64,6 +65,17 @@ function PrecisionCard({ id, title, rows: raw, labelOf = (l) => l }: { id: strin
   );
 }
 
+/** Says which runs the chart counts, so its figure meets Effort & cost's repair runs. */
+function noFixSubtitle(noFix: { runs: number; finishedRuns: number; noFixRuns: number }, trigger: string | undefined): string {
+  const unfinished = noFix.runs - noFix.finishedRuns;
+  const what = trigger === 'REVALIDATE' ? 're-validation runs' : 'repair runs';
+  return (
+    `${formatCount(noFix.noFixRuns)} of ${formatCount(noFix.finishedRuns)} finished ${what}, by the reason they stopped` +
+    (unfinished > 0 ? ` (of ${formatCount(noFix.runs)} ${what}: ${formatCount(unfinished)} still queued or running).` : '.') +
+    (trigger ? '' : ' Re-validations of edited fixes are not repairs: Effort & cost counts them apart.')
+  );
+}
+
 export function QualityView() {
   const [query] = useInsightsFilter();
   const narrow = useNarrow();
@@ -82,7 +94,15 @@ export function QualityView() {
           {
             label: 'Precision (correct)',
             value: o.settled === 0 ? 'no data' : formatPercent(o.correct.share),
-            detail: o.settled === 0 ? 'no settled grades in this period' : `95% CI ${formatPercent(o.correct.low)}–${formatPercent(o.correct.high)} · ${formatCount(o.settled)} settled`,
+            detail:
+              o.settled === 0 ? (
+                'no settled grades in this period'
+              ) : (
+                <>
+                  95% CI {formatPercent(o.correct.low)}–{formatPercent(o.correct.high)} · {formatCount(o.settled)} settled:{' '}
+                  <span data-testid="quality-settled-sources">{settledSourcesText(precision.sources)}</span>
+                </>
+              ),
             testId: 'quality-precision',
           },
           { label: 'Overfitting', value: formatPercent(o.overfitting.share) },
@@ -122,7 +142,7 @@ export function QualityView() {
       <ChartCard
         id="quality-no-fix"
         title="Why runs produced no fix"
-        subtitle={`${formatCount(noFix.noFixRuns)} of ${formatCount(noFix.finishedRuns)} finished repair runs, by the reason they stopped.`}
+        subtitle={noFixSubtitle(noFix, query.trigger)}
         table={{
           columns: [
             { label: 'category' },

@@ -4,8 +4,9 @@ import { LoadMore } from '@/components/load-more';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useMemo } from 'react';
-import { RUN_STATUSES } from '@/common/run-list';
-import { formatAge, formatDuration, formatExactTime } from '@/common/format';
+import { RUN_STATUSES, runStartedCell, type RunListItem } from '@/common/run-list';
+import { formatDuration } from '@/common/format';
+import { FIX_STATUS_LABELS, exitReasonLabel, policyLabel, triggerLabel } from '@/common/labels';
 import { STATUS_TEXT } from '@/components/run/format';
 import { runFiltersToParams, useRuns, type RunFilters } from './use-runs';
 
@@ -16,6 +17,16 @@ import { runFiltersToParams, useRuns, type RunFilters } from './use-runs';
 function readFilters(params: URLSearchParams): RunFilters {
   const status = (params.get('status') ?? '').split(',').filter((s) => (RUN_STATUSES as readonly string[]).includes(s));
   return { status, repository: params.get('repository') ?? '', policy: params.get('policy') ?? '' };
+}
+
+/** When the run began, not when it was queued (common/run-list.ts). */
+function StartedCell({ run }: { run: RunListItem }) {
+  const cell = runStartedCell(run, Date.now());
+  return (
+    <td title={cell.title} data-testid="runs-started" data-started-at={cell.at ?? ''}>
+      {cell.started ? cell.text : <span className="muted">{cell.text}</span>}
+    </td>
+  );
 }
 
 export function RunsView() {
@@ -67,7 +78,7 @@ export function RunsView() {
             <option value="">All policies</option>
             {(first?.policies ?? []).map((p) => (
               <option key={p} value={p}>
-                {p}
+                {policyLabel(p)}
               </option>
             ))}
           </select>
@@ -106,14 +117,18 @@ export function RunsView() {
                     <Link href={`/runs/${encodeURIComponent(r.id)}`} className={`badge badge-run-${r.status.toLowerCase()}`}>
                       {STATUS_TEXT[r.status] ?? r.status}
                     </Link>
-                    {r.exitReason && r.status !== 'FIXED' && <div className="muted small mono">{r.exitReason}</div>}
+                    {r.exitReason && r.status !== 'FIXED' && (
+                      <div className="muted small" data-testid="runs-exit-reason">
+                        {exitReasonLabel(r.exitReason)}
+                      </div>
+                    )}
                   </td>
                   <td className="triage-change-cell">
                     <Link href={`/changes/${encodeURIComponent(r.change.id)}`} className="triage-title">
                       {r.change.title}
                     </Link>
                     <div className="muted small">
-                      <span className="mono">{r.change.externalId}</span> · {r.trigger.toLowerCase()}
+                      <span className="mono">{r.change.externalId}</span> · {triggerLabel(r.trigger).toLowerCase()}
                       {r.change.isHistory && (
                         <>
                           {' '}
@@ -124,15 +139,15 @@ export function RunsView() {
                   </td>
                   <td>{r.repository}</td>
                   <td>
-                    {r.policy}
+                    {policyLabel(r.policy)}
                     {r.model && <div className="muted small mono">{r.model}</div>}
                   </td>
-                  <td title={formatExactTime(r.createdAt)}>{formatAge(Date.now() - new Date(r.createdAt).getTime())}</td>
+                  <StartedCell run={r} />
                   <td>{r.durationMs !== null ? formatDuration(r.durationMs) : '—'}</td>
                   <td>
                     {r.fix ? (
                       <Link href={`/changes/${encodeURIComponent(r.change.id)}?fix=${encodeURIComponent(r.fix.id)}`}>
-                        {r.fix.status.toLowerCase()}
+                        {(FIX_STATUS_LABELS[r.fix.status as keyof typeof FIX_STATUS_LABELS] ?? r.fix.status).toLowerCase()}
                       </Link>
                     ) : (
                       <span className="muted">—</span>

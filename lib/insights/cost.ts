@@ -8,7 +8,10 @@ import { OWN, bucketOfDay, histogramOf, n, type InsightsReader } from './read';
 import { bucketIso, runCellWhere, type InsightsScope } from './scope';
 
 // Effort and cost of the cohort's runs (scope.ts): every run the filter
-// selects counts, re-validations of edited fixes included (they cost too),
+// selects counts, re-validations of edited fixes included (they cost too).
+// A re-validation is not a repair: `byTrigger` splits the runs, and its
+// repair runs are the ones Quality's "why no fix" counts (quality.ts), so
+// the two pages name the same number;
 // and the cost per posted or applied fix divides that whole spend by the
 // fixes posted or applied, because the runs that found nothing are part of
 // the price of the ones that did. Grouped by policy and model; the offline
@@ -54,7 +57,9 @@ export interface ModelPriceNow {
 }
 
 export interface Cost {
-  total: CostRow & { p50ToolCalls: number | null; p90ToolCalls: number | null; p50Tokens: number | null; p90Tokens: number | null };
+  total: CostRow & {
+    /** the runs split: repairs (automatic and manual) and re-validations of edited fixes */
+    byTrigger: { repair: number; revalidation: number }; p50ToolCalls: number | null; p90ToolCalls: number | null; p50Tokens: number | null; p90Tokens: number | null };
   /** posted fixes at zero model cost, and their share of all posted fixes */
   zeroCost: { posted: number; share: number | null };
   byPolicyModel: Array<CostRow & { policy: string; model: string | null }>;
@@ -117,6 +122,9 @@ export async function cost({ scope, reader }: { scope: InsightsScope; reader: In
   const [p50ToolCalls, p90ToolCalls] = percentiles(histogramOf(runs, COUNTER.toolCalls), [0.5, 0.9]);
   const [p50Tokens, p90Tokens] = percentiles(histogramOf(runs, COUNTER.tokens), [0.5, 0.9]);
   const totalRow = costRow(runs, fixes);
+  // the fix cell is the repair runs' unless a trigger was asked for (then both cells are that trigger's)
+  const repairRuns = scope.trigger === 'REVALIDATE' ? 0 : scope.trigger ? totalRow.runs : n(fixes, 'runs');
+  const byTrigger = { repair: repairRuns, revalidation: totalRow.runs - repairRuns };
 
   const byPolicyModel = [...runGroups.entries()]
     .filter(([, g]) => n(g.counts, 'runs') > 0)
@@ -146,7 +154,7 @@ export async function cost({ scope, reader }: { scope: InsightsScope; reader: In
     return price ? { model, priced: true, inputPerMTokUsd: price.inputPerMTokUsd, outputPerMTokUsd: price.outputPerMTokUsd } : { model, priced: false };
   });
   return {
-    total: { ...totalRow, p50ToolCalls: p50ToolCalls ?? null, p90ToolCalls: p90ToolCalls ?? null, p50Tokens: p50Tokens ?? null, p90Tokens: p90Tokens ?? null },
+    total: { ...totalRow, byTrigger, p50ToolCalls: p50ToolCalls ?? null, p90ToolCalls: p90ToolCalls ?? null, p50Tokens: p50Tokens ?? null, p90Tokens: p90Tokens ?? null },
     zeroCost: { posted: zero, share: ratio(zero, totalRow.posted) },
     byPolicyModel,
     // every bucket of the period (buckets.ts), one without runs at zero

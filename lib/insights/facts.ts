@@ -225,3 +225,45 @@ WHERE ${and.join(' AND ')}`,
     rejectReason: r.reject_reason === null || r.reject_reason === undefined ? null : String(r.reject_reason),
   }));
 }
+
+/** Settled fixes made in a range, one row per source: the newest grading queue holding the fix, else the demo's history, else none. */
+export interface SettledSourceFact {
+  /** null: in no grading queue */
+  queueId: string | null;
+  queueName: string | null;
+  /** in no queue, and seeded with the demo's history */
+  demoHistory: boolean;
+  settled: number;
+}
+
+export async function loadSettledSources(
+  db: Db | Prisma.TransactionClient,
+  range: { from: Date | null; to: Date | null; repositoryId?: string; policy?: string; model?: string },
+): Promise<SettledSourceFact[]> {
+  const p = new SqlParams();
+  const and = ['true'];
+  if (range.from) and.push(`f."createdAt" >= ${utc(range.from, p)}`);
+  if (range.to) and.push(`f."createdAt" < ${utc(range.to, p)}`);
+  if (range.repositoryId !== undefined) and.push(`ch."repositoryId" = ${p.add(range.repositoryId, 'text')}`);
+  if (range.policy !== undefined) and.push(`r.policy = ${p.add(range.policy, 'text')}`);
+  if (range.model !== undefined) and.push(`COALESCE(r.model, '') = ${p.add(range.model, 'text')}`);
+  // the same settled fixes loadPrecisionFacts reads (a Consensus row, the fix's run and change), each counted once
+  const rows = await db.$queryRawUnsafe<Row[]>(
+    `
+SELECT q.id AS queue_id, q.name AS queue_name, (q.id IS NULL AND ch.origin = 'DEMO_HISTORY') AS demo_history, count(*)::int AS settled
+FROM "Fix" f JOIN "Consensus" cs ON cs."fixId" = f.id JOIN "Run" r ON r.id = f."runId" JOIN "Change" ch ON ch.id = f."changeId"
+LEFT JOIN LATERAL (
+  SELECT gq.id, gq.name FROM "GradingItem" gi JOIN "GradingQueue" gq ON gq.id = gi."queueId"
+  WHERE gi."fixId" = f.id ORDER BY gq."createdAt" DESC, gq.id DESC LIMIT 1
+) q ON true
+WHERE ${and.join(' AND ')}
+GROUP BY 1, 2, 3`,
+    ...p.values,
+  );
+  return rows.map((r) => ({
+    queueId: r.queue_id === null || r.queue_id === undefined ? null : String(r.queue_id),
+    queueName: r.queue_name === null || r.queue_name === undefined ? null : String(r.queue_name),
+    demoHistory: r.demo_history === true,
+    settled: Number(r.settled),
+  }));
+}

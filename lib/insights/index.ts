@@ -38,7 +38,7 @@ export async function insightsSection({
     const reader = scopeReader(tx, scope);
     switch (section) {
       case 'overview':
-        return overview({ scope, now, tx });
+        return overview({ scope, tx });
       case 'funnel':
         return funnel({ scope, reader });
       case 'adoption':

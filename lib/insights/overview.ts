@@ -1,5 +1,6 @@
 import 'server-only';
-import { ratio, resolvePeriod } from '../../common/insights-query';
+import { ratio } from '../../common/insights-query';
+import { wilson } from '../../common/stats';
 import { funnel } from './funnel';
 import { fixLatency } from './latency';
 import { costTotal } from './cost';
@@ -9,31 +10,41 @@ import { scopeReader, type InsightsScope } from './scope';
 import type { InsightsReader } from './read';
 import type { Prisma } from '../generated/prisma/client';
 
-// The manager's landing page: the numbers that matter for this week's cohort
-// against last week's (the filter's period is replaced, everything else it
-// says is kept). This week is the "7d" period of every other page (today up
-// to now, and the 6 whole UTC days before), so a decision made today counts
-// today and the overview's figures are the funnel's and the cost page's for
-// period=7d; last week is the 7 whole days before it.
+// The manager's landing page: the numbers that matter for the filter's
+// period (the same cohort the other pages show for it) against the period of
+// as many days just before it. "Last 7 days" is today up to now and the 6
+// whole UTC days before, against the 7 whole days before those; "All time"
+// has nothing before it, so it has no comparison. Shares come with their 95%
+// Wilson interval, so the page can tell a change from noise.
 
 const DAY_MS = 86_400_000;
-const WEEK_MS = 7 * DAY_MS;
+
+export interface Interval {
+  low: number | null;
+  high: number | null;
+}
 
 export interface HeadlineNumbers {
   fixesPosted: number;
   /** applied / posted */
   applyRate: number | null;
+  /** the apply rate's 95% Wilson interval (applied out of posted) */
+  applyInterval: Interval;
   /** failure reported → fix posted, minutes */
   p50LatencyMinutes: number | null;
   costPerApplied: number | null;
   totalCostUsd: number;
-  /** settled fixes created in the week judged correct, with its 95% Wilson interval */
-  precision: { settled: number; share: number | null; low: number | null; high: number | null };
+  /** settled fixes created in the period judged correct, with its 95% Wilson interval */
+  precision: { settled: number; share: number | null } & Interval;
 }
 
 export interface Overview {
-  thisWeek: HeadlineNumbers & { from: string; to: string };
-  lastWeek: HeadlineNumbers & { from: string; to: string };
+  /** the filter's period */
+  current: HeadlineNumbers & { from: string | null; to: string };
+  /** as many days just before it; null for all time */
+  previous: (HeadlineNumbers & { from: string; to: string }) | null;
+  /** the period's length in days (a partial today counts as a day); null for all time */
+  days: number | null;
 }
 
 async function headline(scope: InsightsScope, reader: InsightsReader): Promise<HeadlineNumbers> {
@@ -44,9 +55,13 @@ async function headline(scope: InsightsScope, reader: InsightsReader): Promise<H
     precision(precisionFilter(scope), undefined, { reader }),
   ]);
   const step = (k: string) => f.steps.find((s) => s.key === k)!.count;
+  const posted = step('posted');
+  const applied = step('applied');
+  const apply = wilson(applied, posted);
   return {
-    fixesPosted: step('posted'),
-    applyRate: ratio(step('applied'), step('posted')),
+    fixesPosted: posted,
+    applyRate: ratio(applied, posted),
+    applyInterval: { low: apply?.low ?? null, high: apply?.high ?? null },
     p50LatencyMinutes: fix.p50,
     costPerApplied: c.costPerApplied,
     totalCostUsd: c.costUsd,
@@ -54,16 +69,20 @@ async function headline(scope: InsightsScope, reader: InsightsReader): Promise<H
   };
 }
 
-/** `tx`: the snapshot the page reads in (read.ts); each week gets its own reader. */
-export async function overview({ scope, now = new Date(), tx }: { scope: InsightsScope; now?: Date; tx: Prisma.TransactionClient }): Promise<Overview> {
-  const { from, to } = resolvePeriod({ period: '7d' }, now);
-  const weekStart = from!;
-  const lastWeekStart = new Date(weekStart.getTime() - WEEK_MS);
-  const week = { ...scope, from: weekStart, to };
-  const before = { ...scope, from: lastWeekStart, to: weekStart };
-  const [thisWeek, lastWeek] = await Promise.all([headline(week, scopeReader(tx, week)), headline(before, scopeReader(tx, before))]);
+/** `tx`: the snapshot the page reads in (read.ts); each period gets its own reader. */
+export async function overview({ scope, tx }: { scope: InsightsScope; tx: Prisma.TransactionClient }): Promise<Overview> {
+  const { from, to } = scope;
+  if (from === null) {
+    const current = await headline(scope, scopeReader(tx, scope));
+    return { current: { ...current, from: null, to: to.toISOString() }, previous: null, days: null };
+  }
+  // a preset's today is partial (it ends now): it still counts as one of its days
+  const days = Math.ceil((to.getTime() - from.getTime()) / DAY_MS);
+  const before = { ...scope, from: new Date(from.getTime() - days * DAY_MS), to: from };
+  const [current, previous] = await Promise.all([headline(scope, scopeReader(tx, scope)), headline(before, scopeReader(tx, before))]);
   return {
-    thisWeek: { ...thisWeek, from: weekStart.toISOString(), to: to.toISOString() },
-    lastWeek: { ...lastWeek, from: lastWeekStart.toISOString(), to: weekStart.toISOString() },
+    current: { ...current, from: from.toISOString(), to: to.toISOString() },
+    previous: { ...previous, from: before.from.toISOString(), to: from.toISOString() },
+    days,
   };
 }

@@ -4,6 +4,7 @@ import { ALL, COUNTER, NO_MODEL, PRECISION_TABLE, addAll, type Counts } from './
 import { InsightsReader, OWN, keyedCounts, n, withInsightsSnapshot } from './read';
 import { wilson } from '../../common/stats';
 import { GRADE_LABELS, type GradeLabelName } from '../../common/grading';
+import { loadSettledSources } from './facts';
 
 // How good are flowfix's fixes, as the graders judged them: the share of each
 // label over settled fixes (a Consensus row, automatic or settled by a
@@ -126,6 +127,43 @@ export interface PrecisionResponse {
   overall: PrecisionRow;
   groups: PrecisionRow[];
   reviewers: Awaited<ReturnType<typeof reviewersVsGraders>>;
+  sources: SettledSources;
+}
+
+/**
+ * Where the settled fixes come from, so a count larger than one queue's is
+ * explained: each settled fix once, under the newest grading queue that holds
+ * it, else as seeded with the demo's history (settled before any queue), else
+ * as settled in no queue. They add up to `settled`.
+ */
+export interface SettledSources {
+  /** newest queue first */
+  queues: Array<{ id: string; name: string; settled: number }>;
+  demoHistory: number;
+  noQueue: number;
+}
+
+export async function settledSources(filter: PrecisionFilter, options?: PrecisionOptions): Promise<SettledSources> {
+  return withReader(filter, options, async (reader) => {
+    const rows = await loadSettledSources(reader.tx, {
+      from: filter.from ?? null,
+      to: filter.to ?? null,
+      repositoryId: filter.repositoryId || undefined,
+      policy: filter.policy || undefined,
+      model: filter.model || undefined,
+    });
+    const queues = await reader.tx.gradingQueue.findMany({
+      where: { id: { in: rows.flatMap((r) => (r.queueId ? [r.queueId] : [])) } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true, name: true },
+    });
+    const settledIn = new Map(rows.flatMap((r) => (r.queueId ? [[r.queueId, r.settled] as const] : [])));
+    return {
+      queues: queues.map((q) => ({ id: q.id, name: q.name, settled: settledIn.get(q.id) ?? 0 })),
+      demoHistory: rows.filter((r) => r.queueId === null && r.demoHistory).reduce((s, r) => s + r.settled, 0),
+      noQueue: rows.filter((r) => r.queueId === null && !r.demoHistory).reduce((s, r) => s + r.settled, 0),
+    };
+  });
 }
 
 /**

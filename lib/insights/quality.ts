@@ -1,6 +1,6 @@
 import 'server-only';
 import { ratio } from '../../common/insights-query';
-import { precision, reviewersVsGraders, type PrecisionFilter, type PrecisionRow } from './precision';
+import { precision, reviewersVsGraders, settledSources, type PrecisionFilter, type PrecisionRow, type SettledSources } from './precision';
 import { COUNTER, RUN_TABLE } from './tables';
 import { NO_FIX_CATEGORIES, type NoFixCategory } from '../../common/exit-reasons';
 import { keyedCounts, n, type InsightsReader } from './read';
@@ -12,11 +12,17 @@ import { runCellWhere, type InsightsScope } from './scope';
 // ("no_candidate") is split by its trajectory: when no candidate ever reached
 // the GREEN gate, the compile gate rejected them all; otherwise GREEN was
 // never reached. Runs whose fix a post-execution filter dropped did produce a
-// fix (the funnel's "dropped" step) and are not counted here.
+// fix (the funnel's "dropped" step) and are not counted here. Re-validations
+// of edited fixes are not repairs: they are left out unless asked for.
 
 export { NO_FIX_CATEGORIES, type NoFixCategory } from '../../common/exit-reasons';
 
 export interface NoFixReasons {
+  /**
+   * repair runs in the cohort (automatic and manual, or the trigger asked
+   * for), finished or not: the repairs Cost counts (cost.ts byTrigger)
+   */
+  runs: number;
   /** finished repair runs in the cohort */
   finishedRuns: number;
   /** of which produced no fix */
@@ -37,7 +43,7 @@ export async function noFixReasons({ scope, reader }: { scope: InsightsScope; re
     const count = mine.reduce((s, k) => s + k.count, 0);
     return { category, count, share: ratio(count, noFixRuns), exitReasons: Object.fromEntries(mine.map((k) => [k.exitReason, k.count])) };
   });
-  return { finishedRuns: n(runs, 'finished'), noFixRuns, categories };
+  return { runs: n(runs, 'runs'), finishedRuns: n(runs, 'finished'), noFixRuns, categories };
 }
 
 /** The grading module's filter for a scope: the period is the fix's creation time there. */
@@ -62,17 +68,20 @@ export interface GradedPrecision {
   byPolicy: PrecisionRow[];
   byModel: PrecisionRow[];
   reviewersVsGraders: Awaited<ReturnType<typeof reviewersVsGraders>>;
+  /** where the settled fixes come from (grading queues, the demo's history) */
+  sources: SettledSources;
 }
 
 /** Precision from the graders' settled labels, as the grading module computes it. */
 export async function gradedPrecision({ scope, reader }: { scope: InsightsScope; reader: InsightsReader }): Promise<GradedPrecision> {
   const filter = precisionFilter(scope);
-  const [[overall], byRepository, byPolicy, byModel, vs] = await Promise.all([
+  const [[overall], byRepository, byPolicy, byModel, vs, sources] = await Promise.all([
     precision(filter, undefined, { reader }),
     precision(filter, 'repository', { reader }),
     precision(filter, 'policy', { reader }),
     precision(filter, 'model', { reader }),
     reviewersVsGraders(filter, { reader }),
+    settledSources(filter, { reader }),
   ]);
-  return { overall: overall!, byRepository, byPolicy, byModel, reviewersVsGraders: vs };
+  return { overall: overall!, byRepository, byPolicy, byModel, reviewersVsGraders: vs, sources };
 }

@@ -5,6 +5,7 @@ import { callRoute, sessionCookie } from '../routes/http-helpers';
 import { insightsSection } from '../../../lib/insights';
 import { InsightsQuerySchema, type InsightsQuery } from '../../../common/insights-query';
 import { GET as getInsights } from '../../../app/api/insights/[section]/route';
+import { GET as getPrecision } from '../../../app/api/grading/precision/route';
 import type { Prisma } from '../../../lib/generated/prisma/client';
 import { wilson } from '../../../common/stats';
 import { rebuildInsightsRollups } from '../../../lib/insights/rollup';
@@ -463,21 +464,55 @@ describe('quality', () => {
 });
 
 describe('overview', () => {
-  test('this week against last week', async () => {
-    const o = await section('overview');
-    assert.equal(o.thisWeek.fixesPosted, 2);
-    assert.equal(o.thisWeek.applyRate, 1);
+  test('the last 7 days against the 7 days before', async () => {
+    const o = await section('overview', { period: '7d' });
+    assert.equal(o.days, 7);
+    assert.equal(o.current.fixesPosted, 2);
+    assert.equal(o.current.applyRate, 1);
     // C5 (10 min) and C6 (20 min): the middles of their buckets, 598,016 and 1,196,032 ms (see latency)
-    assert.ok(Math.abs(o.thisWeek.p50LatencyMinutes - (598_016 + 1_196_032) / 2 / 60_000) < 1e-9, String(o.thisWeek.p50LatencyMinutes));
+    assert.ok(Math.abs(o.current.p50LatencyMinutes - (598_016 + 1_196_032) / 2 / 60_000) < 1e-9, String(o.current.p50LatencyMinutes));
     // C5's run (0.5) and C6's two offline runs (0) for two applied fixes
-    assert.ok(Math.abs(o.thisWeek.costPerApplied - 0.25) < 1e-9);
-    assert.equal(o.lastWeek.fixesPosted, 0);
-    assert.equal(o.lastWeek.applyRate, null);
-    assert.equal(o.lastWeek.p50LatencyMinutes, null);
-    assert.equal(o.lastWeek.costPerApplied, null);
-    assert.equal(o.thisWeek.precision.settled, 2);
-    assert.equal(o.thisWeek.precision.share, 1);
-    assert.equal(o.lastWeek.precision.share, null);
+    assert.ok(Math.abs(o.current.costPerApplied - 0.25) < 1e-9);
+    assert.equal(o.previous.fixesPosted, 0);
+    assert.equal(o.previous.applyRate, null);
+    assert.equal(o.previous.p50LatencyMinutes, null);
+    assert.equal(o.previous.costPerApplied, null);
+    assert.equal(o.current.precision.settled, 2);
+    assert.equal(o.current.precision.share, 1);
+    assert.equal(o.previous.precision.share, null);
+  });
+
+  test('honours the period it shows: its figures are the funnel\'s for that period, against as many days before it', async () => {
+    const o = await section('overview', NOVEMBER);
+    assert.equal(o.current.from, '2026-11-01T00:00:00.000Z');
+    assert.equal(o.current.to, '2026-12-01T00:00:00.000Z');
+    assert.equal(o.days, 30);
+    assert.deepEqual([o.previous.from, o.previous.to], ['2026-10-02T00:00:00.000Z', '2026-11-01T00:00:00.000Z']);
+    const f = steps(await section('funnel', NOVEMBER));
+    assert.equal(o.current.fixesPosted, f.posted);
+    assert.equal(o.current.applyRate, f.applied / f.posted);
+    // C5, C6 correct and C7 incorrect: every settled fix of November, with its interval
+    assert.equal(o.current.precision.settled, 3);
+    assert.deepEqual([o.current.precision.low, o.current.precision.high], [wilson(2, 3)!.low, wilson(2, 3)!.high]);
+    // the apply rate is a share too: 2 applied of 4 posted
+    assert.deepEqual([o.current.applyInterval.low, o.current.applyInterval.high], [wilson(2, 4)!.low, wilson(2, 4)!.high]);
+    // all time has nothing before it to compare with
+    const all = await section('overview', { period: 'all' });
+    assert.equal(all.previous, null);
+    assert.equal(all.current.fixesPosted, 5);
+  });
+});
+
+describe('effort and cost beside quality', () => {
+  test('count the same repair runs; re-validations of edited fixes are counted apart, in cost only', async () => {
+    const [c, { noFix }] = await Promise.all([section('cost'), section('quality')]);
+    assert.equal(c.total.runs, 10);
+    assert.deepEqual(c.total.byTrigger, { repair: 9, revalidation: 1 });
+    assert.equal(noFix.runs, c.total.byTrigger.repair);
+    assert.equal(noFix.finishedRuns, 9);
+    // a trigger asked for: both sections count those runs alone
+    const reval = await section('cost', { ...NOVEMBER, trigger: 'revalidate' });
+    assert.deepEqual(reval.total.byTrigger, { repair: 0, revalidation: 1 });
   });
 });
 
@@ -550,7 +585,7 @@ describe('a run whose model had no price', () => {
 });
 
 describe('overview at a fixed clock', () => {
-  test('"this week" is the 7d period: it includes today up to now, so a fix posted and applied today counts', async () => {
+  test('the 7d period: it includes today up to now, so a fix posted and applied today counts', async () => {
     const repo = (await db.db.repository.create({ data: { name: 'repo-today', gitUrl: '/srv/today.git' } })).id;
     const reviewerId = (await db.db.user.findFirstOrThrow({ where: { email: 'r@example.test' } })).id;
     // 09:00 today (NOW is 12:00): fix at 09:10, preview and accept at 09:15 and 09:16
@@ -562,19 +597,68 @@ describe('overview at a fixed clock', () => {
       reviewerId,
     });
     await rebuildInsightsRollups({ db: db.db });
-    const o = await section('overview', { repo: 'repo-today' });
-    assert.equal(o.thisWeek.to, NOW.toISOString());
-    assert.equal(o.thisWeek.from, '2026-11-24T00:00:00.000Z');
-    assert.equal(o.lastWeek.from, '2026-11-17T00:00:00.000Z');
-    assert.equal(o.lastWeek.to, '2026-11-24T00:00:00.000Z');
-    assert.equal(o.thisWeek.fixesPosted, 1);
-    assert.equal(o.thisWeek.applyRate, 1);
+    const o = await section('overview', { period: '7d', repo: 'repo-today' });
+    assert.equal(o.current.to, NOW.toISOString());
+    assert.equal(o.current.from, '2026-11-24T00:00:00.000Z');
+    assert.equal(o.previous.from, '2026-11-17T00:00:00.000Z');
+    assert.equal(o.previous.to, '2026-11-24T00:00:00.000Z');
+    assert.equal(o.current.fixesPosted, 1);
+    assert.equal(o.current.applyRate, 1);
     // the same figure as the funnel's for period=7d
     const f = await section('funnel', { period: '7d', repo: 'repo-today' });
     assert.equal(steps(f).posted, 1);
     assert.equal(steps(f).applied, 1);
     // an hour before the change, it is not there yet
-    const before = (await insightsSection({ section: 'overview', query: q({ repo: 'repo-today' }), now: new Date('2026-11-30T08:00:00Z'), db: db.db })).data as { thisWeek: { fixesPosted: number } };
-    assert.equal(before.thisWeek.fixesPosted, 0);
+    const before = (await insightsSection({ section: 'overview', query: q({ period: '7d', repo: 'repo-today' }), now: new Date('2026-11-30T08:00:00Z'), db: db.db })).data as { current: { fixesPosted: number } };
+    assert.equal(before.current.fixesPosted, 0);
+  });
+});
+
+describe('where the settled fixes come from', () => {
+  test('each settled fix is named by its source: the newest grading queue holding it, the demo history, or no queue; they add up to the settled count', async () => {
+    const repo = (await db.db.repository.create({ data: { name: 'repo-sources', gitUrl: '/srv/sources.git' } })).id;
+    const reviewerId = (await db.db.user.findFirstOrThrow({ where: { email: 'r@example.test' } })).id;
+    const at = Date.parse('2026-08-11T09:00:00Z');
+    for (let i = 0; i < 4; i++) {
+      await addChange({ repo, at: at + i * MIN, runs: [{ policy: 'offline', toolCalls: 1, exit: 'fixed' }], fix: { minutes: 5, consensus: i === 3 ? 'INCORRECT' : 'CORRECT' }, reviewerId });
+    }
+    // unsettled: counts nowhere
+    await addChange({ repo, at: at + 9 * MIN, runs: [{ policy: 'offline', toolCalls: 1, exit: 'fixed' }], fix: { minutes: 5 }, reviewerId });
+    const fixes = await db.db.fix.findMany({ where: { change: { repositoryId: repo } }, orderBy: { createdAt: 'asc' }, select: { id: true, changeId: true } });
+    const [inQ1, history, inBoth, outside] = fixes;
+    await db.db.change.update({ where: { id: history!.changeId }, data: { origin: 'DEMO_HISTORY' } });
+    const q1 = await db.db.gradingQueue.create({ data: { name: 'Older queue', createdById: reviewerId, createdAt: new Date(at + 60 * MIN) } });
+    const q2 = await db.db.gradingQueue.create({ data: { name: 'Newer queue', createdById: reviewerId, createdAt: new Date(at + 120 * MIN) } });
+    await db.db.gradingItem.createMany({
+      data: [
+        { queueId: q1.id, fixId: inQ1!.id, position: 0 },
+        { queueId: q1.id, fixId: inBoth!.id, position: 1 },
+        { queueId: q2.id, fixId: inBoth!.id, position: 0 },
+        { queueId: q2.id, fixId: fixes[4]!.id, position: 1 },
+      ],
+    });
+    void outside;
+    await rebuildInsightsRollups({ db: db.db });
+    const period = { period: 'custom', from: '2026-08-01', to: '2026-08-31', repo: 'repo-sources' };
+    const { precision } = await section('quality', period);
+    assert.equal(precision.overall.settled, 4);
+    assert.deepEqual(precision.sources, {
+      queues: [
+        { id: q2.id, name: 'Newer queue', settled: 1 },
+        { id: q1.id, name: 'Older queue', settled: 1 },
+      ],
+      demoHistory: 1,
+      noQueue: 1,
+    });
+    // the grading module's precision answers with the same sources
+    const res = await callRoute({
+      handler: getPrecision,
+      url: `/api/grading/precision?from=2026-08-01&to=2026-09-01&repositoryId=${repo}`,
+      cookie: managerCookie,
+    });
+    assert.equal(res.status, 200);
+    const body = res.json as { overall: { settled: number }; sources: typeof precision.sources };
+    assert.equal(body.overall.settled, 4);
+    assert.deepEqual(body.sources, precision.sources);
   });
 });
