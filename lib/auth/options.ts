@@ -12,6 +12,7 @@ import { UserKind } from '../generated/prisma/enums';
 import { isCodeReviewEmail } from '../../common/code-review-identity';
 import { accountKey, clearThrottle, lockedKeys, recordFailure, throttledCode, type ThrottleKey } from './throttle';
 import { clientAddress } from '../http/client-address';
+import { endSession, SESSION_MAX_AGE_S, startSession } from './sessions';
 
 // next-auth ships CommonJS with `exports.default`: Next's bundler unwraps it,
 // Node's own loader (the CLI, tests) hands over the module object instead
@@ -113,16 +114,17 @@ export function isOidcEnabled(): boolean {
 
 /**
  * next-auth configuration: credentials against the users table, optional OIDC,
- * JWT sessions. The JWT carries only the user id; roles are read from the
- * database on every request (lib/auth/session.ts) so a role change or a
- * disabled account takes effect at once.
+ * JWT sessions. The JWT carries only the user id and its session's id; the
+ * session must be live and roles are read from the database on every request
+ * (lib/auth/session.ts), so a sign-out, a role change or a disabled account
+ * takes effect at once. `address` is the calling client's (for the audit log).
  */
-export function getAuthOptions(): NextAuthOptions {
+export function getAuthOptions({ address = null }: { address?: string | null } = {}): NextAuthOptions {
   const oidc = oidcProvider();
   return {
     secret: getAuthSecret(),
     useSecureCookies: useSecureCookies(),
-    session: { strategy: 'jwt', maxAge: 12 * 60 * 60 },
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
     pages: { signIn: '/signin' },
     providers: [
       CredentialsProvider({
@@ -132,6 +134,16 @@ export function getAuthOptions(): NextAuthOptions {
       }),
       ...(oidc ? [oidc] : []),
     ],
+    events: {
+      // next-auth clears the cookie; this ends the session it names, so a
+      // copy of the cookie kept elsewhere is refused from now on
+      async signOut({ token }) {
+        const sid = (token as { sid?: unknown } | null)?.sid;
+        if (typeof sid !== 'string') return;
+        const userId = await endSession({ id: sid, reason: 'signout' });
+        if (userId) await writeAudit({ actorId: userId, actorKind: 'user', action: 'auth.signout', targetType: 'user', targetId: userId, data: { address } });
+      },
+    },
     callbacks: {
       async signIn({ user, account, profile }) {
         if (account?.provider !== 'oidc') return true;
@@ -144,12 +156,12 @@ export function getAuthOptions(): NextAuthOptions {
           (await db.user.findUnique({ where: { oidcSubject: account.providerAccountId } })) ??
           (await db.user.findUnique({ where: { email } }));
         if (existing?.disabledAt) {
-          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'disabled' } });
+          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'disabled', address } });
           return false;
         }
         // neither matched nor provisioned: the reserved domain belongs to code-review identities alone
         if (existing?.kind === UserKind.CODE_REVIEW || isCodeReviewEmail(email)) {
-          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'code_review_identity' } });
+          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'code_review_identity', address } });
           return false;
         }
         const saved = existing
@@ -161,12 +173,16 @@ export function getAuthOptions(): NextAuthOptions {
               data: { email, name: user.name ?? email, oidcSubject: account.providerAccountId, roles: [] },
             });
         if (!existing) await writeAudit({ actorId: saved.id, actorKind: 'user', action: 'user.oidc_provision', targetType: 'user', targetId: saved.id });
-        await writeAudit({ actorId: saved.id, actorKind: 'user', action: 'auth.signin', targetType: 'user', targetId: saved.id, data: { method: 'oidc' } });
+        await writeAudit({ actorId: saved.id, actorKind: 'user', action: 'auth.signin', targetType: 'user', targetId: saved.id, data: { method: 'oidc', address } });
         user.id = saved.id;
         return true;
       },
       async jwt({ token, user }) {
-        if (user) token.sub = user.id;
+        // `user` is present only at sign-in: that is when a session begins
+        if (user) {
+          token.sub = user.id;
+          token.sid = await startSession({ userId: user.id });
+        }
         return token;
       },
       async session({ session, token }) {

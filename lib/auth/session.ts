@@ -3,6 +3,7 @@ import { getToken } from 'next-auth/jwt';
 import { getDb } from '../db';
 import { Role, UserKind } from '../generated/prisma/enums';
 import { getAuthSecret, useSecureCookies } from './secret';
+import { isSessionLive } from './sessions';
 
 export { Role };
 export type RoleName = (typeof Role)[keyof typeof Role];
@@ -23,7 +24,8 @@ export interface CookieSource {
 
 /**
  * Resolves the signed-in user from the session cookie and re-reads them from
- * the database: roles and the disabled flag are never trusted from the JWT.
+ * the database: the session must be live, and roles and the disabled flag are
+ * never trusted from the JWT.
  */
 export async function getSessionUser(source: CookieSource): Promise<SessionUser | null> {
   const token = await getToken({
@@ -32,6 +34,10 @@ export async function getSessionUser(source: CookieSource): Promise<SessionUser 
     secureCookie: useSecureCookies(),
   });
   if (!token?.sub) return null;
+  // the session the cookie names must still be live: a sign-out or an account
+  // change ends it on the server (lib/auth/sessions.ts); a cookie naming none is refused
+  const sid = (token as { sid?: unknown }).sid;
+  if (typeof sid !== 'string' || !(await isSessionLive({ id: sid, userId: token.sub }))) return null;
   const user = await getDb().user.findUnique({
     where: { id: token.sub },
     select: { id: true, email: true, name: true, roles: true, disabledAt: true, kind: true },

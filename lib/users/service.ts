@@ -3,6 +3,7 @@ import { actorFrom, writeAudit } from '../audit';
 import { AppError, isUniqueViolation } from '../errors';
 import { hashPassword } from '../auth/password';
 import { accountKey, accountLocks, clearThrottle } from '../auth/throttle';
+import { endUserSessions } from '../auth/sessions';
 import type { Prisma } from '../generated/prisma/client';
 import { UserKind, type Role } from '../generated/prisma/enums';
 import { codeReviewHostOf } from '../../common/code-review-identity';
@@ -159,6 +160,10 @@ export async function updateUser({
       },
       select: USER_SELECT,
     });
+    // what a session was granted no longer holds: its cookie must not outlive the change
+    const losesRole = patch.roles !== undefined && current.roles.some((r) => !updated.roles.includes(r));
+    const endReason = becomesDisabled ? 'disabled' : passwordHash ? 'password_change' : losesRole ? 'role_removed' : null;
+    const sessionsEnded = endReason ? await endUserSessions({ userId: id, reason: endReason }, tx) : 0;
     await writeAudit(
       {
         actorId,
@@ -172,6 +177,7 @@ export async function updateUser({
           ...(patch.roles !== undefined && { roles: { from: current.roles, to: updated.roles } }),
           ...(patch.disabled !== undefined && { disabled: patch.disabled }),
           ...(patch.password !== undefined && { passwordReset: true }),
+          ...(sessionsEnded > 0 && { sessionsEnded }),
         },
       },
       tx,

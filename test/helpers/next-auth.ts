@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import NextAuthImport from 'next-auth';
 import { getAuthOptions } from '../../lib/auth/options';
-import { installClientAddressStamp } from '../../lib/http/client-address';
+import { clientAddress, installClientAddressStamp } from '../../lib/http/client-address';
 import { listen } from './route-server';
 
 // next-auth's own request handler (CSRF check, credentials provider, session
@@ -65,7 +65,7 @@ export async function serveNextAuth(): Promise<{ url: string; close(): Promise<v
           body,
         },
         out,
-        getAuthOptions(),
+        getAuthOptions({ address: clientAddress(req.headers) }),
       );
     })().catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500);

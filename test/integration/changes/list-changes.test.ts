@@ -1,13 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NextRequest } from 'next/server';
-import { encode } from 'next-auth/jwt';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { listChanges, listRepositoryOptions, type ChangeListItem } from '../../../lib/changes/list-changes';
 import { encodeCursor } from '../../../lib/http/cursor';
 import { TOTAL_COUNT_CAP, type ChangeListFilters } from '../../../common/change-query';
 import { AppError } from '../../../lib/errors';
-import { getAuthSecret } from '../../../lib/auth/secret';
+import { sessionCookie } from '../routes/http-helpers';
 import { GET } from '../../../app/api/changes/route';
 import type { Prisma } from '../../../lib/generated/prisma/client';
 
@@ -259,10 +258,9 @@ describe('GET /api/changes', () => {
 
   before(async () => {
     const user = await db.db.user.create({ data: { email: 'r@example.test', name: 'Rae', roles: ['MANAGER'] } });
-    const token = await encode({ token: { sub: user.id, email: user.email, name: user.name }, secret: getAuthSecret() });
-    cookie = `next-auth.session-token=${token}`;
+    cookie = await sessionCookie(user);
     const grader = await db.db.user.create({ data: { email: 'g@example.test', name: 'Gil', roles: ['GRADER'] } });
-    graderCookie = `next-auth.session-token=${await encode({ token: { sub: grader.id, email: grader.email, name: grader.name }, secret: getAuthSecret() })}`;
+    graderCookie = await sessionCookie(grader);
   });
 
   const get = (qs: string, headers: Record<string, string> = {}) =>

@@ -1,14 +1,17 @@
 import { NextRequest } from 'next/server';
 import { encode } from 'next-auth/jwt';
 import { getAuthSecret, useSecureCookies } from '../../../lib/auth/secret';
+import { startSession } from '../../../lib/auth/sessions';
 
 // Calling route handlers in process, as Next would: a NextRequest, params as a
-// promise, and a real next-auth session cookie minted with the app's secret.
+// promise, and a real next-auth session cookie minted with the app's secret,
+// naming a live session recorded as a sign-in records it.
 
 export const SESSION_COOKIE = useSecureCookies() ? '__Secure-next-auth.session-token' : 'next-auth.session-token';
 
 export async function sessionCookie(user: { id: string; email?: string; name?: string }): Promise<string> {
-  const jwt = await encode({ token: { sub: user.id, email: user.email, name: user.name }, secret: getAuthSecret() });
+  const sid = await startSession({ userId: user.id });
+  const jwt = await encode({ token: { sub: user.id, email: user.email, name: user.name, sid }, secret: getAuthSecret() });
   return `${SESSION_COOKIE}=${jwt}`;
 }
 

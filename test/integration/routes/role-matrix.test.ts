@@ -368,7 +368,9 @@ describe('every route handler × every role', () => {
     });
 
     test('a deleted user’s cookie and a cookie signed with another secret → 401', async () => {
-      const ghost = await sessionCookie({ id: 'no-such-user', email: 'ghost@matrix.test', name: 'Ghost' });
+      const gone = await db.db.user.create({ data: { email: 'ghost@matrix.test', name: 'Ghost', roles: ['ADMIN'] } });
+      const ghost = await sessionCookie(gone);
+      await db.db.user.delete({ where: { id: gone.id } });
       assert.equal(await call({ route: adminList(), method: 'GET', headers: { cookie: ghost } }), 401);
       const user = await db.db.user.create({ data: { email: 'forged@matrix.test', name: 'Forged', roles: ['ADMIN'] } });
       const forged = await encode({ token: { sub: user.id }, secret: 'some-other-secret-of-enough-length' });

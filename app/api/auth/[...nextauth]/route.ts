@@ -2,10 +2,11 @@ import NextAuth from 'next-auth';
 import { NextResponse } from 'next/server';
 import { getAuthOptions } from '@/lib/auth/options';
 import { isSameOrigin } from '@/lib/http/route';
+import { clientAddress } from '@/lib/http/client-address';
 
 // next-auth's own endpoints (sign-in, callback, session, csrf, sign-out): public by design.
 async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) {
-  return NextAuth(req as never, ctx as never, getAuthOptions());
+  return NextAuth(req as never, ctx as never, getAuthOptions({ address: clientAddress(req.headers) }));
 }
 
 // next-auth checks its own double-submit CSRF token on these POSTs; the
