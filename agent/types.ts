@@ -11,6 +11,7 @@ import type { ExpectedActual, StackFrame, TestResult } from '../common/test-resu
 export type { Phase, Diagnostic, GateName, GateVerdict, CodeSpan, Suspect, Usage } from '../common/run-events';
 export type { TestStatus, TestResult, ExpectedActual, StackFrame } from '../common/test-results';
 import type { LimitReason } from '../lib/sandbox/limits';
+import type { FollowedTargets } from './gates/gates';
 
 /** Named ways a run ends (stored in Run.exitReason): the list is common/exit-reasons.ts. */
 export type { ExitReason } from '../common/exit-reasons';
@@ -133,6 +134,13 @@ export interface PolicyGates {
   diff(): Promise<string>;
   /** runs the build command */
   build(): Promise<CommandResult>;
+  /**
+   * Follows target tests the applied edit renamed to the tests now in their
+   * place (agent/gates/renamed-targets.ts); GREEN runs those from then on.
+   * For a reviewer's edit (agent/worker/revalidate-policy.ts): a policy that
+   * renames a failing test has not fixed anything.
+   */
+  followRenamedTargets?(): Promise<FollowedTargets>;
 }
 
 /** Read-only access to the run's workspace; every path is checked to stay inside it. */

@@ -354,8 +354,9 @@ test('edit then accept: the edited modified side is re-validated and committed o
   await expect(page.getByTestId('diff-file').filter({ hasText: 'edited' })).toHaveCount(1);
 
   await page.getByTestId('edit-submit').click();
-  await expect(page.getByTestId('edit-accepted')).toBeVisible();
-  await expect(page.getByTestId('edit-run-link')).toHaveAttribute('href', /^\/runs\//);
+  // the submit closes the edit; the fix card follows the re-validation run
+  await expect(page.getByTestId('edit-bar')).toHaveCount(0);
+  await expect(page.getByTestId('fix-revalidation').getByTestId('edit-run-link')).toHaveAttribute('href', /^\/runs\//);
 
   // the REVALIDATE run passes the gates, then the edited fix is applied
   await expect
@@ -372,12 +373,14 @@ test('edit then accept: the edited modified side is re-validated and committed o
   await expect(page.getByTestId('fix-status')).toContainText('edited before applying');
 
   // the change page without ?fix= puts the applied fix in front, with its
-  // commit (in its status line); the dropped re-validation fix is in the list as what it is, and
-  // nothing offers a patch to apply
+  // commit (in its status line) and the committed edit; the re-validation's own fix is not listed
+  // as another (dropped) fix, and nothing offers a patch to apply
   await page.goto(`/changes/${changeId}`);
   await expect(page.getByTestId('fix-card')).toHaveAttribute('data-fix-id', fixId);
   await expect(page.getByTestId('fix-card-title')).toHaveText('Applied fix');
   await expect(page.getByTestId('fix-status').getByTestId('fix-applied-commit')).toContainText(tip.slice(0, 10));
   await expect(page.getByTestId('download-patch')).toHaveCount(0);
-  await expect(page.getByTestId('other-fix-status').filter({ hasText: 'dropped: the re-validation of an edited fix' })).toHaveCount(1);
+  await expect(page.getByTestId('fix-edited')).toBeVisible();
+  await expect(page.getByTestId('fix-card')).toContainText('// reviewed in flowfix');
+  await expect(page.getByTestId('other-fix-status').filter({ hasText: 'dropped' })).toHaveCount(0);
 });

@@ -3,7 +3,8 @@ import { parseBuildDiagnostics } from './diagnostics';
 import { applyEditToFiles, EditSchema } from '../edits/edits';
 import { git } from '../workspace/git';
 import { syntaxCheckFiles } from './syntax';
-import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand } from '../testing/test-runner';
+import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand, selectTargetResults } from '../testing/test-runner';
+import { findRenamedTargets, followedTargets, type EditedTestFile, type RenamedTargets, type Target } from './renamed-targets';
 import { isInstanceOf } from '../../lib/junit/test-id';
 import type {
   CommandResult,
@@ -76,9 +77,21 @@ export interface Gates extends PolicyGates {
   runTargets(gate: GateName, expect: 'pass' | 'fail', repeat?: GateRepeat): Promise<{ verdict: GateVerdict; run: TestRun }>;
   /** narrows the targets (after RED: only the ones that reproduced) */
   setTargets(targets: Array<{ id: string; name?: string; file?: string }>): void;
+  /**
+   * After an edit that renamed target tests (a reviewer's): the whole suite on
+   * the edited workspace, and the targets it no longer lists replaced by the
+   * tests the edit put in their place (agent/gates/renamed-targets.ts). The
+   * runs on the head without the fix (RED's repeats) keep the head's names.
+   */
+  followRenamedTargets(): Promise<FollowedTargets>;
   /** tests that fail on the base revision too (RED left them out): their failures in the regression suite are not the fix's */
   setFailingAtBase(ids: string[]): void;
   readonly meter: CommandMeter;
+}
+
+export interface FollowedTargets extends RenamedTargets {
+  /** the targets from now on */
+  targets: Target[];
 }
 
 function verdictTests(run: TestRun): GateVerdict['tests'] {
@@ -111,6 +124,8 @@ export function createGates(input: GatesInput): Gates {
   const meter = input.meter ?? createMeter();
   const ctx = { workspace, settings, signal: input.signal, ...(input.deadline !== undefined ? { deadline: input.deadline } : {}) };
   let targets = input.targets;
+  // the same tests as the head names them: differs from `targets` only once an edit renamed some
+  let headTargets = input.targets;
   const isTest = matcher(settings.testPathPatterns);
   const testsOnly = (input.changedFiles ?? []).length > 0 && (input.changedFiles ?? []).every((f) => isTestPath(f) || isTest(f));
   let failingAtBase: string[] = [];
@@ -207,10 +222,11 @@ export function createGates(input: GatesInput): Gates {
   async function runTargets(gate: GateName, expect: 'pass' | 'fail', repeat?: GateRepeat): Promise<{ verdict: GateVerdict; run: TestRun }> {
     meter.targetRuns++;
     const timeoutSeconds = gate === 'red' ? settings.timeLimits.testSeconds : (targetTimeout ?? settings.timeLimits.testSeconds);
+    // RED and the base (and RED's repeats in the proof) run without the fix: the tests as the head names them
     const run = await runTests({
       ...ctx,
       kind: 'target',
-      targets,
+      targets: gate === 'red' || gate === 'base' ? headTargets : targets,
       timeoutSeconds,
       ...(repeat?.extraArgs ? { extraArgs: repeat.extraArgs } : {}),
       ...(repeat?.env ? { env: repeat.env } : {}),
@@ -277,14 +293,46 @@ export function createGates(input: GatesInput): Gates {
     return { verdict, run };
   }
 
+  async function followRenamedTargets(): Promise<FollowedTargets> {
+    meter.regressionRuns++;
+    const suite = await runTests({ ...ctx, kind: 'regression', targets: [] });
+    meterCommand(meter, suite.command);
+    await reportWarnings(suite);
+    if (suite.reportError) {
+      return { renamed: [], unaccounted: targets.map((t) => ({ id: t.id, why: `the suite wrote no readable report with the edit: ${suite.reportError}` })), targets };
+    }
+    const absent = selectTargetResults(suite.results, targets).filter(didNotRun);
+    if (absent.length === 0) return { renamed: [], unaccounted: [], targets };
+    const changed = (await workspace.changedFiles()).filter((f) => isTestPath(f) || isTest(f));
+    const files: EditedTestFile[] = [];
+    for (const rel of changed) {
+      const atHead = await git(workspace.root, ['show', `${workspace.headRev}:${rel}`], { okCodes: [128] }).then((r) => (r.exitCode === 0 ? r.stdout : null));
+      const edited = await workspace.readFile(rel).catch(() => null);
+      files.push({ path: rel, atHead, edited });
+    }
+    const wanted = absent.map((r) => targets.find((t) => t.id === r.id) ?? { id: r.id });
+    const found = findRenamedTargets({ absent: wanted, files, results: suite.results.filter((r) => !didNotRun(r)) });
+    if (found.renamed.length > 0) {
+      targets = followedTargets(targets, found);
+      await sink.emit(
+        logEvent(`the edit renamed ${found.renamed.length} target test(s): ${found.renamed.map((r) => `${r.from} → ${r.to.map((t) => t.id).join(', ')} (${r.file})`).join('; ')}`, {
+          renamed: found.renamed.slice(0, 50),
+        }),
+      );
+    }
+    return { ...found, targets };
+  }
+
   return {
     meter,
+    followRenamedTargets,
     applyEdit,
     green: () => runTargets('green', 'pass'),
     final: () => runTargets('final', 'pass'),
     runTargets,
     setTargets: (next) => {
       targets = next;
+      headTargets = next;
     },
     setFailingAtBase: (ids) => {
       failingAtBase = ids;

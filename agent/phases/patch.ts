@@ -17,6 +17,12 @@ function policyGatesOf(state: LocalisedState): PolicyGates {
   const { gates, rejected, sink } = state;
   return {
     ...gates,
+    // the run's evidence names the tests it judged the fix on
+    followRenamedTargets: async () => {
+      const followed = await gates.followRenamedTargets();
+      if (followed.renamed.length > 0) state.evidence.targets = followed.targets.map((t) => t.id);
+      return followed;
+    },
     green: async () => {
       const green = await gates.green();
       if (rejected.size === 0 || !green.verdict.passed) return green;

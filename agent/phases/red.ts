@@ -2,6 +2,7 @@ import { meterCommand } from '../gates/gates';
 import { commandOutcome, didNotRun, failedResults, runTests } from '../testing/test-runner';
 import type { TestRun } from '../types';
 import { RunExit, type RedState, type SetupState } from './state';
+import { notReproducedDetail } from '../gates/target-outcome';
 
 // RED: the failure must reproduce on the head before anything is edited,
 // else the run abstains (`not_reproduced`). Then the same targets on the base
@@ -51,7 +52,7 @@ export async function red(state: SetupState): Promise<RedState> {
     if (redGate.run.reportError && redGate.run.results.every(didNotRun)) {
       throw new RunExit('setup_failed', `no readable test report: ${redGate.run.reportError}; ${commandOutcome(redCommand)}`);
     }
-    throw new RunExit('not_reproduced', 'the target tests pass on the head revision: the failure did not reproduce (flaky?)');
+    throw new RunExit('not_reproduced', notReproducedDetail(redGate.run));
   }
   // Only the targets that really failed are repaired; ids are normalised to the report's.
   const reproduced = failedResults(redGate.run).filter((r) => !didNotRun(r));

@@ -1,5 +1,6 @@
 import { proofEvent, proveAgainstHead, repeatUntilFailure } from '../gates/proof';
 import { RunExit, type LocalisedState } from './state';
+import { describeTargets } from '../gates/target-outcome';
 
 // Verify: the pipeline's own verdicts on what a policy patched. GREEN again
 // (a policy's claim is not taken on trust), then the whole suite; a fix that
@@ -22,7 +23,7 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   if (!green.verdict.passed) {
     // a GREEN cut short by the run's deadline is the time limit, not a refuted claim
     state.throwIfCancelled();
-    throw new RunExit('final_rerun_failed', 'the policy reported a fix but the target tests do not pass');
+    throw new RunExit('final_rerun_failed', `the policy reported a fix but the target tests do not pass (${describeTargets(green.run)})`);
   }
   // a randomized target passes GREEN by chance: it must pass every repeat (agent/gates/proof.ts)
   const unstable = await repeatUntilFailure(gates, state.settings, 'green', state.throwIfCancelled);
@@ -54,7 +55,7 @@ export async function finalRerun(state: LocalisedState): Promise<void> {
   const final = await gates.final();
   evidence.final = final.verdict;
   if (!final.verdict.passed) state.throwIfCancelled();
-  if (!final.verdict.passed) throw new RunExit('final_rerun_failed', 'the target tests fail on a clean rerun with the fix applied');
+  if (!final.verdict.passed) throw new RunExit('final_rerun_failed', `the target tests do not pass on a clean rerun with the fix applied (${describeTargets(final.run)})`);
   const runs = state.settings.proof.runs;
   const unstable = await repeatUntilFailure(gates, state.settings, 'final', state.throwIfCancelled);
   if (unstable) {

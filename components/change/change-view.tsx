@@ -34,20 +34,25 @@ function useUrlState() {
   return { fix: params.get('fix'), file: params.get('file'), set };
 }
 
+/**
+ * The edit's own bar while the reviewer edits. A submit that the server takes
+ * ends the editing (the fix card then says the edit is being validated, and
+ * later what came of it); one it refuses keeps the edits and says why until
+ * the reviewer changes something or submits again.
+ */
 function EditBar({
-  fixId,
-  edits,
+  count,
+  submitting,
+  error,
+  onSubmit,
   onCancel,
-  onDone,
 }: {
-  fixId: string;
-  edits: Record<string, string>;
+  count: number;
+  submitting: boolean;
+  error: string | null;
+  onSubmit: () => void;
   onCancel: () => void;
-  onDone: () => void;
 }) {
-  const editAccept = useEditAcceptFix();
-  const count = Object.keys(edits).length;
-  const runId = editAccept.data?.runId ?? null;
   return (
     <div className="card edit-bar" data-testid="edit-bar">
       <div className="row">
@@ -57,37 +62,16 @@ function EditBar({
         </span>
       </div>
       <div className="row">
-        <button
-          type="button"
-          className="btn btn-primary"
-          data-testid="edit-submit"
-          disabled={count === 0 || editAccept.isPending || editAccept.isSuccess}
-          onClick={() =>
-            editAccept.mutate(
-              { fixId, files: Object.entries(edits).map(([path, modified]) => ({ path, modified })) },
-              { onSuccess: (r) => { if (!r?.runId) onDone(); } },
-            )
-          }
-        >
-          {editAccept.isPending ? 'Submitting…' : `Submit edited fix${count ? ` (${count} ${count === 1 ? 'file' : 'files'})` : ''}`}
+        <button type="button" className="btn btn-primary" data-testid="edit-submit" disabled={count === 0 || submitting} onClick={onSubmit}>
+          {submitting ? 'Submitting…' : `Submit edited fix${count ? ` (${count} ${count === 1 ? 'file' : 'files'})` : ''}`}
         </button>
-        <button type="button" className="btn" onClick={onCancel} disabled={editAccept.isPending}>
-          {editAccept.isSuccess ? 'Close' : 'Cancel editing'}
+        <button type="button" className="btn" onClick={onCancel} disabled={submitting}>
+          Cancel editing
         </button>
       </div>
-      {editAccept.isError && (
+      {error && (
         <div className="alert alert-error" role="alert" data-testid="fix-decision-error">
-          {editAccept.error.message}
-        </div>
-      )}
-      {editAccept.isSuccess && (
-        <div className="alert alert-ok" role="status" data-testid="edit-accepted">
-          Edited fix submitted.{' '}
-          {runId && (
-            <Link href={`/runs/${encodeURIComponent(runId)}`} data-testid="edit-run-link">
-              Follow its validation
-            </Link>
-          )}
+          {error}
         </div>
       )}
     </div>
@@ -112,6 +96,11 @@ export function ChangeView({
   const [diffOpen, setDiffOpen] = useState(Boolean(url.file));
   const [editing, setEditing] = useState(false);
   const [edits, setEdits] = useState<Record<string, string>>({});
+  // each edit starts the decisions afresh: an earlier accept's error is not about this edit
+  const [editRound, setEditRound] = useState(0);
+  const editAccept = useEditAcceptFix();
+  // the run a submit just started, until the page's own data lists it
+  const [submitted, setSubmitted] = useState<{ fixId: string; runId: string } | null>(null);
 
   // one preview per fix per page view, when the diff is actually shown
   const preview = useRecordPreview();
@@ -127,7 +116,18 @@ export function ChangeView({
   const stopEditing = () => {
     setEditing(false);
     setEdits({});
+    editAccept.reset();
   };
+  const submitEdit = (fixId: string) =>
+    editAccept.mutate(
+      { fixId, files: Object.entries(edits).map(([path, modified]) => ({ path, modified })) },
+      {
+        onSuccess: (r) => {
+          setSubmitted(r?.runId ? { fixId, runId: r.runId } : null);
+          stopEditing();
+        },
+      },
+    );
 
   return (
     <div className="stack change-page" data-testid="change-page">
@@ -153,9 +153,12 @@ export function ChangeView({
             diffOpen={diffOpen}
             editing={editing}
             onToggleDiff={() => setDiffOpen((v) => !v)}
+            submittedRunId={submitted?.fixId === fix.id ? submitted.runId : null}
+            decisionsKey={editRound}
             onEdit={() => {
               setDiffOpen(true);
               setEditing(true);
+              setEditRound((n) => n + 1);
             }}
           />
           {preview.isError && (
@@ -163,7 +166,15 @@ export function ChangeView({
               The preview was not recorded: {preview.error.message}
             </div>
           )}
-          {editing && <EditBar fixId={fix.id} edits={edits} onCancel={stopEditing} onDone={stopEditing} />}
+          {editing && (
+            <EditBar
+              count={Object.keys(edits).length}
+              submitting={editAccept.isPending}
+              error={editAccept.isError ? editAccept.error.message : null}
+              onSubmit={() => submitEdit(fix.id)}
+              onCancel={stopEditing}
+            />
+          )}
           {diffOpen && (
             <section className="card diff-card" aria-label="Diff">
               <FixDiff
@@ -172,7 +183,11 @@ export function ChangeView({
                 onFileChange={(path) => url.set({ fix: fix.id, file: path })}
                 editing={editing}
                 edits={edits}
-                onEdit={(path, text) => setEdits((e) => ({ ...e, [path]: text }))}
+                onEdit={(path, text) => {
+                  // what the server refused was the previous text
+                  if (editAccept.isError) editAccept.reset();
+                  setEdits((e) => ({ ...e, [path]: text }));
+                }}
               />
             </section>
           )}

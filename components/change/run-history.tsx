@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import type { ChangeDetail } from './use-change-detail';
+import { exitReasonLabel } from '@/common/labels';
 import { formatCost, formatCostExact, formatDateTime, formatDuration, formatTokens } from '@/common/format';
 
 const RUN_BADGE: Record<string, string> = {
@@ -44,7 +45,7 @@ export function RunHistory({ runs }: { runs: ChangeDetail['runs'] }) {
                     <span className={`badge ${RUN_BADGE[r.status] ?? ''}`}>{r.status.toLowerCase().replace('_', ' ')}</span>
                     {r.exitReason && r.exitReason !== 'fixed' && (
                       <div className="muted small run-exit" title={r.exitDetail ?? undefined}>
-                        {r.exitReason}
+                        {exitReasonLabel(r.exitReason)}
                       </div>
                     )}
                   </td>

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { getDb } from '../db';
 import { addJunitCounts, type JunitCounts } from '../junit/parse';
 import { AppError } from '../errors';
-import { FIX_VIEW_INCLUDE, toFixView, type FixView } from '../fixes/views';
+import { FIX_VIEW_INCLUDE, OWN_FIXES, toFixView, type FixView } from '../fixes/views';
+import { latestRevalidations } from '../fixes/queries';
 // A pure function over text (no I/O, no state): the same reading of assertion
 // messages the agent uses, so the page and the agent never disagree.
 import { parseExpectedActual } from '../../common/test-results';
@@ -126,12 +127,14 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
       },
     }),
     db.fix.findMany({
-      where: { changeId: id },
+      where: { changeId: id, ...OWN_FIXES },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: MAX_FIXES,
       include: FIX_VIEW_INCLUDE,
     }),
   ]);
+
+  const revalidations = await latestRevalidations({ fixIds: fixes.map((f) => f.id) });
 
   // The failures of the revision the latest report is about; an "all passed"
   // newer revision (a stale fix's change) still shows the failures it replaced.
@@ -198,7 +201,7 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
       requestedBy: r.requestedBy?.name ?? null,
       fixId: r.fix?.id ?? null,
     })),
-    fixes: fixes.map(toFixView),
+    fixes: fixes.map((f) => toFixView(f, revalidations.get(f.id) ?? null)),
   };
 }
 

@@ -6,6 +6,7 @@ import { getDb } from '../db';
 import { publicOrigin } from '../env';
 import { AppError } from '../errors';
 import { summaryToText } from '../fixes/text';
+import { OWN_FIXES } from '../fixes/views';
 import { noFixCategory } from '../../common/exit-reasons';
 import { getActiveRunsForChanges } from '../runs/queries';
 import { formatRemainingRange } from '../../common/run-estimate';
@@ -141,7 +142,7 @@ export async function getBranchState({ remote, branch }: ForBranchQuery): Promis
     }),
   ]);
   const fix = await db.fix.findFirst({
-    where: { changeId: change.id },
+    where: { changeId: change.id, ...OWN_FIXES },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     select: { id: true, status: true, runId: true, summaryHtml: true, files: true, dropReason: true, revision: { select: { headRev: true } } },
   });

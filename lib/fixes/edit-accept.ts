@@ -9,6 +9,7 @@ import { fixUnavailableError, requireDecider } from './decisions';
 import { diffForEditedFix } from './queries';
 import { EditedDiffSchema, SurfaceSchema, type SurfaceName } from './schemas';
 import { writeTx } from '../writes';
+import { exitReasonLabel } from '../../common/labels';
 
 // Edit, then accept. A reviewer's edited diff is not trusted any more than the
 // agent's: it goes back through the compile gate and the test-driven gate as a
@@ -17,6 +18,9 @@ import { writeTx } from '../writes';
 // A failing run leaves the fix READY: the run's events say why.
 
 const REQUEST_ACTION = 'fix.edit_accept.request';
+const REFUSED_PREFIX = 'the edited fix did not pass re-validation';
+/** the change's status line holds the refusal's reason; the run's page has all of it */
+const STATUS_REASON_CHARS = 600;
 
 /** The edit-accept route's answer: the re-validation run to follow (joined when one was already checking this edit). */
 export interface EditAcceptResult {
@@ -57,6 +61,14 @@ export async function editAccept({
     policy: policy.success ? policy.data : 'offline',
   });
   if (!joined) {
+    // the reason an earlier edit was refused is not about this one: the fix card follows the new run
+    await writeTx(async (tx, written) => {
+      const { count } = await tx.change.updateMany({
+        where: { id: fix.changeId, status: ChangeStatus.FIX_READY, statusReason: { startsWith: REFUSED_PREFIX } },
+        data: { statusReason: null },
+      });
+      if (count > 0) written.wrote('change', { changeId: fix.changeId });
+    });
     await writeAudit({
       actorId: userId,
       actorKind: 'user',
@@ -114,7 +126,9 @@ export async function completeRevalidation({ runId }: { runId: string }): Promis
   }
 
   if (run.status !== RunStatus.FIXED) {
-    const reason = `the edited fix did not pass re-validation (${run.exitReason ?? run.status.toLowerCase()})`;
+    // the run's own detail (which tests failed, with their messages) is what the reviewer needs to read
+    const why = run.exitDetail?.trim() || exitReasonLabel(run.exitReason ?? run.status.toLowerCase()).toLowerCase();
+    const reason = `${REFUSED_PREFIX}: ${why.length > STATUS_REASON_CHARS ? `${why.slice(0, STATUS_REASON_CHARS - 1)}…` : why}`;
     await writeTx(async (tx, written) => {
       const source = await tx.fix.findUnique({ where: { id: fixId }, select: { status: true } });
       if (source?.status === FixStatus.READY) {

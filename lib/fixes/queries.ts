@@ -5,7 +5,19 @@ import { decodeCursor, encodeCursor } from '../http/cursor';
 import { applyFilePatch, fragmentsFromPatch, languageForPath, parsePatch, patchPath, PatchMismatchError } from '../diff/apply';
 import { readFileAtRevision, unifiedDiffFromTexts } from '../diff/git-text';
 import type { DiffStat } from '../../common/diffstat';
-import { diffStatOf, FIX_VIEW_INCLUDE, REVIEW_QUEUE_INCLUDE, toFixView, toReviewQueueItem, type FixFile, type FixView, type ReviewQueuePage } from './views';
+import {
+  committedEditOf,
+  diffStatOf,
+  FIX_VIEW_INCLUDE,
+  REVIEW_QUEUE_INCLUDE,
+  toFixView,
+  toReviewQueueItem,
+  type FixFile,
+  type FixView,
+  type Revalidation,
+  type ReviewQueuePage,
+} from './views';
+import { exitReasonLabel } from '../../common/labels';
 
 // Read-only fix queries for the dashboard's pages (the change page, the review
 // queue, the diff viewer); the shapes they return are views.ts's, the
@@ -16,7 +28,34 @@ import { diffStatOf, FIX_VIEW_INCLUDE, REVIEW_QUEUE_INCLUDE, toFixView, toReview
 export async function getFixById({ id }: { id: string }): Promise<FixView> {
   const row = await getDb().fix.findUnique({ where: { id }, include: FIX_VIEW_INCLUDE });
   if (!row) throw new AppError('not_found', 'No such fix');
-  return toFixView(row);
+  const revalidations = await latestRevalidations({ fixIds: [id] });
+  return toFixView(row, revalidations.get(id) ?? null);
+}
+
+/**
+ * The latest re-validation run of a reviewer's edit of each fix: the page
+ * says it is running, or why it refused the edit (the run's exit detail
+ * names the tests that failed, with their messages).
+ */
+export async function latestRevalidations({ fixIds }: { fixIds: string[] }): Promise<Map<string, Revalidation>> {
+  if (fixIds.length === 0) return new Map();
+  const runs = await getDb().run.findMany({
+    where: { trigger: 'REVALIDATE', sourceFixId: { in: fixIds } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: { id: true, status: true, exitReason: true, exitDetail: true, sourceFixId: true, createdAt: true },
+  });
+  const out = new Map<string, Revalidation>();
+  for (const r of runs) {
+    if (!r.sourceFixId || out.has(r.sourceFixId)) continue;
+    const ended = r.status !== 'QUEUED' && r.status !== 'RUNNING';
+    out.set(r.sourceFixId, {
+      runId: r.id,
+      status: r.status,
+      reason: ended && r.status !== 'FIXED' ? (r.exitDetail?.trim() || exitReasonLabel(r.exitReason)) : null,
+      createdAt: r.createdAt.toISOString(),
+    });
+  }
+  return out;
 }
 
 // ───── the review queue ─────
@@ -65,6 +104,9 @@ async function loadFixForFiles(id: string) {
     select: {
       id: true,
       diff: true,
+      status: true,
+      applyClaim: true,
+      decisions: { where: { kind: { in: ['ACCEPT', 'EDIT_ACCEPT'] } }, orderBy: { createdAt: 'desc' }, take: 1, select: { kind: true, editedDiff: true, runId: true } },
       revision: { select: { headRev: true } },
       change: { select: { repository: { select: { gitUrl: true } } } },
     },
@@ -73,12 +115,18 @@ async function loadFixForFiles(id: string) {
   return fix;
 }
 
-/** Every file the fix touches, both sides whole where the repository allows. */
-export async function getFixFiles({ id }: { id: string }): Promise<FixFile[]> {
+/**
+ * Every file the fix touches, both sides whole where the repository allows.
+ * `diffOf`: 'run', the diff the run produced (what graders judge, what an
+ * edit starts from); 'committed', the reviewer's edit instead once that is
+ * what was committed (the change page and the editor show the branch's truth).
+ */
+export async function getFixFiles({ id, diffOf = 'run' }: { id: string; diffOf?: 'run' | 'committed' }): Promise<FixFile[]> {
   const fix = await loadFixForFiles(id);
   const repoPath = fix.change.repository.gitUrl;
+  const diff = diffOf === 'committed' ? (committedEditOf(fix)?.diff ?? fix.diff) : fix.diff;
   const out: FixFile[] = [];
-  for (const patch of parsePatch(fix.diff)) {
+  for (const patch of parsePatch(diff)) {
     const filePath = patchPath(patch);
     const base = { path: filePath, oldPath: patch.oldPath, status: patch.status, language: languageForPath(filePath) };
     if (patch.binary) {

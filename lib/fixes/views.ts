@@ -1,6 +1,7 @@
 import type { FixStatus, Prisma } from '../generated/prisma/client';
 import { sanitizeHtml } from '../html/sanitize';
-import { parsePatch } from '../diff/apply';
+import { parsePatch, patchPath } from '../diff/apply';
+import { ApplyClaimSchema } from './schemas';
 import type { DiffStat } from '../../common/diffstat';
 import { provenChecks, readFixEvidence, type FixEvidenceView } from './evidence';
 import { VERDICT_KINDS, type VerdictKind } from '../../common/decisions';
@@ -19,10 +20,15 @@ export interface FixView {
   dropReason: string | null;
   /** sanitised again on the way out: written by a model, so never trusted even from our own database */
   summaryHtml: string;
+  /** the files, stat and lines of the diff the fix stands for: the reviewer's edit once that was committed (see `edited`) */
   files: string[];
   diffStat: DiffStat;
   /** the changed lines, shown beside Accept */
   changes: ChangedLines;
+  /** the reviewer's edit is what was committed (or is being): the diff above is the edit, re-validated by this run */
+  edited: { runId: string | null } | null;
+  /** the latest re-validation of a reviewer's edit of this fix (lib/fixes/edit-accept.ts): running, or why it refused the edit */
+  revalidation: Revalidation | null;
   evidence: FixEvidenceView;
   appliedCommit: string | null;
   appliedAt: string | null;
@@ -53,6 +59,42 @@ export interface FixView {
     reasonText: string | null;
   } | null;
   previews: number;
+}
+
+export interface Revalidation {
+  runId: string;
+  status: string;
+  /** why the run refused the edit (the tests that failed, with their messages); null while it runs or when it passed */
+  reason: string | null;
+  createdAt: string;
+}
+
+/**
+ * A re-validation's own fix row is the reviewer's edit of another fix, kept
+ * for the record and the metrics, not a fix of its own: a change's list of
+ * fixes leaves it out (the edited fix shows the edit once it is committed).
+ */
+export const OWN_FIXES = { run: { trigger: { not: 'REVALIDATE' } } } satisfies Prisma.FixWhereInput;
+
+/**
+ * The reviewer's edited diff when that is what was committed (an EDIT_ACCEPT
+ * decision) or is being (an EDIT_ACCEPT claim), else null: the fix's own
+ * diff is then what the branch has.
+ */
+export function committedEditOf(row: {
+  status: FixStatus | FixStatusName;
+  applyClaim: Prisma.JsonValue | null;
+  decisions: ReadonlyArray<{ kind: string; editedDiff: string | null; runId: string | null }>;
+}): { diff: string; runId: string | null } | null {
+  if (row.status === 'APPLIED') {
+    const d = row.decisions.find((x) => x.kind === 'EDIT_ACCEPT' || x.kind === 'ACCEPT');
+    return d?.kind === 'EDIT_ACCEPT' && d.editedDiff ? { diff: d.editedDiff, runId: d.runId } : null;
+  }
+  if (row.status === 'APPLYING') {
+    const claim = ApplyClaimSchema.safeParse(row.applyClaim);
+    return claim.success && claim.data.kind === 'EDIT_ACCEPT' && claim.data.editedDiff ? { diff: claim.data.editedDiff, runId: claim.data.runId ?? null } : null;
+  }
+  return null;
 }
 
 export const FIX_VIEW_INCLUDE = {
@@ -142,8 +184,10 @@ export function changedLinesOf(diff: string, maxLines = 200): ChangedLines {
   return { files, omittedLines };
 }
 
-export function toFixView(row: FixRow): FixView {
+export function toFixView(row: FixRow, revalidation: Revalidation | null = null): FixView {
   const decision = row.decisions[0];
+  const edit = committedEditOf(row);
+  const diff = edit?.diff ?? row.diff;
   return {
     id: row.id,
     runId: row.runId,
@@ -151,9 +195,11 @@ export function toFixView(row: FixRow): FixView {
     status: row.status,
     dropReason: row.dropReason,
     summaryHtml: sanitizeHtml(row.summaryHtml),
-    files: row.files,
-    diffStat: diffStatOf(row.diff),
-    changes: changedLinesOf(row.diff),
+    files: edit ? parsePatch(diff).map(patchPath) : row.files,
+    diffStat: diffStatOf(diff),
+    changes: changedLinesOf(diff),
+    edited: edit ? { runId: edit.runId } : null,
+    revalidation,
     evidence: readFixEvidence(row.evidence),
     appliedCommit: row.appliedCommit,
     appliedAt: row.appliedAt?.toISOString() ?? null,

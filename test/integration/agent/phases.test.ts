@@ -155,9 +155,23 @@ describe('RED', () => {
     assert.equal(reproduced.evidence.base, undefined);
   });
 
-  test('targets that pass on the head: not_reproduced', async () => {
+  test('targets that pass on the head: not_reproduced, saying they passed', async () => {
     const exit = await exitOf(red(await setup(state({ targetTests: [EMPTY, DISCOUNT] }).state)));
     assert.equal(exit.exitReason, 'not_reproduced');
+    assert.equal(exit.detail, 'the target tests pass on the head revision (test::cart > empty cart totals zero, test::cart > discount takes a percentage off): the failure did not reproduce (flaky?)');
+  });
+
+  test('targets the report does not list: not_reproduced, saying so and never that they pass', async () => {
+    const GONE = 'test::cart > total was renamed away';
+    const exit = await exitOf(red(await setup(state({ targetTests: [GONE] }).state)));
+    assert.equal(exit.exitReason, 'not_reproduced');
+    assert.doesNotMatch(exit.detail, /pass|flaky/);
+    assert.match(exit.detail, /^the target tests are not in the head revision's test report \(1 of 1 did not run: test::cart > total was renamed away\)/);
+
+    // some passed, some absent: each is named for what its result shows
+    const mixed = await exitOf(red(await setup(state({ targetTests: [EMPTY, GONE] }).state)));
+    assert.equal(mixed.exitReason, 'not_reproduced');
+    assert.match(mixed.detail, /^no target test fails on the head revision: the failure did not reproduce \(not in the test report: test::cart > total was renamed away; passed: test::cart > empty cart totals zero\)$/);
   });
 
   test('a test command that writes no report is a setup failure, not a pass', async () => {

@@ -110,7 +110,7 @@ describe(`edit then accept (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => 
     const { runId } = await editAccept({ fixId: fix.id, userId: reviewer.id, diff });
     const done = await finishedRun(runId);
     assert.notEqual(done.status, 'FIXED');
-    assert.match(done.exitDetail ?? '', /still fail|compile gate/);
+    assert.match(done.exitDetail ?? '', /^the target tests do not pass with the edited fix: failing: test::cart > total multiplies price by quantity \(|compile gate/);
     await waitFor(async () => (await db.db.auditLog.findFirst({ where: { action: 'fix.edit_accept.failed', targetId: fix.id } })) ?? undefined, {
       what: 'the failed re-validation to be recorded',
     });

@@ -9,7 +9,8 @@ export const dynamic = 'force-dynamic';
 export const GET = withRoute<{ auth: 'session'; roles: typeof BROWSE_ROLES; allowPersonalToken: true }, { id: string }>(
   { auth: 'session', roles: BROWSE_ROLES, allowPersonalToken: true },
   async ({ params }) => {
-    const files = await getFixFiles({ id: params.id });
+    // an edited fix that was committed shows the reviewer's edit: what the branch has
+    const files = await getFixFiles({ id: params.id, diffOf: 'committed' });
     return Response.json({ files }, { headers: { 'Cache-Control': 'private, no-store' } });
   },
 );
