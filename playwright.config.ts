@@ -60,6 +60,11 @@ export default defineConfig({
       // the demo's own failures queue runs at start-up; two workers keep the
       // specs that wait for a fix from queueing behind all of them
       FLOWFIX_WORKER_CONCURRENCY: '2',
+      // every browser here connects from 127.0.0.1, and twenty failed sign-ins
+      // lock an address for every account: this host counts as a proxy, so a
+      // context that sends X-Forwarded-For is a client of its own
+      // (signin-limits.spec.ts) and the others stay 127.0.0.1
+      FLOWFIX_TRUSTED_PROXIES: '127.0.0.1',
       NEXT_TELEMETRY_DISABLED: '1',
       // code hosts' secrets are encrypted with it (e2e/code-hosts.spec.ts connects a GitHub App); a fresh one per run
       FLOWFIX_SECRETS_KEY: process.env.FLOWFIX_SECRETS_KEY ?? randomBytes(32).toString('base64'),
