@@ -52,11 +52,17 @@ export async function requestJson<T>(
     json = null;
   }
   if (!res.ok) {
-    const error = (json as { error?: { message?: string; code?: string; details?: unknown } } | null)?.error;
-    const fallback = res.status === 404 ? 'Not found' : `Request failed (${res.status})`;
-    throw new ApiError(error?.message ?? fallback, res.status, error?.code ?? null, error?.details);
+    const error = (json as { error?: { code?: string; details?: unknown } } | null)?.error;
+    throw new ApiError(serverReason(res.status, json), res.status, error?.code ?? null, error?.details);
   }
   return json as T;
+}
+
+/** The server's own words for a refusal (its JSON `error.message`), or a plain line naming the status. */
+export function serverReason(status: number, json: unknown): string {
+  const message = (json as { error?: { message?: unknown } } | null)?.error?.message;
+  if (typeof message === 'string' && message.trim()) return message;
+  return status === 404 ? 'Not found' : `Request failed (${status})`;
 }
 
 /** A 4xx will not get better by asking again. */

@@ -1,8 +1,7 @@
 'use client';
 
-import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
-import { signInErrorMessage } from './messages';
+import { signInWithPassword, startSingleSignOn } from './auth-client';
 
 export interface DemoAccount {
   email: string;
@@ -33,19 +32,22 @@ export function SignInForm({
     event.preventDefault();
     setPending(true);
     setError(null);
-    try {
-      const result = await signIn('credentials', { email, password, redirect: false });
-      if (!result || result.error || !result.ok) {
-        setError(signInErrorMessage(result?.error ?? 'CredentialsSignin'));
-        setPending(false);
-        return;
-      }
-      // a full load so the server-rendered pages see the new session cookie
-      window.location.assign(callbackUrl);
-    } catch {
-      setError('Could not reach the server. Check your connection and try again.');
+    const result = await signInWithPassword({ email, password });
+    if (!result.ok) {
+      // the server's own reason (a refused origin, a lock, a wrong password), not a guess
+      setError(result.message);
       setPending(false);
+      return;
     }
+    // a full load so the server-rendered pages see the new session cookie
+    window.location.assign(callbackUrl);
+  }
+
+  async function onSingleSignOn() {
+    setError(null);
+    const result = await startSingleSignOn({ provider: 'oidc', callbackUrl });
+    if (result.ok && result.url) window.location.assign(result.url);
+    else if (!result.ok) setError(result.message);
   }
 
   return (
@@ -93,7 +95,7 @@ export function SignInForm({
           <div className="signin-divider" aria-hidden>
             <span>or</span>
           </div>
-          <button type="button" className="btn signin-submit" onClick={() => signIn('oidc', { callbackUrl })} data-testid="signin-oidc">
+          <button type="button" className="btn signin-submit" onClick={onSingleSignOn} data-testid="signin-oidc">
             Continue with {oidcName}
           </button>
         </>

@@ -8,7 +8,7 @@ import {
   scopeCovers,
   type PersonalTokenScopeName,
 } from '../tokens/personal-tokens';
-import { publicOrigin } from '../env';
+import { getEnv, publicOrigin } from '../env';
 
 // The one route wrapper: resolves who is calling, checks the role, runs the
 // handler, translates errors. Per-route rules stay in the handler.
@@ -112,11 +112,37 @@ export function withRoute<A extends Access, P = Record<string, string>>(
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+// the names of this machine's loopback interface, as a browser writes them in an origin
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The origins whose pages are flowfix's own: the public origin; in demo mode,
+ * when that is a loopback name, also the same port and scheme under the other
+ * loopback names (the demo listens on 127.0.0.1 and prints localhost, and a
+ * person may open either). Only loopback: no other machine can serve them.
+ */
+export function ownOrigins({ publicOrigin: origin = publicOrigin(), demo = getEnv().FLOWFIX_DEMO }: { publicOrigin?: string; demo?: boolean } = {}): string[] {
+  const url = new URL(origin);
+  if (!demo || !LOOPBACK_HOSTS.includes(url.hostname)) return [url.origin];
+  return LOOPBACK_HOSTS.map((host) => {
+    const alias = new URL(url.origin);
+    alias.hostname = host;
+    return alias.origin;
+  });
+}
+
 /** Did the browser send this request from one of flowfix's own pages? */
 export function isSameOrigin(req: Request): boolean {
   const origin = req.headers.get('origin');
-  if (origin !== null) return origin === publicOrigin();
+  if (origin !== null) return ownOrigins().includes(origin);
   return req.headers.get('sec-fetch-site') === 'same-origin';
+}
+
+/** Why a request is not from flowfix's own pages, in words for the person who sent it. */
+export function crossOriginReason(req: Request, what: string): string {
+  const origin = req.headers.get('origin');
+  const from = origin && origin !== 'null' ? `this page is at ${origin}, but ` : 'the browser did not say which page sent this, and ';
+  return `${what} refused: ${from}flowfix accepts it only from its own pages at ${publicOrigin()}. Open flowfix at ${publicOrigin()} and try again.`;
 }
 
 /** Refuses a state-changing request that did not come from flowfix's own pages (403), or is not JSON (415). */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 // modules that read it load. A path and a trailing slash must not matter: the
 // browser's Origin header never carries them.
 process.env.NEXTAUTH_URL = 'https://flowfix.example.com/some/base/';
-const { assertSameOrigin, isSameOrigin } = await import('../../../lib/http/route');
+const { assertSameOrigin, isSameOrigin, ownOrigins } = await import('../../../lib/http/route');
 const { AppError } = await import('../../../lib/errors');
 const { POST: authPost } = await import('../../../app/api/auth/[...nextauth]/route');
 
@@ -69,5 +69,22 @@ test('next-auth’s sign-in and sign-out POSTs are refused from another origin, 
     });
     const res = await authPost(req, ctx(action));
     assert.equal(res.status, 403, action.join('/'));
+    // the refusal says why, in words the sign-in form shows as they are
+    const body = (await res.json()) as { error: { message: string } };
+    assert.match(body.error.message, /https:\/\/evil\.example/, action.join('/'));
+    assert.match(body.error.message, /https:\/\/flowfix\.example\.com/, action.join('/'));
+    assert.match(body.error.message, action[0] === 'signout' ? /^Sign-out refused/ : /^Sign-in refused/);
   }
+});
+
+test('in demo mode, a server on loopback is its own page under each loopback name, on the same port and scheme', () => {
+  const demo = ownOrigins({ publicOrigin: 'http://localhost:3000', demo: true });
+  for (const origin of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000']) assert.ok(demo.includes(origin), origin);
+  for (const origin of ['http://127.0.0.1:3001', 'https://127.0.0.1:3000', 'http://127.0.0.2:3000', 'http://localhost.evil.example:3000']) {
+    assert.ok(!demo.includes(origin), origin);
+  }
+  assert.ok(ownOrigins({ publicOrigin: 'http://127.0.0.1:3100', demo: true }).includes('http://localhost:3100'));
+  // outside demo mode, or on a real host name, the public origin alone
+  assert.deepEqual(ownOrigins({ publicOrigin: 'http://localhost:3000', demo: false }), ['http://localhost:3000']);
+  assert.deepEqual(ownOrigins({ publicOrigin: 'https://flowfix.example.com', demo: true }), ['https://flowfix.example.com']);
 });

@@ -1,7 +1,7 @@
 import NextAuth from 'next-auth';
 import { NextResponse } from 'next/server';
 import { getAuthOptions } from '@/lib/auth/options';
-import { isSameOrigin } from '@/lib/http/route';
+import { crossOriginReason, isSameOrigin } from '@/lib/http/route';
 import { clientAddress } from '@/lib/http/client-address';
 
 // next-auth's own endpoints (sign-in, callback, session, csrf, sign-out): public by design.
@@ -15,8 +15,9 @@ async function handler(req: Request, ctx: { params: Promise<{ nextauth: string[]
 // so only the origin is checked, not the content type.
 async function post(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) {
   if (!isSameOrigin(req)) {
+    const action = (await ctx.params).nextauth?.[0];
     return NextResponse.json(
-      { error: { code: 'forbidden', message: 'Cross-origin sign-in or sign-out refused' } },
+      { error: { code: 'forbidden', message: crossOriginReason(req, action === 'signout' ? 'Sign-out' : 'Sign-in') } },
       { status: 403, headers: { 'Cache-Control': 'no-store' } },
     );
   }
