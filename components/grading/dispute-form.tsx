@@ -6,8 +6,8 @@ import type { GradeItemActions } from './use-grade-item';
 import type { GradingItemView } from './types';
 
 /**
- * After the reveal a grader's label is locked; changing their mind is a
- * dispute: the first label stays, the proposed one and a note go to the lead
+ * Once the item has all its labels, or after the reveal, a grader's label is
+ * final; changing their mind is a dispute: the first label stays, the proposed one and a note go to the lead
  * grader, who settles the item again.
  */
 export function DisputeForm({ item, dispute }: { item: GradingItemView; dispute: GradeItemActions['dispute'] }) {

@@ -16,9 +16,9 @@ import type { GradingItemView } from './types';
 // The grading page: what a grader needs to judge one fix and nothing that
 // biases (no other label, no consensus, no reviewers' decision unless the
 // queue allows it — until the item is settled), keyboard first (the keys are
-// in grade-keys.tsx). Once the grader has seen the other labels, their label
-// is locked (the server refuses a revision) and the panel offers a dispute
-// with a note instead. The data and the actions are `useGradeItem`; the
+// in grade-keys.tsx). Once the item has all its labels, or the grader has
+// seen the other labels, their label is final (the server refuses a
+// revision) and the panel offers a dispute with a note instead. The data and the actions are `useGradeItem`; the
 // draft and the keys are `useGradeForm`; the side panel is `GradePanel`.
 
 export function GradePage({ queueId, itemId }: { queueId: string; itemId: string | null }) {

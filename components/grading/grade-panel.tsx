@@ -1,6 +1,7 @@
 'use client';
 
 import { GRADE_LABELS, GRADE_LABEL_TEXT, GRADE_TAGS, GRADE_TAG_TEXT, rationaleRequired } from '@/common/grading';
+import { DECISION_KIND_LABELS, humaniseCode, rejectReasonLabel } from '@/common/labels';
 import { DisputeForm } from './dispute-form';
 import { LabelBadge, TagBadges } from './labels';
 import type { GradeForm } from './use-grade-form';
@@ -26,8 +27,8 @@ export function GradePanel({ item: it, form, dispute }: { item: GradingItemView;
       </h2>
       {it.decision && (
         <p className="alert alert-info small" data-testid="grade-decision">
-          Reviewers: {it.decision.kind.toLowerCase().replace('_', ' ')}
-          {it.decision.reason ? ` (${it.decision.reason.toLowerCase().replace(/_/g, ' ')})` : ''}
+          Reviewers: {(DECISION_KIND_LABELS[it.decision.kind as keyof typeof DECISION_KIND_LABELS] ?? humaniseCode(it.decision.kind)).toLowerCase()}
+          {it.decision.reason ? ` (${rejectReasonLabel(it.decision.reason)})` : ''}
           {it.decision.reasonText ? ` — ${it.decision.reasonText}` : ''}
         </p>
       )}
@@ -43,9 +44,14 @@ export function GradePanel({ item: it, form, dispute }: { item: GradingItemView;
           {it.mine ? ' To change your mind, dispute it with a note below.' : ''}
         </p>
       )}
+      {!it.revealed && it.mine && it.labelsComplete && (
+        <p className="alert alert-info small" data-testid="grade-locked">
+          Your label is final: the item has all its labels. To change your mind, dispute it with a note below.
+        </p>
+      )}
       {it.mine && !locked && (
         <p className="muted small" data-testid="grade-blind-note">
-          Other graders’ labels stay hidden until the item is settled; until then you may revise yours.
+          Other graders’ labels stay hidden until the item is settled; you may revise yours until the item has all its labels.
         </p>
       )}
       <div className="grade-labels" role="group" aria-label="Label">
@@ -168,7 +174,7 @@ export function GradePanel({ item: it, form, dispute }: { item: GradingItemView;
           </ul>
         </div>
       )}
-      {it.revealed && it.mine && it.queue.status === 'OPEN' && <DisputeForm item={it} dispute={dispute} />}
+      {(it.revealed || it.labelsComplete) && it.mine && it.queue.status === 'OPEN' && <DisputeForm item={it} dispute={dispute} />}
       {it.others && (
         <div style={{ marginTop: 16 }} data-testid="grade-others">
           <h3 className="admin-subhead">Other graders</h3>

@@ -22,15 +22,20 @@ export function TagBadges({ tags }: { tags: readonly string[] }) {
   );
 }
 
-/** Complete / disputed / in progress / waiting as one bar, with a legend. */
+/**
+ * Complete / disputed / in progress / waiting as one bar, with a legend. A
+ * grader who does not lead the queue gets no disputed count (it would tell
+ * them whether labels agreed): complete is every item with all its labels.
+ */
 export function ProgressBar({ progress, legend = false }: { progress: QueueProgress; legend?: boolean }) {
   const pct = (n: number) => (progress.items ? `${(n / progress.items) * 100}%` : '0%');
-  const text = `${progress.complete} of ${progress.items} complete, ${progress.disputed} disputed, ${progress.inProgress} in progress, ${progress.waiting} waiting`;
+  const disputed = progress.disputed === null ? '' : `, ${progress.disputed} disputed`;
+  const text = `${progress.complete} of ${progress.items} complete${disputed}, ${progress.inProgress} in progress, ${progress.waiting} waiting`;
   return (
     <div data-testid="queue-progress" data-complete={progress.complete} data-items={progress.items}>
       <div className="progress-bar" role="img" aria-label={text} title={text}>
         <span className="progress-complete" style={{ width: pct(progress.complete) }} />
-        <span className="progress-disputed" style={{ width: pct(progress.disputed) }} />
+        {progress.disputed !== null && <span className="progress-disputed" style={{ width: pct(progress.disputed) }} />}
         <span className="progress-in-progress" style={{ width: pct(progress.inProgress) }} />
       </div>
       {legend && (
@@ -39,10 +44,12 @@ export function ProgressBar({ progress, legend = false }: { progress: QueueProgr
             <i className="progress-complete" />
             {progress.complete} complete
           </span>
-          <span>
-            <i className="progress-disputed" />
-            {progress.disputed} disputed
-          </span>
+          {progress.disputed !== null && (
+            <span>
+              <i className="progress-disputed" />
+              {progress.disputed} disputed
+            </span>
+          )}
           <span>
             <i className="progress-in-progress" />
             {progress.inProgress} in progress

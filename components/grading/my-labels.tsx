@@ -68,7 +68,7 @@ export function MyLabels({ queueId }: { queueId: string }) {
                     ) : i.settled ? (
                       'Settled'
                     ) : i.locked ? (
-                      'Locked (you saw the other labels)'
+                      'Final (a change of mind is a dispute)'
                     ) : i.label ? (
                       <span className="muted">Open: you may revise it</span>
                     ) : (

@@ -58,7 +58,7 @@ export function QueueList() {
               <td className="queue-progress">
                 <ProgressBar progress={q.progress} />
                 <div className="muted small" style={{ marginTop: 4 }}>
-                  {q.progress.complete} complete · {q.progress.disputed} disputed · {q.progress.inProgress} in progress ·{' '}
+                  {q.progress.complete} complete{q.progress.disputed !== null ? ` · ${q.progress.disputed} disputed` : ''} · {q.progress.inProgress} in progress ·{' '}
                   {q.progress.waiting} waiting
                 </div>
               </td>

@@ -7,9 +7,9 @@ import { ApiError } from '../api-client';
 import type { GradeItemActions } from './use-grade-item';
 import type { GradingItemView } from './types';
 
-/** A label settles nothing once the item is settled or the grader has seen the others' labels: the server refuses a revision then. */
+/** Once the item is settled, the grader has seen the others' labels, or their label is final (the fix has all its labels), the server refuses a revision. */
 export function isLocked(item: GradingItemView): boolean {
-  return item.consensus !== null || item.revealed !== null;
+  return item.consensus !== null || item.revealed !== null || (item.mine !== null && item.labelsComplete);
 }
 
 function isTyping(target: EventTarget | null): boolean {

@@ -17,7 +17,6 @@ export interface GradeInput {
 
 export interface GradeOutcome {
   outcome: string;
-  settledAutomatically: boolean;
 }
 
 /**

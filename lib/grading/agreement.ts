@@ -208,3 +208,42 @@ export function agreementWithConsensus(units: readonly Unit[], consensus: readon
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([rater, r]) => ({ rater, ...r, share: r.settled ? r.agreeing / r.settled : null }));
 }
+
+/** A rater's label or revision of it on one item, as the history keeps it. */
+export interface LabelEvent {
+  rater: string;
+  label: string;
+  at: Date;
+}
+
+/**
+ * One item's unit with each rater's label as it counts for agreement: as it
+ * stood when their label became final (finalAt: the item had all its labels,
+ * or the rater saw the others' labels, whichever came first). A revision after
+ * that was made knowing something of the others' labels, so the label counts
+ * as first given: the last one at or before the cut-off, or, for a rater who
+ * labelled only after it, their first. A rater without history or without a
+ * cut-off counts with their label as stored (`current`).
+ */
+export function labelsAsFirstGiven({
+  current,
+  events,
+  finalAt,
+}: {
+  current: ReadonlyArray<{ rater: string; label: string }>;
+  events: readonly LabelEvent[];
+  finalAt: ReadonlyMap<string, Date>;
+}): Unit {
+  const unit: Unit = {};
+  for (const { rater, label } of current) {
+    const cutoff = finalAt.get(rater);
+    const own = events.filter((e) => e.rater === rater).sort((a, b) => a.at.getTime() - b.at.getTime());
+    if (!cutoff || own.length === 0) {
+      unit[rater] = label;
+      continue;
+    }
+    const before = own.filter((e) => e.at.getTime() <= cutoff.getTime());
+    unit[rater] = (before.length > 0 ? before[before.length - 1] : own[0]).label;
+  }
+  return unit;
+}

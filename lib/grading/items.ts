@@ -25,11 +25,28 @@ import { VERDICT_KINDS } from '../../common/decisions';
 // skipping, settling a disputed item, and disputing a label after the reveal.
 // Every change is kept in GradeEvent and written to the audit log.
 //
+// Settled: the fix has a Consensus row, written by a manager, an admin or the
+// queue's lead grader (settleItem), or automatically by the label that
+// completes the fix when every label agrees (submitGrade). A dispute deletes
+// it again (disputeItem).
+//
+// Blind: nothing a grader sees or receives depends on what other graders'
+// labels say until the fix is settled (how many labels it has is the queue's
+// progress and decides who may take a slot, so that may show). The moment the
+// labels could first say something — whether they agree, hence whether the
+// last label settled the fix — is when the fix has all the labels it needs
+// ("complete"). From then on every label on it is final: a revision would be
+// a judgement made knowing the outcome (before this rule, a grader told "not
+// settled" could move to the majority and settle the fix as unanimous). So
+// an automatic settlement is final the moment it happens, and the grading
+// routes answer a grader alike whether or not it happened, except for the
+// settlement itself (the item, and their list of labels, show it).
+//
 // The reveal (GradeReveal): the moment a grader first saw other graders'
 // labels on a fix — its settlement, or the disputed list or export as the
-// queue's lead. From then on their label is locked, so the agreement figures
-// measure independent judgement, not conformity: a change of mind is a
-// dispute with a note (GradeEvent 'dispute', the Grade keeps the label as
+// queue's lead. From then on their label is locked too, so the agreement
+// figures measure independent judgement, not conformity: a change of mind is
+// a dispute with a note (GradeEvent 'dispute', the Grade keeps the label as
 // given blind) that returns the fix to the disputed list.
 //
 // Concurrency: every hand-out and every submission locks the queue's row
@@ -95,6 +112,22 @@ export async function revealQueueLabels({ queueId, user, via }: { queueId: strin
       ON CONFLICT DO NOTHING`;
   }, TX);
 }
+
+/**
+ * Does the fix have all the labels it needs: as many as the least demanding
+ * queue that holds it asks for? Labels are per fix, whichever queue they came
+ * through, so the first queue in which the fix is complete is where its
+ * labels could first be compared; from then on every label on it is final.
+ */
+export async function labelsCompleteTx(tx: Pick<Tx, '$queryRaw'>, fixId: string): Promise<boolean> {
+  const [row] = await tx.$queryRaw<Array<{ complete: boolean | null }>>`
+    SELECT (SELECT count(*) FROM "Grade" g WHERE g."fixId" = ${fixId})
+        >= (SELECT min(q."gradersPerFix") FROM "GradingItem" i JOIN "GradingQueue" q ON q.id = i."queueId" WHERE i."fixId" = ${fixId}) AS complete`;
+  return row?.complete === true;
+}
+
+const FINAL_TEXT =
+  'Your label on this fix is final: the fix has all the labels it needs, so what its labels say can no longer depend on yours. To change your mind, dispute it with a note (POST …/dispute): the lead grader settles it';
 
 const REVEAL_TEXT: Record<string, string> = {
   settled: 'when it was settled',
@@ -219,6 +252,11 @@ export interface GradingItemView {
    * label is locked: a change of mind is a dispute.
    */
   revealed: { at: string; via: string } | null;
+  /**
+   * The fix has all the labels it needs: every label on it is final (a change
+   * of mind is a dispute), settled or not. Says how many labels, never what they say.
+   */
+  labelsComplete: boolean;
   /** only once revealed: the other labels */
   others: OtherLabel[] | null;
   /** only once revealed */
@@ -288,7 +326,10 @@ async function buildItemView({
   // A settled item is open to every grader who looks: that look is a reveal
   // too (recorded, so a dispute that reopens the fix cannot make them blind again).
   if (settled) await recordRevealsTx(db, { fixIds: [fix.id], graderIds: [user.id], via: 'settled' });
-  const reveal = await db.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: fix.id, graderId: user.id } } });
+  const [reveal, labelsComplete] = await Promise.all([
+    db.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: fix.id, graderId: user.id } } }),
+    labelsCompleteTx(db, fix.id),
+  ]);
   const later = await db.changeRevision.findFirst({
     where: { changeId: fix.changeId, number: { gt: fix.revision.number } },
     orderBy: { number: 'desc' },
@@ -352,6 +393,7 @@ async function buildItemView({
     skipped: skip ? { reason: skip.reason } : null,
     leaseExpiresAt: lease && lease.expiresAt > new Date() ? lease.expiresAt.toISOString() : null,
     revealed: reveal ? { at: reveal.revealedAt.toISOString(), via: reveal.via } : null,
+    labelsComplete,
     others,
     consensus,
     disputes: disputes.map((d) => ({ label: d.label, note: d.rationale, at: d.createdAt.toISOString() })),
@@ -364,19 +406,24 @@ async function buildItemView({
 // ───── labelling ─────
 
 export interface SubmitResult {
-  /** label: the first label of this grader on this fix; revise: a change to it; unchanged: the same again */
+  /**
+   * label: the first label of this grader on this fix; revise: a change to it;
+   * unchanged: the same again. Nothing else: whether this label settled the
+   * fix would tell the grader whether the others agreed with them.
+   */
   outcome: 'label' | 'revise' | 'unchanged';
-  /** the fix's settled label after this submission, when it settled it (unanimous) */
-  settledAutomatically: boolean;
 }
 
 /**
  * Labels (or relabels) the item's fix for this grader. One label per fix and
- * grader, whichever queue it came through. Refused (409) once the grader has
- * seen the other labels (their label is locked: see disputeItem), once the
- * fix's label is settled, when the queue is closed, and when every slot is
- * taken by labels and other graders' reservations. The last of the needed
- * labels, when all agree, settles the fix automatically, with no settler.
+ * grader, whichever queue it came through. A revision is refused (409) once
+ * the fix has all its labels (every label is final then, settled or not, with
+ * the same answer either way), once the grader has seen the other labels
+ * (see disputeItem); a label is refused once the fix is settled, when the
+ * queue is closed, and when every slot is taken by labels and other graders'
+ * reservations. The label that completes the fix, when all agree, settles it
+ * automatically, with no settler. The same label again is 'unchanged' and
+ * writes nothing, whatever the fix's state.
  */
 export async function submitGrade({
   queueId,
@@ -396,10 +443,18 @@ export async function submitGrade({
     assertOpen(locked.status);
     // checked under the queue's lock: a reveal (settlement, the disputed list)
     // takes the same lock, so no label slips in after the grader has seen others
-    const [reveal, settled] = await Promise.all([
+    const [reveal, settled, existing, complete] = await Promise.all([
       tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
       tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } }),
+      tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
+      labelsCompleteTx(tx, item.fixId),
     ]);
+    const same = existing !== null && existing.label === input.label && existing.rationale === input.rationale && existing.tags.join(',') === input.tags.join(',');
+    // a second tab sending the same label again: nothing to do, in any state
+    if (same) return { outcome: 'unchanged' as const };
+    // checked before the reveal and the settlement: whether the last label
+    // settled the fix must not change the answer
+    if (existing && complete) throw new AppError('conflict', FINAL_TEXT);
     if (reveal) {
       throw new AppError(
         'conflict',
@@ -409,14 +464,10 @@ export async function submitGrade({
     if (settled) {
       throw new AppError('conflict', 'This fix’s label is already settled: labels can no longer change');
     }
-    const existing = await tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } });
     let outcome: SubmitResult['outcome'];
     if (existing) {
-      const same = existing.label === input.label && existing.rationale === input.rationale && existing.tags.join(',') === input.tags.join(',');
-      outcome = same ? 'unchanged' : 'revise';
-      if (!same) {
-        await tx.grade.update({ where: { id: existing.id }, data: { label: input.label, tags: input.tags, rationale: input.rationale } });
-      }
+      outcome = 'revise';
+      await tx.grade.update({ where: { id: existing.id }, data: { label: input.label, tags: input.tags, rationale: input.rationale } });
     } else {
       const held = await tx.gradingLease.findUnique({ where: { itemId_graderId: { itemId, graderId: user.id } } });
       const holding = held !== null && held.expiresAt > new Date();
@@ -428,29 +479,27 @@ export async function submitGrade({
     }
     await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
     await tx.gradingSkip.deleteMany({ where: { itemId, graderId: user.id } });
-    if (outcome !== 'unchanged') {
-      written.wrote('label', { fixId: item.fixId });
-      await tx.gradeEvent.create({
-        data: { fixId: item.fixId, actorId: user.id, queueId, kind: outcome, label: input.label, tags: input.tags, rationale: input.rationale },
-      });
-      await writeAudit(
-        { actorId: user.id, actorKind: 'user', action: `grading.${outcome}`, targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label: input.label } },
-        tx,
-      );
-    }
-    let settledAutomatically = false;
-    const labels = await tx.grade.findMany({ where: { fixId: item.fixId }, select: { label: true, graderId: true } });
+    written.wrote('label', { fixId: item.fixId });
+    await tx.gradeEvent.create({
+      data: { fixId: item.fixId, actorId: user.id, queueId, kind: outcome, label: input.label, tags: input.tags, rationale: input.rationale },
+    });
+    await writeAudit(
+      { actorId: user.id, actorKind: 'user', action: `grading.${outcome}`, targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label: input.label } },
+      tx,
+    );
+    // only a new label can complete the fix (a revision of a complete fix is
+    // refused above), so a settlement is decided once, on labels given blind
+    const labels = outcome === 'label' ? await tx.grade.findMany({ where: { fixId: item.fixId }, select: { label: true, graderId: true } }) : [];
     if (labels.length >= locked.gradersPerFix && new Set(labels.map((l) => l.label)).size === 1) {
       // the labels settled it, not the grader who happened to give the last one
       await tx.consensus.create({ data: { fixId: item.fixId, label: input.label, automatic: true, note: `Unanimous: ${labels.length} labels`, settledById: null } });
       await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'auto_settle', label: input.label } });
       await writeAudit({ actorKind: 'system', action: 'grading.auto_settle', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label: input.label, labels: labels.length } }, tx);
       await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: labels.map((l) => l.graderId), via: 'settled' });
-      settledAutomatically = true;
       // precision counts settled fixes
       written.wrote('consensus', { fixId: item.fixId });
     }
-    return { outcome, settledAutomatically };
+    return { outcome };
   }, { ...TX });
 }
 
@@ -578,11 +627,12 @@ export async function settleItem({
 }
 
 /**
- * A grader's change of mind after the reveal, with its note: their label
- * stays as given (the agreement figures keep measuring blind judgement), the
- * proposed label and note go into the history and the disputed list, and a
- * settled fix is reopened for the lead grader to settle again. Refused while
- * the grader is still blind (they revise their label directly).
+ * A grader's change of mind once their label is final (the fix has all its
+ * labels, or they have seen the others), with its note: their label stays as
+ * given (the agreement figures keep measuring blind judgement), the proposed
+ * label and note go into the history and the disputed list, and a settled fix
+ * is reopened for the lead grader to settle again. Refused while their label
+ * is still theirs to revise.
  */
 export async function disputeItem({
   queueId,
@@ -596,12 +646,15 @@ export async function disputeItem({
   return writeTx(async (tx, written) => {
     const locked = await lockQueueTx(tx, queueId);
     assertOpen(locked.status);
-    const [mine, reveal] = await Promise.all([
+    const [mine, reveal, complete] = await Promise.all([
       tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } }, select: { id: true } }),
       tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
+      labelsCompleteTx(tx, item.fixId),
     ]);
     if (!mine) throw new AppError('conflict', 'You have not labelled this fix: there is no label of yours to dispute');
-    if (!reveal) throw new AppError('conflict', 'Your label is not locked (you have not seen the other labels): revise it directly');
+    if (!reveal && !complete) {
+      throw new AppError('conflict', 'Your label is not locked (the fix is still waiting for labels and you have not seen the others): revise it directly');
+    }
     const deleted = await tx.consensus.deleteMany({ where: { fixId: item.fixId } });
     const reopened = deleted.count > 0;
     await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'dispute', label, rationale: note } });

@@ -20,7 +20,7 @@ export interface MyItem {
   settled: boolean;
   /** the settled label, only once this grader has seen it */
   consensus: GradeLabelName | null;
-  /** their label is locked: they have seen the other labels, or the item is settled */
+  /** their label is locked: the fix has all its labels, they have seen the other labels, or the item is settled */
   locked: boolean;
 }
 
@@ -38,11 +38,14 @@ export async function listMyItems({ queueId, user }: { queueId: string; user: Se
       skipReason: string | null;
       settledLabel: GradeLabelName | null;
       revealed: boolean;
+      complete: boolean;
     }>
   >`
     SELECT i.id AS "itemId", i.position, ch.title, ch."externalId", r.name AS repository,
       g.label::text AS label, g."updatedAt" AS "labelledAt", s.reason AS "skipReason",
-      c.label::text AS "settledLabel", (v."fixId" IS NOT NULL) AS revealed
+      c.label::text AS "settledLabel", (v."fixId" IS NOT NULL) AS revealed,
+      (SELECT count(*) FROM "Grade" a WHERE a."fixId" = i."fixId")
+        >= (SELECT min(q."gradersPerFix") FROM "GradingItem" o JOIN "GradingQueue" q ON q.id = o."queueId" WHERE o."fixId" = i."fixId") AS complete
     FROM "GradingItem" i
     JOIN "Fix" f ON f.id = i."fixId"
     JOIN "Change" ch ON ch.id = f."changeId"
@@ -63,7 +66,8 @@ export async function listMyItems({ queueId, user }: { queueId: string; user: Se
     skipReason: r.label ? null : r.skipReason,
     settled: r.settledLabel !== null,
     consensus: r.revealed ? r.settledLabel : null,
-    // a settled label no longer changes, whether or not they have looked
-    locked: r.revealed || r.settledLabel !== null,
+    // a settled label no longer changes, whether or not they have looked; a
+    // complete fix's labels are final (lib/grading/items.ts)
+    locked: r.revealed || r.settledLabel !== null || r.complete === true,
   }));
 }

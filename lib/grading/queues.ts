@@ -162,10 +162,13 @@ export async function setQueueStatus({ actor, queueId, status }: { actor: Sessio
 
 export interface QueueProgress {
   items: number;
-  /** settled (a consensus on the fix) */
+  /**
+   * settled (a consensus on the fix); for a grader who does not lead the
+   * queue, every item with all its labels, settled or not (see blindProgress)
+   */
   complete: number;
-  /** enough labels, not unanimous, not yet settled */
-  disputed: number;
+  /** enough labels, not unanimous, not yet settled; null for a grader who does not lead the queue */
+  disputed: number | null;
   /** some labels or reservations, not enough yet */
   inProgress: number;
   waiting: number;
@@ -243,12 +246,24 @@ export async function listQueues({ user }: { user: SessionUser }): Promise<Queue
   return queues.map((q) => toSummary(q, user, progress.get(q.id), mine.get(q.id) ?? 0));
 }
 
+/**
+ * The progress a grader who does not lead the queue sees. Which complete
+ * items settled themselves and which wait for the lead says whether their
+ * labels agreed, and the label that completes an item would learn it at once:
+ * so they see one count of items with all their labels.
+ */
+function blindProgress(p: QueueProgress): QueueProgress {
+  return { ...p, complete: p.complete + (p.disputed ?? 0), disputed: null };
+}
+
 function toSummary(
   q: Prisma.GradingQueueGetPayload<{ include: typeof SUMMARY_INCLUDE }>,
   user: SessionUser,
   progress: QueueProgress | undefined,
   labelled: number,
 ): QueueSummary {
+  const lead = canManageGrading(user) || q.leadGraderId === user.id;
+  const counts = progress ?? { items: 0, complete: 0, disputed: 0, inProgress: 0, waiting: 0 };
   return {
     id: q.id,
     name: q.name,
@@ -259,7 +274,7 @@ function toSummary(
     createdAt: q.createdAt.toISOString(),
     createdBy: q.createdBy.name,
     leadGrader: q.leadGrader,
-    progress: progress ?? { items: 0, complete: 0, disputed: 0, inProgress: 0, waiting: 0 },
+    progress: lead ? counts : blindProgress(counts),
     you: {
       grader: q.graders.some((g) => g.userId === user.id),
       lead: q.leadGraderId === user.id,

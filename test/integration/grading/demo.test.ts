@@ -56,9 +56,12 @@ describe('demo grading queue', () => {
     assert.equal(view.decision, null);
     // the first item's two history labels agree on CORRECT
     const agreed = await submitGrade({ queueId: queue.id, itemId: first.itemId, user: grader, input: GradeInputSchema.parse({ label: 'CORRECT' }) });
-    assert.equal(agreed.settledAutomatically, true);
+    assert.deepEqual(agreed, { outcome: 'label' }, 'the answer does not say whether it settled');
+    const fixOf = async (itemId: string) => (await db.db.gradingItem.findUniqueOrThrow({ where: { id: itemId } })).fixId;
+    assert.equal((await db.db.consensus.findUniqueOrThrow({ where: { fixId: await fixOf(first.itemId) } })).automatic, true);
     const second = (await nextItem({ queueId: queue.id, user: grader }))!;
     const disputed = await submitGrade({ queueId: queue.id, itemId: second.itemId, user: grader, input: GradeInputSchema.parse({ label: 'IRRELEVANT', rationale: 'Unrelated' }) });
-    assert.equal(disputed.settledAutomatically, false);
+    assert.deepEqual(disputed, { outcome: 'label' });
+    assert.equal(await db.db.consensus.count({ where: { fixId: await fixOf(second.itemId) } }), 0);
   });
 });

@@ -125,7 +125,7 @@ describe('grading service', () => {
     for (const user of graders.slice(0, 3)) {
       itemId = (await nextItem({ queueId: id, user }))!.itemId;
       const r = await submitGrade({ queueId: id, itemId, user, input: grade('CORRECT', '') });
-      assert.equal(r.settledAutomatically, user === graders[2]);
+      assert.deepEqual(r, { outcome: 'label' }, 'whether it settled is not the grader’s to know from the answer');
     }
     const fixId = (await db.db.gradingItem.findUniqueOrThrow({ where: { id: itemId } })).fixId;
     const settled = await db.db.consensus.findUniqueOrThrow({ where: { fixId } });
@@ -140,12 +140,12 @@ describe('grading service', () => {
       ['grading.auto_settle', 'system', null],
     ]);
     assert.equal(await db.db.gradeReveal.count({ where: { fixId, via: 'settled' } }), 3, 'all three have seen the others once settled');
-    await rejectsWith(submitGrade({ queueId: id, itemId, user: graders[0], input: grade('INCORRECT') }), 'conflict', /already settled/);
+    await rejectsWith(submitGrade({ queueId: id, itemId, user: graders[0], input: grade('INCORRECT') }), 'conflict', /Your label on this fix is final/);
     assert.equal((await db.db.consensus.findUniqueOrThrow({ where: { fixId } })).label, 'CORRECT');
     assert.equal(await nextItem({ queueId: id, user: graders[0] }), null);
   });
 
-  test('the lead revising while reading the disputed list: the label they saw is the label that stays', async () => {
+  test('the lead revising while reading the disputed list: the label they saw is the label that stays (final, as the item is complete)', async () => {
     for (let round = 0; round < 3; round++) {
       const [lead, other] = graders.slice(3, 5);
       const { id } = await freshQueue(1, { gradersPerFix: 2, graderIds: [lead.id, other.id], leadGraderId: lead.id });
@@ -161,10 +161,12 @@ describe('grading service', () => {
       const fixId = (await db.db.gradingItem.findUniqueOrThrow({ where: { id: itemId } })).fixId;
       const stored = (await db.db.grade.findUniqueOrThrow({ where: { fixId_graderId: { fixId, graderId: lead.id } } })).label;
       assert.equal(stored, seen);
-      if (revision.status === 'rejected') assert.match(String(revision.reason), /locked: you saw the other graders’ labels in the disputed list/);
-      else assert.equal(seen, 'IRRELEVANT');
-      // and afterwards, locked
-      await rejectsWith(submitGrade({ queueId: id, itemId, user: lead, input: grade('CORRECT', '') }), 'conflict', /locked/);
+      // the item has all its labels: the revision is refused whichever runs first
+      assert.equal(revision.status, 'rejected');
+      assert.match(String(revision.reason), /Your label on this fix is final/);
+      assert.equal(seen, 'INCORRECT');
+      // and afterwards, still final
+      await rejectsWith(submitGrade({ queueId: id, itemId, user: lead, input: grade('CORRECT', '') }), 'conflict', /final/);
     }
   });
 

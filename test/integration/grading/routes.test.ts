@@ -12,8 +12,10 @@ import { createFix, createRepo, createUser } from './helpers';
 // The grading API as callers see it. Blindness, proven per route: until an
 // item is settled (or its lead reads the disputed list), no grading route
 // shows a grader anyone else's label, rationale, the consensus, or the
-// reviewers' decision — their own label lifts nothing. Once they have seen
-// the others, their label is locked; a change of mind is a dispute.
+// reviewers' decision — their own label lifts nothing. Once the item has all
+// its labels, or they have seen the others, their label is final; a change of
+// mind is a dispute. (blindness.test.ts compares whole answers across worlds
+// whose labels differ.)
 // The route files are found at test time: a new grading route without a
 // blindness check fails here.
 
@@ -167,10 +169,12 @@ describe('grading routes', () => {
     assertBlindToOthers('the unsettled item after her own label', view.json);
     const mine = await call('queues/[id]/mine/route.ts', 'GET', 'ann', { params: p });
     assertBlind('her list of labels', { items: (mine.json as { items: Array<Record<string, unknown>> }).items.map((i) => ({ ...i, label: null })) });
-    // a blind revision is still hers to make
+    // hers was the last label the item needed: final now, settled or not, and still blind
+    assert.equal((view.json as { labelsComplete: boolean }).labelsComplete, true);
     const revised = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'incorrect', rationale: 'mine, on reflection' } });
-    assert.equal((revised.json as { outcome: string }).outcome, 'revise');
-    assertBlindToOthers('after a blind revision', (await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip })).json);
+    assert.equal(revised.status, 409);
+    assert.match((revised.json as { error: { message: string } }).error.message, /^Your label on this fix is final: the fix has all the labels it needs/);
+    assertBlindToOthers('after a refused revision', (await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip })).json);
   });
 
   test('no back door: outside grading, every route a grader who holds no other role can call shows no decision or label', async () => {
@@ -270,20 +274,17 @@ describe('grading routes', () => {
     assert.equal(again.status, 409);
     const revise = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'ann', { params: ip, body: { label: 'CORRECT' } });
     assert.equal(revise.status, 409, 'a later grade never changes a settled label');
-    assert.match(
-      (revise.json as { error: { message: string } }).error.message,
-      /already settled and your label on it is locked: you saw the other graders’ labels when it was settled \(.+\)\. To change your mind, dispute it with a note/,
-    );
+    assert.match((revise.json as { error: { message: string } }).error.message, /^Your label on this fix is final: .*To change your mind, dispute it with a note/);
     // settled: now Ann sees the other labels and the decision (so the blindness checks can fail)
     const view = await call('queues/[id]/items/[itemId]/route.ts', 'GET', 'ann', { params: ip });
     const text = JSON.stringify(view.json);
     assert.ok(text.includes(SECRET_RATIONALE));
     assert.ok(text.includes(SECRET_DECISION), 'decisions show once settled');
     assert.equal((view.json as { revealed: { via: string } }).revealed.via, 'settled');
-    // the lead saw items[1]'s labels in the disputed list: her label there is locked, settled or not
+    // items[1] has all its labels (and the lead saw them in the disputed list): her label there is final, settled or not
     const leadRevise = await call('queues/[id]/items/[itemId]/grade/route.ts', 'POST', 'cy', { params: { id: queueId, itemId: items[1].id }, body: { label: 'CORRECT' } });
     assert.equal(leadRevise.status, 409);
-    assert.match((leadRevise.json as { error: { message: string } }).error.message, /^Your label on it is locked: you saw the other graders’ labels in the disputed list/);
+    assert.match((leadRevise.json as { error: { message: string } }).error.message, /^Your label on this fix is final/);
     assert.equal((await db.db.grade.findUniqueOrThrow({ where: { fixId_graderId: { fixId: items[1].fixId, graderId: (await db.db.user.findFirstOrThrow({ where: { name: 'Cy Grader' } })).id } } })).label, 'INCORRECT');
     const consensus = await db.db.consensus.findUniqueOrThrow({ where: { fixId: items[0].fixId } });
     assert.equal(consensus.label, 'INCORRECT');
@@ -341,10 +342,10 @@ describe('grading routes', () => {
     assert.deepEqual(full.items[0].decision && [full.items[0].decision.kind, full.items[0].decision.reason, full.items[0].decision.reasonText], ['REJECT', 'OTHER', SECRET_DECISION]);
     const annFirst = row(items[0].fixId, 'Ann Grader');
     assert.deepEqual([annFirst[col('review_decision')], annFirst[col('review_reason')], annFirst[col('review_reason_text')], annFirst[col('policy')], annFirst[col('model')]], ['REJECT', 'OTHER', SECRET_DECISION, 'offline', '']);
-    // revisions: Ann's label on the first item, then her blind revision
+    // the history: Ann's label on the first item (her revision after it was complete was refused)
     const history = JSON.parse(annFirst[col('label_history')]) as Array<{ kind: string; label: string; rationale: string }>;
-    assert.deepEqual(history.map((h) => [h.kind, h.label, h.rationale]), [['label', 'INCORRECT', 'mine'], ['revise', 'INCORRECT', 'mine, on reflection']]);
-    assert.deepEqual(full.items[0].labels.find((l) => l.graderName === 'Ann Grader')!.history.map((h) => h.kind), ['label', 'revise']);
+    assert.deepEqual(history.map((h) => [h.kind, h.label, h.rationale]), [['label', 'INCORRECT', 'mine']]);
+    assert.deepEqual(full.items[0].labels.find((l) => l.graderName === 'Ann Grader')!.history.map((h) => h.kind), ['label']);
     // settled: Ann's label was revealed (locked) then; still blind on the third item
     assert.ok(annFirst[col('revealed_at')]);
     assert.equal(row(items[2].fixId, 'Bob Grader')[col('revealed_at')], '');
@@ -390,10 +391,10 @@ describe('grading routes', () => {
     assert.equal((annBob[2] as number[][])[i][j], 1, 'Ann INCORRECT against Bob OVERFITTING on the first item');
     // every step kept, and in the audit log
     const events = await db.db.gradeEvent.findMany({ where: { fixId: items[0].fixId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-    assert.deepEqual(events.filter((e) => e.actorId === ann.id).map((e) => [e.kind, e.label]), [['label', 'INCORRECT'], ['revise', 'INCORRECT'], ['dispute', 'CORRECT']]);
+    assert.deepEqual(events.filter((e) => e.actorId === ann.id).map((e) => [e.kind, e.label]), [['label', 'INCORRECT'], ['dispute', 'CORRECT']]);
     assert.deepEqual(events.filter((e) => e.kind === 'settle').map((e) => e.label), ['INCORRECT', 'CORRECT']);
     const audit = await db.db.auditLog.findMany({ where: { actorId: ann.id, action: { startsWith: 'grading.' } }, orderBy: { id: 'asc' } });
-    assert.deepEqual(audit.map((a) => a.action), ['grading.skip', 'grading.label', 'grading.revise', 'grading.label', 'grading.dispute']);
+    assert.deepEqual(audit.map((a) => a.action), ['grading.skip', 'grading.label', 'grading.label', 'grading.dispute']);
   });
 });
 

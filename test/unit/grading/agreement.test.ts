@@ -5,6 +5,7 @@ import {
   cohenKappaFromMatrix,
   fleissKappa,
   krippendorffAlpha,
+  labelsAsFirstGiven,
   pairwiseCohen,
   percentAgreement,
   type Unit,
@@ -145,5 +146,54 @@ describe('agreement with consensus', () => {
       { rater: 'bob', settled: 2, agreeing: 1, share: 0.5 },
     ]);
     assert.deepEqual(agreementWithConsensus([{ cy: 'CORRECT' }], [null]), [{ rater: 'cy', settled: 0, agreeing: 0, share: null }]);
+  });
+});
+
+describe('the label that counts', () => {
+  const t = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
+  test('a revision before the labels were final counts; one after counts as first given; without history, the label as stored', () => {
+    const unit = labelsAsFirstGiven({
+      current: [
+        { rater: 'ann', label: 'INCORRECT' },
+        { rater: 'bob', label: 'OVERFITTING' },
+        { rater: 'cy', label: 'CORRECT' },
+        { rater: 'dee', label: 'IRRELEVANT' },
+      ],
+      events: [
+        // Ann: labelled, revised blind, then revised after the fix was complete
+        { rater: 'ann', label: 'CORRECT', at: t(1) },
+        { rater: 'ann', label: 'OVERFITTING', at: t(2) },
+        { rater: 'ann', label: 'INCORRECT', at: t(9) },
+        // Bob: one label, kept
+        { rater: 'bob', label: 'OVERFITTING', at: t(3) },
+        // Cy: labelled only after the cut-off (through a queue that asks for more labels), then revised
+        { rater: 'cy', label: 'INCORRECT', at: t(7) },
+        { rater: 'cy', label: 'CORRECT', at: t(8) },
+      ],
+      finalAt: new Map([
+        ['ann', t(5)],
+        ['bob', t(5)],
+        ['cy', t(5)],
+        ['dee', t(5)],
+      ]),
+    });
+    assert.deepEqual(unit, { ann: 'OVERFITTING', bob: 'OVERFITTING', cy: 'INCORRECT', dee: 'IRRELEVANT' });
+  });
+
+  test('an earlier reveal is the cut-off for that rater; no cut-off: the label as stored', () => {
+    const unit = labelsAsFirstGiven({
+      current: [
+        { rater: 'ann', label: 'CORRECT' },
+        { rater: 'bob', label: 'CORRECT' },
+      ],
+      events: [
+        { rater: 'ann', label: 'INCORRECT', at: t(1) },
+        { rater: 'ann', label: 'CORRECT', at: t(3) },
+        { rater: 'bob', label: 'INCORRECT', at: t(1) },
+        { rater: 'bob', label: 'CORRECT', at: t(3) },
+      ],
+      finalAt: new Map([['ann', t(2)]]),
+    });
+    assert.deepEqual(unit, { ann: 'INCORRECT', bob: 'CORRECT' });
   });
 });
