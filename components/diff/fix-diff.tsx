@@ -3,6 +3,7 @@
 import dynamic from 'next/dynamic';
 import { useState } from 'react';
 import { fixFilesUrl, useFixFiles, type FixFile } from './use-fix-files';
+import { NARROW_SCREEN, useMediaQuery } from '@/components/shell/use-media-query';
 
 // The fix's diff, file by file, in Monaco's diff editor. Monaco is reached
 // only through this dynamic import with ssr: false: it needs the browser.
@@ -70,7 +71,11 @@ export function FixDiff({
   onEdit: (path: string, text: string) => void;
 }) {
   const files = useFixFiles(filesUrl, true);
-  const [sideBySide, setSideBySide] = useState(true);
+  // inline below 768 px, where two columns of code would each be clipped to half a phone; the reviewer's own choice wins
+  const narrow = useMediaQuery(NARROW_SCREEN);
+  const [layout, setLayout] = useState<'side-by-side' | 'inline' | null>(null);
+  const sideBySide = layout === null ? !narrow : layout === 'side-by-side';
+  const setSideBySide = (on: boolean) => setLayout(on ? 'side-by-side' : 'inline');
 
   if (files.isPending) return <div className="card muted small" data-testid="diff-loading">Loading the fix’s files…</div>;
   if (files.isError) {
