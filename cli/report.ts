@@ -66,6 +66,32 @@ interface IngestAnswer {
   created: boolean;
   superseded?: boolean;
   droppedFailures?: number;
+  /** the failing tests this report named (the first ones), with their messages */
+  failingTests?: Array<{ testId: string; message: string }>;
+  failingTestsNotListed?: number;
+}
+
+// A CI log is read at a glance: the first tests, each message on one line.
+const LISTED_TESTS = 20;
+const MESSAGE_CHARS = 200;
+
+/** A message on one line: whitespace runs (line breaks included) as one space, cut with an ellipsis. */
+export function oneLineMessage(message: string, max = MESSAGE_CHARS): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  if (!line) return '(no message)';
+  if (line.length <= max) return line;
+  // never end on half a surrogate pair
+  const cut = /[\uD800-\uDBFF]/.test(line.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${line.slice(0, cut).trimEnd()}…`;
+}
+
+function failingTestsText(answer: IngestAnswer): string {
+  const tests = answer.failingTests ?? [];
+  const listed = tests.slice(0, LISTED_TESTS);
+  const more = tests.length - listed.length + (answer.failingTestsNotListed ?? 0);
+  const lines = listed.map((t) => `  ${t.testId}\n      ${oneLineMessage(t.message)}\n`);
+  if (more > 0) lines.push(`  … and ${more} more failing test${more === 1 ? '' : 's'}\n`);
+  return lines.join('');
 }
 
 interface ErrorAnswer {
@@ -173,6 +199,7 @@ export async function reportCommand(argv: string[], io: CliIo): Promise<number> 
   } else {
     io.stdout(`head ${facts.headRev.slice(0, 12)} on ${facts.branch} by ${facts.author}; base ${facts.baseRev.slice(0, 12)} (${facts.baseFrom})\n`);
     io.stdout(summary(body as IngestAnswer, opts.change));
+    io.stdout(failingTestsText(body as IngestAnswer));
   }
   return 0;
 }

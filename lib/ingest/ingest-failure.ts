@@ -11,6 +11,7 @@ import type { IngestUpload } from './body';
 import { collectFailures, type CollectedFailures, type FailureDraft } from './failures';
 import type { IngestMetadata } from './schema';
 import { cleanText, truncateHeadTail } from './text';
+import { capChars } from '../../common/text';
 
 // Stores one failing revision of a change: the change (upserted by its CI
 // id), the revision (by head revision) and its failures (by test id), all in
@@ -35,7 +36,22 @@ export interface IngestResult {
   superseded: boolean;
   /** failures beyond the per-revision cap that were not stored */
   droppedFailures: number;
+  /**
+   * The failing tests this upload named, in its order: the first
+   * ANSWER_TESTS, each message cut at ANSWER_MESSAGE_CHARS (the answer stays
+   * small however many tests failed; the change's page has them whole).
+   */
+  failingTests: Array<{ testId: string; message: string }>;
+  /** failing tests of this upload beyond failingTests */
+  failingTestsNotListed: number;
 }
+
+/** What storing a revision decides; the answer adds what the upload itself said. */
+type StoredRevision = Omit<IngestResult, 'droppedFailures' | 'failingTests' | 'failingTestsNotListed'>;
+
+// enough for a CI log to show what failed at a glance
+const ANSWER_TESTS = 100;
+const ANSWER_MESSAGE_CHARS = 1_000;
 
 export interface IngestLimits {
   maxLogBytes: number;
@@ -111,7 +127,13 @@ export async function ingestFailureReport({
   // After the commit, never inside it: the pre-execution filters and the run
   // queue read what this transaction stored (and the worker is another process).
   if (stored.created && !stored.superseded) await triageStoredRevision({ changeId: stored.changeId, revisionId: stored.revisionId });
-  return { ...stored, droppedFailures: collected.droppedFailures };
+  const listed = collected.failures.slice(0, ANSWER_TESTS);
+  return {
+    ...stored,
+    droppedFailures: collected.droppedFailures,
+    failingTests: listed.map((f) => ({ testId: f.testId, message: capChars(f.message, ANSWER_MESSAGE_CHARS) })),
+    failingTestsNotListed: collected.failures.length - listed.length,
+  };
 }
 
 /**
@@ -247,7 +269,7 @@ async function storeRevision({
   reports: CollectedFailures['reports'];
   log: { text: string; truncatedBytes: number };
   reporter: IngestReporter;
-}): Promise<Omit<IngestResult, 'droppedFailures'>> {
+}): Promise<StoredRevision> {
   const externalId = metadata.change.externalId;
   await lockChange({ tx, repositoryId, externalId });
   const now = new Date();
@@ -264,7 +286,7 @@ async function storeRevision({
 
   const change = await tx.change.findUnique({ where: { repositoryId_externalId: { repositoryId, externalId } } });
 
-  let result: Omit<IngestResult, 'droppedFailures'>;
+  let result: StoredRevision;
   if (!change) {
     const created = await tx.change.create({
       data: {
@@ -339,7 +361,7 @@ async function repostRevision({
   failures: FailureDraft[];
   log: { text: string; truncatedBytes: number };
   now: Date;
-}): Promise<Omit<IngestResult, 'droppedFailures'>> {
+}): Promise<StoredRevision> {
   const added = await insertFailures({ tx, changeId: change.id, revisionId: revision.id, failures, ciUrl: metadata.ciUrl });
   if (revision.ciLog === '' && log.text !== '') {
     await tx.changeRevision.update({
@@ -389,7 +411,7 @@ async function addRevision({
   failures: FailureDraft[];
   revisionData: Omit<Prisma.ChangeRevisionUncheckedCreateInput, 'changeId' | 'number'>;
   now: Date;
-}): Promise<Omit<IngestResult, 'droppedFailures'>> {
+}): Promise<StoredRevision> {
   const [last, current] = await Promise.all([
     tx.changeRevision.findFirst({ where: { changeId: change.id }, orderBy: { number: 'desc' }, select: { number: true } }),
     tx.changeRevision.findUnique({

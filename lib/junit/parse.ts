@@ -69,10 +69,66 @@ export function sanitizeXmlText(text: string): string {
   return text.replace(INVALID_XML_CHARS, '\uFFFD');
 }
 
-function decodeInput(input: string | Uint8Array): string {
-  // Non-fatal decoding turns invalid UTF-8 sequences into U+FFFD instead of failing the upload.
-  const text = typeof input === 'string' ? input : new TextDecoder('utf-8', { fatal: false }).decode(input);
-  return sanitizeXmlText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+interface DecodedReport {
+  text: string;
+  /** how the bytes were read, for an error about them; null for UTF-8 without a byte order mark */
+  readAs: string | null;
+  warning?: string;
+}
+
+const CANNOT_READ = 'which cannot be read here: write it in UTF-8 or UTF-16';
+
+/**
+ * The report's bytes as text, by the rules of XML 1.0 (appendix F): a byte
+ * order mark first (UTF-8, UTF-16 either way; UTF-32 is refused), else
+ * UTF-16 told by its first characters "<?", else the encoding its
+ * declaration names (UTF-8 when it names none). CI on Windows (.NET,
+ * PowerShell) writes UTF-16 with a mark. Decoding is not fatal: a bad
+ * sequence becomes U+FFFD rather than failing the upload, and a report that
+ * does not decode to well-formed XML is refused by the parser.
+ */
+function decodeBytes(b: Uint8Array): DecodedReport {
+  const starts = (...head: number[]) => head.every((v, i) => b[i] === v);
+  const decode = (encoding: string, skip: number) => new TextDecoder(encoding, { fatal: false, ignoreBOM: true }).decode(b.subarray(skip));
+  if (starts(0xff, 0xfe, 0, 0) || starts(0, 0, 0xfe, 0xff)) {
+    throw new JunitParseError('malformed', `JUnit report is in UTF-32 (by its byte order mark), ${CANNOT_READ}`);
+  }
+  if (starts(0xef, 0xbb, 0xbf)) return { text: decode('utf-8', 3), readAs: 'UTF-8, from its byte order mark' };
+  if (starts(0xff, 0xfe)) return { text: decode('utf-16le', 2), readAs: 'UTF-16LE, from its byte order mark' };
+  if (starts(0xfe, 0xff)) return { text: decode('utf-16be', 2), readAs: 'UTF-16BE, from its byte order mark' };
+  if (starts(0x3c, 0, 0x3f, 0)) return { text: decode('utf-16le', 0), readAs: 'UTF-16LE, from its first characters' };
+  if (starts(0, 0x3c, 0, 0x3f)) return { text: decode('utf-16be', 0), readAs: 'UTF-16BE, from its first characters' };
+  // single bytes from here: the declaration, if any, is ASCII
+  const head = new TextDecoder('latin1').decode(b.subarray(0, 512));
+  const declared = /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._:-]*)\1/.exec(head)?.[2];
+  if (!declared) return { text: decode('utf-8', 0), readAs: null };
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(declared, { fatal: false, ignoreBOM: true });
+  } catch {
+    throw new JunitParseError('malformed', `JUnit report declares the encoding "${declared}", ${CANNOT_READ}`);
+  }
+  if (decoder.encoding === 'utf-8') return { text: decoder.decode(b), readAs: null };
+  if (decoder.encoding.startsWith('utf-16')) {
+    // UTF-16 would have shown in its first bytes: the declaration is wrong, the bytes are what was written
+    return { text: decode('utf-8', 0), readAs: 'UTF-8', warning: `the report declares ${declared.toUpperCase()} but is written in single bytes: read as UTF-8` };
+  }
+  const text = decoder.encoding === 'windows-1252' ? fixWindows1252(decoder.decode(b)) : decoder.decode(b);
+  return { text, readAs: `${decoder.encoding}, as its declaration says` };
+}
+
+// windows-1252's 0x80-0x9F as the Encoding Standard maps them (ISO-8859-1 and
+// latin1 labels mean windows-1252 there); Node 20's decoder leaves them as the
+// C1 controls U+0080-U+009F. The five bytes windows-1252 leaves undefined stay.
+const WINDOWS_1252_HIGH = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
+function fixWindows1252(text: string): string {
+  return text.replace(/[\u0080-\u009F]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]);
+}
+
+function decodeInput(input: string | Uint8Array): DecodedReport {
+  const decoded = typeof input === 'string' ? { text: input, readAs: null } : decodeBytes(input);
+  const text = decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text;
+  return { ...decoded, text: sanitizeXmlText(text) };
 }
 
 interface CaseDraft {
@@ -159,10 +215,10 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
   if (size > limits.maxBytes) {
     throw new JunitParseError('too_large', `JUnit report is ${size} bytes; the limit is ${limits.maxBytes}`);
   }
-  const xml = decodeInput(input);
+  const { text: xml, readAs, warning } = decodeInput(input);
 
   const results: TestResult[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = warning ? [warning] : [];
   const suitePath: string[] = [];
   let suites = 0;
   let rootSeen = false;
@@ -326,7 +382,8 @@ export function parseJunitXml(input: string | Uint8Array, opts: ParseJunitOption
     parser.write(xml).close();
   } catch (err) {
     if (err instanceof JunitParseError) throw err;
-    throw new JunitParseError('malformed', `JUnit report is not well-formed XML: ${(err as Error).message}`, { cause: err });
+    const report = readAs ? `JUnit report (read as ${readAs})` : 'JUnit report';
+    throw new JunitParseError('malformed', `${report} is not well-formed XML: ${(err as Error).message}`, { cause: err });
   }
   if (!rootSeen) throw new JunitParseError('not_junit', 'JUnit report has no root element');
   if (results.length === 0) warnings.push('no test cases found');

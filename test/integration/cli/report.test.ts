@@ -137,6 +137,10 @@ describe('flowfix report', () => {
     );
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /Reported change PR-7, revision 1: new revision; 3 failing test\(s\)/);
+    // each failing test with its message, the message on one line
+    assert.match(res.stdout, /\n {2}test::cart > total sums prices\n {6}Expected values to be strictly equal:4 !== 3\n/);
+    assert.match(res.stdout, /\n {2}test::cart > empty cart\n {6}Expected values to be strictly deep-equal:\+ actual - expected \{\+ a: 1- a: 0 \}\n/);
+    assert.match(res.stdout, /\n {2}test::top-level throws\n {6}boom </);
 
     const headRev = await git(clone, 'rev-parse', 'HEAD');
     const change = await db.db.change.findFirstOrThrow({ where: { externalId: 'PR-7' }, include: { revisions: true, failures: true } });
@@ -165,6 +169,37 @@ describe('flowfix report', () => {
     const answer = JSON.parse(res.stdout) as { created: boolean; revisionNumber: number; failures: number };
     assert.deepEqual([answer.created, answer.revisionNumber, answer.failures], [false, 1, 3]);
     assert.equal(await db.db.changeRevision.count({ where: { change: { externalId: 'PR-7' } } }), 1);
+  });
+
+  test('many failing tests: the first 20 with their messages shortened to a line, then how many more; a UTF-16 report is read', async () => {
+    const long = `AssertionError: totals differ\n\n${'x'.repeat(600)}\n    at Object.total (cart.test.js:3:9)`;
+    const cases = Array.from({ length: 25 }, (_, i) =>
+      `<testcase classname="cart" name="case ${String(i).padStart(2, '0')}"><failure message="${i === 0 ? long.replace(/\n/g, '&#10;') : `wrong ${i}`}"/></testcase>`,
+    ).join('');
+    const xml = `<?xml version="1.0" encoding="UTF-16"?>\n<testsuite name="cart">${cases}<testcase classname="cart" name="größe ✓"><failure message="attendu 3, reçu 4 — €"/></testcase></testsuite>`;
+    const file = path.join(work, 'report-utf16.xml');
+    // as .NET and PowerShell write it: UTF-16 little endian with a byte order mark
+    fs.writeFileSync(file, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]));
+    const res = await flowfix(['report', '--junit', file, '--repository', 'shop', '--change', 'PR-11'], {
+      cwd: clone,
+      env: { FLOWFIX_SERVER: serverUrl, FLOWFIX_TOKEN: seeded.tokens.scoped },
+    });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /26 failing test\(s\)/);
+    const lines = res.stdout.split('\n');
+    const first = lines.findIndex((l) => l === '  cart::case 00');
+    assert.ok(first > 0, res.stdout);
+    // one line, whitespace collapsed, cut with an ellipsis
+    const message = lines[first + 1];
+    assert.match(message, /^ {6}AssertionError: totals differ x{10,}…$/);
+    assert.ok(message.length <= 6 + 200, `${message.length} characters`);
+    assert.equal(lines[first + 2], '  cart::case 01');
+    assert.equal(lines[first + 3], '      wrong 1');
+    assert.ok(res.stdout.includes('  cart::case 19\n      wrong 19\n'), res.stdout);
+    assert.ok(!res.stdout.includes('case 20'), 'only the first 20 are listed');
+    assert.match(res.stdout, /\n {2}… and 6 more failing tests\n/);
+    const stored = await db.db.failure.findFirstOrThrow({ where: { testName: 'größe ✓' } });
+    assert.equal(stored.message, 'attendu 3, reçu 4 — €');
   });
 
   test('--base, --repo, --server and --token flags override the defaults', async () => {

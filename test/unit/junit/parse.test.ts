@@ -137,6 +137,69 @@ describe('test ids', () => {
   });
 });
 
+describe('encodings', () => {
+  // what .NET, PowerShell and some Java tools write: UTF-16 with a byte order mark and a declaration saying so
+  const REPORT = '<?xml version="1.0" encoding="utf-16"?>\n<testsuites><testsuite name="Größe ✓"><testcase classname="Cart" name="total 🛒"><failure message="expected 3 but was 4 — €">at Cart.total</failure></testcase><testcase classname="Cart" name="empty"/></testsuite></testsuites>';
+  const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+  const read = (bytes: Uint8Array) => {
+    const parsed = parseJunitXml(bytes);
+    assert.deepEqual(
+      parsed.results.map((r) => [r.id, r.status]),
+      [
+        ['Cart::total 🛒', 'failed'],
+        ['Cart::empty', 'passed'],
+      ],
+    );
+    assert.equal(parsed.results[0].message, 'expected 3 but was 4 — €');
+    return parsed;
+  };
+
+  test('UTF-16 little endian with a byte order mark', () => {
+    read(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(REPORT, 'utf16le')]));
+  });
+
+  test('UTF-16 big endian with a byte order mark', () => {
+    read(Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(REPORT)]));
+  });
+
+  test('UTF-16 without a byte order mark, told by its first characters (either byte order)', () => {
+    read(Buffer.from(REPORT, 'utf16le'));
+    read(utf16be(REPORT));
+  });
+
+  test('UTF-8 with a byte order mark and a declaration', () => {
+    read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(REPORT.replace('utf-16', 'UTF-8'), 'utf8')]));
+  });
+
+  test('a single-byte encoding its declaration names', () => {
+    const latin1 = '<?xml version="1.0" encoding="ISO-8859-1"?><testsuite><testcase classname="Größe" name="préféré"><failure message="naïve"/></testcase></testsuite>';
+    const parsed = parseJunitXml(Buffer.from(latin1, 'latin1'));
+    assert.equal(parsed.results[0].id, 'Größe::préféré');
+    assert.equal(parsed.results[0].message, 'naïve');
+    const cp1252 = Buffer.concat([Buffer.from("<?xml version='1.0' encoding='windows-1252'?><testsuite><testcase classname='c' name='costs "), Buffer.from([0x80]), Buffer.from("'/></testsuite>")]);
+    assert.equal(parseJunitXml(cp1252).results[0].name, 'costs €');
+  });
+
+  test('a declaration saying UTF-16 over single bytes is read as UTF-8, with a warning', () => {
+    const parsed = parseJunitXml(Buffer.from(REPORT, 'utf8'));
+    assert.equal(parsed.results[0].message, 'expected 3 but was 4 — €');
+    assert.ok(parsed.warnings.some((w) => /declares UTF-16 but is written in single bytes: read as UTF-8/.test(w)), parsed.warnings.join('; '));
+  });
+
+  test('an encoding that cannot be read, UTF-32, and broken UTF-16 are refused with what was tried', () => {
+    const refused = (bytes: Uint8Array, message: RegExp) =>
+      assert.throws(
+        () => parseJunitXml(bytes),
+        (err: unknown) => err instanceof JunitParseError && err.reason === 'malformed' && message.test(err.message) && toHttpError(err).status === 400,
+      );
+    refused(Buffer.from('<?xml version="1.0" encoding="EBCDIC-XYZ"?><testsuite/>'), /declares the encoding "EBCDIC-XYZ", which cannot be read here: write it in UTF-8 or UTF-16/);
+    refused(Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('<\0\0\0')]), /UTF-32.*write it in UTF-8 or UTF-16/);
+    // well-formed in UTF-16 until it is cut off in the middle of a tag
+    const cut = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(REPORT, 'utf16le')]).subarray(0, 120);
+    refused(cut, /^JUnit report \(read as UTF-16LE, from its byte order mark\) is not well-formed XML: /);
+  });
+});
+
 describe('hostile and broken input', () => {
   test('XXE with an external entity is refused before anything is read', () => {
     const xml = `<?xml version="1.0"?>\n<!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<testsuite><testcase name="a" classname="b"><failure message="&xxe;"/></testcase></testsuite>`;
