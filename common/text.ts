@@ -15,3 +15,23 @@ export function capChars(text: string, max: number): string {
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * A label wrapped at spaces onto at most `maxLines` lines of at most `width`
+ * characters (a chart's category name under its bar); what does not fit is
+ * cut with "…" on the last line, so no line is ever wider than `width`.
+ */
+export function wrapLabel(text: string, width: number, maxLines: number): string[] {
+  const cut = (line: string) => (line.length <= width ? line : `${line.slice(0, Math.max(1, width - 1)).trimEnd()}…`);
+  const words = text.split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [''];
+  const lines: string[] = [];
+  let i = 0;
+  while (i < words.length && lines.length < maxLines - 1) {
+    let line = words[i++]!;
+    while (i < words.length && line.length + 1 + words[i]!.length <= width) line += ` ${words[i++]}`;
+    lines.push(cut(line));
+  }
+  if (i < words.length) lines.push(cut(words.slice(i).join(' ')));
+  return lines;
+}

@@ -4,7 +4,7 @@ import { Bar, BarChart, CartesianGrid, Cell as BarCell, ComposedChart, Legend, L
 import { formatCount, formatPercent, formatUtcDay } from '@/common/format';
 import { rejectReasonLabel, surfaceLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SERIES, SectionState, TOOLTIP, ZERO_BAR, countOf, dayTick, percentTick } from './charts';
+import { ACTIVE_DOT, AXIS, CATEGORY_AXIS, CHART, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SERIES, SectionState, TOOLTIP, ZERO_BAR, countOf, dayTick, percentTick } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const pct = (v: unknown) => formatPercent(v as number | null);
@@ -42,7 +42,7 @@ export function AdoptionView() {
           <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
             <BarChart {...CHART} data={surfaces} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
               <CartesianGrid {...GRID} />
-              <XAxis dataKey="label" {...AXIS} />
+              <XAxis dataKey="label" {...AXIS} {...CATEGORY_AXIS} />
               <YAxis tickFormatter={percentTick} domain={[0, 1]} {...AXIS} width={48} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend {...LEGEND} />

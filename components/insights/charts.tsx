@@ -4,6 +4,7 @@ import { useSyncExternalStore, type ReactNode } from 'react';
 import Link from 'next/link';
 import { formatCount, formatPercent, formatUtcDay } from '@/common/format';
 import { humaniseCode } from '@/common/labels';
+import { wrapLabel } from '@/common/text';
 
 // What the Insights charts share: one palette, axis styling, and the tiles.
 // Every colour is a design token of app/globals.css (--chart-*), passed to
@@ -67,6 +68,38 @@ export const CHART = { accessibilityLayer: false } as const;
 // Every Bar and Line has isAnimationActive={false}: the figures are drawn at
 // once (seen: a chart left empty on a busy machine while its entry
 // animation waited for frames), and nothing moves for people who read them.
+
+/** about how wide a character of the axis' 12 px text is, in px */
+const CHAR_PX = 6.8;
+
+/**
+ * A category's name under its bars. recharts drops the names that do not fit
+ * side by side (on a phone the tallest bars went unnamed); this draws every
+ * one, wrapped onto two lines of its share of the axis and cut with "…" past
+ * them, the whole name in its title (a tooltip, and what screen readers and
+ * the chart's table give in full).
+ */
+export function CategoryTick(props: { x?: number; y?: number; payload?: { value?: unknown }; width?: number; visibleTicksCount?: number }) {
+  const { x = 0, y = 0, payload, width = 0, visibleTicksCount = 1 } = props;
+  const name = String(payload?.value ?? '');
+  const room = width / Math.max(1, visibleTicksCount) - 6;
+  const lines = wrapLabel(name, Math.max(4, Math.floor(room / CHAR_PX)), 2);
+  return (
+    <g transform={`translate(${x},${y})`} className="insights-category-tick" data-name={name}>
+      <title>{name}</title>
+      <text textAnchor="middle" fontSize={12} fill="var(--chart-axis)">
+        {lines.map((line, i) => (
+          <tspan key={i} x={0} dy={i === 0 ? 12 : 14}>
+            {line}
+          </tspan>
+        ))}
+      </text>
+    </g>
+  );
+}
+
+/** A category x axis: every name drawn (interval 0), two lines of room. */
+export const CATEGORY_AXIS = { interval: 0, tick: <CategoryTick />, height: 40 } as const;
 
 /** A bar of value 0 is drawn as a sliver, so a zero reads as zero, not as a missing bar. */
 export const ZERO_BAR = 2;

@@ -4,7 +4,7 @@ import { Bar, BarChart, CartesianGrid, ComposedChart, LabelList, Legend, Line, R
 import { formatCost, formatCostExact, formatCount, formatPercent, formatTokens, formatUtcDay } from '@/common/format';
 import { policyLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, dayTick, CHART, ZERO_BAR } from './charts';
+import { ACTIVE_DOT, AXIS, CATEGORY_AXIS, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, dayTick, CHART, ZERO_BAR } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const usd = (v: unknown) => (v === null || v === undefined ? '—' : formatCost(Number(v)));
@@ -107,7 +107,7 @@ export function CostView() {
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
           <BarChart {...CHART} data={groups} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...GRID} />
-            <XAxis dataKey="label" {...AXIS} />
+            <XAxis dataKey="label" {...AXIS} {...CATEGORY_AXIS} />
             <YAxis tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={usd} />
             <Legend {...LEGEND} />

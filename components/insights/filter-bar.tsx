@@ -93,7 +93,7 @@ export function InsightsFilterBar({ repositories }: { repositories: Array<{ name
         </select>
         <select className="select" aria-label="Policy" data-testid="insights-policy" value={query.policy ?? ''} onChange={(e) => set({ policy: e.target.value || undefined })}>
           <option value="">Every policy</option>
-          {query.policy && !(RUN_POLICIES as readonly string[]).includes(query.policy) && <option value={query.policy}>{query.policy}</option>}
+          {query.policy && !(RUN_POLICIES as readonly string[]).includes(query.policy) && <option value={query.policy}>{policyLabel(query.policy)}</option>}
           {RUN_POLICIES.map((p) => (
             <option key={p} value={p}>
               {policyLabel(p)}

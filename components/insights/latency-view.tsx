@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatDuration, formatMinutes, formatPercent } from '@/common/format';
 import { ChartCard, type Cell } from './chart-card';
-import { ACTIVE_DOT, AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick, CHART, ZERO_BAR } from './charts';
+import { ACTIVE_DOT, AXIS, CATEGORY_AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick, CHART, ZERO_BAR } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const minutes = formatMinutes;
@@ -79,7 +79,7 @@ export function LatencyView() {
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
           <BarChart {...CHART} data={phases} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid {...GRID} />
-            <XAxis dataKey="label" {...AXIS} />
+            <XAxis dataKey="label" {...AXIS} {...CATEGORY_AXIS} />
             <YAxis tickFormatter={(v: number) => `${v} min`} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 60_000)} />
             <Legend {...LEGEND} />
