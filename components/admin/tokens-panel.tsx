@@ -7,6 +7,7 @@ import type { AdminToken } from './types';
 import { useAdminRepositories } from './use-admin-repositories';
 import { useAdminTokens, useIssueToken, useRevokeToken } from './use-admin-tokens';
 import { DataTable } from '@/components/data-table';
+import { TokenExpiryField, expiresAtFor, type TokenExpiryChoice } from '@/components/token-expiry';
 
 function IssuedToken({ token, name, onDismiss }: { token: string; name: string; onDismiss: () => void }) {
   const [copied, setCopied] = useState(false);
@@ -50,14 +51,16 @@ function IssueTokenForm({ onIssued, onCancel }: { onIssued: (r: { token: string;
   const issue = useIssueToken();
   const repositories = useAdminRepositories();
   const [name, setName] = useState('');
-  const [scope, setScope] = useState<'all' | 'chosen'>('all');
+  // one repository's CI is the usual case: "all repositories" is a deliberate choice
+  const [scope, setScope] = useState<'all' | 'chosen'>('chosen');
+  const [expiry, setExpiry] = useState<TokenExpiryChoice>('90');
   const [chosen, setChosen] = useState<string[]>([]);
   const active = repositories.data?.filter((r) => !r.archivedAt) ?? [];
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
     issue.mutate(
-      { name, allRepositories: scope === 'all', repositoryIds: scope === 'all' ? [] : chosen },
+      { name, allRepositories: scope === 'all', repositoryIds: scope === 'all' ? [] : chosen, expiresAt: expiresAtFor(expiry) },
       { onSuccess: (r) => onIssued({ token: r.token, name: r.record.name }) },
     );
   }
@@ -103,6 +106,7 @@ function IssueTokenForm({ onIssued, onCancel }: { onIssued: (r: { token: string;
           </div>
         )}
       </fieldset>
+      <TokenExpiryField value={expiry} onChange={setExpiry} testId="token-expiry" />
       {issue.isError && (
         <div className="alert alert-error" role="alert" data-testid="token-issue-error">
           {describeError(issue.error)}
@@ -155,6 +159,9 @@ function TokenRow({ token }: { token: AdminToken }) {
         <div className="muted">{formatDateTime(token.createdAt)}</div>
       </td>
       <td className="small">{formatAgo(token.lastUsedAt)}</td>
+      <td className="small" data-testid="token-expires">
+        {token.expiresAt ? formatDateTime(token.expiresAt) : 'never'}
+      </td>
       <td data-testid="token-status">
         {revoked ? (
           <span className="badge badge-rejected" title={formatDateTime(token.revokedAt)}>
@@ -233,7 +240,7 @@ export function TokensPanel() {
       )}
       <DataTable
         label="CI tokens"
-        headers={['Token', 'Scope', 'Created by', 'Last used', 'Status', '']}
+        headers={['Token', 'Scope', 'Created by', 'Last used', 'Expires', 'Status', '']}
         query={tokens}
         rows={tokens.data}
         loading="Loading tokens…"

@@ -16,7 +16,7 @@ export function useAdminTokens() {
 export function useIssueToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name: string; allRepositories: boolean; repositoryIds: string[] }) =>
+    mutationFn: (input: { name: string; allRepositories: boolean; repositoryIds: string[]; expiresAt: string | null }) =>
       requestJson<{ token: string; record: AdminToken }>('/api/admin/tokens', { method: 'POST', body: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: adminTokensKey }),
   });

@@ -12,14 +12,7 @@ import {
   type PersonalTokenKind,
   type PersonalTokenScope,
 } from './use-personal-tokens';
-
-const EXPIRIES = [
-  { value: '7', label: '7 days' },
-  { value: '30', label: '30 days' },
-  { value: '90', label: '90 days' },
-  { value: '365', label: '1 year' },
-  { value: 'never', label: 'never' },
-] as const;
+import { TokenExpiryField, expiresAtFor, type TokenExpiryChoice } from '@/components/token-expiry';
 
 const SCOPE_LABEL: Record<PersonalTokenScope, string> = { read: 'read', decide: 'read + decide' };
 const KIND_LABEL: Record<PersonalTokenKind, string> = { cli: 'command line', ide: 'editor' };
@@ -60,11 +53,11 @@ function IssueForm({ onIssued }: { onIssued: (r: { token: string; name: string; 
   const [name, setName] = useState('');
   const [scope, setScope] = useState<PersonalTokenScope>('read');
   const [kind, setKind] = useState<PersonalTokenKind>('cli');
-  const [expiry, setExpiry] = useState<string>('30');
+  const [expiry, setExpiry] = useState<TokenExpiryChoice>('30');
 
   function onSubmit(e: FormEvent) {
     e.preventDefault();
-    const expiresAt = expiry === 'never' ? undefined : new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
+    const expiresAt = expiresAtFor(expiry);
     issue.mutate(
       { name, scope, kind, ...(expiresAt ? { expiresAt } : {}) },
       {
@@ -118,16 +111,7 @@ function IssueForm({ onIssued }: { onIssued: (r: { token: string; name: string; 
           read and decide: also accept and reject fixes as you (flowfix fix apply), within your roles
         </label>
       </fieldset>
-      <label className="field admin-narrow">
-        Expires after
-        <select className="input" value={expiry} onChange={(e) => setExpiry(e.target.value)} data-testid="personal-token-expiry">
-          {EXPIRIES.map((x) => (
-            <option key={x.value} value={x.value}>
-              {x.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <TokenExpiryField value={expiry} onChange={setExpiry} testId="personal-token-expiry" />
       {issue.isError && (
         <div className="alert alert-error" role="alert" data-testid="personal-token-error">
           {describeError(issue.error)}

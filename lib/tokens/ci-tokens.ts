@@ -3,7 +3,7 @@ import { actorFrom, writeAudit } from '../audit';
 import { AppError } from '../errors';
 import { generateToken } from './auth';
 import type { Prisma } from '../generated/prisma/client';
-import { IssueTokenSchema, type IssueTokenInput } from './schemas';
+import { CI_TOKEN_DEFAULT_DAYS, IssueTokenSchema, type IssueTokenInput } from './schemas';
 
 // Issuing, listing and revoking CI tokens (authentication itself is in
 // lib/tokens/auth.ts). The plain token exists only in the return value of
@@ -66,6 +66,7 @@ export async function issueCiToken({
 }): Promise<{ token: string; record: CiTokenView }> {
   const data = IssueTokenSchema.parse(input);
   const repositoryIds = data.allRepositories ? [] : [...new Set(data.repositoryIds)];
+  const expiresAt = data.expiresAt === undefined ? new Date(Date.now() + CI_TOKEN_DEFAULT_DAYS * 24 * 3600_000) : data.expiresAt;
   const { token, prefix, tokenHash } = generateToken();
   const record = await getDb().$transaction(async (tx) => {
     if (repositoryIds.length > 0) {
@@ -86,7 +87,7 @@ export async function issueCiToken({
         prefix,
         tokenHash,
         allRepositories: data.allRepositories,
-        expiresAt: data.expiresAt ?? null,
+        expiresAt,
         createdById: actorId,
         scopes: { create: repositoryIds.map((repositoryId) => ({ repositoryId })) },
       },
@@ -98,7 +99,7 @@ export async function issueCiToken({
         action: 'token.issue',
         targetType: 'ci_token',
         targetId: created.id,
-        data: { name: created.name, prefix, allRepositories: created.allRepositories, repositoryIds },
+        data: { name: created.name, prefix, allRepositories: created.allRepositories, repositoryIds, expiresAt: created.expiresAt?.toISOString() ?? null },
       },
       tx,
     );

@@ -117,4 +117,26 @@ describe('admin: CI tokens', () => {
     await db.db.ciToken.update({ where: { id: record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await assert.rejects(authenticateToken(`Bearer ${token}`), isAppError('unauthenticated'));
   });
+
+  test('a token expires in 90 days unless the admin chooses another expiry or none, and the audit says which', async () => {
+    const day = 24 * 3600_000;
+    const byDefault = await issueCiToken({ actorId: adminId, input: { name: 'default expiry', allRepositories: false, repositoryIds: [repoA] } });
+    assert.ok(byDefault.record.expiresAt, 'an expiry was set');
+    const days = (byDefault.record.expiresAt.getTime() - Date.now()) / day;
+    assert.ok(days > 89.9 && days <= 90, `${days} days`);
+
+    const chosen = new Date(Date.now() + 7 * day);
+    const week = await issueCiToken({ actorId: adminId, input: { name: 'a week', allRepositories: false, repositoryIds: [repoA], expiresAt: chosen.toISOString() } });
+    assert.equal(week.record.expiresAt?.getTime(), chosen.getTime());
+
+    const never = await issueCiToken({ actorId: adminId, input: { name: 'never', allRepositories: true, expiresAt: null } });
+    assert.equal(never.record.expiresAt, null);
+    await authenticateToken(`Bearer ${never.token}`);
+
+    const audit = await db.db.auditLog.findMany({ where: { targetId: { in: [byDefault.record.id, never.record.id] } }, orderBy: { id: 'asc' } });
+    assert.deepEqual(
+      audit.map((a) => (a.data as { expiresAt: string | null }).expiresAt),
+      [byDefault.record.expiresAt.toISOString(), null],
+    );
+  });
 });
