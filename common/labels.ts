@@ -14,6 +14,7 @@ import type { NamedExitReason, NoFixCategory } from './exit-reasons';
 import { GRADE_LABEL_TEXT } from './grading';
 import { REJECT_REASONS, type RejectReasonValue } from './reject-reasons';
 import type { RunPolicy } from './settings';
+import type { TestProblem } from './test-results';
 
 // The words for the codes flowfix stores: filter reasons (skip, drop), run
 // exit reasons, reject reasons, statuses, surfaces, grade labels. Every page
@@ -150,6 +151,9 @@ export const GRADE_LABEL_LABELS = Object.fromEntries(
   Object.entries(GRADE_LABEL_TEXT).map(([label, text]) => [label, text.name]),
 ) as Record<GradeLabel, string>;
 
+/** A failing test's problem (common/test-results.ts): an assertion that failed, or a crash. */
+export const PROBLEM_KIND_LABELS: Record<TestProblem['kind'], string> = { failure: 'failed', error: 'error' };
+
 /** Run policies (common/settings.ts ModelSettings.policy). */
 export const POLICY_LABELS: Record<RunPolicy, string> = { offline: 'Offline', llm: 'LLM', tiered: 'Tiered' };
 
@@ -177,6 +181,7 @@ export const rejectReasonLabel = (code: string | null | undefined) => lookup(REJ
 export const surfaceLabel = (code: string) => lookup(SURFACE_LABELS, code);
 export const policyLabel = (code: string) => lookup(POLICY_LABELS, code);
 export const triggerLabel = (code: string) => lookup(RUN_TRIGGER_LABELS, code);
+export const problemKindLabel = (code: string) => lookup(PROBLEM_KIND_LABELS, code);
 /** A change's status reason: a skip reason, a drop ("dropped:<filter>") or a run's exit reason. */
 export function statusReasonLabel(code: string | null | undefined): string {
   if (code && Object.hasOwn(SKIP_REASON_LABELS, code)) return SKIP_REASON_LABELS[code as PreFilterReason];

@@ -2,6 +2,7 @@ import type { ChangeDetail } from './use-change-detail';
 import { STATUS_LABELS } from '@/components/triage/status-labels';
 import type { ChangeStatusName } from '@/common/change-query';
 import { shortSha } from '@/common/format';
+import { statusReasonLabel } from '@/common/labels';
 
 export function ChangeHeader({ detail, actions }: { detail: ChangeDetail; actions?: React.ReactNode }) {
   const { change, revision } = detail;
@@ -42,7 +43,7 @@ export function ChangeHeader({ detail, actions }: { detail: ChangeDetail; action
         </span>
         {change.statusReason && (
           <span className="muted small" data-testid="change-status-reason">
-            {change.statusReason}
+            {statusReasonLabel(change.statusReason)}
           </span>
         )}
         <span className="muted small">by</span>

@@ -1,6 +1,7 @@
 import type { ChangeDetail } from './use-change-detail';
 import { ValueDiff } from './value-diff';
 import { formatDuration } from '@/common/format';
+import { problemKindLabel } from '@/common/labels';
 
 // The failing tests of the latest reported revision. Every string here came
 // from CI (names, messages, excerpts) and is rendered as text.
@@ -22,7 +23,7 @@ export function FailureEvidence({
         {failures.map((f) => (
           <li key={f.id} className="failure" data-testid="failure">
             <div className="failure-head">
-              <span className={`badge ${f.kind === 'error' ? 'badge-no_fix' : 'badge-rejected'}`}>{f.kind}</span>
+              <span className={`badge ${f.kind === 'error' ? 'badge-no_fix' : 'badge-rejected'}`}>{problemKindLabel(f.kind)}</span>
               <span className="failure-name" data-testid="failure-name">
                 {f.testName}
               </span>
@@ -54,7 +55,7 @@ export function FailureEvidence({
               <ul className="failure-problems" data-testid="failure-problems" aria-label="Every failure and error of this test">
                 {f.problems.map((p, i) => (
                   <li key={i}>
-                    <span className={`badge ${p.kind === 'error' ? 'badge-no_fix' : 'badge-rejected'}`}>{p.kind}</span>{' '}
+                    <span className={`badge ${p.kind === 'error' ? 'badge-no_fix' : 'badge-rejected'}`}>{problemKindLabel(p.kind)}</span>{' '}
                     <span className="mono small failure-problem-message">{p.message ?? '(no message)'}</span>
                   </li>
                 ))}

@@ -33,10 +33,10 @@ function RevalidationNote({ fix, submittedRunId }: { fix: FixView; submittedRunI
       </div>
     );
   }
-  if (!r?.reason) return null;
+  if (!r?.message) return null;
   return (
     <div className="alert alert-error small" role="alert" data-testid="fix-revalidation" data-state="refused">
-      The edited fix was not applied: <span data-testid="fix-revalidation-reason">{r.reason}</span>{' '}
+      The edited fix was not applied: <span data-testid="fix-revalidation-reason">{r.message}</span>{' '}
       <Link href={`/runs/${encodeURIComponent(r.runId)}`} data-testid="edit-run-link">
         See the run
       </Link>

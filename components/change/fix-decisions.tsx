@@ -1,23 +1,27 @@
 'use client';
 
 import { useState } from 'react';
-import { REJECT_REASONS, useAcceptFix, useRejectFix, type RejectReason } from './use-fix-decisions';
+import { REJECT_REASONS, type RejectReason } from './use-fix-decisions';
+import { DecisionStatus } from './decision-status';
+import { useUndoableDecision } from './use-undoable-decision';
 
-// Accept, edit then accept, reject with a reason. The server decides (one
-// apply wins, a moved branch is refused); this shows what it said.
+// Accept, edit then accept, reject with a reason. Accept and reject wait
+// out the same undo window as in the review queue (use-undoable-decision.ts);
+// the server decides (one apply wins, a moved branch is refused) and this
+// shows what it said.
 
+/** The reasons to reject a fix; submitting hands the choice to the page, which starts the undo window. */
 export function RejectForm({
   fixId,
-  onDone,
+  onSubmit,
   onCancel,
   autoFocus,
 }: {
   fixId: string;
-  onDone?: () => void;
+  onSubmit: (reason: RejectReason, text: string | undefined) => void;
   onCancel: () => void;
   autoFocus?: boolean;
 }) {
-  const reject = useRejectFix();
   const [reason, setReason] = useState<RejectReason | null>(null);
   const [text, setText] = useState('');
   const needsText = reason === 'OTHER' && text.trim() === '';
@@ -36,7 +40,7 @@ export function RejectForm({
       onSubmit={(e) => {
         e.preventDefault();
         if (!reason || needsText) return;
-        reject.mutate({ fixId, reason, text: text.trim() || undefined }, { onSuccess: () => onDone?.() });
+        onSubmit(reason, text.trim() || undefined);
       }}
     >
       <fieldset className="reject-reasons">
@@ -67,18 +71,13 @@ export function RejectForm({
         onChange={(e) => setText(e.target.value)}
       />
       <div className="row">
-        <button type="submit" className="btn btn-danger" disabled={!reason || needsText || reject.isPending} data-testid="reject-confirm">
-          {reject.isPending ? 'Rejecting…' : 'Reject fix'}
+        <button type="submit" className="btn btn-danger" disabled={!reason || needsText} data-testid="reject-confirm">
+          Reject fix
         </button>
         <button type="button" className="btn" onClick={onCancel}>
           Cancel
         </button>
       </div>
-      {reject.isError && (
-        <div className="alert alert-error small" role="alert" data-testid="fix-decision-error">
-          {reject.error.message}
-        </div>
-      )}
     </form>
   );
 }
@@ -100,7 +99,7 @@ export function FixDecisions({
   editing: boolean;
   onEdit: () => void;
 }) {
-  const accept = useAcceptFix();
+  const decision = useUndoableDecision();
   const [rejecting, setRejecting] = useState(false);
   if (!canDecide) {
     if (!open) return null;
@@ -110,7 +109,7 @@ export function FixDecisions({
       </p>
     );
   }
-  const commit = accept.isSuccess ? accept.data.commit : null;
+  const busy = decision.pending !== null || decision.sending;
   return (
     <div className="fix-decisions" data-testid="fix-decisions">
       {open && (
@@ -119,19 +118,22 @@ export function FixDecisions({
             type="button"
             className="btn btn-primary"
             data-testid="fix-accept"
-            disabled={accept.isPending || editing}
-            onClick={() => accept.mutate(fixId)}
+            disabled={busy || editing}
+            onClick={() => {
+              setRejecting(false);
+              decision.start({ kind: 'accept', fixId });
+            }}
           >
-            {accept.isPending ? 'Applying…' : 'Accept'}
+            {decision.sending ? 'Applying…' : 'Accept'}
           </button>
-          <button type="button" className="btn" data-testid="fix-edit" disabled={accept.isPending || editing} onClick={onEdit}>
+          <button type="button" className="btn" data-testid="fix-edit" disabled={busy || editing} onClick={onEdit}>
             Edit then accept
           </button>
           <button
             type="button"
             className="btn btn-danger"
             data-testid="fix-reject"
-            disabled={accept.isPending || editing}
+            disabled={busy || editing}
             onClick={() => setRejecting((v) => !v)}
             aria-expanded={rejecting}
           >
@@ -139,17 +141,21 @@ export function FixDecisions({
           </button>
         </div>
       )}
-      {accept.isError && (
-        <div className="alert alert-error" role="alert" data-testid="fix-decision-error">
-          {accept.error.message}
-        </div>
+      <DecisionStatus
+        decision={decision}
+        ids={{ pending: 'fix-decision-pending', undo: 'fix-decision-undo', ok: 'fix-decision-ok', error: 'fix-decision-error' }}
+      />
+      {open && rejecting && !busy && (
+        <RejectForm
+          fixId={fixId}
+          onCancel={() => setRejecting(false)}
+          onSubmit={(reason, text) => {
+            setRejecting(false);
+            decision.start({ kind: 'reject', fixId, reason, ...(text ? { text } : {}) });
+          }}
+          autoFocus
+        />
       )}
-      {accept.isSuccess && (
-        <div className="alert alert-ok" role="status" data-testid="fix-decision-ok">
-          Applied{commit ? <> as commit <span className="mono">{commit.slice(0, 12)}</span></> : ''}.
-        </div>
-      )}
-      {open && rejecting && <RejectForm fixId={fixId} onCancel={() => setRejecting(false)} onDone={() => setRejecting(false)} autoFocus />}
     </div>
   );
 }

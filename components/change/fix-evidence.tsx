@@ -1,5 +1,6 @@
 import type { FixView } from '@/lib/fixes/views';
 import { formatCost, formatCostExact, formatDuration, formatTokens } from '@/common/format';
+import { policyLabel } from '@/common/labels';
 
 const GATE_LABEL: Record<string, { name: string; expect: string }> = {
   red: { name: 'RED', expect: 'target tests fail without the fix' },
@@ -89,7 +90,7 @@ export function FixEvidence({ fix }: { fix: FixView }) {
         <div>
           <dt>Policy</dt>
           <dd>
-            {fix.run.policy}
+            {policyLabel(fix.run.policy)}
             {fix.run.model ? ` · ${fix.run.model}` : ''}
           </dd>
         </div>

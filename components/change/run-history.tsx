@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { ChangeDetail } from './use-change-detail';
-import { exitReasonLabel } from '@/common/labels';
+import { RUN_STATUS_LABELS, exitReasonLabel, humaniseCode, policyLabel, triggerLabel } from '@/common/labels';
 import { formatCost, formatCostExact, formatDateTime, formatDuration, formatTokens } from '@/common/format';
 
 const RUN_BADGE: Record<string, string> = {
@@ -42,7 +42,7 @@ export function RunHistory({ runs }: { runs: ChangeDetail['runs'] }) {
                     <div className="muted small">rev {r.revisionNumber}{r.requestedBy ? ` · by ${r.requestedBy}` : ''}</div>
                   </td>
                   <td>
-                    <span className={`badge ${RUN_BADGE[r.status] ?? ''}`}>{r.status.toLowerCase().replace('_', ' ')}</span>
+                    <span className={`badge ${RUN_BADGE[r.status] ?? ''}`}>{RUN_STATUS_LABELS[r.status as keyof typeof RUN_STATUS_LABELS] ?? humaniseCode(r.status)}</span>
                     {r.exitReason && r.exitReason !== 'fixed' && (
                       <div className="muted small run-exit" title={r.exitDetail ?? undefined}>
                         {exitReasonLabel(r.exitReason)}
@@ -50,7 +50,7 @@ export function RunHistory({ runs }: { runs: ChangeDetail['runs'] }) {
                     )}
                   </td>
                   <td>
-                    {r.trigger.toLowerCase()} · {r.policy}
+                    {triggerLabel(r.trigger).toLowerCase()} · {policyLabel(r.policy)}
                     {r.model && <div className="muted small">{r.model}</div>}
                   </td>
                   <td>{formatDuration(r.durationMs)}</td>

@@ -9,6 +9,7 @@ import { DisputedList } from './disputed-list';
 import { AgreementView } from './agreement-view';
 import { MyLabels } from './my-labels';
 import type { QueueDetail } from './types';
+import { DECISION_KIND_LABELS, humaniseCode } from '@/common/labels';
 
 export function useQueueDetail(queueId: string) {
   return useQuery({
@@ -22,7 +23,7 @@ function describeFilter(q: QueueDetail): string {
   const f = q.filter;
   const parts: string[] = [];
   if (f.statuses.length) parts.push(`status ${f.statuses.map((s) => s.toLowerCase()).join(' or ')}`);
-  if (f.decisions.length) parts.push(`decision ${f.decisions.map((s) => s.toLowerCase().replace('_', ' ')).join(' or ')}`);
+  if (f.decisions.length) parts.push(`decision ${f.decisions.map((s) => (DECISION_KIND_LABELS[s as keyof typeof DECISION_KIND_LABELS] ?? humaniseCode(s)).toLowerCase()).join(' or ')}`);
   if (f.policies.length) parts.push(`policy ${f.policies.join(' or ')}`);
   if (f.models.length) parts.push(`model ${f.models.join(' or ')}`);
   if (f.repositoryIds.length) parts.push(`${f.repositoryIds.length} repositories`);

@@ -8,19 +8,20 @@ import type { ReviewQueueItem } from '@/lib/fixes/views';
 import { formatAge } from '@/common/format';
 import { selectionAfterDecision } from '@/common/queue-selection';
 import { RejectForm } from '@/components/change/fix-decisions';
+import { DecisionStatus } from '@/components/change/decision-status';
+import { useUndoableDecision, type PendingDecision } from '@/components/change/use-undoable-decision';
 import { ChangedLines } from '@/components/diff/changed-lines';
-import { useAcceptFix } from '@/components/change/use-fix-decisions';
 import { useReviewQueue } from './use-review-queue';
 import { SHORTCUTS, useQueueShortcuts, type ShortcutAction } from './use-queue-shortcuts';
 
 // The review queue: a listbox of fixes (arrow keys or j/k move, the selected
 // option has the focus so screen readers follow it) and, outside the list, the
-// actions on the selected fix. An accept from the keyboard waits UNDO_MS
-// before anything is pushed (Gmail's undo-send): `u`, Escape or the Undo
-// button takes it back; leaving the page takes it back too, so nothing is
-// pushed that the reviewer could not see coming.
+// actions on the selected fix. An accept or a reject waits out the undo
+// window every page shares (components/change/use-undoable-decision.ts):
+// `u`, Escape or the Undo button takes it back; leaving the page takes it
+// back too. The card stays, marked, until the server has the decision; then
+// the outcome is said above the list and the card leaves it.
 
-export const UNDO_MS = 5000;
 const SELECTED_KEY = 'flowfix:review:selected';
 
 const fixHref = (item: ReviewQueueItem) =>
@@ -48,13 +49,13 @@ function ShortcutLegend() {
 function QueueOption({
   item,
   selected,
-  pendingSeconds,
+  pending,
   onSelect,
   onOpen,
 }: {
   item: ReviewQueueItem;
   selected: boolean;
-  pendingSeconds: number | null;
+  pending: { kind: PendingDecision['kind']; seconds: number } | null;
   onSelect: () => void;
   onOpen: () => void;
 }) {
@@ -83,9 +84,9 @@ function QueueOption({
         <span>· {item.author}</span>
         {item.authorKind === 'BOT' && <span className="badge badge-bot">bot</span>}
         {item.isHistory && <span className="badge badge-history">history · read-only</span>}
-        {pendingSeconds !== null && (
-          <span className="badge badge-fix_ready" data-testid="queue-item-pending">
-            applying in {pendingSeconds} s
+        {pending !== null && (
+          <span className={`badge ${pending.kind === 'accept' ? 'badge-fix_ready' : 'badge-rejected'}`} data-testid="queue-item-pending" data-decision={pending.kind}>
+            {pending.kind === 'accept' ? 'applying' : 'rejecting'} in {pending.seconds} s
           </span>
         )}
       </div>
@@ -113,24 +114,13 @@ function QueueOption({
   );
 }
 
-interface PendingAccept {
-  fixId: string;
-  title: string;
-  due: number;
-}
-
 export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
   const router = useRouter();
   const [includeHistory, setIncludeHistory] = useState(false);
   const query = useReviewQueue({ includeHistory });
-  const accept = useAcceptFix();
   const items = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [rejectingId, setRejectingId] = useState<string | null>(null);
-  const [pending, setPending] = useState<PendingAccept | null>(null);
-  const [now, setNow] = useState(() => Date.now());
-  // decided fixes leave the list, so what happened to them is said above it
-  const [outcome, setOutcome] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const keyboardMove = useRef(false);
 
   // the selection survives leaving the page and coming back (it follows the fix, not the position)
@@ -169,58 +159,19 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
     node?.scrollIntoView({ block: 'nearest' });
   }, [selected]);
 
-  const commit = useCallback(
-    (p: PendingAccept) => {
-      setOutcome({ kind: 'ok', text: `Applying “${p.title}”…` });
-      accept.mutate(p.fixId, {
-        onSuccess: (r) => {
-          moveOnFrom(p.fixId);
-          const sha = r.commit;
-          setOutcome({ kind: 'ok', text: `Applied “${p.title}”${sha ? ` as ${sha.slice(0, 12)}` : ''}.` });
-        },
-        onError: (err) => setOutcome({ kind: 'error', text: `“${p.title}”: ${err.message}` }),
-      });
-    },
-    [accept, moveOnFrom],
-  );
-
-  const commitRef = useRef(commit);
-  useEffect(() => {
-    commitRef.current = commit;
-  }, [commit]);
-
-  // the undo window: a tick for the countdown, the accept when it runs out;
-  // unmounting (leaving the page) clears both, so the accept never happens
-  useEffect(() => {
-    if (!pending) return;
-    const tick = window.setInterval(() => setNow(Date.now()), 250);
-    const fire = window.setTimeout(() => {
-      setPending(null);
-      commitRef.current(pending);
-    }, Math.max(0, pending.due - Date.now()));
-    return () => {
-      window.clearInterval(tick);
-      window.clearTimeout(fire);
-    };
-  }, [pending]);
-
-  const undo = () => {
-    if (!pending) return;
-    setOutcome({ kind: 'ok', text: `Not applied: “${pending.title}”.` });
-    setPending(null);
-  };
+  // decided fixes leave the list, so what happened to them is said above it
+  const decision = useUndoableDecision({ onDecided: (d) => moveOnFrom(d.fixId) });
+  const pending = decision.pending;
 
   const startAccept = (item: ReviewQueueItem) => {
     if (!canDecide || item.isHistory) {
-      setOutcome({ kind: 'error', text: item.isHistory ? 'Demo history fixes are examples: they cannot be applied.' : 'Only reviewers and admins decide.' });
+      const text = item.isHistory ? 'Demo history fixes are examples: they cannot be applied.' : 'Only reviewers and admins decide.';
+      decision.say({ kind: 'error', text, fixId: item.fixId });
       return;
     }
-    // a second accept sends the first one now, as a new e-mail sends the last one
-    if (pending && pending.fixId !== item.fixId) commit(pending);
-    setOutcome(null);
-    setNow(Date.now());
-    setPending({ fixId: item.fixId, title: item.title, due: Date.now() + UNDO_MS });
+    decision.start({ kind: 'accept', fixId: item.fixId, title: item.title });
   };
+  const undo = () => void decision.undo();
 
   const move = (to: number) => {
     const next = items[Math.min(items.length - 1, Math.max(0, to))];
@@ -247,7 +198,6 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
   };
   useQueueShortcuts(onAction, items.length > 0 || pending !== null);
 
-  const pendingSeconds = pending ? Math.max(0, Math.ceil((pending.due - now) / 1000)) : null;
   const rejecting = rejectingId ? items.find((i) => i.fixId === rejectingId) ?? null : null;
 
   return (
@@ -264,25 +214,7 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
           Show demo history (read-only)
         </label>
       </div>
-      {pending && (
-        <div className="alert alert-ok queue-outcome queue-pending" role="status" data-testid="queue-pending">
-          <span>
-            Applying “{pending.title}” in {pendingSeconds} s.
-          </span>
-          <button type="button" className="btn btn-small" onClick={undo} data-testid="queue-undo">
-            Undo <kbd>u</kbd>
-          </button>
-        </div>
-      )}
-      {outcome && !pending && (
-        <div
-          className={`alert ${outcome.kind === 'ok' ? 'alert-ok' : 'alert-error'} queue-outcome`}
-          role={outcome.kind === 'ok' ? 'status' : 'alert'}
-          data-testid="queue-outcome"
-        >
-          {outcome.text}
-        </div>
-      )}
+      <DecisionStatus decision={decision} ids={{ pending: 'queue-pending', undo: 'queue-undo', ok: 'queue-outcome', error: 'queue-outcome' }} undoKey="u" />
       {!canDecide && <p className="muted small">You can read the queue; reviewers and admins decide.</p>}
       {query.isPending && <div className="card muted">Loading the queue…</div>}
       {query.isError && (
@@ -308,12 +240,18 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
                     type="button"
                     className="btn btn-primary"
                     data-testid="queue-accept"
-                    disabled={pending?.fixId === selected.fixId || accept.isPending}
+                    disabled={pending?.fixId === selected.fixId || decision.sending}
                     onClick={() => startAccept(selected)}
                   >
                     Accept
                   </button>
-                  <button type="button" className="btn" data-testid="queue-reject" onClick={() => setRejectingId(selected.fixId)}>
+                  <button
+                    type="button"
+                    className="btn"
+                    data-testid="queue-reject"
+                    disabled={pending?.fixId === selected.fixId || decision.sending}
+                    onClick={() => setRejectingId(selected.fixId)}
+                  >
                     Reject
                   </button>
                 </>
@@ -326,9 +264,9 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
                   key={rejecting.fixId}
                   fixId={rejecting.fixId}
                   onCancel={() => setRejectingId(null)}
-                  onDone={() => {
-                    moveOnFrom(rejecting.fixId);
+                  onSubmit={(reason, text) => {
                     setRejectingId(null);
+                    decision.start({ kind: 'reject', fixId: rejecting.fixId, title: rejecting.title, reason, ...(text ? { text } : {}) });
                   }}
                   autoFocus
                 />
@@ -347,7 +285,7 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
                 key={item.fixId}
                 item={item}
                 selected={item.fixId === selected?.fixId}
-                pendingSeconds={pending?.fixId === item.fixId ? pendingSeconds : null}
+                pending={pending?.fixId === item.fixId ? { kind: pending.kind, seconds: decision.seconds ?? 0 } : null}
                 onSelect={() => setSelectedId(item.fixId)}
                 onOpen={() => router.push(fixHref(item))}
               />

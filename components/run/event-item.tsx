@@ -4,6 +4,7 @@ import { memo, useState, type ReactNode } from 'react';
 import { proofLabel, type Diagnostic, type PublicRunEvent, type RunEventType, type RunEventView } from '@/common/run-events';
 import { formatCost, formatCostExact, formatDuration, formatTokens } from '@/common/format';
 import { PHASE_TEXT, prettyJson } from './format';
+import { RUN_STATUS_LABELS, exitReasonLabel, humaniseCode, policyLabel, triggerLabel } from '@/common/labels';
 
 // One step of the trajectory. Every type of the run-event contract has its
 // own view (EVENT_VIEWS must name them all, or this does not compile); a type
@@ -141,7 +142,7 @@ function SuspectsEvent({ p }: { p: RunEventView<'suspects'> }) {
               {s.endLine && s.endLine !== s.startLine ? `–${s.endLine}` : ''}
             </span>
             <span className="mono">{str(s.symbol)}</span>
-            {s.kind && <span className="badge">{s.kind}</span>}
+            {s.kind && <span className="badge">{humaniseCode(str(s.kind))}</span>}
             {typeof s.score === 'number' && <span className="muted small">score {s.score.toFixed(2)}</span>}
           </div>
           <ul className="run-reasons">
@@ -286,11 +287,12 @@ const STATUS_EVENT_TEXT: Record<string, string> = {
 function StatusEvent({ p }: { p: RunEventView<'status'> }) {
   const status = str(p.status);
   const bits: string[] = [];
-  if (p.trigger) bits.push(str(p.trigger).toLowerCase());
-  if (p.policy) bits.push(`${str(p.policy)} policy`);
+  if (p.trigger) bits.push(triggerLabel(str(p.trigger)).toLowerCase());
+  if (p.policy) bits.push(`${policyLabel(str(p.policy))} policy`);
   if (typeof p.attempt === 'number') bits.push(`attempt ${p.attempt}${typeof p.maxAttempts === 'number' ? ` of ${p.maxAttempts}` : ''}`);
   if (p.takeover) bits.push('taken over from a lost worker');
-  if (p.reason) bits.push(str(p.reason));
+  // a code (worker_lost) in words; a sentence as it is
+  if (p.reason) bits.push(/^[a-z]+(_[a-z]+)+$/.test(str(p.reason)) ? exitReasonLabel(str(p.reason)).toLowerCase() : str(p.reason));
   return (
     <div>
       {STATUS_EVENT_TEXT[status] ?? status}
@@ -304,8 +306,8 @@ function FinalEvent({ p }: { p: RunEventView<'final'> }) {
   const good = /^(fixed|FIXED)$/.test(status);
   return (
     <div className={`run-final ${good ? 'run-final-good' : 'run-final-bad'}`}>
-      <strong>{status.replace('_', ' ').toLowerCase()}</strong>
-      {p.exitReason ? <span className="mono"> · {str(p.exitReason)}</span> : null}
+      <strong>{(RUN_STATUS_LABELS[status.toUpperCase() as keyof typeof RUN_STATUS_LABELS] ?? humaniseCode(status)).toLowerCase()}</strong>
+      {p.exitReason ? <span> · {exitReasonLabel(str(p.exitReason))}</span> : null}
       {p.detail ? <div className="small">{str(p.detail)}</div> : null}
       {p.files && p.files.length > 0 && <div className="small mono">files: {p.files.join(', ')}</div>}
     </div>

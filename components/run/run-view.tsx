@@ -11,6 +11,7 @@ import { formatCost, formatCostExact, formatTokens } from '@/common/format';
 import { STATUS_TEXT } from './format';
 import { runQueryKey, useCancelRun, useRun, type RunSummary } from './use-run';
 import { useRunEvents, type ConnectionState } from './use-run-events';
+import { exitReasonLabel, policyLabel, triggerLabel } from '@/common/labels';
 
 // The run page: a run's ReAct trajectory as it happens. The server renders
 // the saved events; the stream continues from the last of them.
@@ -225,7 +226,7 @@ export function RunView({
               revision {run.revision.number} <span className="mono">{run.revision.headRev.slice(0, 10)}</span>
             </div>
             <div className="muted small">
-              {run.trigger.toLowerCase()} run · {run.policy} policy{run.model ? ` · ${run.model}` : ''}
+              {triggerLabel(run.trigger).toLowerCase()} run · {policyLabel(run.policy)} policy{run.model ? ` · ${run.model}` : ''}
               {run.requestedBy ? ` · requested by ${run.requestedBy}` : ''}
               {run.attempt > 1 ? ` · attempt ${run.attempt} of ${run.maxAttempts}` : ''}
               <span aria-hidden> · </span>
@@ -256,7 +257,7 @@ export function RunView({
         {cancel.isError && <div className="alert alert-error">{cancel.error.message}</div>}
         {finished && exitReason && (
           <div className={`alert ${status === 'FIXED' ? 'alert-ok' : 'alert-info'} run-page-exit`} data-testid="run-exit">
-            <strong>{exitReason.replace(/_/g, ' ')}</strong>
+            <strong>{exitReasonLabel(exitReason)}</strong>
             {exitDetail ? `: ${exitDetail}` : ''}
           </div>
         )}

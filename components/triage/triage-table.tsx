@@ -5,6 +5,7 @@ import type { ChangeListItem } from './use-changes';
 import { formatAge, formatExactTime } from '@/common/format';
 import { STATUS_LABELS } from './status-labels';
 import { ActiveRunBadge } from '@/components/run/active-run-badge';
+import { statusReasonLabel } from '@/common/labels';
 
 function StatusCell({ item }: { item: ChangeListItem }) {
   if (item.activeRun) {
@@ -16,12 +17,12 @@ function StatusCell({ item }: { item: ChangeListItem }) {
   }
   return (
     <td className="triage-status-cell">
-      <span className={`badge badge-${item.status.toLowerCase()}`} title={item.statusReason ?? undefined}>
+      <span className={`badge badge-${item.status.toLowerCase()}`} title={item.statusReason ? statusReasonLabel(item.statusReason) : undefined}>
         {STATUS_LABELS[item.status]}
       </span>
       {item.statusReason && (
         <div className="muted small triage-reason" data-testid="triage-status-reason">
-          {item.statusReason}
+          {statusReasonLabel(item.statusReason)}
         </div>
       )}
     </td>

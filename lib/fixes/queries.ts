@@ -51,7 +51,7 @@ export async function latestRevalidations({ fixIds }: { fixIds: string[] }): Pro
     out.set(r.sourceFixId, {
       runId: r.id,
       status: r.status,
-      reason: ended && r.status !== 'FIXED' ? (r.exitDetail?.trim() || exitReasonLabel(r.exitReason)) : null,
+      message: ended && r.status !== 'FIXED' ? (r.exitDetail?.trim() || exitReasonLabel(r.exitReason)) : null,
       createdAt: r.createdAt.toISOString(),
     });
   }

@@ -65,7 +65,7 @@ export interface Revalidation {
   runId: string;
   status: string;
   /** why the run refused the edit (the tests that failed, with their messages); null while it runs or when it passed */
-  reason: string | null;
+  message: string | null;
   createdAt: string;
 }
 

@@ -201,7 +201,7 @@ describe(`edit then accept, the failing test renamed (${process.env.FLOWFIX_TEST
     assert.deepEqual(view.diffStat, { files: 1, additions: 1, deletions: 1 });
     assert.equal(view.revalidation?.runId, runId);
     assert.equal(view.revalidation?.status, 'NO_FIX');
-    assert.match(view.revalidation?.reason ?? '', /12 !== 14/);
+    assert.match(view.revalidation?.message ?? '', /12 !== 14/);
 
     // the reviewer corrects the edit: the earlier refusal is no longer the change's word, and the new edit is applied
     const second = await editAccept({ fixId: fix.id, userId: reviewer.id, diff: testDiff(repo, edited.replace('roundCents(12.5), 14', 'roundCents(12.5), 12')) });
@@ -209,7 +209,7 @@ describe(`edit then accept, the failing test renamed (${process.env.FLOWFIX_TEST
     assert.equal((await db.db.change.findUniqueOrThrow({ where: { id: changeId } })).statusReason, null);
     const pending = await getFixById({ id: fix.id });
     assert.equal(pending.revalidation?.runId, second.runId);
-    assert.equal(pending.revalidation?.reason, null);
+    assert.equal(pending.revalidation?.message, null);
     assert.equal((await finishedRun(second.runId)).status, 'FIXED');
     await waitFor(async () => (await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status === 'APPLIED', { what: 'the corrected edit to be applied' });
     assert.deepEqual((await getFixById({ id: fix.id })).edited, { runId: second.runId });
