@@ -11,14 +11,18 @@ import type { GateName, TestRun } from '../types';
 // makes the fix "unproven (flaky target)": it is kept, with that evidence, and
 // never shown as green. Repeats differ by seed where the runner shuffles.
 
-/** The runner's own shuffle, `{seed}` for the seed; null: plain repeats. */
+/**
+ * The runner's own shuffle, `{seed}` for the seed; null: plain repeats.
+ * Detection sets it from the declared version (agent/testing/runners.ts);
+ * for a command written by hand only vitest's is assumed: jest refused
+ * `--randomize` before 29.2, and every repeat of an older jest would fail.
+ */
 export function shuffleArgsOf(settings: Pick<RepositorySettings, 'test' | 'proof'>): string | null {
   if (settings.proof.shuffleArgs) return settings.proof.shuffleArgs;
   const test = settings.test ?? '';
   // only a single command: flags appended after `a && b` would reach b
   if (/&&|\|\||;|\|/.test(test)) return null;
   if (/(^|[\s/])vitest(\s|$)/.test(test)) return '--sequence.shuffle --sequence.seed={seed}';
-  if (/(^|[\s/])jest(\s|$)/.test(test)) return '--randomize --seed={seed}';
   return null;
 }
 

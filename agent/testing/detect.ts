@@ -20,18 +20,19 @@ export async function filesAtRevision(root: string, rev: string): Promise<{ read
   const texts = new Map<string, string | null>();
   const pending = new Map<string, Promise<void>>();
   // git show is asynchronous and detection is not: every file detection may ask for is read first
-  const wanted = paths.filter((p) => /(^|\/)(package\.json|tsconfig\.json|pyproject\.toml|pytest\.ini|setup\.cfg|setup\.py|conftest\.py|tox\.ini|requirements(-dev)?\.txt|pnpm-workspace\.yaml|\.yarnrc\.yml|yarn\.lock)$/.test(p) && !p.includes('node_modules/'));
+  const wanted = paths.filter((p) => /(^|\/)(package\.json|tsconfig\.json|pyproject\.toml|pytest\.ini|setup\.cfg|setup\.py|conftest\.py|tox\.ini|requirements(-dev)?\.txt|pnpm-workspace\.yaml|pnpm-lock\.yaml|\.yarnrc\.yml|yarn\.lock)$/.test(p) && !p.includes('node_modules/'));
   for (const rel of wanted.slice(0, 500)) {
     pending.set(
       rel,
       git(root, ['show', `${rev}:${rel}`], { maxOutputBytes: MAX_FILE_BYTES }).then(
         (r) => void texts.set(rel, r.stdout),
-        () => void texts.set(rel, null),
+        // too large to read (a big lock file): it still counts by its presence
+        () => undefined,
       ),
     );
   }
   await Promise.all(pending.values());
-  // any other file counts by its presence (lock files: their text can be larger than worth reading)
+  // any other file counts by its presence (package-lock.json's text can be larger than worth reading)
   return { read: (rel) => (texts.has(rel) ? (texts.get(rel) ?? null) : known.has(rel) ? '' : null), paths };
 }
 
@@ -88,6 +89,7 @@ export async function detectRunSetup(input: {
       language: found.language,
       ...(install ? { install } : {}),
       ...(build ? { build } : {}),
+      ...(found.shuffleArgs && !settings.proof.shuffleArgs ? { proof: { ...settings.proof, shuffleArgs: found.shuffleArgs } } : {}),
     },
   };
 }

@@ -25,6 +25,8 @@ export interface DetectedRunner {
   build?: string;
   /** a monorepo's package whose tests run (its folder), when not the root */
   dir?: string;
+  /** the runner's own shuffle, `{seed}` for the seed, where the declared version has one (the proof's repeats) */
+  shuffleArgs?: string;
 }
 
 /** A repository's files at the revision detection reads: a file's text (null: absent), and every path when known. */
@@ -46,6 +48,19 @@ function declaredVersion(range: string | undefined): [number, number] | null {
   const m = /^[\s^~>=v]*(\d+)(?:\.(\d+|x|\*))?/.exec(range ?? '');
   if (!m) return null;
   return [Number(m[1]), /^\d+$/.test(m[2] ?? '') ? Number(m[2]) : 0];
+}
+
+/** a declared version at or after `min` (an undeclared or unreadable one is not) */
+function declaredAtLeast(range: string | undefined, min: [number, number]): boolean {
+  const v = declaredVersion(range);
+  return v !== null && (v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]));
+}
+
+/** The shuffle the proof's repeats use: jest's `--randomize` came in 29.2 (older jest refuses the flag), vitest's in its first releases. */
+function shuffleOf(runner: RunnerName, deps: Record<string, string>): string | undefined {
+  if (runner === 'jest') return declaredAtLeast(deps.jest, [29, 2]) ? '--randomize --seed={seed}' : undefined;
+  if (runner === 'vitest') return '--sequence.shuffle --sequence.seed={seed}';
+  return undefined;
 }
 
 /** The report every detected command writes (kept out of the fix by the workspace's excludes). */
@@ -201,6 +216,11 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
       // mocha before 2.2 has no reporter options (its xunit writes to stdout, among the tests' own output): TAP, which
       // every version writes; from 2.2 on `--reporter-options` (an alias of 6's `--reporter-option`) names the file
       const v = declaredVersion(deps.mocha);
+      if (v && v[0] < 2 && step.bin === 'mocha') {
+        // mocha 1's bin/mocha spawns bin/_mocha with `customFds`, which Node 20 ignores: the tests' output is lost
+        const at = step.program.length - 1;
+        step = { ...step, program: [...step.program.slice(0, at), step.program[at]!.replace(/mocha$/, '_mocha')] };
+      }
       if (v && (v[0] < 2 || (v[0] === 2 && v[1] < 2))) {
         return { test: `${run(['--reporter', 'tap', ...args])} > ${TAP_REPORT}`, report: TAP_REPORT, note: `mocha ${deps.mocha}: TAP, no reporter options before 2.2` };
       }
@@ -257,6 +277,14 @@ function installFor(lock: (name: string) => boolean, options: DetectOptions, rea
   const tools = options.tools ?? {};
   if (lock('pnpm-lock.yaml')) {
     // `packageManager: pnpm@x` would make pnpm fetch and switch to that version (and refuse it unsigned): the lock file is what counts
+    // pnpm 10 reads lock files of version 9 only: an older one (pnpm 8 and before) is left as it is, and pnpm resolves from package.json
+    const lockVersion = /^lockfileVersion:\s*['"]?([\d.]+)/m.exec(read('pnpm-lock.yaml') ?? '')?.[1];
+    if (tools.pnpm && lockVersion && Number.parseFloat(lockVersion) < 9) {
+      return {
+        install: `${tools.pnpm} install --config.lockfile=false --config.manage-package-manager-versions=false`,
+        note: `pnpm-lock.yaml version ${lockVersion} (pnpm 8 or older), which pnpm 10 cannot read: installed from package.json`,
+      };
+    }
     if (tools.pnpm) return { install: `${tools.pnpm} install --frozen-lockfile --config.manage-package-manager-versions=false` };
     return { install: 'npm install --no-audit --no-fund --no-package-lock', note: 'pnpm-lock.yaml, but no pnpm here: npm installs from package.json' };
   }
@@ -399,6 +427,7 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
         // each step with the bins on its PATH: an assignment in front of a command reaches that command only
         ...(build ? { build: `${cd}${build.map((b) => `${pathPrefix} ${b}`).join(' && ')}` } : {}),
         ...(folder ? { dir: folder } : {}),
+        ...(shuffleOf(found.runner, deps) ? { shuffleArgs: shuffleOf(found.runner, deps) } : {}),
       };
     }
   }
@@ -496,10 +525,11 @@ export function parseTap(text: string, file = 'tap', root?: string): TestResult[
       stack.push({ indent, name: relativeTestPath(sub[1], root) });
       continue;
     }
-    const m = /^(not )?ok\b\s*\d*\s*(?:- )?([^#]*?)\s*(?:#\s*(SKIP|TODO)\b.*)?$/i.exec(line);
+    // a `#` starts a directive (SKIP, TODO, node-tap's `time=`) or is part of the name: `\#` as TAP escapes it, or a plain one
+    const m = /^(not )?ok\b\s*\d*\s*(?:- )?(.*?)\s*(?:#\s*(SKIP|TODO)\b.*|#\s*time=\S*)?$/i.exec(line);
     if (m) {
       while (stack.length && stack[stack.length - 1].indent >= indent) stack.pop();
-      const own = relativeTestPath(m[2].trim(), root) || '(unnamed)';
+      const own = relativeTestPath(m[2].trim().replace(/\\#/g, '#'), root) || '(unnamed)';
       // a subtest's summary line closes it: its own name, not repeated
       const parents = stack.map((s) => s.name);
       if (parents.at(-1) === own) parents.pop();

@@ -88,6 +88,20 @@ describe('detectRunner', () => {
     });
   }
 
+  test("the runner's own shuffle for the proof's repeats only where the declared version has it (jest's --randomize came in 29.2)", () => {
+    const jest = (version: string) => detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'jest' }, devDependencies: { jest: version } }) }))?.shuffleArgs;
+    assert.equal(jest('^29.3.1'), '--randomize --seed={seed}');
+    assert.equal(jest('29.2.0'), '--randomize --seed={seed}');
+    assert.equal(jest('30'), '--randomize --seed={seed}');
+    // commander and css-what: jest 27 and 29.1 refuse the flag, so the final rerun failed on every fix
+    assert.equal(jest('^27.4.5'), undefined);
+    assert.equal(jest('~29.1.0'), undefined);
+    assert.equal(jest('latest'), undefined);
+    const vitest = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'vitest' }, devDependencies: { vitest: '^1.6.0' } }) }));
+    assert.equal(vitest?.shuffleArgs, '--sequence.shuffle --sequence.seed={seed}');
+    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: '10' } }) }))?.shuffleArgs, undefined);
+  });
+
   test('the build the tests need: pretest and the steps before the runner (lint left out), or a main only a build writes', () => {
     const uuid = detectRunner(repo({ 'package.json': pkg({ scripts: { pretest: 'npm run build', build: './scripts/build.sh', test: 'node --test dist/esm/test/*.test.js' } }) }));
     assert.equal(uuid?.build, `${PATH} ./scripts/build.sh`);
@@ -106,9 +120,13 @@ describe('detectRunner', () => {
 
   test('mocha before 2.2 (no reporter options) writes TAP to the report; 2.2 and later, the version unknown: xunit to the file', () => {
     const old = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha --check-leaks --reporter spec' }, devDependencies: { mocha: '1.21.5' } }) }));
-    assert.equal(old?.test, `${PATH} mocha --reporter tap --check-leaks > flowfix-report.tap`);
+    // mocha 1's bin/mocha spawns _mocha with customFds, which Node 20 ignores: its output was lost, so _mocha runs the tests
+    assert.equal(old?.test, `${PATH} _mocha --reporter tap --check-leaks > flowfix-report.tap`);
+    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha test/' }, devDependencies: { mocha: '~1.9.0' } }) }))?.test, `${PATH} _mocha --reporter tap test/ > flowfix-report.tap`);
     assert.equal(old?.junitReport, 'flowfix-report.tap');
-    assert.equal(detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: '~2.1.0' } }) }))?.junitReport, 'flowfix-report.tap');
+    const two = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: '~2.1.0' } }) }));
+    assert.equal(two?.test, `${PATH} mocha --reporter tap > flowfix-report.tap`);
+    assert.equal(two?.junitReport, 'flowfix-report.tap');
     for (const range of ['^2.2.5', '3.x', '>=6', 'latest', '*']) {
       const d = detectRunner(repo({ 'package.json': pkg({ scripts: { test: 'mocha' }, devDependencies: { mocha: range } }) }));
       assert.equal(d?.test, `${PATH} mocha --reporter xunit --reporter-options output=flowfix-report.xml`, range);
@@ -130,6 +148,12 @@ describe('detectRunner', () => {
       detectRunner(repo({ 'package.json': json, 'yarn.lock': '__metadata:\n', '.yarnrc.yml': 'yarnPath: .yarn/releases/yarn-4.1.0.cjs\n' }), { tools })?.install,
       "YARN_NODE_LINKER=node-modules YARN_ENABLE_GLOBAL_CACHE=false YARN_ENABLE_TELEMETRY=0 node '.yarn/releases/yarn-4.1.0.cjs' install --immutable",
     );
+    // pnpm 8's lock (version 6.0) and older are refused by this pnpm: install from package.json, the lock left as it is, and say so
+    const pnpm8 = detectRunner(repo({ 'package.json': json, 'pnpm-lock.yaml': "lockfileVersion: '6.0'\n\nsettings:\n" }), { tools });
+    assert.equal(pnpm8?.install, 'node /ff/pnpm.cjs install --config.lockfile=false --config.manage-package-manager-versions=false');
+    assert.match(pnpm8?.why ?? '', /pnpm-lock\.yaml version 6\.0 \(pnpm 8 or older\), which pnpm 10 cannot read: installed from package\.json/);
+    assert.equal(detectRunner(repo({ 'package.json': json, 'pnpm-lock.yaml': 'lockfileVersion: 5.4\n' }), { tools })?.install, 'node /ff/pnpm.cjs install --config.lockfile=false --config.manage-package-manager-versions=false');
+    assert.equal(detectRunner(repo({ 'package.json': json, 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n" }), { tools })?.install, 'node /ff/pnpm.cjs install --frozen-lockfile --config.manage-package-manager-versions=false');
     // without the tool, npm installs from package.json and says why
     const noPnpm = detectRunner(repo({ 'package.json': json, 'pnpm-lock.yaml': '' }));
     assert.equal(noPnpm?.install, 'npm install --no-audit --no-fund --no-package-lock');
@@ -177,6 +201,31 @@ describe('detectRunner', () => {
 });
 
 describe('parseTap', () => {
+  test('a name with an escaped \\# (node-tap 16) or a plain # is kept whole, and SKIP still skips', () => {
+    const tap = [
+      'TAP version 13',
+      '# Subtest: test/parse-url.js',
+      '    not ok 1 - fromUrl(github:user/repo\\#semver:^1.0.0) is not null',
+      '      ---',
+      '      found: null',
+      '      ...',
+      '    ok 2 - issue #42 stays fixed',
+      '    ok 3 - later # SKIP not yet',
+      '    1..3',
+      'not ok 1 - test/parse-url.js # time=12ms',
+      '1..1',
+    ].join('\n');
+    const results = parseTap(tap);
+    assert.deepEqual(
+      results.map((r) => [r.name, r.status]),
+      [
+        ['test/parse-url.js > fromUrl(github:user/repo#semver:^1.0.0) is not null', 'failed'],
+        ['test/parse-url.js > issue #42 stays fixed', 'passed'],
+        ['test/parse-url.js > later', 'skipped'],
+      ],
+    );
+  });
+
   test('tape: one result per test, named by its comment; a failing assertion fails it, with its YAML diagnostics', () => {
     const tape = [
       'TAP version 13',
