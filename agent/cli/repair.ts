@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { FilterPolicySchema, ModelSettingsSchema, resolveEffectiveSettings, mergeSettings, RUN_POLICIES, RunPolicySchema } from '../../common/settings';
+import { FilterPolicySchema, ModelSettingsSchema, type ModelSettings, type RunPolicy, resolveEffectiveSettings, mergeSettings, RUN_POLICIES, RunPolicySchema } from '../../common/settings';
 import { readFlowfixFileAtRevision } from '../../lib/repositories/flowfix-file';
-import { runRepair, type RepairResult, type SummariseFn } from '../pipeline';
+import { runRepair, type RepairResult } from '../pipeline';
+import type { RunAssembly } from '../assemble';
 import { createPrintSink, gateOutcome, timeoutLine } from '../report/sinks';
-import type { Policy } from '../types';
 import { proofLabel } from '../../common/run-events';
 
 // `flowfix repair`: the whole pipeline on a local repository, printing the
@@ -83,23 +83,17 @@ function parse(argv: string[]) {
   });
 }
 
-async function buildPolicies(name: string, modelSettings: ReturnType<typeof ModelSettingsSchema.parse>): Promise<{ policies: Policy[]; summarise?: SummariseFn }> {
-  const { createOfflinePolicy } = await import('../policies/offline');
-  const offline = createOfflinePolicy({ maxCandidates: modelSettings.offline.maxCandidates });
-  if (name === 'offline') return { policies: [offline] };
-  // Only the llm policy needs the server's model configuration.
-  const { getEnv } = await import('../../lib/env');
-  const { llmClientOptionsFromSettings, LlmClient } = await import('../llm/client');
-  const { createLlmPolicy, llmProtocolFromSettings } = await import('../llm/policy');
-  const options = llmClientOptionsFromSettings({ settings: modelSettings, env: getEnv() });
-  if (!options) {
-    throw new UsageProblem('no model configured: set FLOWFIX_MODEL_BASE_URL and FLOWFIX_MODEL (or modelSettings in --settings)');
+/** The run's policies and summariser, as the worker assembles them; a model that cannot be used is a usage problem here. */
+async function buildPolicies(name: RunPolicy, modelSettings: ModelSettings): Promise<RunAssembly> {
+  const { assembleRun, ModelUnavailableError } = await import('../assemble');
+  // only a model policy needs the server's model configuration
+  const env = name === 'offline' ? {} : (await import('../../lib/env')).getEnv();
+  try {
+    return assembleRun({ policy: name, modelSettings, env });
+  } catch (err) {
+    if (err instanceof ModelUnavailableError) throw new UsageProblem(`${err.message}: set FLOWFIX_MODEL_BASE_URL and FLOWFIX_MODEL, or modelSettings in --settings`);
+    throw err;
   }
-  const client = new LlmClient(options);
-  const llm = createLlmPolicy({ client, protocol: llmProtocolFromSettings(modelSettings) });
-  const { summarise } = await import('../report/summary');
-  const summariseWithModel: SummariseFn = (input) => summarise({ ...input, client });
-  return { policies: name === 'tiered' ? [offline, llm] : [llm], summarise: summariseWithModel };
 }
 
 class UsageProblem extends Error {}
@@ -206,7 +200,7 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     });
     for (const w of effective.warnings) io.stderr(`warning: ${w}\n`);
     const modelSettings = ModelSettingsSchema.parse({ ...(admin.modelSettings as object), policy: policyName });
-    const { policies, summarise } = await buildPolicies(policyName, modelSettings);
+    const { policies, summarise } = await buildPolicies(modelSettings.policy, modelSettings);
 
     const controller = new AbortController();
     const onSignal = () => controller.abort();

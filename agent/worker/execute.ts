@@ -1,5 +1,6 @@
 import { getEnv } from '../../lib/env';
-import type { ModelSettings } from '../../common/settings';
+import { RunPolicySchema, type ModelSettings } from '../../common/settings';
+import type { NamedExitReason } from '../../common/exit-reasons';
 import { setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox/mode';
 import { probeSandbox } from '../../lib/sandbox/probe';
 import { readSandboxMode } from '../../lib/sandbox/settings';
@@ -10,11 +11,8 @@ import { planRevisionRepair } from '../../lib/triage/plan';
 import { HostAccessError, hostCloneAccess } from '../../lib/hosts/clone-access';
 import { checkRunStale, finishRun, getRunWorkContext, releaseRun, type RunWorkContext } from '../../lib/runs/service';
 import { readModelPrices, type ModelPriceTable } from '../../lib/models/prices';
-import { LlmClient, llmClientOptionsFromSettings } from '../llm/client';
-import { createLlmPolicy, llmProtocolFromSettings } from '../llm/policy';
 import { runRepair, type RepairResult, type RunRepairInput } from '../pipeline';
-import { createOfflinePolicy } from '../policies/offline';
-import type { Policy } from '../types';
+import { assembleRun, ModelUnavailableError, type RunAssembly } from '../assemble';
 import { completeRevalidation } from '../../lib/fixes/edit-accept';
 import { DbEventSink } from './db-sink';
 import { createRevalidatePolicy } from './revalidate-policy';
@@ -43,26 +41,12 @@ export interface ExecuteRunOptions {
   log?: (entry: Record<string, unknown>) => void;
 }
 
-class ConfigError extends Error {}
-
-function policyFor({ run, modelSettings, priceTable }: { run: RunWorkContext; modelSettings: ModelSettings; priceTable: ModelPriceTable }): Policy | Policy[] {
-  if (run.trigger === 'REVALIDATE') return createRevalidatePolicy({ diff: run.inputDiff ?? '' });
-  const offline = () => createOfflinePolicy({ maxCandidates: modelSettings.offline.maxCandidates });
-  const llm = () => {
-    const options = llmClientOptionsFromSettings({ settings: { ...modelSettings, model: run.model ?? modelSettings.model }, env: getEnv(), priceTable });
-    if (!options) throw new ConfigError('no model is configured for this repository (model settings or FLOWFIX_MODEL_BASE_URL/FLOWFIX_MODEL)');
-    let client: LlmClient;
-    try {
-      client = new LlmClient(options);
-    } catch (err) {
-      // e.g. the azure dialect without a key: the run fails as a configuration problem, with the reason
-      throw new ConfigError(`the model endpoint cannot be used: ${(err as Error).message}`);
-    }
-    return createLlmPolicy({ client, protocol: llmProtocolFromSettings(modelSettings) });
-  };
-  if (run.policy === 'llm') return llm();
-  if (run.policy === 'tiered') return [offline(), llm()];
-  return offline();
+/** The run's policies and summariser (agent/assemble.ts); an edited fix is re-validated by a policy of its own. */
+function assemblyFor({ run, modelSettings, priceTable }: { run: RunWorkContext; modelSettings: ModelSettings; priceTable: ModelPriceTable }): RunAssembly {
+  if (run.trigger === 'REVALIDATE') return { policies: [createRevalidatePolicy({ diff: run.inputDiff ?? '' })] };
+  // a policy this version does not know runs offline, as it always has
+  const policy = RunPolicySchema.safeParse(run.policy).data ?? 'offline';
+  return assembleRun({ policy, modelSettings: { ...modelSettings, model: run.model ?? modelSettings.model }, env: getEnv(), priceTable });
 }
 
 /**
@@ -87,6 +71,7 @@ export async function buildRepairInput({
   const priceTable = run.policy === 'offline' || run.trigger === 'REVALIDATE' ? {} : await readModelPrices();
   // asked per run, just before the clone: an installation token lasts an hour
   const hostAccess = await hostCloneAccess({ repositoryId: run.change.repositoryId, externalId: run.change.externalId });
+  const assembly = assemblyFor({ run, modelSettings: plan.modelSettings, priceTable });
   return {
     ...plan.source,
     ...(hostAccess ? { hostAccess } : {}),
@@ -96,7 +81,8 @@ export async function buildRepairInput({
     settings: plan.settings,
     filterPolicy: plan.filterPolicy,
     modelSettings: plan.modelSettings,
-    policy: policyFor({ run, modelSettings: plan.modelSettings, priceTable }),
+    policy: assembly.policies,
+    ...(assembly.summarise ? { summarise: assembly.summarise } : {}),
     sink,
     signal,
     change: { title: run.change.title, description: run.change.description, author: run.change.author },
@@ -144,7 +130,7 @@ async function sandboxRefusal(): Promise<string | null> {
   return `no working sandbox on this machine (${probe.reason}); install bubblewrap, or an admin can switch to the unsafe mode`;
 }
 
-function failureResult(exitReason: string, detail: string): FinishRunResult {
+function failureResult(exitReason: NamedExitReason, detail: string): FinishRunResult {
   return { status: 'failed', exitReason, exitDetail: detail.slice(0, 4000) };
 }
 
@@ -202,7 +188,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
       try {
         input = await buildRepairInput({ run, sink, signal: controller.signal, ...(opts.workDir ? { workDir: opts.workDir } : {}) });
       } catch (err) {
-        if (err instanceof ConfigError) result = failureResult('model_error', err.message);
+        if (err instanceof ModelUnavailableError) result = failureResult('model_error', err.message);
         // the run ends where a clone refused by the host would end it
         else if (err instanceof HostAccessError) result = failureResult('setup_failed', err.message);
         else throw err;

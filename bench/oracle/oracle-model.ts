@@ -15,6 +15,7 @@
  * SDK talks to it over real HTTP, JSON or `stream: true` server-sent events
  * with tool-call deltas and a usage chunk.
  */
+import { escapeHtml } from '../../lib/html/sanitize';
 import { parseUnifiedDiff, diffFilePath } from '../../agent/edits/diff';
 import {
   startScriptedModelServer,
@@ -44,7 +45,8 @@ function turnsTaken(request: RecordedRequest): number {
 }
 
 /**
- * The oracle's step function: read → patch → finish, judged only on what
+ * The oracle's step function: read → patch → finish (then the summary it is
+ * asked for), judged only on what
  * the agent sent back. A conversation started again (the regression suite
  * refused the fix, and the policy gets another turn) starts again from the
  * reads, and proposes the same right fix: that is all the oracle knows.
@@ -54,6 +56,8 @@ export function oracleScript(fix: OracleFix): StepFn {
   if (files.length === 0) throw new Error('the oracle fix touches no file');
   const say = (text: string): ScriptStep => ({ kind: 'reply', text, finishReason: 'stop' });
   return (request) => {
+    // the one call without tools is the root-cause summary after the fix (agent/assemble.ts)
+    if (!request.body?.tools?.length) return say(`<p>${escapeHtml(fix.summary ?? 'Restored the intended behaviour.')}</p>`);
     const turn = turnsTaken(request);
     const results = latestToolResults(request).map((r) => r.content);
     if (turn === 0) {

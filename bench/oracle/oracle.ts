@@ -7,8 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runRepair } from '../../agent/pipeline';
-import { LlmClient, llmClientOptionsFromSettings } from '../../agent/llm/client';
-import { createLlmPolicy, llmProtocolFromSettings } from '../../agent/llm/policy';
+import { assembleRun } from '../../agent/assemble';
 import { parseUnifiedDiff, diffFilePath } from '../../agent/edits/diff';
 import { indexTsFile } from '../../agent/scaffold/typescript';
 import { git } from '../../agent/workspace/git';
@@ -108,9 +107,8 @@ export async function runOracleCase(input: OracleCaseInput): Promise<OracleOutco
   const events: AgentEvent[] = [];
   try {
     const modelSettings = ModelSettingsSchema.parse({ policy: 'llm', baseUrl: model.url, model: 'oracle', editProtocol: 'tools', stream: input.stream ?? true });
-    const options = llmClientOptionsFromSettings({ settings: modelSettings, env: { FLOWFIX_MODEL_API_KEY: 'oracle' } });
-    if (!options) throw new Error('the oracle endpoint did not resolve to client options');
-    const policy = createLlmPolicy({ client: new LlmClient(options), protocol: llmProtocolFromSettings(modelSettings) });
+    // assembled as a server run is: the model's policy and its root-cause summary
+    const { policies, summarise } = assembleRun({ policy: 'llm', modelSettings, env: { FLOWFIX_MODEL_API_KEY: 'oracle' } });
     const result = await runRepair({
       repoPath: input.repoPath,
       baseRev: input.baseRev,
@@ -119,7 +117,8 @@ export async function runOracleCase(input: OracleCaseInput): Promise<OracleOutco
       settings: input.settings,
       ...(input.filterPolicy ? { filterPolicy: input.filterPolicy } : {}),
       modelSettings,
-      policy,
+      policy: policies,
+      ...(summarise ? { summarise } : {}),
       ...(input.checkBase === undefined ? {} : { checkBase: input.checkBase }),
       sink: { emit: async (e) => void events.push(e) },
       change: { title: input.change?.title ?? 'Change', description: input.change?.description ?? '', author: input.change?.author ?? 'oracle-bench' },

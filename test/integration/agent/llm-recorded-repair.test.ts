@@ -34,6 +34,10 @@ import { checkedEvents, TERMINAL, waitFor } from '../runs/helpers';
 const MODEL_KEY = 'sk-recorded-repair-0123456789';
 process.env.FLOWFIX_MODEL_API_KEY = MODEL_KEY;
 
+// what the model double answers when asked for the root cause, with HTML a model could echo from the repository
+const SUMMARY_REPLY =
+  '<p>The <strong>shipping</strong> was charged at the threshold: <code>shippingCents</code> compared with <code>&gt;</code>.</p><script>alert(1)</script><p onerror="alert(2)">The fix compares with <code>&gt;=</code>.</p>';
+
 const conversation = ConversationSchema.parse(JSON.parse(readFileSync('e2e/doubles/scripts/ts-cart-shipping-threshold.conversation.json', 'utf8')));
 const bug = BUGS.find((b) => b.id === conversation.bug)!;
 
@@ -126,7 +130,8 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
       dialect: 'azure',
       apiKey: MODEL_KEY,
       azure: { deployments: ['repair-east'], modelName: 'gpt-4o-2024-08-06' },
-      script: scriptFromConversation(conversation, 'tools'),
+      // the root cause is one more call after the fix, as on any server run with a model (agent/assemble.ts)
+      script: [...scriptFromConversation(conversation, 'tools'), { kind: 'reply', text: SUMMARY_REPLY }],
     });
     servers.push(server);
     const result = await repairThrough({
@@ -136,15 +141,23 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
       modelSettings: { apiVersion: '2024-10-21', deployment: 'repair-east', editProtocol: 'tools' },
     });
     assertRepairedWithEveryGate(result);
-    const { run, events } = result;
-    assert.equal(server.requests.length, conversation.turns.length);
+    const { run, events, fixes } = result;
+    assert.equal(server.requests.length, conversation.turns.length + 1);
+    // the last call asks for the summary: no tools, the fix's diff in the data
+    const summaryRequest = server.requests.at(-1)!;
+    assert.equal(summaryRequest.body?.tools, undefined);
+    assert.match(JSON.stringify(summaryRequest.body?.messages), /subtotalCents >= threshold/);
+    // the model's summary is stored, sanitised: its words kept, its script and handler gone
+    assert.match(fixes[0]!.summaryHtml, /<strong>shipping<\/strong> was charged at the threshold/);
+    assert.doesNotMatch(fixes[0]!.summaryHtml, /<script|onerror|alert\(/);
+    assert.equal((fixes[0]!.evidence as { summarySource?: string }).summarySource, 'model');
     for (const r of server.requests) {
       assert.equal(r.path, '/openai/deployments/repair-east/chat/completions');
       assert.equal(r.query['api-version'], '2024-10-21');
       assert.equal(r.apiKeyHeader, MODEL_KEY);
       assert.equal(r.authorization, undefined);
-      assert.ok(r.body?.tools?.length, 'native tools were sent');
     }
+    assert.ok(server.requests.slice(0, -1).every((r) => r.body?.tools?.length), 'native tools were sent on every turn of the repair');
     assert.deepEqual(
       events.filter((e) => e.type === 'tool_call').map((e) => payload(e).name),
       ['search_code', 'read_file', 'edit_file', 'edit_file', 'run_tests', 'finish'],
@@ -158,7 +171,7 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
   });
 
   test('the text protocol on the llama.cpp dialect, streamed: no tools sent, tokens from timings, cost unknown (null, not 0)', async () => {
-    const server = await startScriptedModelServer({ dialect: 'llamacpp', apiKey: MODEL_KEY, script: scriptFromConversation(conversation, 'text') });
+    const server = await startScriptedModelServer({ dialect: 'llamacpp', apiKey: MODEL_KEY, script: [...scriptFromConversation(conversation, 'text'), { kind: 'reply', text: SUMMARY_REPLY }] });
     servers.push(server);
     const result = await repairThrough({
       dialect: 'llamacpp',
@@ -168,7 +181,7 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
     });
     assertRepairedWithEveryGate(result);
     const { run, events } = result;
-    assert.equal(server.requests.length, conversation.turns.length);
+    assert.equal(server.requests.length, conversation.turns.length + 1, 'the turns, then the summary');
     for (const r of server.requests) {
       assert.equal(r.path, '/v1/chat/completions');
       assert.equal(r.authorization, `Bearer ${MODEL_KEY}`);
@@ -188,7 +201,7 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
   });
 
   test('auto on the vLLM dialect: two malformed tool calls, then the rest of the run in text, recorded in the trajectory', async () => {
-    const server = await startScriptedModelServer({ dialect: 'vllm', script: scriptFromConversation(conversation, 'text', { malformedFirst: 2 }) });
+    const server = await startScriptedModelServer({ dialect: 'vllm', script: [...scriptFromConversation(conversation, 'text', { malformedFirst: 2 }), { kind: 'reply', text: SUMMARY_REPLY }] });
     servers.push(server);
     const result = await repairThrough({ dialect: 'vllm', server, name: 'vllm-auto', modelSettings: { editProtocol: 'auto', textFallbackAfter: 2 } });
     assertRepairedWithEveryGate(result);
