@@ -19,6 +19,7 @@ export const EXIT_REASONS = [
   'regression_failed',
   'final_rerun_failed',
   'worker_lost', // the workers' lease ran out on every attempt (lib/runs/lease.ts)
+  'internal_error', // flowfix itself failed (a bug, its database, saving the trajectory): the detail says where
 ] as const;
 export type NamedExitReason = (typeof EXIT_REASONS)[number];
 /**
@@ -53,6 +54,7 @@ export const NO_FIX_CATEGORIES = [
   'worker_lost',
   'setup_failed',
   'cancelled',
+  'internal_error',
   'other',
 ] as const;
 export type NoFixCategory = (typeof NO_FIX_CATEGORIES)[number];
@@ -76,6 +78,7 @@ const CATEGORY_OF: Record<Exclude<NamedExitReason, 'fixed'>, NoFixCategory | 'by
   regression_failed: 'regression_failed',
   final_rerun_failed: 'regression_failed',
   worker_lost: 'worker_lost',
+  internal_error: 'internal_error',
 };
 
 export function isExitReason(value: string): value is ExitReason {

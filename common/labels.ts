@@ -71,6 +71,7 @@ export const EXIT_REASON_LABELS: Record<NamedExitReason, string> = {
   regression_failed: 'Regression suite failed',
   final_rerun_failed: 'Final rerun failed',
   worker_lost: 'Worker lost',
+  internal_error: 'flowfix failed',
 };
 
 /** Why runs produced no fix, as Insights groups the exit reasons (common/exit-reasons.ts). */
@@ -86,6 +87,7 @@ export const NO_FIX_CATEGORY_LABELS: Record<NoFixCategory, string> = {
   worker_lost: 'Worker lost',
   setup_failed: 'Setup failed',
   cancelled: 'Cancelled',
+  internal_error: 'flowfix failed',
   other: 'Other',
 };
 

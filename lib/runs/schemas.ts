@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UsageSchema } from '../../common/run-events';
 import { RunPolicySchema } from '../../common/settings';
+import { isExitReason } from '../../common/exit-reasons';
 
 // Boundaries of the run lifecycle: what a route may ask for, what travels
 // through the queue, what a worker reports. lib/ never imports agent/, so the
@@ -38,7 +39,8 @@ export const StartRunBodySchema = z
 /** What a worker reports when a run ends (a projection of agent/pipeline.ts RepairResult). */
 export const FinishRunResultSchema = z.object({
   status: z.enum(['fixed', 'no_fix', 'failed', 'cancelled']),
-  exitReason: z.string().min(1).max(200),
+  // only the named reasons and `dropped:<filter>` (common/exit-reasons.ts): a reason Insights cannot name is refused here
+  exitReason: z.string().min(1).max(200).refine(isExitReason, { error: (issue) => `"${String(issue.input)}" is not a known exit reason (common/exit-reasons.ts)` }),
   exitDetail: z.string().max(20_000).optional(),
   diff: z.string().default(''),
   files: z.array(z.string()).default([]),

@@ -46,3 +46,13 @@ test('every exit reason the code writes is in the list (agent/, lib/: `exitReaso
   assert.ok(written.size >= 5, `found ${written.size}: the scan must see the writers`);
   for (const [reason, file] of written) assert.ok((EXIT_REASONS as readonly string[]).includes(reason), `${file} writes "${reason}", which common/exit-reasons.ts does not name`);
 });
+
+test('flowfix failing itself is a reason of its own (not "other"), and the finish schema takes only named reasons', async () => {
+  assert.equal(noFixCategory('internal_error', false), 'internal_error');
+  const { FinishRunResultSchema } = await import('@/lib/runs/schemas');
+  assert.equal(FinishRunResultSchema.safeParse({ status: 'failed', exitReason: 'internal_error' }).success, true);
+  assert.equal(FinishRunResultSchema.safeParse({ status: 'no_fix', exitReason: 'dropped:test_file_edit' }).success, true);
+  const unknown = FinishRunResultSchema.safeParse({ status: 'failed', exitReason: 'something_new' });
+  assert.equal(unknown.success, false);
+  assert.match(JSON.stringify(unknown.error?.issues), /not a known exit reason/);
+});
