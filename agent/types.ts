@@ -10,7 +10,7 @@ import type { ExpectedActual, StackFrame, TestResult } from '../common/test-resu
 
 export type { Phase, Diagnostic, GateName, GateVerdict, CodeSpan, Suspect, Usage } from '../common/run-events';
 export type { TestStatus, TestResult, ExpectedActual, StackFrame } from '../common/test-results';
-import type { LimitReason } from '../lib/sandbox/limits';
+import type { LimitReason } from '../lib/sandbox';
 import type { FollowedTargets } from './gates/gates';
 
 /** Named ways a run ends (stored in Run.exitReason): the list is common/exit-reasons.ts. */

@@ -1,11 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { buildSandboxArgv } from '../../lib/sandbox/argv';
-import { newSandboxIdentity } from '../../lib/sandbox/identity';
-import { resolveLimits } from '../../lib/sandbox/limits';
-import { sandboxMode } from '../../lib/sandbox/mode';
-import { probeSandbox } from '../../lib/sandbox/probe';
+import { newSandboxIdentity, resolveLimits, sandboxedArgv, sandboxRefusal } from '../../lib/sandbox';
 import { buildSandboxEnv, killGroup, watchGroup } from '../workspace/exec';
 
 // The agent's one way to ask Python about Python (helper.py: index spans,
@@ -51,12 +47,10 @@ class Helper {
 
   constructor(python: string) {
     const inner = [python, '-I', '-S', SCRIPT];
-    const probe = probeSandbox();
-    const refused = !probe.ok && sandboxMode() !== 'unsafe';
-    const { file, args } = refused
-      ? { file: '/bin/sh', args: ['-c', 'echo "$1" >&2; exit 1', 'sh', `no working sandbox for the Python helper (${probe.ok ? '' : probe.reason})`] }
-      : probe.ok
-      ? buildSandboxArgv(inner, {
+    const refusal = sandboxRefusal();
+    const { file, args } = refusal
+      ? { file: '/bin/sh', args: ['-c', 'echo "$1" >&2; exit 1', 'sh', `the Python helper cannot start: ${refusal}`] }
+      : sandboxedArgv(inner, {
           writable: [],
           // no workspace: the client sends the files' bytes (scaffold/python.ts)
           readOnly: [SCRIPT],
@@ -65,8 +59,7 @@ class Helper {
           limits: resolveLimits({ diskBytes: 64 * 1024 * 1024 }),
           // spawned detached below: a session of its own, no terminal, one group to kill
           newSession: false,
-        })
-      : { file: inner[0], args: inner.slice(1) };
+        });
     this.child = spawn(file, args, {
       cwd: tmpdir(),
       env: buildSandboxEnv({ home: '/tmp', tmpDir: '/tmp' }) as NodeJS.ProcessEnv,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RepositorySettings } from '../../common/settings';
-import { flowfixRoot } from '../../lib/sandbox/argv';
+import { flowfixRoot } from '../../lib/sandbox';
 import { git } from '../workspace/git';
 import { detectInstall, detectSetup, type DetectOptions, type DetectedRunner, type ReadFile } from './runners';
 

@@ -3,8 +3,7 @@ import { baseTestId, isInstanceOf, leafName, testNameOf } from '../../lib/junit/
 import path from 'node:path';
 import { disambiguateTestIds, parseJunitXml } from '../../lib/junit/parse';
 import { testCommandOf, type RepositorySettings } from '../../common/settings';
-import { cacheEnv, noInstallScriptsEnv } from '../../lib/sandbox/cache';
-import type { SandboxLimits } from '../../lib/sandbox/limits';
+import { cacheEnv, noInstallScriptsEnv, type SandboxLimits } from '../../lib/sandbox';
 import { buildSandboxEnv, runCommand, shellQuote } from '../workspace/exec';
 import { globToRegExp } from '../workspace/glob';
 import { parseTap, pytestAddoptsRetry, tapCutShort } from './runners';

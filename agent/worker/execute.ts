@@ -1,8 +1,7 @@
 import { getEnv } from '../../lib/env';
 import { RunPolicySchema, type ModelSettings } from '../../common/settings';
 import type { NamedExitReason } from '../../common/exit-reasons';
-import { setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox/mode';
-import { probeSandbox } from '../../lib/sandbox/probe';
+import { sandboxRefusal as refusalIn, setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox';
 import { readSandboxMode } from '../../lib/sandbox/settings';
 import { heartbeat } from '../../lib/runs/lease';
 import { LeaseLostError } from '../../lib/runs/events';
@@ -125,9 +124,7 @@ function toFinishResult(result: RepairResult, finalPayload: Record<string, unkno
 async function sandboxRefusal(): Promise<string | null> {
   const mode = await readSandboxMode();
   setProcessSandboxMode(mode);
-  const probe = probeSandbox();
-  if (probe.ok || mode === 'unsafe') return null;
-  return `no working sandbox on this machine (${probe.reason}); install bubblewrap, or an admin can switch to the unsafe mode`;
+  return refusalIn(mode);
 }
 
 function failureResult(exitReason: NamedExitReason, detail: string): FinishRunResult {

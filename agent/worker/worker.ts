@@ -1,4 +1,4 @@
-import { probeSandbox } from '../../lib/sandbox/probe';
+import { probeSandbox } from '../../lib/sandbox';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { getRunQueue, onRunQueued, type RunQueue } from '../../lib/queue';

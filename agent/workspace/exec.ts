@@ -2,13 +2,22 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { readInheritedEnv, SECRET_ENV_NAMES } from '../../lib/env';
-import { buildSandboxArgv } from '../../lib/sandbox/argv';
-import { startEgressProxy, egressEnv, EGRESS_PRELUDE, type EgressProxy } from '../../lib/sandbox/egress';
-import { newSandboxIdentity, type SandboxIdentity } from '../../lib/sandbox/identity';
-import { describeLimit, limitFromExit, resolveLimits, type LimitReason, type SandboxLimits } from '../../lib/sandbox/limits';
-import { sandboxMode } from '../../lib/sandbox/mode';
-import { watchLimits } from '../../lib/sandbox/monitor';
-import { probeSandbox } from '../../lib/sandbox/probe';
+import {
+  describeLimit,
+  EGRESS_PRELUDE,
+  egressEnv,
+  limitFromExit,
+  newSandboxIdentity,
+  resolveLimits,
+  sandboxedArgv,
+  sandboxRefusal,
+  startEgressProxy,
+  watchLimits,
+  type EgressProxy,
+  type LimitReason,
+  type SandboxIdentity,
+  type SandboxLimits,
+} from '../../lib/sandbox';
 import type { CommandResult } from '../types';
 
 // Runs the repository's own commands (install, build, tests). Those commands
@@ -174,8 +183,7 @@ export function sandboxArgv(
   // with the network, the relay to the egress proxy becomes the command's parent
   const run = opts.egressSocket ? `${EGRESS_PRELUDE} /bin/sh -c "$1"` : 'exec /bin/sh -c "$1"';
   const inner = ['/bin/sh', '-c', `${GATE} ${run}`, 'flowfix-sandbox', command];
-  if (!probeSandbox().ok) return { file: inner[0], args: inner.slice(1) };
-  return buildSandboxArgv(inner, {
+  return sandboxedArgv(inner, {
     writable: opts.sandbox.writable,
     readOnly: opts.sandbox.readOnly ?? [],
     cwd: opts.cwd,
@@ -264,10 +272,8 @@ function notStarted(opts: ExecOptions, started: number, why: string): CommandRes
 /** Runs one command in its own process group, sandboxed; never throws for the command's own failure. */
 export async function runCommand(opts: ExecOptions): Promise<CommandResult> {
   const started = performance.now();
-  const probe = probeSandbox();
-  if (!probe.ok && sandboxMode() !== 'unsafe') {
-    return notStarted(opts, started, `refused to run the command: no working sandbox (${probe.reason}) and the unsafe mode is off`);
-  }
+  const refusal = sandboxRefusal();
+  if (refusal) return notStarted(opts, started, `refused to run the command: ${refusal}`);
   try {
     if (!statSync(opts.cwd).isDirectory()) return notStarted(opts, started, `could not start the command: ${opts.cwd} is not a folder`);
   } catch (err) {

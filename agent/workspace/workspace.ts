@@ -2,8 +2,7 @@ import { mkdtemp, mkdir, readFile, readdir, realpath, rm, stat, writeFile, lstat
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { HostCloneAccess } from '../../lib/hosts/clone-access';
-import { dependencyCacheDir } from '../../lib/sandbox/cache';
-import { handOver, newSandboxIdentity, type SandboxIdentity } from '../../lib/sandbox/identity';
+import { dependencyCacheDir, handOver, newSandboxIdentity, type SandboxIdentity } from '../../lib/sandbox';
 import type { CommandSandbox } from './exec';
 import { git, isCredentialRefusal, isRepositoryNotFound, type GitResult } from './git';
 import type { WorkspaceView } from '../types';

@@ -3,8 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildSandboxEnv, sandboxArgv } from '../../agent/workspace/exec';
-import { handOver, newSandboxIdentity } from '../../lib/sandbox/identity';
-import { resolveLimits } from '../../lib/sandbox/limits';
+import { handOver, newSandboxIdentity, resolveLimits } from '../../lib/sandbox';
 import { percentile } from '../stats';
 
 // What the sandbox adds to one command: a trivial command (`true`) behind the
