@@ -213,9 +213,6 @@ interface Shown {
   shownAt: number;
 }
 
-async function runStatus(page: Page): Promise<string> {
-  return (await page.getByTestId('run-status').getAttribute('data-status')) ?? '';
-}
 
 /** One "Run agent" press: time to the first event and the first agent step; then every live event's save→shown latency. */
 async function pressRunAgent({ page, changeId }: { page: Page; changeId: string }): Promise<{ firstEventMs: number; firstStepMs: number; shown: Shown[] }> {

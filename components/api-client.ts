@@ -45,7 +45,7 @@ export async function requestJson<T>(
     throw new ApiError('The server could not be reached', 0, null);
   }
   const text = await res.text();
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {

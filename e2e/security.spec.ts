@@ -213,7 +213,7 @@ function listeningAddresses(port: number): string[] {
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
   const found: string[] = [];
   for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
-    let table = '';
+    let table: string;
     try {
       table = fs.readFileSync(file, 'utf8');
     } catch {

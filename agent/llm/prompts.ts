@@ -6,7 +6,7 @@
 import type { PolicyContext, Suspect } from '../types';
 import { suspectSpans } from './context';
 import { estimateTokens } from './dialects';
-import { cutText, withLineNumbers, type Fence } from './fence';
+import { cutText, type Fence } from './fence';
 import { TEXT_PROTOCOL_GUIDE } from './text-protocol';
 
 export type Protocol = 'tools' | 'text';

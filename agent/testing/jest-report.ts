@@ -32,7 +32,6 @@ const JestReportSchema = z.object({
 });
 
 const MAX_MESSAGE = 64 * 1024;
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** The name a test file that failed to load answers to: it has no test of its own to fail. */
@@ -44,7 +43,7 @@ export function parseJestJson(text: string, root?: string): { results: TestResul
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`not jest's JSON report: ${(err as Error).message}`);
+    throw new Error(`not jest's JSON report: ${(err as Error).message}`, { cause: err });
   }
   const parsed = JestReportSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`not jest's JSON report: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());

@@ -36,7 +36,7 @@ function parseJsonObject(text: string, label: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${label} is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`${label} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${label} must be a JSON object`);
   return value as Record<string, unknown>;

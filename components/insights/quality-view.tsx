@@ -6,7 +6,7 @@ import type { GradedPrecision } from '@/lib/insights';
 import { settledSourcesText } from '@/common/grading';
 import { exitReasonLabel, noFixCategoryLabel, policyLabel, rejectReasonLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { AXIS, CHART, CHART_HEIGHT, Definitions, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, ZERO_BAR, percentTick, useNarrow } from './charts';
+import { AXIS, CHART, Definitions, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, ZERO_BAR, percentTick, useNarrow } from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 type Row = GradedPrecision['overall'];

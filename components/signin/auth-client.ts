@@ -24,7 +24,7 @@ async function call(url: string, init?: RequestInit): Promise<unknown> {
     throw new Refused(UNREACHABLE);
   }
   const text = await res.text();
-  let json: unknown = null;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {

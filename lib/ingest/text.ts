@@ -16,7 +16,6 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** Removes NUL and replaces lone surrogates: the result can be stored in PostgreSQL text. */
 export function cleanText(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\uFFFD');
 }
 

@@ -310,7 +310,6 @@ export async function checkRunStale({ runId }: { runId: string }): Promise<{ sta
 export async function triageNewRevision({ changeId, revisionId }: { changeId: string; revisionId: string }): Promise<
   { skipped: true; reason: string } | { skipped: false; runId: string; joined: boolean }
 > {
-  const db = getDb();
   await cancelWaitingStaleRuns({ changeId, currentRevisionId: revisionId });
   const { decision, modelSettings, headRev } = await planRevisionRepair({ revisionId });
   if (decision.skip) {

@@ -50,7 +50,7 @@ export function replyAsText(answer: Pick<ChatResult, 'content' | 'toolCalls'>): 
 
 /** A native call sent in text mode, as the text action it stands for (unknown ones become an unreadable line). */
 export function toolCallAsTextLine(call: ToolCallRequest): string {
-  let args: Record<string, unknown> = {};
+  let args: Record<string, unknown>;
   try {
     args = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
   } catch {

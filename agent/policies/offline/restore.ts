@@ -28,7 +28,7 @@
 // a site here is rare in finished code and likely the defect when the tests
 // fail near it, so its edits get a high within-template preference.
 import ts from 'typescript';
-import type { Mutation, Range, Site } from './model';
+import type { Mutation, Site } from './model';
 
 type SiteOf<K extends Site['kind']> = Extract<Site, { kind: K }>;
 

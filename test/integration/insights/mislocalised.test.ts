@@ -53,7 +53,7 @@ async function addChange(n: number, opts: { repo: string; exit: string; suspects
   });
   let seq = 0;
   if (opts.suspects) await d.runEvent.create({ data: { runId: run.id, seq: seq++, type: 'suspects', payload: { suspects: opts.suspects.map(suspect) } } });
-  if (opts.green) await d.runEvent.create({ data: { runId: run.id, seq: seq++, type: 'gate', payload: { gate: 'green', passed: false } } });
+  if (opts.green) await d.runEvent.create({ data: { runId: run.id, seq, type: 'gate', payload: { gate: 'green', passed: false } } });
   return first.id;
 }
 

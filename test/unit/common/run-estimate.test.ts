@@ -54,7 +54,6 @@ describe('phase medians', () => {
 });
 
 describe('time left', () => {
-  const medians = { setup: 10_000, red: 5_000, localise: 1_000, patch: 20_000, verify: 8_000, summary: 2_000 };
   const started = (phase: string, ms: number) => ({ payload: { phase, status: 'started' }, at: at(ms) });
   const finished = (phase: string, ms: number) => ({ payload: { phase, status: 'finished' }, at: at(ms) });
   const upToPatch = [started('setup', 0), finished('setup', 9000), started('red', 9000), finished('red', 15000), started('localise', 15000), finished('localise', 16000), started('patch', 16000)];
