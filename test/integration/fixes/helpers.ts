@@ -22,8 +22,18 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
+// every folder made here goes when the test process ends (a test's own
+// cleanup may never run when it fails): a run of the suite leaves nothing in
+// the system temp folder
+const made: string[] = [];
+process.once('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function tmpDir(prefix = 'flowfix-fixes-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export const BRANCH = 'feature/total';
