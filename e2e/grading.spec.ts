@@ -173,3 +173,22 @@ test('three graders label five fixes blind by keyboard; a dispute is settled; ag
   await expect(mpage.getByTestId('disputed-disputes')).toContainText('The others are right');
   await manager.close();
 });
+
+test('on a phone the labels stay within reach: a bar along the bottom picks one and leads to the panel', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await signInAs(page, 'grader');
+  const res = await page.request.get('/api/grading/queues');
+  const { queues } = (await res.json()) as { queues: Array<{ id: string }> };
+  await page.goto(`/grading/${queues[0]!.id}/grade`);
+  await expect(page.getByTestId('grade-page')).toBeVisible();
+  // the panel is far below the fix; the bar is on screen from the start
+  await expect(page.getByTestId('grade-panel')).not.toBeInViewport();
+  const incorrect = page.locator('[data-testid=grade-quick-label][data-label=INCORRECT]');
+  await expect(incorrect).toBeInViewport();
+  await incorrect.click();
+  await expect(page.locator('[data-testid=grade-label][data-label=INCORRECT]')).toHaveAttribute('aria-pressed', 'true');
+  await page.getByTestId('grade-quick-panel').click();
+  await expect(page.getByTestId('grade-panel')).toBeInViewport();
+  await context.close();
+});

@@ -7,7 +7,7 @@ import { GateChain } from '@/components/change/fix-evidence';
 import { FixSummary } from '@/components/change/fix-summary';
 import { FixDiff } from '@/components/diff/fix-diff';
 import { GradeKeysDialog } from './grade-keys';
-import { GradePanel } from './grade-panel';
+import { GradePanel, GradeQuickBar } from './grade-panel';
 import { DiffText } from './labels';
 import { useGradeForm } from './use-grade-form';
 import { useGradeItem, type GradeItemActions } from './use-grade-item';
@@ -207,6 +207,7 @@ function GradeItem({
         </div>
         <GradePanel item={it} form={form} dispute={actions.dispute} />
       </div>
+      <GradeQuickBar form={form} />
       {showKeys && <GradeKeysDialog onClose={() => setShowKeys(false)} />}
     </div>
   );

@@ -21,7 +21,7 @@ const REVEALED_VIA: Record<string, string> = {
 export function GradePanel({ item: it, form, dispute }: { item: GradingItemView; form: GradeForm; dispute: GradeItemActions['dispute'] }) {
   const { locked } = form;
   return (
-    <aside className="grade-panel card" aria-labelledby="label-title" data-testid="grade-panel">
+    <aside className="grade-panel card" id="your-label" aria-labelledby="label-title" data-testid="grade-panel">
       <h2 className="card-title" id="label-title">
         Your label
       </h2>
@@ -201,5 +201,29 @@ export function GradePanel({ item: it, form, dispute }: { item: GradingItemView;
         </p>
       )}
     </aside>
+  );
+}
+
+/**
+ * The labels within reach on a narrow screen, where the panel comes after
+ * the whole fix (thousands of pixels down): a bar along the bottom of the
+ * window (CSS shows it below 960 px only) that picks a label and leads to
+ * the panel for the tags, the rationale and saving.
+ */
+export function GradeQuickBar({ form }: { form: GradeForm }) {
+  if (form.locked) return null;
+  return (
+    <nav className="grade-quick" aria-label="Label this fix">
+      <div className="grade-quick-labels" role="group" aria-label="Label">
+        {GRADE_LABELS.map((l) => (
+          <button key={l} type="button" className="btn btn-small grade-quick-label" aria-pressed={form.label === l} onClick={() => form.setLabel(l)} data-testid="grade-quick-label" data-label={l}>
+            {GRADE_LABEL_TEXT[l].name}
+          </button>
+        ))}
+      </div>
+      <a className="btn btn-small btn-primary" href="#your-label" data-testid="grade-quick-panel">
+        {form.label ? 'Save…' : 'Label…'}
+      </a>
+    </nav>
   );
 }
