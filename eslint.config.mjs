@@ -12,7 +12,18 @@ const typesOnly = (from, message) => ({ group: from, allowTypeImports: true, mes
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', '.next*/', 'lib/generated/', 'test-results/', 'playwright-report/', 'extension/', 'coverage/', '.data*/', 'test/fixtures/', 'demo/repos/'],
+    ignores: [
+      'node_modules/',
+      '.next*/',
+      'lib/generated/',
+      'test-results/',
+      'playwright-report/',
+      'extension/',
+      'coverage/',
+      '.data*/',
+      'test/fixtures/',
+      'demo/repos/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -37,7 +48,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            typesOnly(['@/lib/*', '**/lib/*', '!@/lib/generated/prisma/enums'], 'components/ is client code: import lib/ for its types only (data comes through the API)'),
+            typesOnly(
+              ['@/lib/*', '**/lib/*', '!@/lib/generated/prisma/enums'],
+              'components/ is client code: import lib/ for its types only (data comes through the API)',
+            ),
             typesOnly(['@/agent/*', '**/agent/*'], 'components/ is client code: agent/ runs on the server'),
           ],
         },
@@ -47,7 +61,10 @@ export default tseslint.config(
   {
     files: ['lib/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@/agent/*', '**/agent/*'], message: 'lib/ never imports agent/: the worker calls lib/, not the other way' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@/agent/*', '**/agent/*'], message: 'lib/ never imports agent/: the worker calls lib/, not the other way' }] },
+      ],
     },
   },
   {
@@ -57,7 +74,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            typesOnly(['@/lib/*', '../lib/*', '@/agent/*', '../agent/*', '@/demo/*', '../demo/*', '@/scripts/*', '../scripts/*', '@/components/*', '../components/*'], 'common/ is browser-safe: it imports nothing of the project but types'),
+            typesOnly(
+              ['@/lib/*', '../lib/*', '@/agent/*', '../agent/*', '@/demo/*', '../demo/*', '@/scripts/*', '../scripts/*', '@/components/*', '../components/*'],
+              'common/ is browser-safe: it imports nothing of the project but types',
+            ),
           ],
         },
       ],

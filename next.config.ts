@@ -6,14 +6,7 @@ const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR ?? '.next',
   // PGlite ships WASM and data files it loads from its own folder at run time;
   // pg-boss and pg are Node-only. Bundling them breaks those paths.
-  serverExternalPackages: [
-    '@electric-sql/pglite',
-    '@electric-sql/pglite-socket',
-    'pglite-prisma-adapter',
-    'pg',
-    'pg-boss',
-    'typescript',
-  ],
+  serverExternalPackages: ['@electric-sql/pglite', '@electric-sql/pglite-socket', 'pglite-prisma-adapter', 'pg', 'pg-boss', 'typescript'],
   poweredByHeader: false,
   // forbidden() from next/navigation: a page the user's roles do not open answers 403
   experimental: { authInterrupts: true },

@@ -91,9 +91,7 @@ export interface ChangeContext {
   language: string;
 }
 
-export type PolicyOutcome =
-  | { status: 'patched'; usage: Usage; notes?: string }
-  | { status: 'gave_up'; exitReason: ExitReason; detail: string; usage: Usage };
+export type PolicyOutcome = { status: 'patched'; usage: Usage; notes?: string } | { status: 'gave_up'; exitReason: ExitReason; detail: string; usage: Usage };
 
 /**
  * A policy edits the workspace until the target tests pass (GREEN) or it gives

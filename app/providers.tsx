@@ -15,9 +15,7 @@ if (typeof window !== 'undefined') ensureTheme();
 
 export function Providers({ children }: { children: ReactNode }) {
   // one client per browser tab; created in state so it survives re-renders
-  const [client] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, refetchOnWindowFocus: false, retry: 1 } } }),
-  );
+  const [client] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, refetchOnWindowFocus: false, retry: 1 } } }));
   // after React's first commit, which on a page drawn in the browser alone reset <html>'s attributes
   useLayoutEffect(ensureTheme, []);
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;

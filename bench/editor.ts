@@ -61,14 +61,34 @@ export const editorBench: BenchModule = {
       // the developer's checkout of a change with a READY fix, among other repositories' changes
       const repo = buildWorkingRepo(dir);
       const made = await createFixFor(db, { gitUrl: repo.dir, headRev: repo.headRev, baseRev: repo.baseRev, name: 'acme/shop' });
-      await db.failure.create({ data: { changeId: made.change.id, revisionId: made.revision.id, testId: 'cart::total', testName: 'total of nothing is 0', message: 'expected 1 to be 0' } });
+      await db.failure.create({
+        data: {
+          changeId: made.change.id,
+          revisionId: made.revision.id,
+          testId: 'cart::total',
+          testName: 'total of nothing is 0',
+          message: 'expected 1 to be 0',
+        },
+      });
       await db.change.update({ where: { id: made.change.id }, data: { failingTestCount: 1, lastFailureAt: new Date() } });
-      const others = await Promise.all(Array.from({ length: 20 }, (_, r) => db.repository.create({ data: { name: `acme/other-${r}`, gitUrl: `https://git.invalid/acme/other-${r}.git` } })));
+      const others = await Promise.all(
+        Array.from({ length: 20 }, (_, r) => db.repository.create({ data: { name: `acme/other-${r}`, gitUrl: `https://git.invalid/acme/other-${r}.git` } })),
+      );
       for (let from = 0; from < changes; from += 1_000) {
         await db.change.createMany({
           data: Array.from({ length: Math.min(1_000, changes - from) }, (_, k) => {
             const i = from + k;
-            return { repositoryId: others[i % others.length]!.id, externalId: `PR-${i}`, title: `change ${i}`, author: 'Dev', branch: i % 2 ? BRANCH : `feature/${i}`, baseRev: repo.baseRev, headRev: repo.headRev, status: 'NEW' as const, lastFailureAt: new Date(Date.now() - i * 1000) };
+            return {
+              repositoryId: others[i % others.length]!.id,
+              externalId: `PR-${i}`,
+              title: `change ${i}`,
+              author: 'Dev',
+              branch: i % 2 ? BRANCH : `feature/${i}`,
+              baseRev: repo.baseRev,
+              headRev: repo.headRev,
+              status: 'NEW' as const,
+              lastFailureAt: new Date(Date.now() - i * 1000),
+            };
           }),
         });
       }
@@ -101,7 +121,17 @@ export const editorBench: BenchModule = {
       // ── 2. a live run event: the agent re-runs on the change, the extension follows it
       const workerId = 'bench-worker';
       const live = await db.run.create({
-        data: { changeId: made.change.id, revisionId: made.revision.id, policy: 'offline', status: 'RUNNING', activeKey: made.revision.id, leaseOwner: workerId, leaseExpiresAt: new Date(Date.now() + 3_600_000), heartbeatAt: new Date(), startedAt: new Date() },
+        data: {
+          changeId: made.change.id,
+          revisionId: made.revision.id,
+          policy: 'offline',
+          status: 'RUNNING',
+          activeKey: made.revision.id,
+          leaseOwner: workerId,
+          leaseExpiresAt: new Date(Date.now() + 3_600_000),
+          heartbeatAt: new Date(),
+          startedAt: new Date(),
+        },
       });
       await db.change.update({ where: { id: made.change.id }, data: { lastFailureAt: new Date() } });
       const client = new FlowfixClient({ serverUrl, token });
@@ -162,7 +192,7 @@ export const editorBench: BenchModule = {
         ],
         notes: [
           `first open of the process (a new connection, cold routes and database pool): ${firstOpen.toFixed(1)} ms`,
-          'saved → shown is timed from before appendRunEvents (the agent worker\'s writer), so the write, NOTIFY/LISTEN, the SSE read and the extension\'s refresh are all counted; VS Code drawing the tree from the model is not',
+          "saved → shown is timed from before appendRunEvents (the agent worker's writer), so the write, NOTIFY/LISTEN, the SSE read and the extension's refresh are all counted; VS Code drawing the tree from the model is not",
         ],
       };
     } finally {

@@ -73,7 +73,7 @@ const share = (hits: number, of: number) => (of === 0 ? 'n/a' : `${((100 * hits)
 
 export const estimateBench: BenchModule = {
   name: 'estimate',
-  description: 'coverage and width of the run page time-left range over the demo history, and the middle figure\'s error',
+  description: "coverage and width of the run page time-left range over the demo history, and the middle figure's error",
   async run({ log }) {
     const repositories = [
       { id: 'repo-node', name: 'checkout-ts', kind: 'node' as const },
@@ -133,7 +133,9 @@ export const estimateBench: BenchModule = {
     const figures: BenchFigure[] = [
       { name: 'range width (high − low)', ...summarise(widths) },
       { name: 'true time left at those moments (for scale)', ...summarise(truths) },
-      ...[...errors.entries()].sort(([a], [b]) => RUN_PHASES.indexOf(a.split(':')[0] as RunPhase) - RUN_PHASES.indexOf(b.split(':')[0] as RunPhase)).map(([name, values]) => ({ name, ...summarise(values) })),
+      ...[...errors.entries()]
+        .sort(([a], [b]) => RUN_PHASES.indexOf(a.split(':')[0] as RunPhase) - RUN_PHASES.indexOf(b.split(':')[0] as RunPhase))
+        .map(([name, values]) => ({ name, ...summarise(values) })),
     ];
     return {
       bench: 'Time-left range over the demo history: coverage, width and error (ms)',

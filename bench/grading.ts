@@ -116,16 +116,26 @@ async function run(options: BenchOptions): Promise<BenchResult> {
         const h = held[turn++ % held.length]!;
         await getItemView({ queueId: 'busy', itemId: h.itemId, user: h.user });
       }),
-      await measure(`sampled queue of 1,000 from ${fixes.toLocaleString('en-US')} fixes (createQueue)`, 2000, () =>
-        createQueue({
-          actor: manager,
-          input: CreateQueueSchema.parse({
-            name: `sample ${turn++}`,
-            graderIds: ['g0', 'g1', 'g2'],
-            filter: { sample: 1000, seed: `bench-${turn}` },
+      await measure(
+        `sampled queue of 1,000 from ${fixes.toLocaleString('en-US')} fixes (createQueue)`,
+        2000,
+        () =>
+          createQueue({
+            actor: manager,
+            input: CreateQueueSchema.parse({
+              name: `sample ${turn++}`,
+              graderIds: ['g0', 'g1', 'g2'],
+              filter: { sample: 1000, seed: `bench-${turn}` },
+            }),
           }),
-        }), Math.min(options.samples, 20)),
-      await measure('agreement statistics, 10,000-item queue (30,000 labels)', 500, () => queueAgreement({ queueId: 'graded', user: manager }), Math.min(options.samples, 50)),
+        Math.min(options.samples, 20),
+      ),
+      await measure(
+        'agreement statistics, 10,000-item queue (30,000 labels)',
+        500,
+        () => queueAgreement({ queueId: 'graded', user: manager }),
+        Math.min(options.samples, 50),
+      ),
     ];
     const server = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
     return {
@@ -134,7 +144,10 @@ async function run(options: BenchOptions): Promise<BenchResult> {
         `${fixes.toLocaleString('en-US')} fixes, ${(GRADED_FIXES * 3).toLocaleString('en-US')} grades by ${GRADERS} graders on ${GRADED_FIXES.toLocaleString('en-US')} of them; ` +
         `PostgreSQL ${server}; ${os.cpus().length} cores; ${options.samples} samples (fewer for the slow ones)`,
       figures,
-      notes: [`seed and indexes ${seeded.toFixed(1)} s`, 'times are lib/grading calls through Prisma and @prisma/adapter-pg: the database work of the grading routes'],
+      notes: [
+        `seed and indexes ${seeded.toFixed(1)} s`,
+        'times are lib/grading calls through Prisma and @prisma/adapter-pg: the database work of the grading routes',
+      ],
     };
   } finally {
     setDbHandle(undefined);

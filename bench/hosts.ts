@@ -27,17 +27,37 @@ import type { BenchModule } from './types';
 process.env.FLOWFIX_SECRETS_KEY ??= randomBytes(32).toString('base64');
 
 const SECRET = 'bench-webhook-secret';
-const JUNIT = '<testsuites><testsuite name="s" tests="1" failures="1"><testcase classname="s" name="fails"><failure message="no">no</failure></testcase></testsuite></testsuites>';
+const JUNIT =
+  '<testsuites><testsuite name="s" tests="1" failures="1"><testcase classname="s" name="fails"><failure message="no">no</failure></testcase></testsuite></testsuites>';
 
 function git(cwd: string, args: string[]): string {
-  return execFileSync('git', args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', NODE_ENV: 'production' } }).toString().trim();
+  return execFileSync('git', args, {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: '/nonexistent',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@b',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@b',
+      NODE_ENV: 'production',
+    },
+  })
+    .toString()
+    .trim();
 }
 
 function signed(event: string, payload: unknown): NextRequest {
   const body = JSON.stringify(payload);
   return new NextRequest('http://localhost:3000/api/hosts/github/webhook', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+    },
     body,
   });
 }
@@ -62,7 +82,10 @@ export const hostsBench: BenchModule = {
       const admin = await handle.db.user.create({ data: { email: 'bench@hosts', name: 'Bench', roles: ['ADMIN'] } });
       const repository = await handle.db.repository.create({ data: { name: 'acme/bench', gitUrl: dir } });
       gh.repositories.push({ id: 1, owner: 'acme', name: 'bench', installationId: 9 });
-      const host = await registerHost({ actorId: admin.id, input: { kind: 'GITHUB', name: 'bench', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET } });
+      const host = await registerHost({
+        actorId: admin.id,
+        input: { kind: 'GITHUB', name: 'bench', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET },
+      });
       await linkRepository({ actorId: admin.id, hostId: host.id, input: { externalId: '1', repositoryId: repository.id } });
       const worker = await startDeliveryWorker({ pollMs: 100 });
       const ctx = { params: Promise.resolve({}) };
@@ -70,7 +93,12 @@ export const hostsBench: BenchModule = {
       // ack: pull_request "opened" deliveries (recorded and queued; processing them is cheap)
       const ack: number[] = [];
       for (let i = 0; i < options.warmup + options.samples; i++) {
-        const req = signed('pull_request', { action: 'opened', pull_request: { number: 1, head: { sha: base } }, repository: { id: 1 }, installation: { id: 9 } });
+        const req = signed('pull_request', {
+          action: 'opened',
+          pull_request: { number: 1, head: { sha: base } },
+          repository: { id: 1 },
+          installation: { id: 9 },
+        });
         const start = performance.now();
         const res = await githubWebhook(req, ctx);
         const took = performance.now() - start;
@@ -85,10 +113,30 @@ export const hostsBench: BenchModule = {
       for (let i = 0; i < rounds + 2; i++) {
         const number = 100 + i;
         const head = randomBytes(20).toString('hex');
-        gh.pulls.set(`acme/bench#${number}`, { number, title: `bench ${number}`, user: { login: 'dev' }, head: { ref: `b${number}`, sha: head }, base: { ref: 'main', sha: base } });
-        gh.runs.set(number, { id: number, repositoryId: 1, headSha: head, artifacts: [{ id: number, name: 'junit', zip: zipOne(dir, JUNIT) }], jobs: [{ id: number, name: 'test', conclusion: 'failure', log: 'FAIL' }] });
+        gh.pulls.set(`acme/bench#${number}`, {
+          number,
+          title: `bench ${number}`,
+          user: { login: 'dev' },
+          head: { ref: `b${number}`, sha: head },
+          base: { ref: 'main', sha: base },
+        });
+        gh.runs.set(number, {
+          id: number,
+          repositoryId: 1,
+          headSha: head,
+          artifacts: [{ id: number, name: 'junit', zip: zipOne(dir, JUNIT) }],
+          jobs: [{ id: number, name: 'test', conclusion: 'failure', log: 'FAIL' }],
+        });
         const sent = Date.now();
-        await githubWebhook(signed('workflow_run', { action: 'completed', workflow_run: { id: number, head_sha: head, conclusion: 'failure', html_url: 'https://ci/x', pull_requests: [{ number }] }, repository: { id: 1 }, installation: { id: 9 } }), ctx);
+        await githubWebhook(
+          signed('workflow_run', {
+            action: 'completed',
+            workflow_run: { id: number, head_sha: head, conclusion: 'failure', html_url: 'https://ci/x', pull_requests: [{ number }] },
+            repository: { id: 1 },
+            installation: { id: 9 },
+          }),
+          ctx,
+        );
         for (;;) {
           const check = gh.checkRuns.find((c) => c.head_sha === head);
           if (check) {

@@ -28,7 +28,10 @@ const BENCHES: BenchModule[] = [triageBench, runsThroughputBench, liveLatencyBen
 
 const ArgsSchema = z.object({
   only: z.string().optional(),
-  server: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').default('postgresql://postgres@127.0.0.1:5432/postgres'),
+  server: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .default('postgresql://postgres@127.0.0.1:5432/postgres'),
   samples: z.coerce.number().int().min(1).max(100_000).default(200),
   warmup: z.coerce.number().int().min(0).max(10_000).default(20),
   scale: z.coerce.number().int().min(1_000).max(100_000_000).optional(),

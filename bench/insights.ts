@@ -82,7 +82,9 @@ async function run(options: BenchOptions): Promise<BenchResult> {
                 ${ROLLUP_TABLES.map((t) => `pg_total_relation_size('"${t}"')`).join(' + ')} AS bytes`,
       )
     ).rows[0]!;
-    log(`insights: rollups built in ${((rolledAt - readyAt) / 1000).toFixed(1)} s: ${rollupSize.rows} rows, ${(Number(rollupSize.bytes) / 2 ** 20).toFixed(0)} MB`);
+    log(
+      `insights: rollups built in ${((rolledAt - readyAt) / 1000).toFixed(1)} s: ${rollupSize.rows} rows, ${(Number(rollupSize.bytes) / 2 ** 20).toFixed(0)} MB`,
+    );
     // the last three days, recomputed from the raw rows, must equal what was built
     const today = new Date().toISOString().slice(0, 10);
     const threeDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);

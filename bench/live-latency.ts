@@ -28,7 +28,16 @@ import type { BenchFigure, BenchModule, BenchOptions, BenchResult } from './type
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NEXT_BIN = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
 const TSX_BIN = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const TERMINAL = ['FIXED', 'NO_FIX', 'FAILED', 'CANCELLED'];
 
 // ───── the server ─────
@@ -213,7 +222,6 @@ interface Shown {
   shownAt: number;
 }
 
-
 /** One "Run agent" press: time to the first event and the first agent step; then every live event's save→shown latency. */
 async function pressRunAgent({ page, changeId }: { page: Page; changeId: string }): Promise<{ firstEventMs: number; firstStepMs: number; shown: Shown[] }> {
   await page.goto(`/changes/${changeId}`);
@@ -227,9 +235,13 @@ async function pressRunAgent({ page, changeId }: { page: Page; changeId: string 
   await page.locator('[data-testid="run-event"][data-type="phase"]').first().waitFor({ timeout: 120_000 });
   const firstStepAt = await page.evaluate(() => performance.timeOrigin + performance.now());
   // the rest of the run, watched live
-  await page.waitForFunction((terminal) => terminal.includes(document.querySelector('[data-testid="run-status"]')?.getAttribute('data-status') ?? ''), TERMINAL, {
-    timeout: 10 * 60_000,
-  });
+  await page.waitForFunction(
+    (terminal) => terminal.includes(document.querySelector('[data-testid="run-status"]')?.getAttribute('data-status') ?? ''),
+    TERMINAL,
+    {
+      timeout: 10 * 60_000,
+    },
+  );
   const { shown, initialMaxSeq } = await page.evaluate(() => {
     const w = window as unknown as { __shown: Shown[]; __initialMaxSeq: number };
     return { shown: w.__shown, initialMaxSeq: w.__initialMaxSeq };
@@ -315,7 +327,9 @@ async function run(options: BenchOptions): Promise<BenchResult> {
       // only events saved after the run page loaded arrived live (the others were rendered by the server)
       const live = sample.shown.filter((s) => Number.isFinite(s.at));
       for (const s of live) savedToShown.push(Math.max(0, s.shownAt - s.at));
-      log(`live: run ${i + 1} on ${change.externalId}: first event ${sample.firstEventMs.toFixed(0)} ms, first step ${sample.firstStepMs.toFixed(0)} ms, ${live.length} live events`);
+      log(
+        `live: run ${i + 1} on ${change.externalId}: first event ${sample.firstEventMs.toFixed(0)} ms, first step ${sample.firstStepMs.toFixed(0)} ms, ${live.length} live events`,
+      );
     }
 
     // 3: 50 viewers of one run
@@ -324,9 +338,7 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     const started = await page.request.post(`/api/changes/${target.id}/runs`, { data: {} });
     const { runId } = (await started.json()) as { runId: string };
     const connectedAt = Date.now();
-    const viewers = await Promise.all(
-      Array.from({ length: 50 }, () => sseViewer({ url: `${server.baseUrl}/api/runs/${runId}/events`, cookie, connectedAt })),
-    );
+    const viewers = await Promise.all(Array.from({ length: 50 }, () => sseViewer({ url: `${server.baseUrl}/api/runs/${runId}/events`, cookie, connectedAt })));
     const reference = viewers[0]!.seqs;
     const contiguous = reference.every((s, i) => s === i);
     const allSame = viewers.every((v) => v.ended && v.seqs.length === reference.length && v.seqs.every((s, i) => s === reference[i]));

@@ -48,7 +48,11 @@ process.exit(failed ? 1 : 0);
 function buildTinyRepo(): { dir: string; base: string; head: string } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'flowfix-bench-runs-'));
   const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } as unknown as NodeJS.ProcessEnv }).trim();
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1' } as unknown as NodeJS.ProcessEnv,
+    }).trim();
   const write = (rel: string, content: string) => {
     mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     writeFileSync(path.join(dir, rel), content);
@@ -78,7 +82,16 @@ async function seedChanges({ handle, repo, runs }: { handle: DbHandle; repo: Ret
   const ids: string[] = [];
   for (let i = 0; i < runs; i++) {
     const change = await db.change.create({
-      data: { repositoryId: repository.id, externalId: `PR-${i}`, title: `change ${i}`, author: 'dev', branch: `b${i}`, baseRev: repo.base, headRev: repo.head, failingTestCount: 1 },
+      data: {
+        repositoryId: repository.id,
+        externalId: `PR-${i}`,
+        title: `change ${i}`,
+        author: 'dev',
+        branch: `b${i}`,
+        baseRev: repo.base,
+        headRev: repo.head,
+        failingTestCount: 1,
+      },
     });
     const revision = await db.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: repo.base, headRev: repo.head, branch: `b${i}` } });
     await db.failure.create({ data: { changeId: change.id, revisionId: revision.id, testId: TARGET, testName: 'total multiplies price by quantity' } });
@@ -120,7 +133,17 @@ interface Drain {
   runsWithTwoFixes: number;
 }
 
-async function drainWith({ workers, runs, opts, repo }: { workers: number; runs: number; opts: BenchOptions; repo: ReturnType<typeof buildTinyRepo> }): Promise<Drain> {
+async function drainWith({
+  workers,
+  runs,
+  opts,
+  repo,
+}: {
+  workers: number;
+  runs: number;
+  opts: BenchOptions;
+  repo: ReturnType<typeof buildTinyRepo>;
+}): Promise<Drain> {
   const scratch = await createScratchDatabase({ serverUrl: opts.serverUrl, prefix: 'flowfix_bench_runs' });
   const { name, url: dbUrl } = scratch;
   const drop = async () => {
@@ -148,7 +171,8 @@ async function drainWith({ workers, runs, opts, repo }: { workers: number; runs:
       const left = await handle.db.run.count({ where: { status: { in: ['QUEUED', 'RUNNING'] } } });
       if (left === 0) break;
       if (Date.now() > deadline) throw new Error(`${left} runs still unfinished after an hour`);
-      if (procs.every((p) => p.child.exitCode !== null)) throw new Error(`every worker exited:\n${procs.map((p) => JSON.stringify(p.lines().slice(-5))).join('\n')}`);
+      if (procs.every((p) => p.child.exitCode !== null))
+        throw new Error(`every worker exited:\n${procs.map((p) => JSON.stringify(p.lines().slice(-5))).join('\n')}`);
       await new Promise((r) => setTimeout(r, 500));
     }
     await Promise.all(

@@ -32,15 +32,7 @@ export function summarise(samples: readonly number[]): Summary {
 }
 
 /** Runs `fn` `warmup` times untimed, then `samples` times timed (ms). */
-export async function timeAsync({
-  fn,
-  warmup,
-  samples,
-}: {
-  fn: () => Promise<unknown>;
-  warmup: number;
-  samples: number;
-}): Promise<Summary> {
+export async function timeAsync({ fn, warmup, samples }: { fn: () => Promise<unknown>; warmup: number; samples: number }): Promise<Summary> {
   for (let i = 0; i < warmup; i += 1) await fn();
   const times: number[] = [];
   for (let i = 0; i < samples; i += 1) {

@@ -51,15 +51,7 @@ export async function dropSecondaryStructures(client: pg.Client, tables: readonl
 // index builds are single-threaded (GIN always is): one connection per core
 const INDEX_BUILDERS = Math.max(1, Math.min(4, os.cpus().length));
 
-export async function restoreSecondaryStructures({
-  client,
-  url,
-  deferred,
-}: {
-  client: pg.Client;
-  url: string;
-  deferred: Deferred;
-}): Promise<void> {
+export async function restoreSecondaryStructures({ client, url, deferred }: { client: pg.Client; url: string; deferred: Deferred }): Promise<void> {
   const queue = [...deferred.indexes];
   const builder = async () => {
     const c = new pg.Client({ connectionString: url });
@@ -123,7 +115,9 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     log(`triage: seeding ${changes.toLocaleString('en-US')} changes (indexes and foreign keys deferred)`);
     const counts = await seedTriageData({ client, changes });
     const seededAt = performance.now();
-    log(`triage: seeded in ${((seededAt - seedStart) / 1000).toFixed(1)} s; building ${deferred.indexes.length} indexes, ${deferred.foreignKeys.length} foreign keys`);
+    log(
+      `triage: seeded in ${((seededAt - seedStart) / 1000).toFixed(1)} s; building ${deferred.indexes.length} indexes, ${deferred.foreignKeys.length} foreign keys`,
+    );
     await restoreSecondaryStructures({ client, url, deferred });
     await client.query('VACUUM ANALYZE "Repository", "Change", "ChangeRevision", "Failure"');
     const readyAt = performance.now();
@@ -136,8 +130,7 @@ async function run(options: BenchOptions): Promise<BenchResult> {
       log(`triage: ${label}: p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms`);
       return { name: label, ...s, targetP95: TARGET_P95_MS };
     };
-    const page = (filters: ChangeListFilters, cursor?: string) => () =>
-      listChanges({ filters, cursor, db: db.db, limit: DEFAULT_PAGE_SIZE });
+    const page = (filters: ChangeListFilters, cursor?: string) => () => listChanges({ filters, cursor, db: db.db, limit: DEFAULT_PAGE_SIZE });
 
     const repo = SEED_REPOSITORY_NAMES[4]!;
     const deep = await cursorAfterPages({ handle, filters: all, pages: DEEP_PAGES });
@@ -147,7 +140,10 @@ async function run(options: BenchOptions): Promise<BenchResult> {
     const figures: BenchFigure[] = [
       await measure('first page (no filter, with bounded total)', page(all)),
       await measure(`filtered: status FIX_READY + repository ${repo}`, page({ history: 'include', status: ['FIX_READY'], repo })),
-      await measure('filtered: 3 statuses + people only + hide history', page({ history: 'exclude', kind: 'HUMAN', status: ['FIX_READY', 'NO_FIX', 'REJECTED'] })),
+      await measure(
+        'filtered: 3 statuses + people only + hide history',
+        page({ history: 'exclude', kind: 'HUMAN', status: ['FIX_READY', 'NO_FIX', 'REJECTED'] }),
+      ),
       await measure('text search, common title phrase "rate limiter"', page({ history: 'include', q: 'rate limiter' })),
       await measure('text search, author "hopper"', page({ history: 'include', q: 'hopper' })),
       await measure('text search, one id "PR-424242"', page({ history: 'include', q: 'PR-424242' })),

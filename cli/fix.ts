@@ -118,7 +118,9 @@ export function formatFix(fix: FixForReview): string {
     lines.push('', 'Validation');
     for (const g of fix.evidence.gates) {
       const tests = g.testCount !== null ? `, ${g.testCount} test(s)` : '';
-      lines.push(`  ${g.gate.toUpperCase().padEnd(11)} ${g.unproven ? 'passed (proves nothing)' : g.passed ? 'passed' : 'FAILED'}  ${seconds(g.durationMs)}${tests}`);
+      lines.push(
+        `  ${g.gate.toUpperCase().padEnd(11)} ${g.unproven ? 'passed (proves nothing)' : g.passed ? 'passed' : 'FAILED'}  ${seconds(g.durationMs)}${tests}`,
+      );
     }
   }
   const proof = fix.evidence.proof;

@@ -58,15 +58,7 @@ async function findDefaultBranch(cwd: string): Promise<string | undefined> {
  * origin/<default> or <default>; when no merge-base exists (unrelated
  * histories) the tip of the first candidate that exists.
  */
-async function findBase({
-  cwd,
-  base,
-  defaultBranch,
-}: {
-  cwd: string;
-  base?: string;
-  defaultBranch?: string;
-}): Promise<{ rev: string; from: string }> {
+async function findBase({ cwd, base, defaultBranch }: { cwd: string; base?: string; defaultBranch?: string }): Promise<{ rev: string; from: string }> {
   const candidates = base ? [base] : defaultBranch ? [`origin/${defaultBranch}`, defaultBranch] : [];
   if (candidates.length === 0) {
     throw new CliError('cannot tell the default branch (no origin/HEAD, main or master): pass --base REV or --default-branch NAME');

@@ -29,7 +29,15 @@ export const AuditFilterSchema = z
     // a user id
     actor: z.preprocess(blankToUndefined, z.string().trim().max(128).optional()),
     // an exact action ("auth.signin.failure") or a family ending in "." ("auth.")
-    action: z.preprocess(blankToUndefined, z.string().trim().max(100).regex(/^[a-z0-9_.]+$/, 'letters, digits, "_" and "." only').optional()),
+    action: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .trim()
+        .max(100)
+        .regex(/^[a-z0-9_.]+$/, 'letters, digits, "_" and "." only')
+        .optional(),
+    ),
     from: z.preprocess(blankToUndefined, instant('from').optional()),
     to: z.preprocess(blankToUndefined, instant('to').optional()),
   })
@@ -39,7 +47,13 @@ export type AuditFilter = z.infer<typeof AuditFilterSchema>;
 export const AuditPageQuerySchema = AuditFilterSchema.and(
   z.object({
     // the id of the last entry of the previous page (entries are newest first)
-    cursor: z.preprocess(blankToUndefined, z.string().regex(/^\d{1,19}$/, 'not a cursor this server issued').optional()),
+    cursor: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .regex(/^\d{1,19}$/, 'not a cursor this server issued')
+        .optional(),
+    ),
     limit: z.coerce.number().int().min(1).max(AUDIT_MAX_PAGE_SIZE).default(AUDIT_PAGE_SIZE),
   }),
 );
@@ -47,7 +61,10 @@ export const AuditPageQuerySchema = AuditFilterSchema.and(
 export const AuditExportQuerySchema = AuditFilterSchema.and(z.object({ format: z.enum(['csv', 'json']) }));
 
 /** The raw filter values (as typed in the form) → query-string parameters, blanks left out. */
-export function toAuditSearchParams(filter: { actor?: string; action?: string; from?: string; to?: string }, extra: Record<string, string> = {}): URLSearchParams {
+export function toAuditSearchParams(
+  filter: { actor?: string; action?: string; from?: string; to?: string },
+  extra: Record<string, string> = {},
+): URLSearchParams {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...filter, ...extra })) if (v && v.trim()) params.set(k, v.trim());
   return params;

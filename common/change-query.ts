@@ -5,17 +5,7 @@ import { z } from 'zod';
 // with toChangeListSearchParams, so a URL copied from the address bar and an
 // API call say the same thing. No server imports here: the browser uses it too.
 
-export const CHANGE_STATUSES = [
-  'NEW',
-  'SKIPPED',
-  'QUEUED',
-  'RUNNING',
-  'FIX_READY',
-  'NO_FIX',
-  'APPLIED',
-  'REJECTED',
-  'STALE',
-] as const;
+export const CHANGE_STATUSES = ['NEW', 'SKIPPED', 'QUEUED', 'RUNNING', 'FIX_READY', 'NO_FIX', 'APPLIED', 'REJECTED', 'STALE'] as const;
 export type ChangeStatusName = (typeof CHANGE_STATUSES)[number];
 
 export const AUTHOR_KINDS = ['HUMAN', 'BOT'] as const;
@@ -78,11 +68,7 @@ export const optionalText = (max: number) =>
     .optional()
     .transform((v) => (v ? v : undefined));
 
-const DurationSchema = z
-  .string()
-  .trim()
-  .regex(DURATION, 'must be a whole number followed by m, h or d (e.g. 24h)')
-  .optional();
+const DurationSchema = z.string().trim().regex(DURATION, 'must be a whole number followed by m, h or d (e.g. 24h)').optional();
 
 // Multi-valued status: "FIX_READY,NO_FIX" (case-insensitive). Repeated
 // ?status= parameters are joined with commas before parsing.
@@ -113,11 +99,7 @@ export const ChangeListQuerySchema = z
     reason: optionalText(200),
     q: optionalText(200),
     /** an Insights funnel reason's drill-down (lib/insights/drill-down.ts): "skipped:<filter>" or "dropped:<filter>" */
-    funnel: z
-      .string()
-      .trim()
-      .regex(FUNNEL_REASON, 'must be skipped:<reason> or dropped:<reason>')
-      .optional(),
+    funnel: z.string().trim().regex(FUNNEL_REASON, 'must be skipped:<reason> or dropped:<reason>').optional(),
     /** with funnel: the cohort, changes first failing in [firstFrom, firstTo) (ISO instants; no firstFrom = all time) */
     firstFrom: z.string().datetime().optional(),
     firstTo: z.string().datetime().optional(),
@@ -182,10 +164,7 @@ export function searchParamsToObject(params: URLSearchParams): Record<string, st
 }
 
 /** Filters → query string, omitting defaults so shared URLs stay short. */
-export function toChangeListSearchParams(
-  filters: Partial<ChangeListFilters>,
-  extra: { cursor?: string; limit?: number } = {},
-): URLSearchParams {
+export function toChangeListSearchParams(filters: Partial<ChangeListFilters>, extra: { cursor?: string; limit?: number } = {}): URLSearchParams {
   const p = new URLSearchParams();
   if (filters.status?.length) p.set('status', filters.status.join(','));
   if (filters.repo) p.set('repo', filters.repo);
@@ -207,7 +186,23 @@ export function toChangeListSearchParams(
   return p;
 }
 
-const FILTER_KEYS = new Set(['status', 'repo', 'kind', 'history', 'author', 'reason', 'q', 'minAge', 'maxAge', 'funnel', 'firstFrom', 'firstTo', 'policy', 'model', 'trigger']);
+const FILTER_KEYS = new Set([
+  'status',
+  'repo',
+  'kind',
+  'history',
+  'author',
+  'reason',
+  'q',
+  'minAge',
+  'maxAge',
+  'funnel',
+  'firstFrom',
+  'firstTo',
+  'policy',
+  'model',
+  'trigger',
+]);
 
 /** Parses the page URL leniently: an invalid parameter is dropped, not fatal. */
 export function filtersFromSearchParams(params: URLSearchParams): ChangeListFilters {

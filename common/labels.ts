@@ -1,15 +1,6 @@
 import type { PreFilterReason } from '../lib/triage/pre-filters';
 import type { PostFilterReason } from '../agent/filters/post';
-import type {
-  ChangeStatus,
-  DecisionKind,
-  FixStatus,
-  GradeLabel,
-  RejectReason,
-  RunStatus,
-  RunTrigger,
-  Surface,
-} from '../lib/generated/prisma/enums';
+import type { ChangeStatus, DecisionKind, FixStatus, GradeLabel, RejectReason, RunStatus, RunTrigger, Surface } from '../lib/generated/prisma/enums';
 import type { NamedExitReason, NoFixCategory } from './exit-reasons';
 import { GRADE_LABEL_TEXT } from './grading';
 import { REJECT_REASONS, type RejectReasonValue } from './reject-reasons';
@@ -149,9 +140,7 @@ export const DECISION_KIND_LABELS: Record<DecisionKind, string> = {
 };
 
 /** The graders' labels, as the grading pages name them (common/grading.ts). */
-export const GRADE_LABEL_LABELS = Object.fromEntries(
-  Object.entries(GRADE_LABEL_TEXT).map(([label, text]) => [label, text.name]),
-) as Record<GradeLabel, string>;
+export const GRADE_LABEL_LABELS = Object.fromEntries(Object.entries(GRADE_LABEL_TEXT).map(([label, text]) => [label, text.name])) as Record<GradeLabel, string>;
 
 /** A failing test's problem (common/test-results.ts): an assertion that failed, or a crash. */
 export const PROBLEM_KIND_LABELS: Record<TestProblem['kind'], string> = { failure: 'failed', error: 'error' };

@@ -228,9 +228,7 @@ export function formatRemainingRange(e: Pick<RemainingEstimate, 'lowMs' | 'highM
 }
 
 /** Phase progress from the run's phase events ({ phase, status: 'started' | 'finished' }) in seq order. */
-export function progressFromPhaseEvents(
-  events: ReadonlyArray<{ payload: Record<string, unknown>; at: string }>,
-): RunProgress {
+export function progressFromPhaseEvents(events: ReadonlyArray<{ payload: Record<string, unknown>; at: string }>): RunProgress {
   const completed = new Set<RunPhase>();
   const spentMs: Partial<Record<RunPhase, number>> = {};
   let currentPhase: RunPhase | null = null;

@@ -110,7 +110,6 @@ export const RUN_STATUSES = ['QUEUED', 'RUNNING', 'FIXED', 'NO_FIX', 'FAILED', '
 
 // ───── the payload of every event type ─────
 
-
 /**
  * The one list of event types. Payload schemas are what a writer must send;
  * keys not named here are stored as written (validation checks, it does not
@@ -322,10 +321,12 @@ function lenientField(schema: z.ZodType): z.ZodType {
     const element = inner.element as z.ZodType;
     return z
       .array(z.unknown())
-      .transform((items) => items.flatMap((item) => {
-        const r = element.safeParse(item);
-        return r.success ? [r.data] : [];
-      }))
+      .transform((items) =>
+        items.flatMap((item) => {
+          const r = element.safeParse(item);
+          return r.success ? [r.data] : [];
+        }),
+      )
       .optional()
       .catch(undefined);
   }

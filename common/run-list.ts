@@ -7,7 +7,6 @@ export { RUN_STATUSES };
 // The runs list's query and rows, shared by GET /api/runs and the Runs page
 // (browser-safe: no server imports).
 
-
 const csv = <T extends readonly [string, ...string[]]>(values: T) =>
   z
     .string()
@@ -51,17 +50,24 @@ export interface RunListPage {
   policies: string[];
 }
 
-
 /**
  * The Runs list's "Started" cell: when a worker began the run (startedAt),
  * never when it was queued (createdAt, what the list is ordered by); the
  * time it waited in the queue goes in the title when it waited a minute or
  * more. A run not started yet says so, with how long it has been queued.
  */
-export function runStartedCell(run: Pick<RunListItem, 'createdAt' | 'startedAt'>, now: number): { started: boolean; text: string; title: string; at: string | null } {
+export function runStartedCell(
+  run: Pick<RunListItem, 'createdAt' | 'startedAt'>,
+  now: number,
+): { started: boolean; text: string; title: string; at: string | null } {
   const queued = Date.parse(run.createdAt);
   if (!run.startedAt) {
-    return { started: false, text: `not yet (queued ${formatAge(now - queued)})`, title: `Queued ${formatExactTime(run.createdAt)}; no worker has started it yet`, at: null };
+    return {
+      started: false,
+      text: `not yet (queued ${formatAge(now - queued)})`,
+      title: `Queued ${formatExactTime(run.createdAt)}; no worker has started it yet`,
+      at: null,
+    };
   }
   const started = Date.parse(run.startedAt);
   const waited = started - queued;

@@ -18,7 +18,13 @@ export const RunPolicySchema = z.enum(RUN_POLICIES);
 export type RunPolicy = z.infer<typeof RunPolicySchema>;
 
 const command = z.string().trim().min(1).max(4000);
-const seconds = (def: number) => z.number().int().min(1).max(6 * 3600).default(def);
+const seconds = (def: number) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(6 * 3600)
+    .default(def);
 
 const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name');
 
@@ -79,11 +85,27 @@ export const RepositorySettingsSchema = z.object({
   /** the sandbox's resource limits (lib/sandbox/limits.ts); unset ones keep their defaults */
   limits: z
     .object({
-      memoryMb: z.number().int().min(64).max(1024 * 1024),
+      memoryMb: z
+        .number()
+        .int()
+        .min(64)
+        .max(1024 * 1024),
       processes: z.number().int().min(16).max(1_000_000),
-      cpuSeconds: z.number().int().min(1).max(24 * 3600),
-      fileSizeMb: z.number().int().min(1).max(1024 * 1024),
-      diskMb: z.number().int().min(1).max(16 * 1024 * 1024),
+      cpuSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(24 * 3600),
+      fileSizeMb: z
+        .number()
+        .int()
+        .min(1)
+        .max(1024 * 1024),
+      diskMb: z
+        .number()
+        .int()
+        .min(1)
+        .max(16 * 1024 * 1024),
     })
     .partial()
     .default({}),
@@ -104,7 +126,12 @@ export const RepositorySettingsSchema = z.object({
       shuffleArgs: z.string().trim().min(1).max(500).optional(),
     })
     .prefault({}),
-  maxOutputBytes: z.number().int().min(4096).max(16 * 1024 * 1024).default(1024 * 1024),
+  maxOutputBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
   /** glob-ish patterns that mark test files (used by filters and the offline policy) */
   testPathPatterns: z
     .array(z.string().min(1))
@@ -213,7 +240,11 @@ export const ModelSettingsSchema = z
     topP: z.number().gt(0).max(1).default(0.95),
     maxToolCalls: z.number().int().min(1).max(1000).default(100),
     /** the whole run's wall-clock limit: every repository command gets what is left of it (agent/phases/state.ts) */
-    timeLimitMinutes: z.number().min(0.05).max(24 * 60).default(30),
+    timeLimitMinutes: z
+      .number()
+      .min(0.05)
+      .max(24 * 60)
+      .default(30),
     /** prompt + completion tokens per run */
     maxTokens: z.number().int().min(1000).default(1_000_000),
     maxCostUsd: z.number().min(0).default(5),
@@ -235,10 +266,18 @@ export const ModelSettingsSchema = z
   })
   .superRefine((m, ctx) => {
     if (m.dialect === 'azure' && !m.apiVersion) {
-      ctx.addIssue({ code: 'custom', path: ['apiVersion'], message: 'the azure dialect needs an apiVersion (the api-version query parameter), e.g. 2024-10-21' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['apiVersion'],
+        message: 'the azure dialect needs an apiVersion (the api-version query parameter), e.g. 2024-10-21',
+      });
     }
     if (m.dialect !== 'azure' && (m.apiVersion || m.deployment)) {
-      ctx.addIssue({ code: 'custom', path: [m.apiVersion ? 'apiVersion' : 'deployment'], message: 'only the azure dialect takes an apiVersion or a deployment' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [m.apiVersion ? 'apiVersion' : 'deployment'],
+        message: 'only the azure dialect takes an apiVersion or a deployment',
+      });
     }
   });
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
@@ -275,11 +314,11 @@ const ADMIN_ONLY_KEYS = Object.keys(ADMIN_ONLY);
  */
 export const FlowfixFileSchema = z
   .object({
-    settings: RepositorySettingsSchema.omit({ ...ADMIN_ONLY }).partial().strict().optional(),
-    filterPolicy: z
-      .object({ pre: PreFiltersSchema.unwrap().partial().optional(), post: PostFiltersSchema.unwrap().partial().optional() })
+    settings: RepositorySettingsSchema.omit({ ...ADMIN_ONLY })
+      .partial()
       .strict()
       .optional(),
+    filterPolicy: z.object({ pre: PreFiltersSchema.unwrap().partial().optional(), post: PostFiltersSchema.unwrap().partial().optional() }).strict().optional(),
   })
   .strict();
 export type FlowfixFile = z.infer<typeof FlowfixFileSchema>;
@@ -333,10 +372,7 @@ export function parseFlowfixFile(text: string): { file: Json; warnings: string[]
   if (!parsed.success || !isPlainObject(raw)) {
     return {
       file: {},
-      warnings: [
-        ...warnings,
-        ...(parsed.error?.issues ?? []).map((i) => `.flowfix.json ${i.path.join('.') || '(root)'}: ${i.message}`),
-      ],
+      warnings: [...warnings, ...(parsed.error?.issues ?? []).map((i) => `.flowfix.json ${i.path.join('.') || '(root)'}: ${i.message}`)],
     };
   }
   return { file: raw, warnings };
@@ -348,11 +384,7 @@ export function parseFlowfixFile(text: string): { file: Json; warnings: string[]
  * Raw values are merged before parsing so that a default never hides a value
  * the file set.
  */
-export function resolveEffectiveSettings(input: {
-  adminSettings: unknown;
-  adminFilterPolicy: unknown;
-  flowfixFileText?: string | null;
-}): EffectiveSettings {
+export function resolveEffectiveSettings(input: { adminSettings: unknown; adminFilterPolicy: unknown; flowfixFileText?: string | null }): EffectiveSettings {
   const warnings: string[] = [];
   let file: Json = {};
   if (input.flowfixFileText) {

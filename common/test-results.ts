@@ -91,7 +91,8 @@ export function parseExpectedActual(testId: string, text: string): ExpectedActua
     const minus = lines.filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
     const plus = lines.filter((l) => l.startsWith('+ ')).map((l) => l.slice(2));
     const assertion = /^\s*assertion: (?:t\.)?(\w+)/m.exec(text);
-    if (minus.length && plus.length) return { testId, actual: clip(minus.join('\n')), expected: clip(plus.join('\n')), ...(assertion ? { operator: assertion[1] } : {}) };
+    if (minus.length && plus.length)
+      return { testId, actual: clip(minus.join('\n')), expected: clip(plus.join('\n')), ...(assertion ? { operator: assertion[1] } : {}) };
   }
   // node:assert's message "4 !== 3"
   if ((m = /^\s*(.+?) (!==|!=|===|==) (.+?)\s*$/m.exec(text)) && /Expected values to be/.test(text)) {

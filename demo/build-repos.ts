@@ -57,17 +57,7 @@ async function writeTree(dir: string, files: FileTree): Promise<void> {
   }
 }
 
-async function commitAll({
-  dir,
-  author,
-  date,
-  message,
-}: {
-  dir: string;
-  author: DemoPerson;
-  date: string;
-  message: string;
-}): Promise<string> {
+async function commitAll({ dir, author, date, message }: { dir: string; author: DemoPerson; date: string; message: string }): Promise<string> {
   await git(dir, ['add', '-A']);
   await git(dir, ['commit', '-q', '-m', message], {
     GIT_AUTHOR_NAME: author.name,
@@ -156,13 +146,7 @@ export async function buildDemoRepo({ spec, dataDir }: { spec: DemoRepoSpec; dat
 }
 
 /** Builds every demo repository under <dataDir>/repos/. */
-export async function buildDemoRepos({
-  dataDir,
-  specs = DEMO_REPOS,
-}: {
-  dataDir: string;
-  specs?: readonly DemoRepoSpec[];
-}): Promise<BuiltRepo[]> {
+export async function buildDemoRepos({ dataDir, specs = DEMO_REPOS }: { dataDir: string; specs?: readonly DemoRepoSpec[] }): Promise<BuiltRepo[]> {
   await fs.mkdir(demoReposDir(dataDir), { recursive: true });
   const built: BuiltRepo[] = [];
   for (const spec of specs) built.push(await buildDemoRepo({ spec, dataDir }));

@@ -93,7 +93,9 @@ export async function seedGradingQueue({
       const when = at((minutes -= 3));
       const rationale = RATIONALE[g.label];
       await tx.grade.create({ data: { ...g, rationale, createdAt: when, updatedAt: when } });
-      await tx.gradeEvent.create({ data: { fixId: g.fixId, actorId: g.graderId, queueId: queue.id, kind: 'label', label: g.label, rationale, createdAt: when } });
+      await tx.gradeEvent.create({
+        data: { fixId: g.fixId, actorId: g.graderId, queueId: queue.id, kind: 'label', label: g.label, rationale, createdAt: when },
+      });
     }
   });
   return { created: true, items: ungraded.length + settled.length + unsettled.length };

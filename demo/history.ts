@@ -378,7 +378,12 @@ class HistoryBuilder {
     const revisionId = rng.cuid();
     const baseRev = rng.hex(40);
     const headRev = rng.hex(40);
-    const branch = bot ? `dependabot/history-${index}` : `pr/${900 + index}-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40)}`;
+    const branch = bot
+      ? `dependabot/history-${index}`
+      : `pr/${900 + index}-${title
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .slice(0, 40)}`;
     const failedAt = this.past(at);
 
     this.rows.revisions.push({
@@ -513,7 +518,11 @@ class HistoryBuilder {
         runId,
         seq: events.length,
         type: 'suspects',
-        payload: { suspects: [{ file: template.file, symbol: 'suspect', kind: 'function', startLine: 1, endLine: 20, score: 0.8, reasons: ['[history] edited by the change'] }] },
+        payload: {
+          suspects: [
+            { file: template.file, symbol: 'suspect', kind: 'function', startLine: 1, endLine: 20, score: 0.8, reasons: ['[history] edited by the change'] },
+          ],
+        },
         createdAt: this.past(startedAt + phaseTimings.setup + phaseTimings.red + phaseTimings.localise),
       });
     }
@@ -613,7 +622,19 @@ class HistoryBuilder {
    * (the run was mislocalised). Decided from the run's id, not drawn, so the
    * rest of the history stays the same.
    */
-  private addDevelopersOwnFix({ change, revisionId, runId, template, at }: { change: Prisma.ChangeCreateManyInput; revisionId: string; runId: string; template: FixTemplate; at: number }): void {
+  private addDevelopersOwnFix({
+    change,
+    revisionId,
+    runId,
+    template,
+    at,
+  }: {
+    change: Prisma.ChangeCreateManyInput;
+    revisionId: string;
+    runId: string;
+    template: FixTemplate;
+    at: number;
+  }): void {
     const h = createHash('sha256').update(runId).digest();
     if (h[0]! % 2 === 1) return;
     const pushedAt = at + (5 + (h[1]! % 55)) * MINUTE;

@@ -67,15 +67,7 @@ function ciLog({ repo, change, run, attempt }: { repo: BuiltRepo; change: BuiltC
  * flaky change is rerun until it fails, at most `maxRuns` times: the report is
  * whatever that real failing run produced.
  */
-export async function collectDemoReport({
-  repo,
-  change,
-  maxRuns = 20,
-}: {
-  repo: BuiltRepo;
-  change: BuiltChange;
-  maxRuns?: number;
-}): Promise<CollectOutcome> {
+export async function collectDemoReport({ repo, change, maxRuns = 20 }: { repo: BuiltRepo; change: BuiltChange; maxRuns?: number }): Promise<CollectOutcome> {
   const attempts = change.spec.flaky ? maxRuns : 1;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const run = await runSuiteAt({

@@ -36,15 +36,7 @@ function childEnv(): NodeJS.ProcessEnv {
   return env as NodeJS.ProcessEnv;
 }
 
-function runCommand({
-  argv,
-  cwd,
-  timeoutMs,
-}: {
-  argv: string[];
-  cwd: string;
-  timeoutMs: number;
-}): Promise<{ exitCode: number | null; log: string }> {
+function runCommand({ argv, cwd, timeoutMs }: { argv: string[]; cwd: string; timeoutMs: number }): Promise<{ exitCode: number | null; log: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];

@@ -255,7 +255,10 @@ for (const viewport of WIDTHS) {
   test.describe(`${viewport.name} (${viewport.width}px)`, () => {
     test.use({ viewport: { width: viewport.width, height: viewport.height }, colorScheme: SCHEMES[0] });
     for (const c of CASES) {
-      test(`${c.name}: no WCAG 2.2 AA violation in either theme${viewport.name === 'phone' ? ', no sideways scrolling' : ''}`, async ({ browser, page }, info) => {
+      test(`${c.name}: no WCAG 2.2 AA violation in either theme${viewport.name === 'phone' ? ', no sideways scrolling' : ''}`, async ({
+        browser,
+        page,
+      }, info) => {
         // two themes' checks on one page
         test.setTimeout(120_000);
         if (c.role) await signedIn(browser, page, c.role);

@@ -56,7 +56,12 @@ for (const role of BROWSING_ROLES) {
 }
 
 test('signing in lands each role on its own start page', async ({ page }) => {
-  for (const [role, home] of [['reviewer', /\/review$/], ['admin', /\/changes$/], ['manager', /\/insights$/], ['grader', /\/grading$/]] as const) {
+  for (const [role, home] of [
+    ['reviewer', /\/review$/],
+    ['admin', /\/changes$/],
+    ['manager', /\/insights$/],
+    ['grader', /\/grading$/],
+  ] as const) {
     await page.context().clearCookies();
     await signInAs(page, role);
     await expect(page).toHaveURL(home);

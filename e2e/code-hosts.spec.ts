@@ -133,7 +133,14 @@ test.describe('code hosts: a GitHub App, end to end', () => {
       },
     });
     gh.repositories.push({ id: 101, owner: 'acme', name: 'shop', installationId: 55, cloneUrl: `${gitServer.url}/acme/shop.git` });
-    gh.pulls.set(`acme/shop#${PR}`, { number: PR, title: 'Rework total', body: 'One pass.', user: { login: 'dev' }, head: { ref: 'feature', sha: head }, base: { ref: 'main', sha: base } });
+    gh.pulls.set(`acme/shop#${PR}`, {
+      number: PR,
+      title: 'Rework total',
+      body: 'One pass.',
+      user: { login: 'dev' },
+      head: { ref: 'feature', sha: head },
+      base: { ref: 'main', sha: base },
+    });
     gh.runs.set(4242, {
       id: 4242,
       repositoryId: 101,
@@ -153,7 +160,12 @@ test.describe('code hosts: a GitHub App, end to end', () => {
   test('an admin connects the GitHub App (its API URL pointing at the double) and links the repository from the App’s list', async ({ page }) => {
     await signInAs(page, 'admin');
     const registered = await page.request.post('/api/admin/repositories', {
-      data: { name: 'acme/shop', gitUrl: `${gitServer.url}/acme/shop.git`, language: 'javascript', settings: { test: TEST_COMMAND, junitReport: 'junit.xml', timeLimits: { testSeconds: 120, regressionSeconds: 180 } } },
+      data: {
+        name: 'acme/shop',
+        gitUrl: `${gitServer.url}/acme/shop.git`,
+        language: 'javascript',
+        settings: { test: TEST_COMMAND, junitReport: 'junit.xml', timeLimits: { testSeconds: 120, regressionSeconds: 180 } },
+      },
       headers: FROM_OUR_PAGE,
     });
     expect(registered.status(), await registered.text()).toBe(201);
@@ -181,16 +193,32 @@ test.describe('code hosts: a GitHub App, end to end', () => {
     expect(gh.requests.some((r) => r.path === '/installation/repositories' && r.auth === 'installation')).toBe(true);
   });
 
-  test('a signed failure webhook: the check run goes in progress then completes with the fix, one comment; a reviewer accepts and the push reaches the git server with an installation token', async ({ page, request }) => {
+  test('a signed failure webhook: the check run goes in progress then completes with the fix, one comment; a reviewer accepts and the push reaches the git server with an installation token', async ({
+    page,
+    request,
+  }) => {
     const body = JSON.stringify({
       action: 'completed',
-      workflow_run: { id: 4242, head_sha: head, head_branch: 'feature', conclusion: 'failure', status: 'completed', html_url: `${gh.url}/acme/shop/actions/runs/4242`, pull_requests: [{ number: PR }] },
+      workflow_run: {
+        id: 4242,
+        head_sha: head,
+        head_branch: 'feature',
+        conclusion: 'failure',
+        status: 'completed',
+        html_url: `${gh.url}/acme/shop/actions/runs/4242`,
+        pull_requests: [{ number: PR }],
+      },
       repository: { id: 101, full_name: 'acme/shop' },
       installation: { id: 55 },
     });
     const unsigned = await request.post('/api/hosts/github/webhook', {
       data: body,
-      headers: { 'content-type': 'application/json', 'x-github-event': 'workflow_run', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'workflow_run',
+        'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+      },
     });
     expect(unsigned.status()).toBe(401);
     const delivered = await request.post('/api/hosts/github/webhook', {
@@ -209,7 +237,10 @@ test.describe('code hosts: a GitHub App, end to end', () => {
     expect(check()!.output.title).toMatch(/^Working on it/);
     // the real agent repairs it in the server's worker, behind the demo's own runs
     await expect
-      .poll(() => (check()!.status === 'completed' ? check()!.output.title : `${check()!.status}: ${check()!.output.title}`), { timeout: FIX_WAIT_MS, intervals: [1000, 2000, 5000] })
+      .poll(() => (check()!.status === 'completed' ? check()!.output.title : `${check()!.status}: ${check()!.output.title}`), {
+        timeout: FIX_WAIT_MS,
+        intervals: [1000, 2000, 5000],
+      })
       .toBe('A fix is ready');
     // flowfix's one comment; its answers to commands are replies of their own
     const comments = () => gh.comments.filter((c) => c.issueNumber === PR && !c.body.startsWith('@'));
@@ -219,13 +250,26 @@ test.describe('code hosts: a GitHub App, end to end', () => {
 
     // a maintainer tries `/flowfix reject` without a reason: asked why, nothing decided (and recorded as a code-review identity)
     gh.permissions.set('maint', 'maintain');
-    const command = JSON.stringify({ action: 'created', issue: { number: PR, pull_request: { url: 'x' } }, comment: { body: '/flowfix reject', user: { login: 'maint', type: 'User' } }, repository: { id: 101 }, installation: { id: 55 } });
+    const command = JSON.stringify({
+      action: 'created',
+      issue: { number: PR, pull_request: { url: 'x' } },
+      comment: { body: '/flowfix reject', user: { login: 'maint', type: 'User' } },
+      repository: { id: 101 },
+      installation: { id: 55 },
+    });
     const commanded = await request.post('/api/hosts/github/webhook', {
       data: command,
-      headers: { 'content-type': 'application/json', 'x-github-event': 'issue_comment', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(command).digest('hex')}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'issue_comment',
+        'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(command).digest('hex')}`,
+      },
     });
     expect(commanded.status()).toBe(202);
-    await expect.poll(() => gh.comments.find((c) => c.issueNumber === PR && c.body.startsWith('@maint '))?.body ?? '', { timeout: 30_000 }).toContain('say why');
+    await expect
+      .poll(() => gh.comments.find((c) => c.issueNumber === PR && c.body.startsWith('@maint '))?.body ?? '', { timeout: 30_000 })
+      .toContain('say why');
 
     const detailsUrl = new URL(check()!.details_url ?? '');
     await signInAs(page, 'reviewer');

@@ -59,7 +59,10 @@ async function reportOwnChange(): Promise<void> {
     const headSha = git(dir, 'rev-parse', 'HEAD');
     git(dir, 'push', '-q', 'origin', CHANGE.branch);
     const spec = { ...TEMPLATE, externalId: CHANGE.externalId, branch: CHANGE.branch, title: CHANGE.title, date: new Date().toISOString() };
-    const collected = await collectDemoReport({ repo: { spec: ledgerPy, dir: origin, mainSha: baseSha, changes: [], rebuilt: false }, change: { spec, baseSha, headSha } });
+    const collected = await collectDemoReport({
+      repo: { spec: ledgerPy, dir: origin, mainSha: baseSha, changes: [], rebuilt: false },
+      change: { spec, baseSha, headSha },
+    });
     expect(collected.kind, 'the branch fails its suite').toBe('failing');
     if (collected.kind !== 'failing') return;
     const token = fs.readFileSync(path.join(E2E_DATA_DIR, 'demo-ci-token'), 'utf8').trim();
@@ -80,7 +83,9 @@ async function readyFixOf(page: Page): Promise<{ changeId: string; fixId: string
     .poll(
       async () => {
         if (!changeId) {
-          const list = (await (await page.request.get(`/api/changes?q=${encodeURIComponent(CHANGE.externalId)}`)).json()) as { items: Array<{ id: string; externalId: string }> };
+          const list = (await (await page.request.get(`/api/changes?q=${encodeURIComponent(CHANGE.externalId)}`)).json()) as {
+            items: Array<{ id: string; externalId: string }>;
+          };
           changeId = list.items.find((i) => i.externalId === CHANGE.externalId)?.id ?? '';
           if (!changeId) return 'not listed yet';
         }
@@ -88,7 +93,8 @@ async function readyFixOf(page: Page): Promise<{ changeId: string; fixId: string
         fixId = detail.fixes.find((f) => f.status === 'READY')?.id ?? '';
         if (fixId) return 'ready';
         const ended = detail.runs.length > 0 && detail.runs.every((r) => ['NO_FIX', 'FAILED', 'CANCELLED'].includes(r.status));
-        if (ended) throw new Error(`the run ended without a fix: ${detail.runs.map((r) => `${r.status} ${r.exitReason ?? ''} ${r.exitDetail ?? ''}`).join('; ')}`);
+        if (ended)
+          throw new Error(`the run ended without a fix: ${detail.runs.map((r) => `${r.status} ${r.exitReason ?? ''} ${r.exitDetail ?? ''}`).join('; ')}`);
         return 'waiting';
       },
       { timeout: FIX_WAIT_MS, intervals: [1000, 2000, 3000] },
@@ -127,7 +133,9 @@ async function submitEdit(page: Page, fee?: string): Promise<void> {
   for (const id of ['fix-accept', 'fix-edit', 'fix-reject']) await expect(page.getByTestId(id)).toBeEnabled();
 }
 
-test('edit then accept with the failing test renamed: the refusal says why, each submit resets the panel, the committed edit is what the card shows', async ({ page }) => {
+test('edit then accept with the failing test renamed: the refusal says why, each submit resets the panel, the committed edit is what the card shows', async ({
+  page,
+}) => {
   test.setTimeout(FIX_WAIT_MS + 2 * RUN_WAIT_MS + 120_000);
   await signInAs(page, 'reviewer');
   await reportOwnChange();

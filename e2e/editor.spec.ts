@@ -98,16 +98,22 @@ async function readyFixOf(page: Page, externalId: string): Promise<{ changeId: s
     .poll(
       async () => {
         if (!changeId) {
-          const list = (await (await page.request.get(`/api/changes?q=${encodeURIComponent(externalId)}`)).json()) as { items: Array<{ id: string; externalId: string }> };
+          const list = (await (await page.request.get(`/api/changes?q=${encodeURIComponent(externalId)}`)).json()) as {
+            items: Array<{ id: string; externalId: string }>;
+          };
           changeId = list.items.find((i) => i.externalId === externalId)?.id ?? '';
           if (!changeId) return 'not listed yet';
         }
-        const detail = (await (await page.request.get(`/api/changes/${changeId}`)).json()) as { runs: Array<{ status: string; exitReason?: string | null; exitDetail?: string | null }>; fixes: Array<{ id: string; status: string }> };
+        const detail = (await (await page.request.get(`/api/changes/${changeId}`)).json()) as {
+          runs: Array<{ status: string; exitReason?: string | null; exitDetail?: string | null }>;
+          fixes: Array<{ id: string; status: string }>;
+        };
         fixId = detail.fixes.find((f) => f.status === 'READY')?.id ?? '';
         if (fixId) return 'ready';
         // a run that ended without a fix will not make one: fail now, with its reason
         const ended = detail.runs.length > 0 && detail.runs.every((r) => ['NO_FIX', 'FAILED', 'CANCELLED'].includes(r.status));
-        if (ended) throw new Error(`the run ended without a fix: ${detail.runs.map((r) => `${r.status} ${r.exitReason ?? ''} ${r.exitDetail ?? ''}`).join('; ')}`);
+        if (ended)
+          throw new Error(`the run ended without a fix: ${detail.runs.map((r) => `${r.status} ${r.exitReason ?? ''} ${r.exitDetail ?? ''}`).join('; ')}`);
         return `waiting (runs: ${detail.runs.map((r) => r.status).join(', ') || 'none'})`;
       },
       { timeout: FIX_WAIT_MS, intervals: [1000, 2000, 3000] },
@@ -148,10 +154,16 @@ async function startCodeServer(folder: string, serverUrl: string): Promise<void>
   codeServer.stdout?.on('data', (d) => (log += d));
   codeServer.stderr?.on('data', (d) => (log += d));
   await expect
-    .poll(async () => {
-      if (codeServer?.exitCode !== null) throw new Error(`code-server exited: ${log}`);
-      return fetch(`${EDITOR_URL}/healthz`).then((r) => r.status, () => 0);
-    }, { timeout: 60_000 })
+    .poll(
+      async () => {
+        if (codeServer?.exitCode !== null) throw new Error(`code-server exited: ${log}`);
+        return fetch(`${EDITOR_URL}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+      },
+      { timeout: 60_000 },
+    )
     .toBe(200);
 }
 
@@ -224,7 +236,11 @@ test('the extension in code-server: sign in, see the fix, preview it, apply it; 
   expect(git(clone, 'status', '--porcelain')).toBe(`M ${CHANGE.file}`);
 
   // on the server: applied, the accept and the preview recorded as IDE
-  const fix = (await (await page.request.get(`/api/fixes/${fixId}`)).json()) as { status: string; decision: { kind: string; surface: string } | null; previews: number };
+  const fix = (await (await page.request.get(`/api/fixes/${fixId}`)).json()) as {
+    status: string;
+    decision: { kind: string; surface: string } | null;
+    previews: number;
+  };
   expect(fix.status).toBe('APPLIED');
   expect(fix.decision).toMatchObject({ kind: 'ACCEPT', surface: 'IDE' });
   expect(fix.previews).toBeGreaterThanOrEqual(1);

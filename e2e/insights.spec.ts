@@ -55,7 +55,10 @@ test('on a phone the funnel chart draws every step', async ({ page }) => {
   const bars = chart.locator('.recharts-bar-rectangle path');
   await expect(bars).toHaveCount(8);
   const widths = await bars.evaluateAll((els) => els.map((e) => (e as SVGGraphicsElement).getBBox().width));
-  expect(widths.every((w) => w > 0), `bar widths ${widths}`).toBe(true);
+  expect(
+    widths.every((w) => w > 0),
+    `bar widths ${widths}`,
+  ).toBe(true);
   // the widest bar (changes with failures) takes a good part of the card
   expect(Math.max(...widths)).toBeGreaterThan(120);
   await expect(chart.locator('.recharts-yAxis .recharts-cartesian-axis-tick')).toHaveCount(8);

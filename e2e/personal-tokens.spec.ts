@@ -80,9 +80,7 @@ test('a reviewer makes tokens on their page and the real CLI uses them against t
     // handler (which finds no such fix, so nothing changes)
     const readReject = await api.post('/api/fixes/no-such-fix/reject', { headers: bearer(readToken), data: { reason: 'OTHER', text: 'x' } });
     expect(readReject.status()).toBe(403);
-    expect(((await readReject.json()) as { error: { message: string } }).error.message).toBe(
-      'This personal token has the "read" scope; this needs "decide"',
-    );
+    expect(((await readReject.json()) as { error: { message: string } }).error.message).toBe('This personal token has the "read" scope; this needs "decide"');
     const decideReject = await api.post('/api/fixes/no-such-fix/reject', { headers: bearer(decideToken), data: { reason: 'OTHER', text: 'x' } });
     expect(decideReject.status()).toBe(404);
 

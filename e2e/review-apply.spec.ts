@@ -145,7 +145,14 @@ test.describe('review and apply on real demo repositories', () => {
     const moved = execFileSync('git', ['commit-tree', `${tip}^{tree}`, '-p', tip, '-m', 'Developer keeps working'], {
       cwd: path.join(REPOS, 'ledger-py'),
       encoding: 'utf8',
-      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com' },
+      env: {
+        ...process.env,
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_AUTHOR_NAME: 'Dev',
+        GIT_AUTHOR_EMAIL: 'dev@example.com',
+        GIT_COMMITTER_NAME: 'Dev',
+        GIT_COMMITTER_EMAIL: 'dev@example.com',
+      },
     }).trim();
     git('ledger-py', 'update-ref', `refs/heads/${branch}`, moved, tip);
 

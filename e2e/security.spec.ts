@@ -212,7 +212,10 @@ test('a page on a sibling origin cannot use a signed-in cookie: forged form post
 function listeningAddresses(port: number): string[] {
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
   const found: string[] = [];
-  for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
+  for (const [file, v6] of [
+    ['/proc/net/tcp', false],
+    ['/proc/net/tcp6', true],
+  ] as const) {
     let table: string;
     try {
       table = fs.readFileSync(file, 'utf8');
@@ -224,7 +227,19 @@ function listeningAddresses(port: number): string[] {
       if (!local || state !== '0A') continue; // 0A: LISTEN
       const [addr, p] = local.split(':');
       if (p !== hexPort) continue;
-      found.push(v6 ? (/^0+$/.test(addr) ? '::' : /^0{24}01000000$/.test(addr) ? '::1' : addr) : addr.match(/../g)!.reverse().map((b) => parseInt(b, 16)).join('.'));
+      found.push(
+        v6
+          ? /^0+$/.test(addr)
+            ? '::'
+            : /^0{24}01000000$/.test(addr)
+              ? '::1'
+              : addr
+          : addr
+              .match(/../g)!
+              .reverse()
+              .map((b) => parseInt(b, 16))
+              .join('.'),
+      );
     }
   }
   return found;
@@ -234,5 +249,8 @@ test('the demo server listens on loopback only: its sign-in page shows the demo 
   const port = Number(new URL(baseURL!).port);
   const addresses = listeningAddresses(port);
   expect(addresses, `listening sockets on port ${port}`).not.toHaveLength(0);
-  expect(addresses.every((a) => a === '127.0.0.1' || a === '::1'), `listens on ${addresses.join(', ')}`).toBe(true);
+  expect(
+    addresses.every((a) => a === '127.0.0.1' || a === '::1'),
+    `listens on ${addresses.join(', ')}`,
+  ).toBe(true);
 });

@@ -26,9 +26,7 @@ test('filters by repository', async ({ page }) => {
   await page.getByTestId('triage-repo-filter').selectOption({ label: 'ledger-py' });
   const rows = page.getByTestId('triage-row');
   await expect(rows.first()).toBeVisible();
-  await expect
-    .poll(async () => new Set(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-repository')))))
-    .toEqual(new Set(['ledger-py']));
+  await expect.poll(async () => new Set(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-repository'))))).toEqual(new Set(['ledger-py']));
 });
 
 test('searches by title', async ({ page }) => {

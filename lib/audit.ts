@@ -103,15 +103,51 @@ async function targetNames(rows: Array<{ targetType: string | null; targetId: st
     const list = of(type);
     if (list.length > 0) lookups.push(read(list).then((found) => put(type, found.map(name))));
   };
-  look('user', (id) => db.user.findMany({ where: { id: { in: id } }, select: { id: true, name: true, email: true } }), (u) => ({ id: u.id, name: `${u.name} <${u.email}>` }));
-  look('repository', (id) => db.repository.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (r) => r);
-  look('change', (id) => db.change.findMany({ where: { id: { in: id } }, select: { id: true, ...CHANGE_NAME.select } }), (c) => ({ id: c.id, name: changeName(c) }));
-  look('fix', (id) => db.fix.findMany({ where: { id: { in: id } }, select: { id: true, change: CHANGE_NAME } }), (f) => ({ id: f.id, name: `fix of ${changeName(f.change)}` }));
-  look('run', (id) => db.run.findMany({ where: { id: { in: id } }, select: { id: true, change: CHANGE_NAME } }), (r) => ({ id: r.id, name: `run of ${changeName(r.change)}` }));
-  look('ci_token', (id) => db.ciToken.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (t) => t);
-  look('personal_token', (id) => db.personalToken.findMany({ where: { id: { in: id } }, select: { id: true, name: true, user: { select: { name: true } } } }), (t) => ({ id: t.id, name: `${t.name} (${t.user.name})` }));
-  look('code_host', (id) => db.codeHost.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (h) => h);
-  look('grading_queue', (id) => db.gradingQueue.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }), (q) => q);
+  look(
+    'user',
+    (id) => db.user.findMany({ where: { id: { in: id } }, select: { id: true, name: true, email: true } }),
+    (u) => ({ id: u.id, name: `${u.name} <${u.email}>` }),
+  );
+  look(
+    'repository',
+    (id) => db.repository.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }),
+    (r) => r,
+  );
+  look(
+    'change',
+    (id) => db.change.findMany({ where: { id: { in: id } }, select: { id: true, ...CHANGE_NAME.select } }),
+    (c) => ({ id: c.id, name: changeName(c) }),
+  );
+  look(
+    'fix',
+    (id) => db.fix.findMany({ where: { id: { in: id } }, select: { id: true, change: CHANGE_NAME } }),
+    (f) => ({ id: f.id, name: `fix of ${changeName(f.change)}` }),
+  );
+  look(
+    'run',
+    (id) => db.run.findMany({ where: { id: { in: id } }, select: { id: true, change: CHANGE_NAME } }),
+    (r) => ({ id: r.id, name: `run of ${changeName(r.change)}` }),
+  );
+  look(
+    'ci_token',
+    (id) => db.ciToken.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }),
+    (t) => t,
+  );
+  look(
+    'personal_token',
+    (id) => db.personalToken.findMany({ where: { id: { in: id } }, select: { id: true, name: true, user: { select: { name: true } } } }),
+    (t) => ({ id: t.id, name: `${t.name} (${t.user.name})` }),
+  );
+  look(
+    'code_host',
+    (id) => db.codeHost.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }),
+    (h) => h,
+  );
+  look(
+    'grading_queue',
+    (id) => db.gradingQueue.findMany({ where: { id: { in: id } }, select: { id: true, name: true } }),
+    (q) => q,
+  );
   for (const email of of('account')) names.set(`account:${email}`, email);
   await Promise.all(lookups);
   return names;
@@ -125,15 +161,7 @@ export interface AuditPage {
 }
 
 /** A page of the log, newest first; `nextCursor` continues after its last entry. */
-export async function queryAudit({
-  filter,
-  cursor,
-  limit,
-}: {
-  filter: AuditFilter;
-  cursor?: string;
-  limit: number;
-}): Promise<Omit<AuditPage, 'actions'>> {
+export async function queryAudit({ filter, cursor, limit }: { filter: AuditFilter; cursor?: string; limit: number }): Promise<Omit<AuditPage, 'actions'>> {
   const rows = await readAudit(filter, { before: cursor ? BigInt(cursor) : undefined, take: limit + 1 });
   const entries = rows.slice(0, limit);
   return { entries, nextCursor: rows.length > limit ? entries[entries.length - 1].id : null };
@@ -167,7 +195,18 @@ export function auditCsv(entries: AuditView[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const e of entries) {
     lines.push(
-      [e.id, e.createdAt.toISOString(), e.actorKind, e.actor?.id ?? '', e.actor?.email ?? '', e.action, e.targetType ?? '', e.targetId ?? '', JSON.stringify(e.data ?? {}), e.targetName ?? '']
+      [
+        e.id,
+        e.createdAt.toISOString(),
+        e.actorKind,
+        e.actor?.id ?? '',
+        e.actor?.email ?? '',
+        e.action,
+        e.targetType ?? '',
+        e.targetId ?? '',
+        JSON.stringify(e.data ?? {}),
+        e.targetName ?? '',
+      ]
         .map(csvCell)
         .join(','),
     );

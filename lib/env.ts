@@ -36,8 +36,16 @@ const EnvSchema = z
     FLOWFIX_MODEL_API_KEY: z.string().optional(),
     FLOWFIX_MODEL: z.string().optional(),
     // ingestion limits
-    FLOWFIX_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
-    FLOWFIX_MAX_LOG_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+    FLOWFIX_MAX_UPLOAD_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(20 * 1024 * 1024),
+    FLOWFIX_MAX_LOG_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024),
     FLOWFIX_WORKER_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
     // the reverse proxies in front of flowfix, as addresses or CIDR ranges,
     // comma-separated (lib/http/client-address.ts): a request from one of them
@@ -72,7 +80,10 @@ const EnvSchema = z
       .string()
       .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes in base64 (openssl rand -base64 32)')
       .optional(),
-    FLOWFIX_SECRETS_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ and - only').default('k1'),
+    FLOWFIX_SECRETS_KEY_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ and - only')
+      .default('k1'),
     FLOWFIX_SECRETS_OLD_KEYS: z
       .string()
       .regex(/^([A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=]+)(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=]+)*$/, 'id:base64 pairs, comma-separated')

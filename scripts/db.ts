@@ -17,14 +17,7 @@ import { getEnv } from '../lib/env';
 import { openDb, resolveDbTarget, type DbHandle } from '../lib/db';
 import { applyMigrations, getMigrationStatus } from './db/migrate';
 import { ensureInsightsRollups } from '../lib/insights/rollup';
-import {
-  MIGRATION_LOCK,
-  diffDatabaseToSchema,
-  diffMigrationsToSchema,
-  engineDatabaseFor,
-  readMigrationList,
-  readSchemaFile,
-} from './db/schema-engine';
+import { MIGRATION_LOCK, diffDatabaseToSchema, diffMigrationsToSchema, engineDatabaseFor, readMigrationList, readSchemaFile } from './db/schema-engine';
 
 interface Paths {
   schemaPath: string;
@@ -72,9 +65,7 @@ async function commandMigrate({ migrationsDir }: Paths): Promise<number> {
     else for (const name of applied) out(`Applied ${name}`);
     // a database whose Insights rollups were never built, or built by another
     // definition, gets them from its raw rows now (lib/insights/rollup.ts)
-    const [{ present }] = await handle.db.$queryRawUnsafe<Array<{ present: boolean }>>(
-      `SELECT to_regclass('"InsightsRunDay"') IS NOT NULL AS present`,
-    );
+    const [{ present }] = await handle.db.$queryRawUnsafe<Array<{ present: boolean }>>(`SELECT to_regclass('"InsightsRunDay"') IS NOT NULL AS present`);
     if (present) {
       let last = 0;
       const { rebuilt, days } = await ensureInsightsRollups({
@@ -101,7 +92,10 @@ function migrationTimestamp(now: Date): string {
 /** A timestamp after every existing migration's, even with a clock behind. */
 function nextMigrationName({ existing, slug, now }: { existing: string[]; slug: string; now: Date }): string {
   let stamp = migrationTimestamp(now);
-  const last = existing.map((name) => name.slice(0, 14)).sort().at(-1);
+  const last = existing
+    .map((name) => name.slice(0, 14))
+    .sort()
+    .at(-1);
   if (last && stamp <= last) stamp = String(BigInt(last) + 1n);
   return `${stamp}_${slug}`;
 }

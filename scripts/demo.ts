@@ -30,7 +30,20 @@ import { persistedSecret, readSecretFile, writeSecretFile } from '../lib/auth/se
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // what `next build` compiles: when any of it is newer than .next/BUILD_ID, rebuild
-const BUILD_INPUTS = ['app', 'components', 'common', 'lib', 'agent', 'demo', 'public', 'proxy.ts', 'instrumentation.ts', 'next.config.ts', 'package.json', 'tsconfig.json'];
+const BUILD_INPUTS = [
+  'app',
+  'components',
+  'common',
+  'lib',
+  'agent',
+  'demo',
+  'public',
+  'proxy.ts',
+  'instrumentation.ts',
+  'next.config.ts',
+  'package.json',
+  'tsconfig.json',
+];
 const HEALTH_TIMEOUT_MS = 180_000;
 
 function out(line = ''): void {
@@ -189,8 +202,7 @@ async function main(): Promise<void> {
   fs.rmSync(readyMarker, { force: true });
 
   const authSecret =
-    env.NEXTAUTH_SECRET ??
-    persistedSecret({ file: path.join(dataDir, 'auth-secret'), create: () => crypto.randomBytes(32).toString('base64url') });
+    env.NEXTAUTH_SECRET ?? persistedSecret({ file: path.join(dataDir, 'auth-secret'), create: () => crypto.randomBytes(32).toString('base64url') });
 
   const repos = await buildDemoRepos({ dataDir });
   for (const repo of repos) {
@@ -234,7 +246,11 @@ async function main(): Promise<void> {
 
   out(`• starting the server on ${baseUrl}`);
   // node runs next directly (not through npx) so our signals reach the server itself
-  const child = spawn(process.execPath, [nextBin, options.dev ? 'dev' : 'start', '-p', String(options.port), '-H', options.host], { cwd: ROOT, env: serverEnv, stdio: 'inherit' });
+  const child = spawn(process.execPath, [nextBin, options.dev ? 'dev' : 'start', '-p', String(options.port), '-H', options.host], {
+    cwd: ROOT,
+    env: serverEnv,
+    stdio: 'inherit',
+  });
   let stopping = false;
   const forward = (signal: NodeJS.Signals) => {
     stopping = true;

@@ -114,9 +114,11 @@ function setUp() {
     log(`apt-get install ${needApt.join(' ')}`);
     sh('system packages', 'apt-get', ['install', '-y', ...needApt], root, { DEBIAN_FRONTEND: 'noninteractive' });
   }
-  if (!existsSync('/usr/include/node/node.h')) fail('node headers', 'the native modules are built against /usr/include/node (Debian: apt-get install -y libnode-dev, or nodejs from NodeSource)');
+  if (!existsSync('/usr/include/node/node.h'))
+    fail('node headers', 'the native modules are built against /usr/include/node (Debian: apt-get install -y libnode-dev, or nodejs from NodeSource)');
   mkdirSync(cacheDir, { recursive: true });
-  if (!existsSync(path.join(cacheDir, 'package.json'))) writeFileSync(path.join(cacheDir, 'package.json'), '{"name":"flowfix-code-server-cache","private":true}\n');
+  if (!existsSync(path.join(cacheDir, 'package.json')))
+    writeFileSync(path.join(cacheDir, 'package.json'), '{"name":"flowfix-code-server-cache","private":true}\n');
 
   step('npm-code-server', () => {
     log(`npm install code-server@${CODE_SERVER_VERSION} into ${path.relative(root, cacheDir)}`);

@@ -17,7 +17,10 @@ import { getEnv } from '../lib/env';
 import { openDb, resolveDbTarget } from '../lib/db';
 import { rebuildInsightsRollups, verifyInsightsRollups } from '../lib/insights/rollup';
 
-const DAY = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC date YYYY-MM-DD').optional();
+const DAY = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a UTC date YYYY-MM-DD')
+  .optional();
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -59,7 +62,9 @@ async function main(argv: string[]): Promise<number> {
     }
     const { days, differences } = await verifyInsightsRollups({ db: handle.db, from: from.data, to: to.data });
     for (const d of differences) out(`${d.table} ${d.dims.join(' / ')}: ${d.key} stored ${d.stored}, recomputed ${d.recomputed}`);
-    out(`${days} days checked in ${((performance.now() - started) / 1000).toFixed(1)} s: ${differences.length ? `${differences.length} difference(s)` : 'no difference'}.`);
+    out(
+      `${days} days checked in ${((performance.now() - started) / 1000).toFixed(1)} s: ${differences.length ? `${differences.length} difference(s)` : 'no difference'}.`,
+    );
     return differences.length ? 1 : 0;
   } finally {
     await handle.close();

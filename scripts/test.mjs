@@ -201,7 +201,9 @@ Object.assign(process.env, gitIdentity);
 // background from the start, awaited just before Playwright
 const editorE2e = (!only || only === 'e2e') && process.env.FLOWFIX_E2E_EDITOR !== '0';
 const codeServerLog = buffered();
-const codeServerSetup = editorE2e ? timedBackground('code-server setup', () => run(process.execPath, [path.join(root, 'scripts', 'ensure-code-server.mjs')], {}, codeServerLog)) : null;
+const codeServerSetup = editorE2e
+  ? timedBackground('code-server setup', () => run(process.execPath, [path.join(root, 'scripts', 'ensure-code-server.mjs')], {}, codeServerLog))
+  : null;
 
 const lanes = !only && process.env.FLOWFIX_TEST_LANES !== '0';
 const wantIntegration = !only || only === 'integration';
@@ -220,7 +222,9 @@ const onPglite = () => nodeSuite('integration · PGlite', perBackend, { FLOWFIX_
 const onPostgres = (out) => nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_PG_URL: pgUrl }, out);
 
 if (lanes) {
-  console.log('\n=== two lanes: unit and integration (own backends, PGlite) here, e2e beside them; integration on PostgreSQL takes the first lane that frees up; the buffered output is printed when it ends');
+  console.log(
+    '\n=== two lanes: unit and integration (own backends, PGlite) here, e2e beside them; integration on PostgreSQL takes the first lane that frees up; the buffered output is printed when it ends',
+  );
   const e2eOut = buffered();
   const pgOut = buffered();
   const e2eDone = e2eSuite(e2eOut).then(() => console.log(e2eOut.text()));

@@ -1,7 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { FilterPolicySchema, ModelSettingsSchema, type ModelSettings, type RunPolicy, resolveEffectiveSettings, mergeSettings, RUN_POLICIES, RunPolicySchema } from '../../common/settings';
+import {
+  FilterPolicySchema,
+  ModelSettingsSchema,
+  type ModelSettings,
+  type RunPolicy,
+  resolveEffectiveSettings,
+  mergeSettings,
+  RUN_POLICIES,
+  RunPolicySchema,
+} from '../../common/settings';
 import { readFlowfixFileAtRevision } from '../../lib/repositories/flowfix-file';
 import { runRepair, type RepairResult } from '../pipeline';
 import type { RunAssembly } from '../assemble';
@@ -91,7 +100,8 @@ async function buildPolicies(name: RunPolicy, modelSettings: ModelSettings): Pro
   try {
     return assembleRun({ policy: name, modelSettings, env });
   } catch (err) {
-    if (err instanceof ModelUnavailableError) throw new UsageProblem(`${err.message}: set FLOWFIX_MODEL_BASE_URL and FLOWFIX_MODEL, or modelSettings in --settings`);
+    if (err instanceof ModelUnavailableError)
+      throw new UsageProblem(`${err.message}: set FLOWFIX_MODEL_BASE_URL and FLOWFIX_MODEL, or modelSettings in --settings`);
     throw err;
   }
 }
@@ -126,7 +136,8 @@ export function formatReport(result: RepairResult): string {
   out.push('', 'Gate verdicts');
   for (const v of result.evidence.verdicts) {
     out.push(`  ${v.gate.padEnd(10)} ${gateOutcome(v.gate, v.passed, v)} ${String(v.durationMs).padStart(6)} ms  ${v.detail ?? ''}`);
-    for (const d of v.diagnostics?.slice(0, 3) ?? []) out.push(`             ${d.kind}${d.file ? ` ${d.file}${d.line ? `:${d.line}` : ''}` : ''}: ${d.message.split('\n')[0]}`);
+    for (const d of v.diagnostics?.slice(0, 3) ?? [])
+      out.push(`             ${d.kind}${d.file ? ` ${d.file}${d.line ? `:${d.line}` : ''}` : ''}: ${d.message.split('\n')[0]}`);
   }
   if (result.evidence.proof) out.push('', `Proof: ${result.evidence.proof.detail}`);
   for (const d of result.evidence.droppedTargets ?? []) out.push('', `Left out: ${d.id} ${d.reason} (not caused by the change).`);
@@ -134,7 +145,12 @@ export function formatReport(result: RepairResult): string {
   if (result.diff && result.dropped) {
     // indented: a script that looks for "diff --git" in the output must not find (and apply) a refused fix
     out.push('', `Dropped fix (${result.dropped.reason}): ${result.dropped.detail}. Not a fix; its changes, indented so that no tool applies them:`);
-    out.push(...result.diff.trimEnd().split('\n').map((l) => `    | ${l}`));
+    out.push(
+      ...result.diff
+        .trimEnd()
+        .split('\n')
+        .map((l) => `    | ${l}`),
+    );
   } else if (result.diff) out.push('', 'Diff', result.diff.trimEnd());
   if (result.summaryHtml) out.push('', 'Summary', htmlToText(result.summaryHtml));
   const t = result.timings;
@@ -241,4 +257,3 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     return 3;
   }
 }
-

@@ -35,7 +35,11 @@ export function parseApplyDiagnostics(stderr: string): Diagnostic[] {
     if (m) diags.push({ kind: 'apply', file: m[1], line: Number(m[2]), message: 'the hunk does not match the file (context or removed lines differ)' });
     else if (/^error: /.test(line) && !/patch does not apply/.test(line)) {
       const file = /^error: (?:[\w ]+: )?([^:]+):/.exec(line)?.[1];
-      diags.push({ kind: /corrupt|No valid patches|unrecognized/.test(line) ? 'malformed' : 'apply', ...(file ? { file } : {}), message: line.replace(/^error: /, '') });
+      diags.push({
+        kind: /corrupt|No valid patches|unrecognized/.test(line) ? 'malformed' : 'apply',
+        ...(file ? { file } : {}),
+        message: line.replace(/^error: /, ''),
+      });
     }
   }
   return diags.length ? diags : [{ kind: 'apply', message: stderr.trim() || 'git apply refused the diff' }];

@@ -6,16 +6,7 @@ import { syntaxCheckFiles } from './syntax';
 import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand, selectTargetResults } from '../testing/test-runner';
 import { findRenamedTargets, followedTargets, type EditedTestFile, type RenamedTargets, type Target } from './renamed-targets';
 import { isInstanceOf } from '../../lib/junit/test-id';
-import type {
-  CommandResult,
-  Diagnostic,
-  Edit,
-  EventSink,
-  GateName,
-  GateVerdict,
-  PolicyGates,
-  TestRun,
-} from '../types';
+import type { CommandResult, Diagnostic, Edit, EventSink, GateName, GateVerdict, PolicyGates, TestRun } from '../types';
 import { BinaryFileError, WorkspacePathError, type Workspace } from '../workspace/workspace';
 import { gateEvent, logEvent } from '../../common/run-events';
 import { matcher } from '../workspace/glob';
@@ -143,7 +134,9 @@ export function createGates(input: GatesInput): Gates {
     const fresh = (run.warnings ?? []).filter((w) => !warned.has(w));
     if (fresh.length === 0) return;
     for (const w of fresh) warned.add(w);
-    await sink.emit(logEvent(`test report: ${fresh.slice(0, 5).join('; ')}${fresh.length > 5 ? `; and ${fresh.length - 5} more` : ''}`, { warnings: fresh.slice(0, 50) }));
+    await sink.emit(
+      logEvent(`test report: ${fresh.slice(0, 5).join('; ')}${fresh.length > 5 ? `; and ${fresh.length - 5} more` : ''}`, { warnings: fresh.slice(0, 50) }),
+    );
   }
 
   async function command(cmd: string, timeoutSeconds: number, network: boolean): Promise<CommandResult> {
@@ -186,7 +179,10 @@ export function createGates(input: GatesInput): Gates {
 
     const parsed = EditSchema.safeParse(rawEdit);
     if (!parsed.success) {
-      return done(false, parsed.error.issues.map((i) => ({ kind: 'malformed', message: `${i.path.join('.') || 'edit'}: ${i.message}` })));
+      return done(
+        false,
+        parsed.error.issues.map((i) => ({ kind: 'malformed', message: `${i.path.join('.') || 'edit'}: ${i.message}` })),
+      );
     }
     const edit = parsed.data as Edit;
     const tree = await snapshot();
@@ -254,7 +250,8 @@ export function createGates(input: GatesInput): Gates {
     const notRun = run.results.filter(didNotRun).length;
     const counted = `${run.results.length - failing} passed, ${failing} failing of ${run.results.length} target tests`;
     // a target the report does not list did not fail: at the base it is usually a test the change adds
-    const absent = notRun > 0 && notRun === run.results.length ? `the target tests are not in the report (${notRun} of ${run.results.length} did not run)` : undefined;
+    const absent =
+      notRun > 0 && notRun === run.results.length ? `the target tests are not in the report (${notRun} of ${run.results.length} did not run)` : undefined;
     const verdict: GateVerdict = {
       gate,
       passed,
@@ -299,7 +296,11 @@ export function createGates(input: GatesInput): Gates {
     meterCommand(meter, suite.command);
     await reportWarnings(suite);
     if (suite.reportError) {
-      return { renamed: [], unaccounted: targets.map((t) => ({ id: t.id, why: `the suite wrote no readable report with the edit: ${suite.reportError}` })), targets };
+      return {
+        renamed: [],
+        unaccounted: targets.map((t) => ({ id: t.id, why: `the suite wrote no readable report with the edit: ${suite.reportError}` })),
+        targets,
+      };
     }
     const absent = selectTargetResults(suite.results, targets).filter(didNotRun);
     if (absent.length === 0) return { renamed: [], unaccounted: [], targets };
@@ -315,9 +316,12 @@ export function createGates(input: GatesInput): Gates {
     if (found.renamed.length > 0) {
       targets = followedTargets(targets, found);
       await sink.emit(
-        logEvent(`the edit renamed ${found.renamed.length} target test(s): ${found.renamed.map((r) => `${r.from} → ${r.to.map((t) => t.id).join(', ')} (${r.file})`).join('; ')}`, {
-          renamed: found.renamed.slice(0, 50),
-        }),
+        logEvent(
+          `the edit renamed ${found.renamed.length} target test(s): ${found.renamed.map((r) => `${r.from} → ${r.to.map((t) => t.id).join(', ')} (${r.file})`).join('; ')}`,
+          {
+            renamed: found.renamed.slice(0, 50),
+          },
+        ),
       );
     }
     return { ...found, targets };

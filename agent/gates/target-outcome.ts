@@ -42,10 +42,30 @@ export function describeTargets(run: Pick<TestRun, 'results' | 'incomplete' | 'r
   if (run.reportError) return `no readable test report: ${run.reportError}`;
   const o = targetOutcome(run);
   const parts = [
-    o.failed.length ? `failing: ${listSome(o.failed.map((r) => failingWithMessage(r)), max)}` : '',
-    o.absent.length ? `not in the test report: ${listSome(o.absent.map((r) => r.id), max)}` : '',
-    o.passed.length ? `passed: ${listSome(o.passed.map((r) => r.id), max)}` : '',
-    o.skipped.length ? `skipped: ${listSome(o.skipped.map((r) => r.id), max)}` : '',
+    o.failed.length
+      ? `failing: ${listSome(
+          o.failed.map((r) => failingWithMessage(r)),
+          max,
+        )}`
+      : '',
+    o.absent.length
+      ? `not in the test report: ${listSome(
+          o.absent.map((r) => r.id),
+          max,
+        )}`
+      : '',
+    o.passed.length
+      ? `passed: ${listSome(
+          o.passed.map((r) => r.id),
+          max,
+        )}`
+      : '',
+    o.skipped.length
+      ? `skipped: ${listSome(
+          o.skipped.map((r) => r.id),
+          max,
+        )}`
+      : '',
     run.incomplete ? `the report does not account for every test (${run.incomplete})` : '',
   ];
   return parts.filter(Boolean).join('; ');

@@ -27,10 +27,7 @@ import { asksStreamUsage, createSdk, readTokenCounts, type UsageSource } from '.
 
 export type { ChatCompletionMessageParam, ChatCompletionTool };
 
-export const ModelPricesSchema = z.record(
-  z.string(),
-  z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }),
-);
+export const ModelPricesSchema = z.record(z.string(), z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }));
 export type ModelPrices = z.infer<typeof ModelPricesSchema>;
 
 export const LlmClientOptionsSchema = z.object({
@@ -138,7 +135,8 @@ export function costOf({
   completionTokens: number;
   prices: ModelPrices;
 }): { costUsd: number | null; priced: boolean } {
-  const price = (Object.hasOwn(prices, model) ? prices[model] : undefined) ?? (reportedModel && Object.hasOwn(prices, reportedModel) ? prices[reportedModel] : undefined);
+  const price =
+    (Object.hasOwn(prices, model) ? prices[model] : undefined) ?? (reportedModel && Object.hasOwn(prices, reportedModel) ? prices[reportedModel] : undefined);
   if (!price) return { costUsd: null, priced: false };
   return { costUsd: (promptTokens * price.inputPerMTok + completionTokens * price.outputPerMTok) / 1_000_000, priced: true };
 }
@@ -210,7 +208,18 @@ export function llmClientOptionsFromSettings({
 }: {
   settings: Pick<
     ModelSettings,
-    'model' | 'baseUrl' | 'dialect' | 'apiVersion' | 'deployment' | 'stream' | 'maxOutputTokens' | 'temperature' | 'topP' | 'maxRetries' | 'requestTimeoutSeconds' | 'prices'
+    | 'model'
+    | 'baseUrl'
+    | 'dialect'
+    | 'apiVersion'
+    | 'deployment'
+    | 'stream'
+    | 'maxOutputTokens'
+    | 'temperature'
+    | 'topP'
+    | 'maxRetries'
+    | 'requestTimeoutSeconds'
+    | 'prices'
   >;
   env: Pick<Env, 'FLOWFIX_MODEL_BASE_URL' | 'FLOWFIX_MODEL' | 'FLOWFIX_MODEL_API_KEY'>;
   priceTable?: PriceTable;
@@ -305,7 +314,13 @@ export class LlmClient {
         // the server's Retry-After is a floor: never retry sooner than asked
         const delayMs = Math.max(backoff, c.retryAfterMs ?? 0);
         if (params.deadline !== undefined && Date.now() + delayMs >= params.deadline) {
-          throw new LlmError({ kind: c.kind, status: c.status, attempts: attempt, message: `${c.message}; no time left before the deadline to retry`, cause: error });
+          throw new LlmError({
+            kind: c.kind,
+            status: c.status,
+            attempts: attempt,
+            message: `${c.message}; no time left before the deadline to retry`,
+            cause: error,
+          });
         }
         params.onRetry?.({ attempt, delayMs, reason: c.message });
         try {
@@ -352,7 +367,13 @@ export class LlmClient {
       promptText: () => JSON.stringify(params.messages) + (params.tools?.length ? JSON.stringify(params.tools) : ''),
       completionText: (content ?? '') + toolCalls.map((c) => c.name + c.arguments).join(''),
     });
-    const cost = costOf({ model: this.options.model, reportedModel, promptTokens: counts.promptTokens, completionTokens: counts.completionTokens, prices: this.options.prices });
+    const cost = costOf({
+      model: this.options.model,
+      reportedModel,
+      promptTokens: counts.promptTokens,
+      completionTokens: counts.completionTokens,
+      prices: this.options.prices,
+    });
     return { promptTokens: counts.promptTokens, completionTokens: counts.completionTokens, ...cost, source: counts.source };
   }
 

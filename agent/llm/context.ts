@@ -83,7 +83,12 @@ function focusLines(file: string, change: Pick<ChangeContext, 'editedSpans'>, ev
 }
 
 /** Which lines of a long span to show: its head (the signature) and windows around the focus lines. */
-function visibleLines(start: number, end: number, focus: number[], { contextLines, maxSpanLines, windowLines }: Required<SpanOptions>): Array<[number, number]> {
+function visibleLines(
+  start: number,
+  end: number,
+  focus: number[],
+  { contextLines, maxSpanLines, windowLines }: Required<SpanOptions>,
+): Array<[number, number]> {
   if (end - start + 1 <= maxSpanLines) return [[start, end]];
   const wanted: Array<[number, number]> = [[start, Math.min(end, start + contextLines + 3)]];
   for (const line of focus) if (line >= start && line <= end) wanted.push([Math.max(start, line - windowLines), Math.min(end, line + windowLines)]);

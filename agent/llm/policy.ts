@@ -54,7 +54,12 @@ export function createLlmPolicy(options: LlmPolicyOptions): Policy {
 /** Model call, then the reply's actions, until an action finishes patched or a limit ends the run. */
 async function runLoop(config: LoopConfig & { ctx: PolicyContext }): Promise<PolicyOutcome> {
   const state = await createLoopState(config);
-  await emit(state, 'log', { message: `edit protocol: ${state.protocol}`, protocol: state.protocol, editProtocol: config.protocolOptions.editProtocol, contextTokens: state.budget.contextTokens });
+  await emit(state, 'log', {
+    message: `edit protocol: ${state.protocol}`,
+    protocol: state.protocol,
+    editProtocol: config.protocolOptions.editProtocol,
+    contextTokens: state.budget.contextTokens,
+  });
   try {
     for (;;) {
       checkLimits(state);
@@ -73,7 +78,13 @@ async function runLoop(config: LoopConfig & { ctx: PolicyContext }): Promise<Pol
     }
   } catch (error) {
     if (error instanceof RunEnded) {
-      await emit(state, 'log', { message: 'llm policy ended', exitReason: error.exitReason, detail: error.detail, modelCalls: state.modelCalls, protocol: state.protocol });
+      await emit(state, 'log', {
+        message: 'llm policy ended',
+        exitReason: error.exitReason,
+        detail: error.detail,
+        modelCalls: state.modelCalls,
+        protocol: state.protocol,
+      });
       return { status: 'gave_up', exitReason: error.exitReason, detail: error.detail, usage: { ...state.usage } };
     }
     throw error;

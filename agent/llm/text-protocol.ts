@@ -46,7 +46,10 @@ function cleanPath(raw: string): string | undefined {
   let text = raw.trim();
   text = text.replace(/^#+\s*/, '').replace(/^(?:[-*]\s+)/, '');
   text = text.replace(/^(?:file(?:name)?|path)\s*[:=]\s*/i, '');
-  text = text.replace(/^[*_`"']+|[*_`"']+$/g, '').replace(/:$/, '').replace(/^[*_`"']+|[*_`"']+$/g, '');
+  text = text
+    .replace(/^[*_`"']+|[*_`"']+$/g, '')
+    .replace(/:$/, '')
+    .replace(/^[*_`"']+|[*_`"']+$/g, '');
   text = text.trim();
   if (!text || /\s/.test(text) || text.length > 1024) return undefined;
   if (!/[./]/.test(text)) return undefined;
@@ -62,7 +65,8 @@ function pathBefore(lines: string[], markerIndex: number): string | undefined {
     if (fence) {
       // ```ts src/a.ts  or  ```src/a.ts
       const info = fence[2]!.trim().split(/\s+/).reverse();
-      const fromInfo = info.map((token) => cleanPath(token)).find((p) => p && p.includes('/')) ?? info.map((t) => cleanPath(t)).find((p) => p && /\.\w+$/.test(p));
+      const fromInfo =
+        info.map((token) => cleanPath(token)).find((p) => p && p.includes('/')) ?? info.map((t) => cleanPath(t)).find((p) => p && /\.\w+$/.test(p));
       if (fromInfo) return fromInfo;
       continue;
     }
@@ -252,10 +256,24 @@ export type PlannedEdit =
  * gate's replace requires) and their replacement. Pure: `content` is the
  * file's text, undefined when it does not exist.
  */
-export function planSearchReplace({ path, search, replace, content }: { path: string; search: string; replace: string; content: string | undefined }): PlannedEdit {
+export function planSearchReplace({
+  path,
+  search,
+  replace,
+  content,
+}: {
+  path: string;
+  search: string;
+  replace: string;
+  content: string | undefined;
+}): PlannedEdit {
   if (search.trim() === '') {
-    if (content === undefined) return { ok: true, edit: { kind: 'create', file: path, content: replace.endsWith('\n') || replace === '' ? replace : `${replace}\n` } };
-    return { ok: false, text: `The SEARCH part for ${path} is empty, but ${path} exists: an empty SEARCH only creates a new file. Copy the lines to change into SEARCH.` };
+    if (content === undefined)
+      return { ok: true, edit: { kind: 'create', file: path, content: replace.endsWith('\n') || replace === '' ? replace : `${replace}\n` } };
+    return {
+      ok: false,
+      text: `The SEARCH part for ${path} is empty, but ${path} exists: an empty SEARCH only creates a new file. Copy the lines to change into SEARCH.`,
+    };
   }
   if (content === undefined) {
     return { ok: false, text: `${path} does not exist. Check the path (LIST the folder); to create a file, leave SEARCH empty.` };
@@ -278,8 +296,14 @@ export function planSearchReplace({ path, search, replace, content }: { path: st
     };
   }
   if (matches.length > 1) {
-    const at = matches.slice(0, 10).map((m) => m.start + 1).join(', ');
-    return { ok: false, text: `The SEARCH text occurs ${matches.length} times in ${path} (at lines ${at}), so nothing was changed. Add a few surrounding lines to SEARCH so it matches exactly one place.` };
+    const at = matches
+      .slice(0, 10)
+      .map((m) => m.start + 1)
+      .join(', ');
+    return {
+      ok: false,
+      text: `The SEARCH text occurs ${matches.length} times in ${path} (at lines ${at}), so nothing was changed. Add a few surrounding lines to SEARCH so it matches exactly one place.`,
+    };
   }
   const match = matches[0]!;
   const replaceLines = reindent(replace === '' ? [] : replace.split('\n'), fileLines, searchLines, match);
@@ -295,10 +319,14 @@ export function planSearchReplace({ path, search, replace, content }: { path: st
     if (end < fileLines.length - 1) after = [...after, fileLines[++end]!];
     oldText = textOf(start, end);
   }
-  if (countOccurrences(content, oldText) !== 1) return { ok: false, text: `The SEARCH text in ${path} could not be told apart from the rest of the file; add surrounding lines.` };
+  if (countOccurrences(content, oldText) !== 1)
+    return { ok: false, text: `The SEARCH text in ${path} could not be told apart from the rest of the file; add surrounding lines.` };
   const newText = [...before, ...replaceLines, ...after].join(eol);
   if (oldText === newText) return { ok: false, text: `SEARCH and REPLACE are the same for ${path}: nothing to change.` };
-  const note = match.level === 'exact' ? undefined : `(SEARCH matched lines ${match.start + 1}-${match.end + 1} of ${path} only when ${match.level === 'indentation' ? 'ignoring indentation; REPLACE was re-indented to match' : 'ignoring trailing spaces'}.)`;
+  const note =
+    match.level === 'exact'
+      ? undefined
+      : `(SEARCH matched lines ${match.start + 1}-${match.end + 1} of ${path} only when ${match.level === 'indentation' ? 'ignoring indentation; REPLACE was re-indented to match' : 'ignoring trailing spaces'}.)`;
   return { ok: true, edit: { kind: 'replace', file: path, oldText, newText }, ...(note ? { note } : {}) };
 }
 
@@ -310,7 +338,8 @@ export async function applySearchReplace(action: Extract<TextAction, { kind: 'ed
   } catch (error) {
     const message = (error as Error).message ?? String(error);
     // a path outside the workspace, into .git or a binary file is refused here, as for edit_file
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, text: `The edit of ${action.path} was refused: ${env.fence.wrap('error message', message.slice(0, 1000))}` };
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      return { ok: false, text: `The edit of ${action.path} was refused: ${env.fence.wrap('error message', message.slice(0, 1000))}` };
     content = undefined;
   }
   const plan = planSearchReplace({ path: action.path, search: action.search, replace: action.replace, content });
@@ -320,13 +349,24 @@ export async function applySearchReplace(action: Extract<TextAction, { kind: 'ed
 }
 
 /** Runs one parsed action: a block through applySearchReplace, a command through its tool. */
-export async function runTextAction(action: TextAction, { tools, env }: { tools: AgentTool[]; env: ToolEnv }): Promise<{ name: string; arguments: string; malformed: boolean; observation: ToolObservation }> {
+export async function runTextAction(
+  action: TextAction,
+  { tools, env }: { tools: AgentTool[]; env: ToolEnv },
+): Promise<{ name: string; arguments: string; malformed: boolean; observation: ToolObservation }> {
   if (action.kind === 'edit') {
     const args = JSON.stringify({ path: action.path, search: action.search, replace: action.replace });
     try {
       return { name: 'search_replace', arguments: args, malformed: false, observation: await applySearchReplace(action, env) };
     } catch (error) {
-      return { name: 'search_replace', arguments: args, malformed: false, observation: { ok: false, text: `The edit of ${action.path} failed: ${env.fence.wrap('error message', ((error as Error).message ?? String(error)).slice(0, 1000))}` } };
+      return {
+        name: 'search_replace',
+        arguments: args,
+        malformed: false,
+        observation: {
+          ok: false,
+          text: `The edit of ${action.path} failed: ${env.fence.wrap('error message', ((error as Error).message ?? String(error)).slice(0, 1000))}`,
+        },
+      };
     }
   }
   const args = JSON.stringify(action.args);

@@ -63,7 +63,10 @@ function describeTestRun({ verdict, run }: { verdict: GateVerdict; run: TestRun 
   if (run.reportError) body.push(`No test report: ${run.reportError}`);
   if (verdict.detail) body.push(verdict.detail);
   if (!verdict.passed && run.command.output) {
-    body.push('Output (tail):', cutText(run.command.output, { maxChars: Math.floor(maxChars / 2), keep: 'tail', hint: 'use read_last_log with grep to search the full log' }));
+    body.push(
+      'Output (tail):',
+      cutText(run.command.output, { maxChars: Math.floor(maxChars / 2), keep: 'tail', hint: 'use read_last_log with grep to search the full log' }),
+    );
   }
   return body.length ? `${header}\n${fence.wrap('test results', cutText(body.join('\n'), { maxChars, hint: 'use read_last_log for the full log' }))}` : header;
 }
@@ -145,20 +148,27 @@ export const searchCodeTool = defineTool({
     const more = hits.length > max_results ? `\n[more matches exist; narrow with glob or a longer query]` : '';
     if (shown.length === 0) return { ok: true, text: 'No matches.' };
     const text = shown.map((h) => `${h.file}:${h.line}: ${h.text}`).join('\n');
-    return { ok: true, text: fence.wrap(`search results for the query`, cutText(text, { maxChars: maxOutputChars, hint: 'narrow with glob or a longer query' })) + more };
+    return {
+      ok: true,
+      text: fence.wrap(`search results for the query`, cutText(text, { maxChars: maxOutputChars, hint: 'narrow with glob or a longer query' })) + more,
+    };
   },
 });
 
 export const editFileTool = defineTool({
   name: 'edit_file',
-  description: 'Replace old_text with new_text in a file. old_text must occur exactly once: include enough surrounding lines to make it unique. Goes through the compile gate.',
+  description:
+    'Replace old_text with new_text in a file. old_text must occur exactly once: include enough surrounding lines to make it unique. Goes through the compile gate.',
   args: z.object({ path: Path, old_text: z.string().min(1).max(200_000), new_text: z.string().max(200_000) }),
   async execute({ path, old_text, new_text }, env) {
     if (old_text === new_text) return { ok: false, text: 'old_text and new_text are identical: nothing to change.' };
     const content = await env.ctx.workspace.readFile(path);
     const count = countOccurrences(content, old_text);
     if (count === 0) {
-      return { ok: false, text: `old_text was not found in ${path}. Read the file again and copy the text exactly (without the "N│ " line prefixes, with the same indentation).` };
+      return {
+        ok: false,
+        text: `old_text was not found in ${path}. Read the file again and copy the text exactly (without the "N│ " line prefixes, with the same indentation).`,
+      };
     }
     if (count > 1) {
       return { ok: false, text: `old_text occurs ${count} times in ${path}; it must occur exactly once. Include more surrounding lines.` };
@@ -169,7 +179,8 @@ export const editFileTool = defineTool({
 
 export const applyPatchTool = defineTool({
   name: 'apply_patch',
-  description: 'Apply a unified diff (as produced by `git diff`, paths relative to the repository root with a/ and b/ prefixes). Goes through the compile gate.',
+  description:
+    'Apply a unified diff (as produced by `git diff`, paths relative to the repository root with a/ and b/ prefixes). Goes through the compile gate.',
   args: z.object({ patch: z.string().min(1).max(200_000) }),
   async execute({ patch }, env) {
     return applyAndDescribe({ kind: 'diff', diff: patch.endsWith('\n') ? patch : `${patch}\n` }, env);
@@ -202,7 +213,9 @@ export const buildTool = defineTool({
     const result = await ctx.gates.build();
     const ok = result.exitCode === 0 && !result.timedOut;
     const status = result.timedOut ? 'timed out' : `exit code ${result.exitCode ?? result.signal}`;
-    const output = result.output ? `\n${fence.wrap('build output (tail)', cutText(result.output, { maxChars: maxOutputChars, keep: 'tail', hint: 'use read_last_log with grep' }))}` : '';
+    const output = result.output
+      ? `\n${fence.wrap('build output (tail)', cutText(result.output, { maxChars: maxOutputChars, keep: 'tail', hint: 'use read_last_log with grep' }))}`
+      : '';
     return { ok, text: `Build ${ok ? 'succeeded' : 'FAILED'} (${status}, ${result.durationMs} ms).${output}` };
   },
 });
@@ -276,16 +289,24 @@ export function toOpenAiTools(tools: AgentTool[]): ChatCompletionTool[] {
   });
 }
 
-export type ToolCallOutcome =
-  | { kind: 'malformed'; text: string; args?: unknown }
-  | { kind: 'executed'; args: unknown; observation: ToolObservation };
+export type ToolCallOutcome = { kind: 'malformed'; text: string; args?: unknown } | { kind: 'executed'; args: unknown; observation: ToolObservation };
 
 /**
  * Parses, validates and runs one tool call. Malformed calls (bad JSON, unknown
  * tool, invalid arguments) are reported, not thrown; an error while executing
  * (a refused path, a missing file) becomes a failed observation.
  */
-export async function runToolCall({ tools, name, rawArguments, env }: { tools: AgentTool[]; name: string; rawArguments: string; env: ToolEnv }): Promise<ToolCallOutcome> {
+export async function runToolCall({
+  tools,
+  name,
+  rawArguments,
+  env,
+}: {
+  tools: AgentTool[];
+  name: string;
+  rawArguments: string;
+  env: ToolEnv;
+}): Promise<ToolCallOutcome> {
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
     return { kind: 'malformed', text: `Unknown tool "${name.slice(0, 80)}". Available tools: ${tools.map((t) => t.name).join(', ')}.` };
@@ -294,7 +315,10 @@ export async function runToolCall({ tools, name, rawArguments, env }: { tools: A
   try {
     json = rawArguments.trim() === '' ? {} : JSON.parse(rawArguments);
   } catch (error) {
-    return { kind: 'malformed', text: `The arguments of ${name} are not valid JSON (${(error as Error).message}). Send a JSON object matching the tool's schema.` };
+    return {
+      kind: 'malformed',
+      text: `The arguments of ${name} are not valid JSON (${(error as Error).message}). Send a JSON object matching the tool's schema.`,
+    };
   }
   const parsed = tool.args.safeParse(json);
   if (!parsed.success) {

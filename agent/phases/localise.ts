@@ -57,10 +57,22 @@ export function fallbackSuspects(
 ): Suspect[] {
   const frames = evidence.frames.filter((f) => !isTest(f.file));
   const windows = [
-    ...frames.map((f) => ({ file: f.file, symbol: f.fn ?? `${f.file}:${f.line}`, startLine: Math.max(1, f.line - 10), endLine: f.line + 10, reason: `stack frame ${f.file}:${f.line}` })),
+    ...frames.map((f) => ({
+      file: f.file,
+      symbol: f.fn ?? `${f.file}:${f.line}`,
+      startLine: Math.max(1, f.line - 10),
+      endLine: f.line + 10,
+      reason: `stack frame ${f.file}:${f.line}`,
+    })),
     ...editedSpans
       .filter((e) => !isTest(e.file))
-      .map((e) => ({ file: e.file, symbol: `${e.file}:${e.startLine}-${e.endLine}`, startLine: Math.max(1, e.startLine - 2), endLine: e.endLine + 2, reason: `edited by the change (${e.file}:${e.startLine}-${e.endLine})` })),
+      .map((e) => ({
+        file: e.file,
+        symbol: `${e.file}:${e.startLine}-${e.endLine}`,
+        startLine: Math.max(1, e.startLine - 2),
+        endLine: e.endLine + 2,
+        reason: `edited by the change (${e.file}:${e.startLine}-${e.endLine})`,
+      })),
   ];
   return windows.slice(0, k).map((w, i) => ({
     file: w.file,

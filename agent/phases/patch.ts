@@ -38,8 +38,7 @@ function policyGatesOf(state: LocalisedState): PolicyGates {
 /** A policy's own limit from when it first runs, never past the run's deadline. */
 function deadlineFor(state: LocalisedState, policy: Policy): number {
   const { modelSettings } = state;
-  const minutes =
-    policy.name === 'offline' ? Math.min(modelSettings.offline.timeLimitMinutes, modelSettings.timeLimitMinutes) : modelSettings.timeLimitMinutes;
+  const minutes = policy.name === 'offline' ? Math.min(modelSettings.offline.timeLimitMinutes, modelSettings.timeLimitMinutes) : modelSettings.timeLimitMinutes;
   return Math.min(state.deadline, Date.now() + minutes * 60_000);
 }
 

@@ -21,7 +21,8 @@ export async function red(state: SetupState): Promise<RedState> {
     meterCommand(meter, full.command);
     meter.regressionRuns++;
     state.throwIfCancelled();
-    if (full.command.timedOut) throw new RunExit('time_limit', `the test suite timed out on the head revision: ${full.reportError ?? ''}; ${commandOutcome(full.command)}`);
+    if (full.command.timedOut)
+      throw new RunExit('time_limit', `the test suite timed out on the head revision: ${full.reportError ?? ''}; ${commandOutcome(full.command)}`);
     if (full.reportError) throw new RunExit('setup_failed', `no readable test report: ${full.reportError}; ${commandOutcome(full.command)}`);
     if (full.warnings?.length) await state.log(`test report: ${full.warnings.slice(0, 5).join('; ')}`, { warnings: full.warnings.slice(0, 50) });
     const failing = failedResults(full);
@@ -29,7 +30,12 @@ export async function red(state: SetupState): Promise<RedState> {
     // an empty report (a runner too old for this Node that printed nothing, a TAP stream with no test) passes nothing
     if (full.results.length === 0) throw new RunExit('setup_failed', `the test command reported no tests; ${commandOutcome(full.command)}`);
     if (failing.length === 0) {
-      throw new RunExit('not_reproduced', full.incomplete ? `no test fails on the head revision, but the report does not account for every test: ${full.incomplete}; ${commandOutcome(full.command)}` : 'every test passes on the head revision');
+      throw new RunExit(
+        'not_reproduced',
+        full.incomplete
+          ? `no test fails on the head revision, but the report does not account for every test: ${full.incomplete}; ${commandOutcome(full.command)}`
+          : 'every test passes on the head revision',
+      );
     }
     gates.setTargets(failing.map((r) => ({ id: r.id, name: r.name, ...(r.file ? { file: r.file } : {}) })));
   }
@@ -78,9 +84,12 @@ export async function red(state: SetupState): Promise<RedState> {
     });
     if (atBase.length > 0 && !state.filterPolicy.pre.notCausedByChange) {
       evidence.notCausedByChange = true;
-      await state.log(`${atBase.length} of ${targets.length} target test(s) fail on the base revision too (not caused by the change); repaired anyway (the filter is off)`, {
-        tests: atBase.map((t) => t.id).slice(0, 50),
-      });
+      await state.log(
+        `${atBase.length} of ${targets.length} target test(s) fail on the base revision too (not caused by the change); repaired anyway (the filter is off)`,
+        {
+          tests: atBase.map((t) => t.id).slice(0, 50),
+        },
+      );
     } else if (atBase.length > 0) {
       // a test failing before the change is not the change's fault: the run repairs the others
       const message = (id: string) => base.run.results[targets.findIndex((t) => t.id === id)]?.message?.split('\n')[0]?.slice(0, 200);

@@ -76,7 +76,13 @@ export async function setup(state: RunState): Promise<SetupState> {
 
   // what the repository says where nobody said it: the runner, its report, the install, the build
   const changedFiles = parseUnifiedDiff(state.changeDiff).flatMap((f) => [f.oldPath, f.newPath].filter((p): p is string => !!p));
-  const detection = await detectRunSetup({ root: ws.root, baseRev: baseCommit, settings, changedFiles: [...new Set(changedFiles)], hasNodeModules: await ws.exists('node_modules') });
+  const detection = await detectRunSetup({
+    root: ws.root,
+    baseRev: baseCommit,
+    settings,
+    changedFiles: [...new Set(changedFiles)],
+    hasNodeModules: await ws.exists('node_modules'),
+  });
   if (detection.kind === 'none') {
     throw new RunExit('setup_failed', whyNoRunnerLine(detection.tried));
   }
@@ -86,11 +92,20 @@ export async function setup(state: RunState): Promise<SetupState> {
     await ws.exclude([settings.junitReport]);
     await state.log(
       `detected ${runner.runner} (${runner.why}); test command: ${shownCommand(settings.test ?? '')}${settings.install ? `; install: ${settings.install}` : ''}${settings.build ? `; build: ${settings.build}` : ''}`,
-      { runner: runner.runner, test: shownCommand(settings.test ?? ''), report: settings.junitReport, ...(settings.install ? { install: settings.install } : {}), ...(settings.build ? { build: settings.build } : {}) },
+      {
+        runner: runner.runner,
+        test: shownCommand(settings.test ?? ''),
+        report: settings.junitReport,
+        ...(settings.install ? { install: settings.install } : {}),
+        ...(settings.build ? { build: settings.build } : {}),
+      },
     );
   } else if (detection.kind === 'install') {
     settings = state.settings = detection.settings;
-    await state.log(`the repository declares dependencies and none are installed: install with \`${settings.install}\`${detection.note ? ` (${detection.note})` : ''}`, { install: settings.install });
+    await state.log(
+      `the repository declares dependencies and none are installed: install with \`${settings.install}\`${detection.note ? ` (${detection.note})` : ''}`,
+      { install: settings.install },
+    );
   }
 
   if (settings.install) {
@@ -111,10 +126,17 @@ export async function setup(state: RunState): Promise<SetupState> {
     state.throwIfCancelled();
     const fallback = npmInstallFallback(settings.install);
     if (fallback && installed.exitCode !== 0 && !installed.timedOut && !installed.limit) {
-      const why = installed.output.trimEnd().split('\n').find((l) => /npm (error|ERR!)/.test(l) && !/^npm (error|ERR!)\s*$/.test(l)) ?? '';
-      await state.log(`npm ci failed (exit code ${installed.exitCode}); falling back to \`${fallback}\`, which accepts a lock file out of sync with package.json (or one older than npm ci reads)${why ? `: ${why.trim()}` : ''}`, {
-        command: fallback,
-      });
+      const why =
+        installed.output
+          .trimEnd()
+          .split('\n')
+          .find((l) => /npm (error|ERR!)/.test(l) && !/^npm (error|ERR!)\s*$/.test(l)) ?? '';
+      await state.log(
+        `npm ci failed (exit code ${installed.exitCode}); falling back to \`${fallback}\`, which accepts a lock file out of sync with package.json (or one older than npm ci reads)${why ? `: ${why.trim()}` : ''}`,
+        {
+          command: fallback,
+        },
+      );
       installed = await install(fallback);
       meterCommand(meter, installed);
       await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs, command: fallback });
@@ -128,7 +150,8 @@ export async function setup(state: RunState): Promise<SetupState> {
       await state.log('install', { exitCode: installed.exitCode, durationMs: installed.durationMs, command: peers });
       state.throwIfCancelled();
     }
-    if (installed.timedOut) throw new RunExit('time_limit', `install timed out (installSeconds ${settings.timeLimits.installSeconds}): ${commandOutcome(installed)}`);
+    if (installed.timedOut)
+      throw new RunExit('time_limit', `install timed out (installSeconds ${settings.timeLimits.installSeconds}): ${commandOutcome(installed)}`);
     if (installed.limit) throw new RunExit('setup_failed', `install stopped by the sandbox (${installed.limit}): ${commandOutcome(installed)}`);
     if (installed.exitCode !== 0) throw new RunExit('setup_failed', `install failed: ${commandOutcome(installed)}`);
   }

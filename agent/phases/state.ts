@@ -1,10 +1,4 @@
-import {
-  FilterPolicySchema,
-  ModelSettingsSchema,
-  type FilterPolicy,
-  type ModelSettings,
-  type RepositorySettings,
-} from '../../common/settings';
+import { FilterPolicySchema, ModelSettingsSchema, type FilterPolicy, type ModelSettings, type RepositorySettings } from '../../common/settings';
 import { createMeter, type CommandMeter, type Gates } from '../gates/gates';
 import type { RepairEvidence, RepairResult, RunRepairInput } from './contract';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, Phase, Policy, Suspect, TestRun, Usage } from '../types';

@@ -34,7 +34,10 @@ export async function summarise(state: LocalisedState): Promise<{ exitReason: Ex
   const dropped = state.evidence.droppedTargets ?? [];
   if (dropped.length) {
     // the summary says what the fix does not claim: the tests that were failing before the change
-    const ids = dropped.slice(0, 10).map((d) => `<code>${escapeHtml(d.id)}</code>`).join(', ');
+    const ids = dropped
+      .slice(0, 10)
+      .map((d) => `<code>${escapeHtml(d.id)}</code>`)
+      .join(', ');
     state.summaryHtml += `<p>Left out: ${dropped.length} failing test(s) that fail on the base revision too, so not caused by the change (${ids}); the fix does not repair them, and the regression suite did not count them.</p>`;
   }
   const stale = input.checkStale ? await input.checkStale() : { stale: false };

@@ -38,7 +38,8 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   // the verdict lists the failures held against the fix (not those failing on the base revision too)
   const broken = (regression.verdict.tests ?? []).map((t) => t.id).slice(0, 10);
   const why =
-    regression.run.reportError ?? (broken.length || !regression.run.incomplete ? `the fix breaks ${broken.join(', ')}` : `the suite's report is incomplete: ${regression.run.incomplete}`);
+    regression.run.reportError ??
+    (broken.length || !regression.run.incomplete ? `the fix breaks ${broken.join(', ')}` : `the suite's report is incomplete: ${regression.run.incomplete}`);
   if (attempt >= Math.max(1, input.maxVerifyAttempts ?? 3)) throw new RunExit('regression_failed', why);
   state.rejected.set(state.diff, why);
   await state.log(`candidate rejected by the regression suite (${why}); asking the policy for another`, { attempt });
@@ -55,7 +56,8 @@ export async function finalRerun(state: LocalisedState): Promise<void> {
   const final = await gates.final();
   evidence.final = final.verdict;
   if (!final.verdict.passed) state.throwIfCancelled();
-  if (!final.verdict.passed) throw new RunExit('final_rerun_failed', `the target tests do not pass on a clean rerun with the fix applied (${describeTargets(final.run)})`);
+  if (!final.verdict.passed)
+    throw new RunExit('final_rerun_failed', `the target tests do not pass on a clean rerun with the fix applied (${describeTargets(final.run)})`);
   const runs = state.settings.proof.runs;
   const unstable = await repeatUntilFailure(gates, state.settings, 'final', state.throwIfCancelled);
   if (unstable) {

@@ -37,7 +37,17 @@ function usageOf(gateCalls: number): Usage {
 }
 
 function candidatePayload(c: Candidate) {
-  return { rank: c.rank, template: c.template, file: c.file, line: c.line, symbol: c.symbol, description: c.description, score: c.score, onEditedLine: c.onEditedLine, edits: c.edits.length };
+  return {
+    rank: c.rank,
+    template: c.template,
+    file: c.file,
+    line: c.line,
+    symbol: c.symbol,
+    description: c.description,
+    score: c.score,
+    onEditedLine: c.onEditedLine,
+    edits: c.edits.length,
+  };
 }
 
 /** One run's candidates and how far validation got: where a later turn resumes. */
@@ -75,7 +85,8 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
     let gateCalls = 0;
     const stop = (): PolicyOutcome | null => {
       if (ctx.signal.aborted) return { status: 'gave_up', exitReason: 'cancelled', detail: 'the run was cancelled', usage: usageOf(gateCalls) };
-      if (now() >= ctx.limits.deadline) return { status: 'gave_up', exitReason: 'time_limit', detail: 'the time limit ran out before a candidate passed', usage: usageOf(gateCalls) };
+      if (now() >= ctx.limits.deadline)
+        return { status: 'gave_up', exitReason: 'time_limit', detail: 'the time limit ran out before a candidate passed', usage: usageOf(gateCalls) };
       return null;
     };
     const early = stop();
@@ -106,13 +117,27 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       },
     });
     if (candidates.length === 0) {
-      return { status: 'gave_up', exitReason: 'no_candidate', detail: `no repair template applies at the suspects${skipped.length ? ` (${skipped.join('; ')})` : ''}`, usage: usageOf(0) };
+      return {
+        status: 'gave_up',
+        exitReason: 'no_candidate',
+        detail: `no repair template applies at the suspects${skipped.length ? ` (${skipped.join('; ')})` : ''}`,
+        usage: usageOf(0),
+      };
     }
     // RED ran the targets alone, so its report names them as GREEN's will (the target ids when it has none)
     const failedAtRed = ctx.redRun.results.filter((t) => t.status !== 'passed' && t.status !== 'skipped').map((t) => t.id);
     const failingAtRed = new Set(failedAtRed.length ? failedAtRed : ctx.targetTests);
     const startedAt = now();
-    const progress: Progress = { generated, next: 0, compileRejected: 0, gateCalls: 0, missesInARow: 0, startedAt, deadline: ctx.limits.deadline, failingAtRed };
+    const progress: Progress = {
+      generated,
+      next: 0,
+      compileRejected: 0,
+      gateCalls: 0,
+      missesInARow: 0,
+      startedAt,
+      deadline: ctx.limits.deadline,
+      failingAtRed,
+    };
     progressByRun.set(ctx.workspace, progress);
     return validate(ctx, progress, stop, (n) => (gateCalls += n));
   }
@@ -155,7 +180,10 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       }
       if (rejected) {
         progress.compileRejected += 1;
-        await emit(ctx, { type: 'candidate', payload: { ...candidatePayload(candidate), outcome: 'compile_failed', diagnostics: rejected.diagnostics ?? [], detail: rejected.detail } });
+        await emit(ctx, {
+          type: 'candidate',
+          payload: { ...candidatePayload(candidate), outcome: 'compile_failed', diagnostics: rejected.diagnostics ?? [], detail: rejected.detail },
+        });
         // The gate rolls a rejected edit back, not the ones before it: start over clean.
         await ctx.gates.reset();
         continue;
@@ -188,7 +216,10 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
       const staleLeft = candidates.slice(progress.next).filter((c) => c.template === 'stale-expectation').length;
       if (why && staleLeft > 0) {
         progress.stoppedEarly = why;
-        await emit(ctx, { type: 'thought', payload: { text: `Stopping the search early (${why}); trying only the ${staleLeft} stale expectation(s) left.`, candidates: staleLeft } });
+        await emit(ctx, {
+          type: 'thought',
+          payload: { text: `Stopping the search early (${why}); trying only the ${staleLeft} stale expectation(s) left.`, candidates: staleLeft },
+        });
       } else if (why) {
         await emit(ctx, { type: 'thought', payload: { text: `Stopping early: ${why}.`, candidates: candidates.length - progress.next } });
         return {
@@ -218,7 +249,8 @@ export function createOfflinePolicy(opts: OfflinePolicyOptions = {}): Policy {
   /** Why the rest of the list is not worth its time, or null: only ever without progress. */
   function earlyStop(progress: Progress): string | null {
     if (progress.missesInARow === 0) return null;
-    if (progress.missesInARow >= stopAfterFailures) return `${progress.missesInARow} candidates in a row failed the target tests and none made a failing target pass`;
+    if (progress.missesInARow >= stopAfterFailures)
+      return `${progress.missesInARow} candidates in a row failed the target tests and none made a failing target pass`;
     const span = progress.deadline - progress.startedAt;
     const spent = now() - progress.startedAt;
     if (span > 0 && spent >= stopAfterTimeShare * span) {

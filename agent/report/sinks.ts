@@ -56,7 +56,8 @@ export function gateOutcome(gate: string, passed: boolean, verdict: { notRun?: u
     // a test the change adds has nothing to say at the base: neither "broke" nor "not caused"
     if (!passed && absent) return 'the target tests are not at the base revision – (added by the change)';
     // nor is a test the change made stricter while it left the code alone
-    if (!passed && verdict.changeEditsOnlyTests === true) return 'the target tests pass without the change – (the change edits only tests: new or stricter assertions)';
+    if (!passed && verdict.changeEditsOnlyTests === true)
+      return 'the target tests pass without the change – (the change edits only tests: new or stricter assertions)';
     return passed ? 'the target tests fail without the change too ✗ (not caused by it)' : 'the target tests pass without the change ✓ (the change broke them)';
   }
   return passed ? 'PASS' : 'FAIL';
@@ -79,8 +80,10 @@ export function formatEvent(event: AgentEvent): string {
       return `   gate ${String(p.gate).padEnd(10)} ${mark} ${p.durationMs ?? 0} ms  ${short(p.detail ?? '')}${diags}`;
     }
     case 'suspects': {
-      const list = (p.suspects as Array<{ file: string; symbol: string; kind?: string; startLine: number; endLine?: number; score: number; reasons: string[] }>) ?? [];
-      const label = (s: (typeof list)[number]) => (s.kind === 'window' ? `${s.file}:${s.startLine}-${s.endLine ?? s.startLine}` : `${s.file}:${s.startLine} ${s.symbol}`);
+      const list =
+        (p.suspects as Array<{ file: string; symbol: string; kind?: string; startLine: number; endLine?: number; score: number; reasons: string[] }>) ?? [];
+      const label = (s: (typeof list)[number]) =>
+        s.kind === 'window' ? `${s.file}:${s.startLine}-${s.endLine ?? s.startLine}` : `${s.file}:${s.startLine} ${s.symbol}`;
       return ['   suspects:', ...list.map((s, i) => `     ${i + 1}. ${label(s)} (${s.score.toFixed(2)}) ${short(s.reasons.join('; '), 120)}`)].join('\n');
     }
     case 'log': {

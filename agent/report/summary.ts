@@ -84,7 +84,10 @@ export function summaryFromEvidence({ evidence, diff, suspects = [] }: Pick<Summ
     const others = failing.length > 1 ? ` and ${failing.length - 1} other test${failing.length > 2 ? 's' : ''}` : '';
     // the first line says what failed; pytest's "+ where …" explanations and
     // stack traces below it belong in the evidence panel, not the summary
-    const headline = first.message?.split('\n').find((l) => l.trim() !== '')?.trim();
+    const headline = first.message
+      ?.split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim();
     sentences.push(`The test ${code(first.name || first.id)}${others} failed${headline ? ` with ${code(headline, 200)}` : ''}.`);
   }
   const ea = evidence.expectedActual[0];
@@ -93,9 +96,16 @@ export function summaryFromEvidence({ evidence, diff, suspects = [] }: Pick<Summ
   const files = parseDiffSummary(diff);
   const suspect = editedSuspect(suspects, files);
   if (suspect) {
-    sentences.push(`The root cause is in ${code(suspect.symbol)} (${code(`${suspect.file}:${suspect.startLine}`)}), ranked a suspect because: ${escapeHtml(suspect.reasons.slice(0, 2).join('; ') || 'it matched the evidence')}.`);
+    sentences.push(
+      `The root cause is in ${code(suspect.symbol)} (${code(`${suspect.file}:${suspect.startLine}`)}), ranked a suspect because: ${escapeHtml(suspect.reasons.slice(0, 2).join('; ') || 'it matched the evidence')}.`,
+    );
   } else if (files.length > 0) {
-    sentences.push(`The root cause is in ${files.map((f) => code(f.file)).slice(0, 3).join(', ')}.`);
+    sentences.push(
+      `The root cause is in ${files
+        .map((f) => code(f.file))
+        .slice(0, 3)
+        .join(', ')}.`,
+    );
   }
 
   const changed = files.find((f) => f.removed.length > 0 || f.added.length > 0);
@@ -106,7 +116,9 @@ export function summaryFromEvidence({ evidence, diff, suspects = [] }: Pick<Summ
     else if (after) sentences.push(`The fix adds ${code(after)} to ${code(changed.file)}.`);
     else sentences.push(`The fix removes ${code(before)} from ${code(changed.file)}.`);
     const touched = files.reduce((n, f) => n + f.removed.length + f.added.length, 0);
-    sentences.push(`In all it touches ${touched} line${touched === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}, and the target tests pass with it.`);
+    sentences.push(
+      `In all it touches ${touched} line${touched === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}, and the target tests pass with it.`,
+    );
   } else {
     sentences.push('No edit was made.');
   }
@@ -159,9 +171,13 @@ async function summaryFromModel(input: SummaryInput & { client: Pick<LlmClient, 
   const failing = input.evidence.failingTests.map((t) => `- ${t.id}: ${t.message}`).join('\n');
   const ea = input.evidence.expectedActual.map((e) => `- ${e.testId}: expected ${e.expected}, actual ${e.actual}`).join('\n');
   const user = [
-    input.change ? fence.wrap('change title and description', cutText(`${input.change.title}\n\n${input.change.description}`, { maxChars: 2000, hint: '' })) : '',
+    input.change
+      ? fence.wrap('change title and description', cutText(`${input.change.title}\n\n${input.change.description}`, { maxChars: 2000, hint: '' }))
+      : '',
     fence.wrap('failing tests', `${failing || '(none recorded)'}${ea ? `\n${ea}` : ''}`),
-    (input.suspects ?? []).length ? fence.wrap('suspects', input.suspects!.map((s) => `- ${s.file}:${s.startLine}-${s.endLine} ${s.symbol}: ${s.reasons.join('; ')}`).join('\n')) : '',
+    (input.suspects ?? []).length
+      ? fence.wrap('suspects', input.suspects!.map((s) => `- ${s.file}:${s.startLine}-${s.endLine} ${s.symbol}: ${s.reasons.join('; ')}`).join('\n'))
+      : '',
     fence.wrap('the fix (unified diff)', cutText(input.diff, { maxChars: 8000, hint: 'diff truncated' })),
     input.trajectory?.length ? fence.wrap('repair trajectory (most recent steps)', trajectoryDigest(input.trajectory, 8000)) : '',
     `Write the summary now: at most ${MAX_SUMMARY_SENTENCES} sentences of HTML.`,

@@ -5,9 +5,29 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 const IGNORED_DIRS = new Set([
-  'node_modules', '.git', '.hg', '.svn', 'dist', 'build', 'out', 'coverage', '.next', '.turbo',
-  '.cache', '__pycache__', '.pytest_cache', '.mypy_cache', '.tox', '.nox', 'venv', '.venv', 'env',
-  'site-packages', '.eggs', 'target', 'vendor',
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  'dist',
+  'build',
+  'out',
+  'coverage',
+  '.next',
+  '.turbo',
+  '.cache',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.tox',
+  '.nox',
+  'venv',
+  '.venv',
+  'env',
+  'site-packages',
+  '.eggs',
+  'target',
+  'vendor',
 ]);
 
 export const TS_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];

@@ -89,7 +89,8 @@ function resolveTs(from: string, specifier: string, known: Set<string>, packages
   let base: string;
   const relative = specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../');
   if (relative) base = path.posix.join(path.posix.dirname(from), specifier);
-  else if (specifier.startsWith('@/')) base = specifier.slice(2); // the tsconfig alias these repos use
+  else if (specifier.startsWith('@/'))
+    base = specifier.slice(2); // the tsconfig alias these repos use
   else if (specifier.startsWith('/')) base = specifier.slice(1);
   else {
     // a package: the workspace's own (a package importing itself, a monorepo's sibling) or outside its code
@@ -201,12 +202,7 @@ export function importDistances(graph: CodeGraph, sources: string[], maxDepth = 
  * those call, and so on. A name defined in several files is followed only into
  * files the callers can reach by imports.
  */
-export function callDistances(
-  graph: CodeGraph,
-  sources: IndexedSpan[],
-  reachable: Map<string, number>,
-  maxDepth = 3,
-): Map<string, number> {
+export function callDistances(graph: CodeGraph, sources: IndexedSpan[], reachable: Map<string, number>, maxDepth = 3): Map<string, number> {
   const dist = new Map<string, number>();
   let frontier = sources.map((s) => spanKey(s));
   const seen = new Set(frontier);

@@ -87,7 +87,17 @@ export interface LocaliseInput {
 }
 
 /** The top-K suspects (default 3), each with the reasons it ranks where it does. */
-export async function localise({ root, evidence, editedSpans, k = 3, signal, index, isTestFile, keepFailingTests, coverage }: LocaliseInput): Promise<Suspect[]> {
+export async function localise({
+  root,
+  evidence,
+  editedSpans,
+  k = 3,
+  signal,
+  index,
+  isTestFile,
+  keepFailingTests,
+  coverage,
+}: LocaliseInput): Promise<Suspect[]> {
   const { graph } = index ?? (await indexWorkspace({ root, signal }));
   const ranked = rankSpans({
     root,

@@ -31,9 +31,26 @@ const PosSchema = z.object({ line: z.number().int(), col: z.number().int(), endL
 
 export const PySiteSchema = PosSchema.extend({
   kind: z.enum([
-    'op', 'keyword', 'number', 'string', 'condition', 'return', 'call-args', 'operands', 'compare',
+    'op',
+    'keyword',
+    'number',
+    'string',
+    'condition',
+    'return',
+    'call-args',
+    'operands',
+    'compare',
     // the wider search (agent/policies/offline/sites.ts)
-    'name', 'attribute', 'callee', 'index', 'clauses', 'guardable', 'statement', 'donor', 'entry', 'assigned',
+    'name',
+    'attribute',
+    'callee',
+    'index',
+    'clauses',
+    'guardable',
+    'statement',
+    'donor',
+    'entry',
+    'assigned',
   ]),
   text: z.string().optional(),
   args: z.array(PosSchema).optional(),
@@ -84,7 +101,10 @@ export async function pythonSites({ root, file, start, end }: { root: string; fi
  * runs in the sandbox). A path that leaves `root`, through `..` or a symlink,
  * is an error like a missing file: the server must not read it for anyone.
  */
-async function readWorkspaceSources(root: string, files: string[]): Promise<{ sources: Array<{ file: string; base64: string }>; errors: Record<string, string> }> {
+async function readWorkspaceSources(
+  root: string,
+  files: string[],
+): Promise<{ sources: Array<{ file: string; base64: string }>; errors: Record<string, string> }> {
   const sources: Array<{ file: string; base64: string }> = [];
   const errors: Record<string, string> = {};
   const realRoot = await realpath(root);

@@ -118,7 +118,33 @@ export function toRelative(root: string, file: string): string | null {
   return f;
 }
 
-const COMMON_WORDS = new Set(['test', 'tests', 'the', 'and', 'for', 'with', 'when', 'should', 'returns', 'return', 'value', 'error', 'get', 'set', 'new', 'default', 'constructor', 'expected', 'actual', 'equal', 'true', 'false', 'null', 'undefined', 'none']);
+const COMMON_WORDS = new Set([
+  'test',
+  'tests',
+  'the',
+  'and',
+  'for',
+  'with',
+  'when',
+  'should',
+  'returns',
+  'return',
+  'value',
+  'error',
+  'get',
+  'set',
+  'new',
+  'default',
+  'constructor',
+  'expected',
+  'actual',
+  'equal',
+  'true',
+  'false',
+  'null',
+  'undefined',
+  'none',
+]);
 
 function words(text: string): Set<string> {
   const out = new Set<string>();
@@ -297,7 +323,11 @@ export function rankSpans(input: RankInput): Suspect[] {
   const importDist = importDistances(graph, [...testFiles]);
   const testStems = new Set([...testFiles].map(stemOf));
   const testDirs = new Set([...testFiles].map((f) => path.posix.dirname(f)));
-  const callDist = callDistances(graph, failingTestSpans.length ? failingTestSpans : [...testFiles].flatMap((f) => graph.files.get(f)?.spans.filter((s) => s.isTest) ?? []), importDist);
+  const callDist = callDistances(
+    graph,
+    failingTestSpans.length ? failingTestSpans : [...testFiles].flatMap((f) => graph.files.get(f)?.spans.filter((s) => s.isTest) ?? []),
+    importDist,
+  );
   const proximity = new Map<string, { span: IndexedSpan; graph: number; extra: number; reasons: string[] }>();
   function near(span: IndexedSpan, kind: 'graph' | 'extra', points: number, reason: string): void {
     const key = spanKey(span);
@@ -314,7 +344,8 @@ export function rankSpans(input: RankInput): Suspect[] {
     const sameDir = testDirs.has(path.posix.dirname(idx.file));
     for (const span of idx.spans) {
       if (span.isTest) continue;
-      if (d !== undefined && d > 0 && d < WEIGHTS.importDist.length) near(span, 'graph', WEIGHTS.importDist[d], d === 1 ? 'imported by the failing test file' : `${d} imports from the failing test file`);
+      if (d !== undefined && d > 0 && d < WEIGHTS.importDist.length)
+        near(span, 'graph', WEIGHTS.importDist[d], d === 1 ? 'imported by the failing test file' : `${d} imports from the failing test file`);
       if (namesake) near(span, 'extra', WEIGHTS.namesake, 'file named like the failing test file');
       if (sameDir) near(span, 'extra', WEIGHTS.sameDir, 'same folder as the failing test');
     }
@@ -322,7 +353,8 @@ export function rankSpans(input: RankInput): Suspect[] {
   for (const span of mentions) near(span, 'extra', WEIGHTS.testNameMention, `mentioned by the failing test (${span.name})`);
   for (const [key, d] of callDist) {
     const span = findSpan(graph, key);
-    if (span && !span.isTest && d < WEIGHTS.call.length) near(span, 'graph', WEIGHTS.call[d], d === 1 ? 'called by the failing test' : `call distance ${d} from the failing test`);
+    if (span && !span.isTest && d < WEIGHTS.call.length)
+      near(span, 'graph', WEIGHTS.call[d], d === 1 ? 'called by the failing test' : `call distance ${d} from the failing test`);
   }
   const spectrum = input.coverage && input.coverage.totalFailed > 0 ? input.coverage : undefined;
   for (const p of proximity.values()) {
@@ -424,4 +456,3 @@ function mergeWindows(windows: Scored[]): Scored[] {
   }
   return out;
 }
-

@@ -115,13 +115,8 @@ function indexSource(file: string, sf: ts.SourceFile): FileIndex {
     } else if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) {
       const name = node.name?.text ?? (ts.isVariableDeclaration(node.parent) ? nameText(node.parent.name) : null) ?? 'default';
       next = addSpan(node, name, 'class', scope);
-    } else if (
-      ts.isMethodDeclaration(node) ||
-      ts.isConstructorDeclaration(node) ||
-      ts.isGetAccessorDeclaration(node) ||
-      ts.isSetAccessorDeclaration(node)
-    ) {
-      const name = ts.isConstructorDeclaration(node) ? 'constructor' : nameText(node.name) ?? '[computed]';
+    } else if (ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) {
+      const name = ts.isConstructorDeclaration(node) ? 'constructor' : (nameText(node.name) ?? '[computed]');
       const inClassOrObject = scope.length > 0 && (scope[scope.length - 1].kind === 'class' || scope[scope.length - 1].kind === 'object');
       next = addSpan(node, name, inClassOrObject ? 'method' : 'function', scope);
     } else if ((ts.isPropertyDeclaration(node) || ts.isPropertyAssignment(node)) && isFunctionLike(unwrap(node.initializer))) {

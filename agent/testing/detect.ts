@@ -14,13 +14,20 @@ const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 /** A repository's files at a revision: its paths, and a file's text on demand (null: absent or unreadable). */
 export async function filesAtRevision(root: string, rev: string): Promise<{ read: ReadFile; paths: string[] }> {
-  const listed = await git(root, ['ls-tree', '-r', '-z', '--name-only', '--end-of-options', rev], { maxOutputBytes: 64 * 1024 * 1024 }).catch(() => ({ stdout: '' }));
+  const listed = await git(root, ['ls-tree', '-r', '-z', '--name-only', '--end-of-options', rev], { maxOutputBytes: 64 * 1024 * 1024 }).catch(() => ({
+    stdout: '',
+  }));
   const paths = listed.stdout.split('\0').filter(Boolean).slice(0, MAX_PATHS);
   const known = new Set(paths);
   const texts = new Map<string, string | null>();
   const pending = new Map<string, Promise<void>>();
   // git show is asynchronous and detection is not: every file detection may ask for is read first
-  const wanted = paths.filter((p) => /(^|\/)(package\.json|tsconfig\.json|pyproject\.toml|pytest\.ini|setup\.cfg|setup\.py|conftest\.py|tox\.ini|requirements(-dev)?\.txt|pnpm-workspace\.yaml|pnpm-lock\.yaml|\.yarnrc\.yml|yarn\.lock)$/.test(p) && !p.includes('node_modules/'));
+  const wanted = paths.filter(
+    (p) =>
+      /(^|\/)(package\.json|tsconfig\.json|pyproject\.toml|pytest\.ini|setup\.cfg|setup\.py|conftest\.py|tox\.ini|requirements(-dev)?\.txt|pnpm-workspace\.yaml|pnpm-lock\.yaml|\.yarnrc\.yml|yarn\.lock)$/.test(
+        p,
+      ) && !p.includes('node_modules/'),
+  );
   for (const rel of wanted.slice(0, 500)) {
     pending.set(
       rel,

@@ -138,11 +138,59 @@ export { parseExpectedActual };
 // ───── symbols ─────
 
 const NOISE = new Set([
-  'assert', 'expect', 'equal', 'strictEqual', 'deepEqual', 'deepStrictEqual', 'notEqual', 'ok', 'throws', 'rejects',
-  'toBe', 'toEqual', 'toStrictEqual', 'toMatch', 'toThrow', 'toContain', 'toHaveLength', 'toBeCloseTo', 'describe',
-  'test', 'it', 'fail', 'Error', 'TypeError', 'AssertionError', 'Promise', 'Array', 'map', 'then', 'if', 'for',
-  'while', 'return', 'function', 'def', 'print', 'len', 'str', 'int', 'repr', 'isinstance', 'range', 'self', 'new',
-  'processTicksAndRejections', 'runInAsyncScope', 'run', 'start', 'anonymous', 'where', 'and', 'or', 'not',
+  'assert',
+  'expect',
+  'equal',
+  'strictEqual',
+  'deepEqual',
+  'deepStrictEqual',
+  'notEqual',
+  'ok',
+  'throws',
+  'rejects',
+  'toBe',
+  'toEqual',
+  'toStrictEqual',
+  'toMatch',
+  'toThrow',
+  'toContain',
+  'toHaveLength',
+  'toBeCloseTo',
+  'describe',
+  'test',
+  'it',
+  'fail',
+  'Error',
+  'TypeError',
+  'AssertionError',
+  'Promise',
+  'Array',
+  'map',
+  'then',
+  'if',
+  'for',
+  'while',
+  'return',
+  'function',
+  'def',
+  'print',
+  'len',
+  'str',
+  'int',
+  'repr',
+  'isinstance',
+  'range',
+  'self',
+  'new',
+  'processTicksAndRejections',
+  'runInAsyncScope',
+  'run',
+  'start',
+  'anonymous',
+  'where',
+  'and',
+  'or',
+  'not',
 ]);
 
 function symbolsFrom(text: string): string[] {
@@ -155,7 +203,6 @@ function symbolsFrom(text: string): string[] {
 }
 
 // ───── assembly ─────
-
 
 function failing(results: TestResult[], targets?: string[]): TestResult[] {
   const bad = results.filter((r) => r.status === 'failed' || r.status === 'error');

@@ -46,14 +46,25 @@ export function parseJestJson(text: string, root?: string): { results: TestResul
     throw new Error(`not jest's JSON report: ${(err as Error).message}`, { cause: err });
   }
   const parsed = JestReportSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`not jest's JSON report: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());
+  if (!parsed.success)
+    throw new Error(`not jest's JSON report: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());
   const results: TestResult[] = [];
   for (const file of parsed.data.testResults) {
     const rel = relativeTestPath(file.name, root);
     if (file.assertionResults.length === 0 && file.status === 'failed') {
       // a file that does not load (a syntax error, a missing module): its tests are unknown, the file itself failed
       const message = capChars((file.message ?? '').replace(ANSI, '').trim(), MAX_MESSAGE);
-      results.push({ ...junitTestId({ name: SUITE_FAILED, file: rel }), file: rel, status: 'error', message: message.split('\n').find((l) => l.trim() && !/●/.test(l))?.trim() ?? 'the test file failed to run', details: message });
+      results.push({
+        ...junitTestId({ name: SUITE_FAILED, file: rel }),
+        file: rel,
+        status: 'error',
+        message:
+          message
+            .split('\n')
+            .find((l) => l.trim() && !/●/.test(l))
+            ?.trim() ?? 'the test file failed to run',
+        details: message,
+      });
       continue;
     }
     for (const a of file.assertionResults) {

@@ -182,7 +182,8 @@ const CONFIGS: Record<'jest' | 'vitest' | 'mocha' | 'ava' | 'node-tap', RegExp> 
  * one); node --test's default patterns would also run a test/ folder's
  * helpers, benchmarks and demos.
  */
-const BNT_FILES = "$(find . \\( -name node_modules -o -name .git \\) -prune -o -type f \\( -name '*.test.js' -o -name '*.spec.js' -o -name '*.test.ts' -o -name '*.spec.ts' \\) -print)";
+const BNT_FILES =
+  "$(find . \\( -name node_modules -o -name .git \\) -prune -o -type f \\( -name '*.test.js' -o -name '*.spec.js' -o -name '*.test.ts' -o -name '*.spec.ts' \\) -print)";
 
 /** bnt's options as node's: `-t` names tests, its coverage options are no test's verdict; the rest are files. */
 function bntArgs(args: string[]): { options: string[]; files: string[] } {
@@ -203,16 +204,28 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
   switch (runner) {
     case 'jest': {
       // the test files first: jest 28 read a file after --reporters as a reporter module
-      const args = dropOptions(step.args, ['--coverage', '--watch', '--watchAll', '--ci', '--json', '--silent', '--bail', '-b', '--onlyChanged', '-o', '--listTests'], ['--reporters', '--outputFile', '--coverageReporters', '--coverageThreshold']);
+      const args = dropOptions(
+        step.args,
+        ['--coverage', '--watch', '--watchAll', '--ci', '--json', '--silent', '--bail', '-b', '--onlyChanged', '-o', '--listTests'],
+        ['--reporters', '--outputFile', '--coverageReporters', '--coverageThreshold'],
+      );
       return { test: run(['{files}', ...args, '--ci', '--json', `--outputFile=${JEST_REPORT}`]), report: JEST_REPORT };
     }
     case 'vitest': {
-      let args = dropOptions(step.args, ['--coverage', '--watch', '-w', '--ui', '--run', '--bail', '--silent'], ['--reporter', '--outputFile', '--coverage.enabled']);
+      let args = dropOptions(
+        step.args,
+        ['--coverage', '--watch', '-w', '--ui', '--run', '--bail', '--silent'],
+        ['--reporter', '--outputFile', '--coverage.enabled'],
+      );
       if (/^(run|watch|dev|related)$/.test(args[0] ?? '')) args = args.slice(1);
       return { test: run(['run', '{files}', ...args, '--reporter=default', '--reporter=junit', `--outputFile=${JUNIT_REPORT}`]), report: JUNIT_REPORT };
     }
     case 'mocha': {
-      const args = dropOptions(step.args, ['--bail', '-b', '--watch', '-w', '--forbid-only', '--forbid-pending'], ['--reporter', '-R', '--reporter-options', '--reporter-option', '-O', '--watch-files']);
+      const args = dropOptions(
+        step.args,
+        ['--bail', '-b', '--watch', '-w', '--forbid-only', '--forbid-pending'],
+        ['--reporter', '-R', '--reporter-options', '--reporter-option', '-O', '--watch-files'],
+      );
       // mocha before 2.2 has no reporter options (its xunit writes to stdout, among the tests' own output): TAP, which
       // every version writes; from 2.2 on `--reporter-options` (an alias of 6's `--reporter-option`) names the file
       const v = declaredVersion(deps.mocha);
@@ -222,7 +235,11 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
         step = { ...step, program: [...step.program.slice(0, at), step.program[at]!.replace(/mocha$/, '_mocha')] };
       }
       if (v && (v[0] < 2 || (v[0] === 2 && v[1] < 2))) {
-        return { test: `${run(['--reporter', 'tap', ...args])} > ${TAP_REPORT}`, report: TAP_REPORT, note: `mocha ${deps.mocha}: TAP, no reporter options before 2.2` };
+        return {
+          test: `${run(['--reporter', 'tap', ...args])} > ${TAP_REPORT}`,
+          report: TAP_REPORT,
+          note: `mocha ${deps.mocha}: TAP, no reporter options before 2.2`,
+        };
       }
       return { test: run(['--reporter', 'xunit', '--reporter-options', `output=${JUNIT_REPORT}`, ...args]), report: JUNIT_REPORT };
     }
@@ -236,7 +253,23 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
       const noCoverage = v && v[0] < 18 ? '--no-coverage' : '--disable-coverage';
       const args = dropOptions(
         step.args,
-        ['--100', '--check-coverage', '--no-check-coverage', '--coverage', '--no-coverage', '--cov', '--no-cov', '--disable-coverage', '--allow-incomplete-coverage', '--bail', '-b', '--watch', '-w', '--color', '-c'],
+        [
+          '--100',
+          '--check-coverage',
+          '--no-check-coverage',
+          '--coverage',
+          '--no-coverage',
+          '--cov',
+          '--no-cov',
+          '--disable-coverage',
+          '--allow-incomplete-coverage',
+          '--bail',
+          '-b',
+          '--watch',
+          '-w',
+          '--color',
+          '-c',
+        ],
         ['--reporter', '-R', '--coverage-report', '--nyc-arg', '--branches', '--lines', '--functions', '--statements', '--reporter-arg', '--output-file', '-o'],
       );
       return { test: `${run([...args, '--reporter=tap', noCoverage])} > ${TAP_REPORT}`, report: TAP_REPORT };
@@ -248,7 +281,10 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
     case 'uvu': {
       // uvu has no reporter: flowfix's own, preloaded (agent/testing/uvu-report.ts), writes TAP beside its dots
       const args = dropOptions(step.args, ['--bail', '-b'], []);
-      const own = step.env.find((w) => w.startsWith('NODE_OPTIONS='))?.slice('NODE_OPTIONS='.length).replace(/^(['"])(.*)\1$/, '$2');
+      const own = step.env
+        .find((w) => w.startsWith('NODE_OPTIONS='))
+        ?.slice('NODE_OPTIONS='.length)
+        .replace(/^(['"])(.*)\1$/, '$2');
       const options = ['$NODE_OPTIONS', own, uvuReporterImport()].filter(Boolean).join(' ');
       const env = [...step.env.filter((w) => !w.startsWith('NODE_OPTIONS=')), `NODE_OPTIONS="${options}"`];
       return { test: stepCommand({ env, program: step.program }, args), report: TAP_REPORT };
@@ -263,7 +299,13 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
       // node [options] --test [files]: its own JUnit reporter, a time limit per test
       const program = dropOptions(step.program, ['--test'], ['--test-reporter', '--test-reporter-destination', '--test-timeout']);
       const args = dropOptions(step.args, [], ['--test-reporter', '--test-reporter-destination']);
-      const reporters = [`--test-timeout=${PER_TEST_TIMEOUT_MS}`, '--test-reporter=spec', '--test-reporter-destination=stderr', '--test-reporter=junit', `--test-reporter-destination=${JUNIT_REPORT}`];
+      const reporters = [
+        `--test-timeout=${PER_TEST_TIMEOUT_MS}`,
+        '--test-reporter=spec',
+        '--test-reporter-destination=stderr',
+        '--test-reporter=junit',
+        `--test-reporter-destination=${JUNIT_REPORT}`,
+      ];
       return { test: stepCommand({ env: step.env, program: [...program, '--test', ...reporters] }, args), report: JUNIT_REPORT };
     }
     default:
@@ -322,7 +364,16 @@ function workspaceDirs(pkg: PackageJson, read: ReadFile, paths: readonly string[
   const fromPnpm = [...(read('pnpm-workspace.yaml') ?? '').matchAll(/^\s*-\s*['"]?([^'"\n#]+?)['"]?\s*$/gm)].map((m) => m[1]!);
   const patterns = [...fromPkg, ...fromPnpm].filter((p) => !p.startsWith('!'));
   if (patterns.length === 0) return [];
-  const res = patterns.map((p) => new RegExp(`^${p.replace(/\/+$/, '').replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '.*').replace(/\*/g, '[^/]+')}$`));
+  const res = patterns.map(
+    (p) =>
+      new RegExp(
+        `^${p
+          .replace(/\/+$/, '')
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*\*/g, '.*')
+          .replace(/\*/g, '[^/]+')}$`,
+      ),
+  );
   return paths
     .filter((p) => p.endsWith('/package.json') && !p.includes('node_modules/'))
     .map((p) => p.slice(0, -'/package.json'.length))
@@ -359,11 +410,23 @@ function findJsRunner(pkg: PackageJson, has: (name: string) => boolean): JsFound
     const key = runner === 'node-tap' ? 'tap' : runner;
     if (has(re.source) || (key in pkg && key !== 'vitest')) return plain(key, runner, has(re.source) ? `its ${runner} configuration` : `package.json "${key}"`);
   }
-  for (const [dep, runner] of [['vitest', 'vitest'], ['jest', 'jest'], ['mocha', 'mocha'], ['ava', 'ava'], ['tap', 'node-tap'], ['tape', 'tape'], ['uvu', 'uvu']] as const) {
+  for (const [dep, runner] of [
+    ['vitest', 'vitest'],
+    ['jest', 'jest'],
+    ['mocha', 'mocha'],
+    ['ava', 'ava'],
+    ['tap', 'node-tap'],
+    ['tape', 'tape'],
+    ['uvu', 'uvu'],
+  ] as const) {
     if (dep in deps) return plain(dep, runner, `package.json: ${dep} among the dependencies`);
   }
   const script = scripts.test?.trim();
-  return { tried: script ? `package.json scripts.test runs \`${script.length > 120 ? `${script.slice(0, 120)}…` : script}\`, a runner flowfix does not know` : 'package.json has no scripts.test and no test runner among its dependencies or config files' };
+  return {
+    tried: script
+      ? `package.json scripts.test runs \`${script.length > 120 ? `${script.slice(0, 120)}…` : script}\`, a runner flowfix does not know`
+      : 'package.json has no scripts.test and no test runner among its dependencies or config files',
+  };
 }
 
 /**
@@ -396,9 +459,24 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
         const pattern = new RegExp(re);
         if (paths.length) return paths.some((p) => (folder ? p.startsWith(`${folder}/`) && pattern.test(p.slice(folder.length + 1)) : pattern.test(p)));
         // without a listing, the common names one by one
-        return ['jest.config.js', 'jest.config.ts', 'jest.config.cjs', 'jest.config.mjs', 'vitest.config.ts', 'vitest.config.js', 'vitest.config.mts', '.mocharc.json', '.mocharc.js', '.mocharc.cjs', '.mocharc.yml', '.mocharc.yaml', 'ava.config.js', 'ava.config.cjs', 'ava.config.mjs', '.taprc'].some(
-          (name) => pattern.test(name) && read(inDir(name)) !== null,
-        );
+        return [
+          'jest.config.js',
+          'jest.config.ts',
+          'jest.config.cjs',
+          'jest.config.mjs',
+          'vitest.config.ts',
+          'vitest.config.js',
+          'vitest.config.mts',
+          '.mocharc.json',
+          '.mocharc.js',
+          '.mocharc.cjs',
+          '.mocharc.yml',
+          '.mocharc.yaml',
+          'ava.config.js',
+          'ava.config.cjs',
+          'ava.config.mjs',
+          '.taprc',
+        ].some((name) => pattern.test(name) && read(inDir(name)) !== null);
       };
       const found = findJsRunner(pkg, has);
       if ('tried' in found) {
@@ -409,14 +487,20 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
       const { test, report, note } = runnerCommand(found.runner, found.step, deps);
       const ts = read(inDir('tsconfig.json')) !== null || read('tsconfig.json') !== null || 'typescript' in deps;
       // the bins of the package's own node_modules and (in a workspace) the root's, whatever the script's PATH was
-      const up = folder ? folder.split('/').map(() => '..').join('/') : '';
+      const up = folder
+        ? folder
+            .split('/')
+            .map(() => '..')
+            .join('/')
+        : '';
       const pathPrefix = `PATH="$PWD/node_modules/.bin:${up ? `$PWD/${up}/node_modules/.bin:` : ''}$PATH"`;
       const cd = folder ? `cd ${shq(folder)} && ` : '';
       const install = detectInstall(read, options);
       // a package whose entry point only a build writes (dist/, lib/ not in the repository) is built before its tests
       let build = found.build;
       const main = pkg.main?.replace(/^\.\//, '');
-      if (!build && main && paths.length && !paths.includes(inDir(main)) && !paths.includes(inDir(`${main}.js`)) && pkg.scripts?.build) build = ['npm run build'];
+      if (!build && main && paths.length && !paths.includes(inDir(main)) && !paths.includes(inDir(`${main}.js`)) && pkg.scripts?.build)
+        build = ['npm run build'];
       return {
         runner: found.runner,
         language: ts ? 'typescript' : 'javascript',
@@ -432,8 +516,13 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
     }
   }
   const pyproject = read('pyproject.toml') ?? '';
-  const pytestCfg = read('pytest.ini') !== null || /\[tool\.pytest/.test(pyproject) || /\[tool:pytest\]/.test(read('setup.cfg') ?? '') || read('conftest.py') !== null;
-  const pytestDep = /(^|["'\s])pytest\b/m.test(pyproject) || /\bpytest\b/.test(read('requirements-dev.txt') ?? '') || /\bpytest\b/.test(read('requirements.txt') ?? '') || /\bpytest\b/.test(read('tox.ini') ?? '');
+  const pytestCfg =
+    read('pytest.ini') !== null || /\[tool\.pytest/.test(pyproject) || /\[tool:pytest\]/.test(read('setup.cfg') ?? '') || read('conftest.py') !== null;
+  const pytestDep =
+    /(^|["'\s])pytest\b/m.test(pyproject) ||
+    /\bpytest\b/.test(read('requirements-dev.txt') ?? '') ||
+    /\bpytest\b/.test(read('requirements.txt') ?? '') ||
+    /\bpytest\b/.test(read('tox.ini') ?? '');
   const python = pyproject || read('setup.py') !== null || read('setup.cfg') !== null || read('requirements.txt') !== null;
   if (pytestCfg || pytestDep) {
     return {
@@ -608,7 +697,14 @@ function byTapeTest(text: string, assertions: TestResult[], file: string): TestR
     const failed = own.find((r) => r.status === 'failed');
     const last = index === groups.length - 1;
     const id = `${file}::${g.name}`;
-    if (failed) out.push({ id, name: g.name, status: 'failed', message: failed.message?.startsWith(`${failed.name}: `) ? `${g.name}: ${failed.message.slice(failed.name.length + 2)}` : (failed.message ?? g.name), ...(failed.details ? { details: failed.details } : {}) });
+    if (failed)
+      out.push({
+        id,
+        name: g.name,
+        status: 'failed',
+        message: failed.message?.startsWith(`${failed.name}: `) ? `${g.name}: ${failed.message.slice(failed.name.length + 2)}` : (failed.message ?? g.name),
+        ...(failed.details ? { details: failed.details } : {}),
+      });
     else if (last && cut) out.push({ id, name: g.name, status: 'failed', message: `${g.name}: the test process ended during this test (${cut})` });
     else if (own.length > 0 && own.every((r) => r.status === 'skipped')) out.push({ id, name: g.name, status: 'skipped' });
     else out.push({ id, name: g.name, status: 'passed' });
@@ -625,10 +721,7 @@ function byTapeTest(text: string, assertions: TestResult[], file: string): TestR
  * once more with the configuration's addopts cleared (`-o addopts=`) and what
  * to say about it, or undefined for any other outcome.
  */
-export function pytestAddoptsRetry(
-  command: string,
-  result: { exitCode: number | null; output: string },
-): { command: string; note: string } | undefined {
+export function pytestAddoptsRetry(command: string, result: { exitCode: number | null; output: string }): { command: string; note: string } | undefined {
   if (result.exitCode !== 4 || !/\bpytest\b/.test(command) || /-o\s*['"]?addopts=/.test(command)) return undefined;
   const m = /error: unrecognized arguments: ([^\n]*)/.exec(result.output);
   if (!m) return undefined;

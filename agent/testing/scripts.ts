@@ -98,9 +98,33 @@ const ENV_WORD = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** Wrappers that run the program after their own options (coverage, env loaders); their options are dropped with them. */
 const COVERAGE_WRAPPERS = new Set(['nyc', 'c8', 'istanbul', 'borp-coverage']);
 /** Programs a wrapper's options end at. */
-const PROGRAM_WORDS = new Set(['node', 'tsx', 'ts-node', 'npm', 'pnpm', 'yarn', 'npx', 'jest', 'vitest', 'mocha', '_mocha', 'ts-mocha', 'ava', 'tap', 'tape', 'uvu', 'cross-env', 'react-scripts']);
+const PROGRAM_WORDS = new Set([
+  'node',
+  'tsx',
+  'ts-node',
+  'npm',
+  'pnpm',
+  'yarn',
+  'npx',
+  'jest',
+  'vitest',
+  'mocha',
+  '_mocha',
+  'ts-mocha',
+  'ava',
+  'tap',
+  'tape',
+  'uvu',
+  'cross-env',
+  'react-scripts',
+]);
 
-const basename = (word: string) => word.replace(/^['"]|['"]$/g, '').split('/').pop()!.replace(/\.(c|m)?js$/, '');
+const basename = (word: string) =>
+  word
+    .replace(/^['"]|['"]$/g, '')
+    .split('/')
+    .pop()!
+    .replace(/\.(c|m)?js$/, '');
 
 /**
  * The program of one step, behind env words and wrappers. `node <file>` names
@@ -168,12 +192,40 @@ export function parseStep(text: string, script: string, piped = false): ScriptSt
 const RUN_ALL = new Set(['run-s', 'run-p', 'npm-run-all', 'npm-run-all2']);
 const PM = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 /** Package-manager commands that are not a script name (`pnpm install`, `yarn add`). */
-const PM_COMMANDS = new Set(['install', 'i', 'ci', 'add', 'remove', 'exec', 'dlx', 'x', 'link', 'pack', 'publish', 'audit', 'outdated', 'why', 'list', 'ls', 'prune', 'dedupe', 'rebuild', 'workspace', 'workspaces']);
+const PM_COMMANDS = new Set([
+  'install',
+  'i',
+  'ci',
+  'add',
+  'remove',
+  'exec',
+  'dlx',
+  'x',
+  'link',
+  'pack',
+  'publish',
+  'audit',
+  'outdated',
+  'why',
+  'list',
+  'ls',
+  'prune',
+  'dedupe',
+  'rebuild',
+  'workspace',
+  'workspaces',
+]);
 
 /** Script names a run-s/npm-run-all pattern names (`test:*`, `lint:**`), in package.json order. */
 function matchScripts(scripts: Record<string, string>, pattern: string): string[] {
   if (!/[*?]/.test(pattern)) return scripts[pattern] !== undefined ? [pattern] : [];
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '.+').replace(/\*/g, '[^:]+').replace(/\?/g, '.')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*\*/g, '.+')
+      .replace(/\*/g, '[^:]+')
+      .replace(/\?/g, '.')}$`,
+  );
   return Object.keys(scripts).filter((name) => re.test(name));
 }
 

@@ -53,7 +53,11 @@ function readText(root: string, rel: string): string | null {
 
 /** A path or glob from a configuration, as a workspace-relative glob (a folder becomes everything below it). */
 function asGlob(value: string): string | null {
-  let v = value.trim().replace(/^['"]|['"]$/g, '').replace(/^\.\//, '').replace(/^<rootDir>\//, '');
+  let v = value
+    .trim()
+    .replace(/^['"]|['"]$/g, '')
+    .replace(/^\.\//, '')
+    .replace(/^<rootDir>\//, '');
   if (!v || v.startsWith('-') || v.startsWith('$') || v.includes('node_modules') || v.startsWith('/') || v.startsWith('..')) return null;
   v = v.replace(/\/$/, '');
   if (v === '.' || v === '**' || v === '**/*') return null;
@@ -152,7 +156,13 @@ export function detectTestFiles(input: { root: string; patterns?: string[]; fail
   }
   for (const file of ['ava.config.js', 'ava.config.cjs', 'ava.config.mjs']) {
     const text = readText(root, file);
-    if (text) learn(`${file} files`, configStrings(text, 'files').filter((f) => !f.startsWith('!')).map(asGlob));
+    if (text)
+      learn(
+        `${file} files`,
+        configStrings(text, 'files')
+          .filter((f) => !f.startsWith('!'))
+          .map(asGlob),
+      );
   }
   const pytestConfigs: Array<[string, RegExp]> = [
     ['pytest.ini', /^\[pytest\]$/],
@@ -163,8 +173,14 @@ export function detectTestFiles(input: { root: string; patterns?: string[]; fail
   for (const [file, section] of pytestConfigs) {
     const text = readText(root, file);
     if (!text) continue;
-    learn(`${file} testpaths`, pytestOption(text, section, 'testpaths').map((p) => asGlob(p.includes('/') || SOURCE_EXT.test(p) ? p : `${p}/`) ?? `${p}/**`));
-    learn(`${file} python_files`, pytestOption(text, section, 'python_files').map((p) => `**/${p}`));
+    learn(
+      `${file} testpaths`,
+      pytestOption(text, section, 'testpaths').map((p) => asGlob(p.includes('/') || SOURCE_EXT.test(p) ? p : `${p}/`) ?? `${p}/**`),
+    );
+    learn(
+      `${file} python_files`,
+      pytestOption(text, section, 'python_files').map((p) => `**/${p}`),
+    );
   }
   const failing = [...new Set((input.failingTestFiles ?? []).map((f) => f.replace(/^\.\//, '')))];
   if (failing.length) sources.push('the failing tests');

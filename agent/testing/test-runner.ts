@@ -54,14 +54,16 @@ export function limitsOf(settings: RepositorySettings): Partial<SandboxLimits> {
  * reach only its registries; other commands read the cache and, with
  * `network`, reach public hosts through the egress proxy.
  */
-export async function runWorkspaceCommand(input: CommandContext & {
-  command: string;
-  timeoutSeconds: number;
-  network: boolean;
-  install?: boolean;
-  /** variables for this command only, over the settings' `env` (coverage's bootstrap) */
-  env?: Record<string, string>;
-}): Promise<CommandResult> {
+export async function runWorkspaceCommand(
+  input: CommandContext & {
+    command: string;
+    timeoutSeconds: number;
+    network: boolean;
+    install?: boolean;
+    /** variables for this command only, over the settings' `env` (coverage's bootstrap) */
+    env?: Record<string, string>;
+  },
+): Promise<CommandResult> {
   const { workspace, settings } = input;
   const timeoutMs = commandTimeoutMs(input.timeoutSeconds, input.deadline);
   if (timeoutMs === 0) {
@@ -218,7 +220,8 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
  */
 function unexplainedFailure(result: CommandResult, results: TestResult[]): string | undefined {
   if (result.exitCode === 0 || results.some((r) => r.status === 'failed' || r.status === 'error')) return undefined;
-  const how = result.exitCode !== null ? `exited with code ${result.exitCode}` : result.signal ? `was killed by ${result.signal}` : 'ended without an exit code';
+  const how =
+    result.exitCode !== null ? `exited with code ${result.exitCode}` : result.signal ? `was killed by ${result.signal}` : 'ended without an exit code';
   return `the test command ${how}, but its report names no failing test`;
 }
 
@@ -231,7 +234,6 @@ export function didNotRun(result: TestResult): boolean {
   return result.status === 'error' && (result.message ?? '').startsWith(NOT_RUN_PREFIX);
 }
 
-
 const STATUS_RANK: Record<TestResult['status'], number> = { error: 3, failed: 2, passed: 1, skipped: 0 };
 
 /**
@@ -241,11 +243,7 @@ const STATUS_RANK: Record<TestResult['status'], number> = { error: 3, failed: 2,
  * when any instance fails and passes only when none does. A target missing
  * from the report comes back as an error ("did not run"), never as passed.
  */
-export function selectTargetResults(
-  results: TestResult[],
-  targets: Array<{ id: string; name?: string }>,
-  reportError?: string,
-): TestResult[] {
+export function selectTargetResults(results: TestResult[], targets: Array<{ id: string; name?: string }>, reportError?: string): TestResult[] {
   return targets.map((target) => {
     const instances = results.filter((r) => isInstanceOf(r, target.id));
     if (instances.length === 0) {
@@ -334,7 +332,8 @@ export async function runTests(
 /** Why flowfix stopped a command (the time limit, a cancelled run), if it did. */
 export function stoppedBecause(result: CommandResult, signal?: AbortSignal): string | undefined {
   if (signal?.aborted) return 'cancelled: the run was cancelled while the command ran';
-  if (result.atDeadline) return result.durationMs === 0 ? 'not started: the run reached its time limit' : 'the run reached its time limit while the command ran, and it was killed';
+  if (result.atDeadline)
+    return result.durationMs === 0 ? 'not started: the run reached its time limit' : 'the run reached its time limit while the command ran, and it was killed';
   if (result.timedOut) return `timed out: the command did not finish within ${Math.round(result.durationMs / 1000)} s and was killed`;
   return undefined;
 }

@@ -13,7 +13,13 @@ const slot = globalThis as unknown as { __flowfixEmbeddedWorker?: Promise<RunWor
 
 function logLine(entry: Record<string, unknown>): void {
   // the server's log: only what an operator needs (claims, ends, trouble)
-  if (entry.event === 'claim' || entry.event === 'run_done' || entry.event === 'worker_started' || String(entry.event).endsWith('error') || entry.event === 'reaped') {
+  if (
+    entry.event === 'claim' ||
+    entry.event === 'run_done' ||
+    entry.event === 'worker_started' ||
+    String(entry.event).endsWith('error') ||
+    entry.event === 'reaped'
+  ) {
     process.stdout.write(`[flowfix worker] ${JSON.stringify(entry)}\n`);
   }
 }

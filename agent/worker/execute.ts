@@ -214,7 +214,12 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
   // run was cancelled, whatever the last step made of it. A fix that was
   // complete before the cancel arrived stands.
   if (cause === 'cancel' && result!.status !== 'fixed' && result!.status !== 'cancelled') {
-    result = { ...result!, status: 'cancelled', exitReason: 'cancelled', exitDetail: `cancelled (${result!.exitReason}: ${result!.exitDetail ?? ''})`.slice(0, 4000) };
+    result = {
+      ...result!,
+      status: 'cancelled',
+      exitReason: 'cancelled',
+      exitDetail: `cancelled (${result!.exitReason}: ${result!.exitDetail ?? ''})`.slice(0, 4000),
+    };
   }
   try {
     const done = await finishRun({ runId, workerId, result: result! });

@@ -63,11 +63,7 @@ export function isForbiddenEnvName(name: string): boolean {
 }
 
 /** The whole environment a sandboxed command sees. */
-export function buildSandboxEnv(input: {
-  home: string;
-  tmpDir: string;
-  extra?: Record<string, string>;
-}): Record<string, string> {
+export function buildSandboxEnv(input: { home: string; tmpDir: string; extra?: Record<string, string> }): Record<string, string> {
   const env: Record<string, string> = {
     PATH: '/usr/local/bin:/usr/bin:/bin',
     LANG: 'C.UTF-8',

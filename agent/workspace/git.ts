@@ -7,6 +7,10 @@ import { runGit, type GitResult, type GitRunOptions } from '../../lib/git/runner
 export { GitError, isCredentialRefusal, isRepositoryNotFound, type GitCredentials, type GitResult } from '../../lib/git/runner';
 
 /** Runs git in the workspace `cwd`; throws GitError unless the exit code is 0 or listed in `okCodes`. */
-export function git(cwd: string, args: string[], opts: Pick<GitRunOptions, 'input' | 'okCodes' | 'timeoutMs' | 'maxOutputBytes' | 'credentials'> = {}): Promise<GitResult> {
+export function git(
+  cwd: string,
+  args: string[],
+  opts: Pick<GitRunOptions, 'input' | 'okCodes' | 'timeoutMs' | 'maxOutputBytes' | 'credentials'> = {},
+): Promise<GitResult> {
   return runGit('workspace', cwd, args, opts);
 }

@@ -164,7 +164,10 @@ export class Workspace implements WorkspaceView {
       await handOver([cache], this.identity);
       return { writable: [...writable, cache], identity: this.identity, cacheDir: cache };
     }
-    const hasCache = await stat(cache).then(() => true, () => false);
+    const hasCache = await stat(cache).then(
+      () => true,
+      () => false,
+    );
     return { writable, identity: this.identity, ...(hasCache ? { readOnly: [cache], cacheDir: cache } : {}) };
   }
 
@@ -214,7 +217,10 @@ export class Workspace implements WorkspaceView {
         const code = (err as NodeJS.ErrnoException).code;
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
         // a dangling symlink is refused: its target may lie anywhere
-        const isLink = await lstat(probe).then((s) => s.isSymbolicLink(), () => false);
+        const isLink = await lstat(probe).then(
+          (s) => s.isSymbolicLink(),
+          () => false,
+        );
         if (isLink) throw new WorkspacePathError(`dangling symlink: ${rel}`, rel);
         rest = rest ? path.join(path.basename(probe), rest) : path.basename(probe);
         probe = path.dirname(probe);
@@ -265,10 +271,7 @@ export class Workspace implements WorkspaceView {
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  async search(
-    query: string,
-    opts: { glob?: string; maxResults?: number } = {},
-  ): Promise<Array<{ file: string; line: number; text: string }>> {
+  async search(query: string, opts: { glob?: string; maxResults?: number } = {}): Promise<Array<{ file: string; line: number; text: string }>> {
     if (!query) return [];
     const max = Math.min(Math.max(opts.maxResults ?? 50, 1), 500);
     const args = ['grep', '-n', '-I', '--no-color', '--untracked', '--exclude-standard', '-F', '-e', query];

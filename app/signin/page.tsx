@@ -11,11 +11,7 @@ import { signInErrorMessage } from '@/components/signin/messages';
 export const dynamic = 'force-dynamic';
 export const metadata: Metadata = { title: 'Sign in · flowfix' };
 
-export default async function SignInPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const query = await searchParams;
   const callbackUrl = safeCallbackUrl(query.callbackUrl);
   if (await getPageUser()) redirect(callbackUrl);

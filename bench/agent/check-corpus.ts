@@ -7,12 +7,24 @@ import { runTests } from '../../agent/testing/test-runner';
 import { BUGS, buildBugRepo, projectOf, settingsFor } from './corpus/index';
 import type { CorpusBug } from './corpus/types';
 
-async function failingAt({ repoDir, rev, bug }: { repoDir: string; rev: string; bug: CorpusBug }): Promise<{ failing: string[]; total: number; error?: string }> {
+async function failingAt({
+  repoDir,
+  rev,
+  bug,
+}: {
+  repoDir: string;
+  rev: string;
+  bug: CorpusBug;
+}): Promise<{ failing: string[]; total: number; error?: string }> {
   const workspace = await Workspace.create({ source: repoDir, headRev: rev });
   try {
     const run = await runTests({ workspace, settings: settingsFor(projectOf(bug)), kind: 'regression', targets: [] });
     const failing = run.results.filter((r) => r.status === 'failed' || r.status === 'error').map((r) => r.id);
-    return { failing: failing.sort(), total: run.results.length, ...(run.reportError ? { error: `${run.reportError}\n${run.command.output.slice(-2000)}` } : {}) };
+    return {
+      failing: failing.sort(),
+      total: run.results.length,
+      ...(run.reportError ? { error: `${run.reportError}\n${run.command.output.slice(-2000)}` } : {}),
+    };
   } finally {
     await workspace.dispose();
   }
@@ -29,7 +41,8 @@ export async function checkBug(bug: CorpusBug): Promise<string[]> {
     const head = await failingAt({ repoDir: repo.dir, rev: repo.head, bug });
     if (head.error) problems.push(`head: ${head.error}`);
     const expected = [...bug.failingTests].sort();
-    if (JSON.stringify(head.failing) !== JSON.stringify(expected)) problems.push(`head fails [${head.failing.join(', ')}], corpus says [${expected.join(', ')}]`);
+    if (JSON.stringify(head.failing) !== JSON.stringify(expected))
+      problems.push(`head fails [${head.failing.join(', ')}], corpus says [${expected.join(', ')}]`);
   } finally {
     await rm(repo.dir, { recursive: true, force: true });
   }

@@ -62,7 +62,10 @@ export interface BugOutcome {
 }
 
 export function symbolMatches(suspect: Suspect, truth: CorpusBug['truth']): boolean {
-  return suspect.file === truth.file && (suspect.symbol === truth.symbol || suspect.symbol.endsWith(`.${truth.symbol}`) || suspect.symbol.endsWith(` > ${truth.symbol}`));
+  return (
+    suspect.file === truth.file &&
+    (suspect.symbol === truth.symbol || suspect.symbol.endsWith(`.${truth.symbol}`) || suspect.symbol.endsWith(` > ${truth.symbol}`))
+  );
 }
 
 function faultRank(suspects: Suspect[], truth: CorpusBug['truth']): number | null {
@@ -85,7 +88,12 @@ function localisation(suspects: Suspect[], truth: CorpusBug['truth']): BugOutcom
 /** For --localise-only: hands nothing back, so the run ends right after localisation. */
 const LOOK_ONLY: Policy = {
   name: 'offline',
-  run: async () => ({ status: 'gave_up', exitReason: 'no_candidate', detail: 'localisation only', usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 } }),
+  run: async () => ({
+    status: 'gave_up',
+    exitReason: 'no_candidate',
+    detail: 'localisation only',
+    usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 },
+  }),
 };
 
 export interface BugRunOptions {
@@ -186,13 +194,19 @@ export function report(outcomes: BugOutcome[]): string {
   const fixable = outcomes.filter((o) => o.offlineFixable);
   const unfixable = outcomes.filter((o) => !o.offlineFixable);
   const nonStale = outcomes.filter((o) => o.kind !== 'stale-expectation');
-  lines.push(`flowfix agent bench: ${outcomes.length} bugs (${outcomes.filter((o) => o.language === 'typescript').length} TypeScript, ${outcomes.filter((o) => o.language === 'python').length} Python), offline policy`);
+  lines.push(
+    `flowfix agent bench: ${outcomes.length} bugs (${outcomes.filter((o) => o.language === 'typescript').length} TypeScript, ${outcomes.filter((o) => o.language === 'python').length} Python), offline policy`,
+  );
   lines.push('');
   lines.push(`resolve rate (all bugs)                ${pct(fixed.length, outcomes.length)}`);
   lines.push(`resolve rate (template-expressible)    ${pct(fixable.filter((o) => o.status === 'fixed').length, fixable.length)}`);
-  lines.push(`fixes on bugs beyond the templates     ${pct(unfixable.filter((o) => o.status === 'fixed').length, unfixable.length)} (should be 0: a fix here overfits)`);
+  lines.push(
+    `fixes on bugs beyond the templates     ${pct(unfixable.filter((o) => o.status === 'fixed').length, unfixable.length)} (should be 0: a fix here overfits)`,
+  );
   const checked = fixed.filter((o) => o.overfits !== null);
-  lines.push(`fixes that fail held-out tests         ${pct(checked.filter((o) => o.overfits).length, checked.length)} (overfitting, among the fixes of bugs that have held-out tests)`);
+  lines.push(
+    `fixes that fail held-out tests         ${pct(checked.filter((o) => o.overfits).length, checked.length)} (overfitting, among the fixes of bugs that have held-out tests)`,
+  );
   lines.push('');
   const withCoverage = outcomes.filter((o) => o.coverage).length;
   lines.push(`localisation (scaffold, top-K=3; top-5 with the runners-up), coverage collected in ${withCoverage}/${outcomes.length} runs`);
@@ -217,7 +231,9 @@ export function report(outcomes: BugOutcome[]): string {
     lines.push(`  ${phase.padEnd(9)} ${fmtMs(mean).padStart(9)} ${fmtMs(quantile(values, 0.5)).padStart(9)} ${fmtMs(Math.max(0, ...values)).padStart(9)}`);
   }
   const walls = outcomes.map((o) => o.wallMs);
-  lines.push(`  ${'run'.padEnd(9)} ${fmtMs(walls.reduce((a, b) => a + b, 0) / Math.max(1, walls.length)).padStart(9)} ${fmtMs(quantile(walls, 0.5)).padStart(9)} ${fmtMs(Math.max(0, ...walls)).padStart(9)}`);
+  lines.push(
+    `  ${'run'.padEnd(9)} ${fmtMs(walls.reduce((a, b) => a + b, 0) / Math.max(1, walls.length)).padStart(9)} ${fmtMs(quantile(walls, 0.5)).padStart(9)} ${fmtMs(Math.max(0, ...walls)).padStart(9)}`,
+  );
   lines.push('');
   const rejections = outcomes.reduce((n, o) => n + o.greenRejections, 0);
   const regressionRuns = outcomes.reduce((n, o) => n + o.regressionRuns, 0);
@@ -226,12 +242,21 @@ export function report(outcomes: BugOutcome[]): string {
   lines.push('');
   const overheads = outcomes.map((o) => o.overheadMs);
   const shares = outcomes.map((o) => (o.wallMs ? o.overheadMs / o.wallMs : 0));
-  lines.push(`orchestration overhead per run         mean ${fmtMs(overheads.reduce((a, b) => a + b, 0) / Math.max(1, overheads.length))}, p50 ${fmtMs(quantile(overheads, 0.5))}, p95 ${fmtMs(quantile(overheads, 0.95))}, max ${fmtMs(Math.max(0, ...overheads))}`);
+  lines.push(
+    `orchestration overhead per run         mean ${fmtMs(overheads.reduce((a, b) => a + b, 0) / Math.max(1, overheads.length))}, p50 ${fmtMs(quantile(overheads, 0.5))}, p95 ${fmtMs(quantile(overheads, 0.95))}, max ${fmtMs(Math.max(0, ...overheads))}`,
+  );
   lines.push(`  share of wall time                   p50 ${(100 * quantile(shares, 0.5)).toFixed(1)}%, p95 ${(100 * quantile(shares, 0.95)).toFixed(1)}%`);
   lines.push(`  within target (≤ max(5%, 1.5 s))     ${pct(outcomes.filter((o) => o.overheadOk).length, outcomes.length)}`);
   const part = (k: keyof BugOutcome['overheadParts']) => fmtMs(outcomes.reduce((n, o) => n + o.overheadParts[k], 0) / Math.max(1, outcomes.length));
-  lines.push(`  mean split                           compile-gate checks ${part('compileChecksMs')}, localise ${part('localiseMs')}, other (git checkouts/resets, reports, policy) ${part('otherMs')}`);
-  const perCandidate = outcomes.reduce((n, o) => n + o.overheadMs, 0) / Math.max(1, outcomes.reduce((n, o) => n + o.candidatesTried + 1, 0));
+  lines.push(
+    `  mean split                           compile-gate checks ${part('compileChecksMs')}, localise ${part('localiseMs')}, other (git checkouts/resets, reports, policy) ${part('otherMs')}`,
+  );
+  const perCandidate =
+    outcomes.reduce((n, o) => n + o.overheadMs, 0) /
+    Math.max(
+      1,
+      outcomes.reduce((n, o) => n + o.candidatesTried + 1, 0),
+    );
   lines.push(`  per validated candidate              ${fmtMs(perCandidate)}`);
   lines.push('');
   lines.push('per bug');
@@ -239,7 +264,9 @@ export function report(outcomes: BugOutcome[]): string {
     const l = o.localisation;
     const locText = `${o.faultRank ? `fn#${o.faultRank}` : l.fileTop3 ? 'file' : 'miss'}`;
     const expectation = o.offlineFixable ? '' : ' (beyond templates)';
-    lines.push(`  ${o.status === 'fixed' ? (o.overfits ? 'OVERFIT' : 'FIXED  ') : 'no fix '} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`);
+    lines.push(
+      `  ${o.status === 'fixed' ? (o.overfits ? 'OVERFIT' : 'FIXED  ') : 'no fix '} ${o.id.padEnd(40)} ${o.kind.padEnd(18)} loc ${locText.padEnd(5)} ${String(o.candidatesTried).padStart(3)} cand ${fmtMs(o.wallMs).padStart(8)} overhead ${fmtMs(o.overheadMs).padStart(7)}  ${o.status === 'fixed' ? '' : o.exitReason}${expectation}`,
+    );
   }
   return lines.join('\n');
 }
@@ -285,7 +312,14 @@ async function main(): Promise<void> {
   );
   const out = values.json ?? path.join('bench', 'out', `agent-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   await mkdir(path.dirname(out), { recursive: true });
-  await writeFile(out, JSON.stringify({ when: new Date().toISOString(), maxCandidates, coverage: !values['no-coverage'], localiseOnly: values['localise-only'], outcomes }, null, 2));
+  await writeFile(
+    out,
+    JSON.stringify(
+      { when: new Date().toISOString(), maxCandidates, coverage: !values['no-coverage'], localiseOnly: values['localise-only'], outcomes },
+      null,
+      2,
+    ),
+  );
   process.stdout.write(`\nraw results: ${out}\n`);
 }
 

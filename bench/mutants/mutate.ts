@@ -92,9 +92,24 @@ function lineOf(starts: number[], offset: number): number {
 export async function strykerMutants(files: Array<{ file: string; text: string }>): Promise<Mutant[]> {
   // @stryker-mutator/api's Logger has more members than the instrumenter calls
   const instrumenter = new Instrumenter(quietLogger as unknown as ConstructorParameters<typeof Instrumenter>[0]);
-  const excluded = ['ArithmeticOperator', 'ArrayDeclaration', 'ArrowFunction', 'AssignmentOperator', 'BlockStatement', 'BooleanLiteral', 'ConditionalExpression', 'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex', 'StringLiteral', 'UnaryOperator', 'UpdateOperator'].filter(
-    (name) => !(STRYKER_OPERATORS as readonly string[]).includes(name),
-  );
+  const excluded = [
+    'ArithmeticOperator',
+    'ArrayDeclaration',
+    'ArrowFunction',
+    'AssignmentOperator',
+    'BlockStatement',
+    'BooleanLiteral',
+    'ConditionalExpression',
+    'EqualityOperator',
+    'LogicalOperator',
+    'MethodExpression',
+    'ObjectLiteral',
+    'OptionalChaining',
+    'Regex',
+    'StringLiteral',
+    'UnaryOperator',
+    'UpdateOperator',
+  ].filter((name) => !(STRYKER_OPERATORS as readonly string[]).includes(name));
   const result = await instrumenter.instrument(
     files.map((f) => ({ name: f.file, content: f.text, mutate: true })),
     { plugins: null, excludedMutations: excluded, ignorers: [], noHeader: true },
@@ -108,7 +123,16 @@ export async function strykerMutants(files: Array<{ file: string; text: string }
     const end = src.starts[m.location.end.line] + m.location.end.column;
     const original = src.text.slice(start, end);
     if (original === m.replacement) continue;
-    out.push({ id: `${m.mutatorName}@${start}-${end}:${m.replacement}`, file: m.fileName, operator: m.mutatorName, start, end, original, replacement: m.replacement, line: lineOf(src.starts, start) });
+    out.push({
+      id: `${m.mutatorName}@${start}-${end}:${m.replacement}`,
+      file: m.fileName,
+      operator: m.mutatorName,
+      start,
+      end,
+      original,
+      replacement: m.replacement,
+      line: lineOf(src.starts, start),
+    });
   }
   return out;
 }
@@ -124,7 +148,8 @@ export function ownMutants(file: string, text: string): Mutant[] {
   const out: Mutant[] = [];
   const add = (operator: string, start: number, end: number, replacement: string) => {
     const original = text.slice(start, end);
-    if (original !== replacement) out.push({ id: `${operator}@${start}-${end}:${replacement}`, file, operator, start, end, original, replacement, line: lineOf(starts, start) });
+    if (original !== replacement)
+      out.push({ id: `${operator}@${start}-${end}:${replacement}`, file, operator, start, end, original, replacement, line: lineOf(starts, start) });
   };
   // a method call's name is not a property read (`a.push(x)` has no wrong-property twin here)
   const isCallee = (node: ts.Node) => ts.isCallExpression(node.parent) && node.parent.expression === node;
@@ -142,7 +167,15 @@ export function ownMutants(file: string, text: string): Mutant[] {
   collect(sf);
   const typeOnly = (node: ts.Node): boolean => {
     for (let n: ts.Node | undefined = node; n; n = n.parent) {
-      if (ts.isTypeNode(n) || ts.isEnumMember(n) || ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isTypeAliasDeclaration(n) || ts.isInterfaceDeclaration(n)) return true;
+      if (
+        ts.isTypeNode(n) ||
+        ts.isEnumMember(n) ||
+        ts.isImportDeclaration(n) ||
+        ts.isExportDeclaration(n) ||
+        ts.isTypeAliasDeclaration(n) ||
+        ts.isInterfaceDeclaration(n)
+      )
+        return true;
     }
     return false;
   };
@@ -168,7 +201,12 @@ export function ownMutants(file: string, text: string): Mutant[] {
     if (ts.isAwaitExpression(node) && !ts.isExpressionStatement(node.parent)) {
       add('RemovedAwait', node.getStart(sf), node.expression.getStart(sf), '');
     }
-    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.name) && !isCallee(node) && !(ts.isBinaryExpression(node.parent) && node.parent.left === node)) {
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.name) &&
+      !isCallee(node) &&
+      !(ts.isBinaryExpression(node.parent) && node.parent.left === node)
+    ) {
       const others = [...(propsOf.get(node.expression.getText(sf)) ?? [])].filter((p) => p !== node.name.text).sort();
       if (others.length) add('WrongProperty', node.name.getStart(sf), node.name.end, others[0]);
     }
@@ -220,7 +258,10 @@ export function applyMutant(text: string, m: Pick<Mutant, 'start' | 'end' | 'ori
  * spread over its mutants rather than all sharing the first one.
  */
 export function higherOrderMutants(text: string, mutants: readonly Mutant[], functionOf: (m: Mutant) => string | null, random: () => number): Mutant[] {
-  const order = shuffled([...mutants].sort((a, b) => a.id.localeCompare(b.id)), random);
+  const order = shuffled(
+    [...mutants].sort((a, b) => a.id.localeCompare(b.id)),
+    random,
+  );
   const fn = new Map(order.map((m) => [m, functionOf(m)]));
   const used = new Set<Mutant>();
   const out: Mutant[] = [];

@@ -46,10 +46,22 @@ export function realisticRepos(): RealisticRepo[] {
   for (const demo of DEMO_REPOS) {
     const files: Record<string, string> = {};
     for (const [rel, content] of Object.entries(demo.main.files)) if (content !== null) files[rel] = content;
-    out.push({ name: `demo/${demo.name}`, language: demo.language, files, settings: RepositorySettingsSchema.parse(demo.settings), settingsFrom: '.flowfix.json' });
+    out.push({
+      name: `demo/${demo.name}`,
+      language: demo.language,
+      files,
+      settings: RepositorySettingsSchema.parse(demo.settings),
+      settingsFrom: '.flowfix.json',
+    });
   }
   for (const project of PROJECTS) {
-    out.push({ name: `corpus/${project.name}`, language: project.language, files: { ...project.files }, settings: corpusSettings(project), settingsFrom: 'bench/agent/corpus settingsFor' });
+    out.push({
+      name: `corpus/${project.name}`,
+      language: project.language,
+      files: { ...project.files },
+      settings: corpusSettings(project),
+      settingsFrom: 'bench/agent/corpus settingsFor',
+    });
   }
   for (const dir of FIXTURE_LIBS) {
     if (!existsSync(path.join(ROOT, dir))) continue;
@@ -74,7 +86,14 @@ export function realisticRepos(): RealisticRepo[] {
 export function sourcesOf(repo: RealisticRepo, languages: ReadonlyArray<'ts' | 'py'> = ['ts']): string[] {
   const ext = languages.flatMap((l) => (l === 'ts' ? ['.ts', '.js', '.mjs', '.cjs'] : ['.py']));
   return Object.keys(repo.files)
-    .filter((f) => ext.some((e) => f.endsWith(e)) && !f.endsWith('.d.ts') && !isTestPath(f) && !/^(vendor|examples?|node_modules|tests?)\//.test(f) && !/(^|\/)(conftest|setup)\.py$/.test(f))
+    .filter(
+      (f) =>
+        ext.some((e) => f.endsWith(e)) &&
+        !f.endsWith('.d.ts') &&
+        !isTestPath(f) &&
+        !/^(vendor|examples?|node_modules|tests?)\//.test(f) &&
+        !/(^|\/)(conftest|setup)\.py$/.test(f),
+    )
     .filter((f) => !/^\s*$/.test(repo.files[f]))
     .sort();
 }
@@ -93,7 +112,13 @@ export async function writeRepo(dir: string, repo: RealisticRepo, overrides: Rec
 }
 
 /** A real git repository: base commit = the original, head commit = the mutant of `file`. */
-export async function buildRealisticMutantRepo(input: { parentDir: string; repo: RealisticRepo; file: string; mutated: string; title: string }): Promise<MutantRepo> {
+export async function buildRealisticMutantRepo(input: {
+  parentDir: string;
+  repo: RealisticRepo;
+  file: string;
+  mutated: string;
+  title: string;
+}): Promise<MutantRepo> {
   const dir = await mkdtemp(path.join(input.parentDir, 'flowfix-mutant-'));
   await git(dir, ['init', '--quiet', '-b', 'main']);
   await writeRepo(dir, input.repo);

@@ -29,12 +29,7 @@ import type { AgentEvent, Suspect } from '../../agent/types';
 import { Workspace } from '../../agent/workspace/workspace';
 import { killGroup } from '../../agent/workspace/exec';
 import { parseJunitXml } from '../../lib/junit/parse';
-import {
-  FilterPolicySchema,
-  ModelSettingsSchema,
-  RepositorySettingsSchema,
-  type RepositorySettings,
-} from '../../common/settings';
+import { FilterPolicySchema, ModelSettingsSchema, RepositorySettingsSchema, type RepositorySettings } from '../../common/settings';
 import { buildMutantRepo, modulesUnderTest, packageJson, ROOT, writeFrame, type ModuleUnderTest } from './frame';
 import { applyMutant, higherOrderMutants, orderOf, ownMutants, pythonMutants, seededRandom, shuffled, strykerMutants, type Mutant } from './mutate';
 import { buildRealisticMutantRepo, realisticRepos, sourcesOf, writeRepo, type RealisticRepo } from './realistic';
@@ -97,7 +92,11 @@ export async function runSuite(dir: string, tests: string[]): Promise<ScreenResu
   const started = performance.now();
   const report = path.join(dir, 'junit.xml');
   await rm(report, { force: true });
-  const code = await runGroup(dir, ['node', '--import', 'tsx', '--test', '--test-timeout=20000', '--test-reporter=junit', `--test-reporter-destination=junit.xml`, ...tests], { NODE_ENV: 'test' });
+  const code = await runGroup(
+    dir,
+    ['node', '--import', 'tsx', '--test', '--test-timeout=20000', '--test-reporter=junit', `--test-reporter-destination=junit.xml`, ...tests],
+    { NODE_ENV: 'test' },
+  );
   const ms = performance.now() - started;
   if (code === 'timeout') return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: 'timeout' };
   if (!existsSync(report)) return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: `no report (exit ${code})` };
@@ -128,11 +127,17 @@ export async function runRepoSuite(dir: string, settings: RepositorySettings): P
   if (!command) return { killed: false, failing: [], failingFiles: [], ms: 0, tests: 0, note: 'no test command' };
   // no bytecode: a mutant and its original can have the same size and mtime second, and Python would load the other's .pyc.
   // The time limit is the repository's own for its whole suite: a busy machine makes a 2 s suite take 30 s.
-  const code = await runGroup(root, ['/bin/sh', '-c', command], { ...settings.env, PYTHONDONTWRITEBYTECODE: '1' }, settings.timeLimits.regressionSeconds * 1000);
+  const code = await runGroup(
+    root,
+    ['/bin/sh', '-c', command],
+    { ...settings.env, PYTHONDONTWRITEBYTECODE: '1' },
+    settings.timeLimits.regressionSeconds * 1000,
+  );
   const ms = performance.now() - started;
   if (code === 'timeout') return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: 'timeout' };
   const read = await readTestReports(root, settings.junitReport);
-  if (read.reportError || read.results.length === 0) return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: read.reportError ?? `no report (exit ${code})` };
+  if (read.reportError || read.results.length === 0)
+    return { killed: false, failing: [], failingFiles: [], ms, tests: 0, note: read.reportError ?? `no report (exit ${code})` };
   const failed = read.results.filter((r) => r.status === 'failed' || r.status === 'error');
   return {
     killed: failed.length > 0,
@@ -263,7 +268,9 @@ export interface MutantOutcome {
   order?: number;
   /** the mutated file within its repository (realistic ones) */
   file?: string;
-  mutant: Pick<Mutant, 'id' | 'operator' | 'line' | 'original' | 'replacement'> & { parts?: Array<Pick<Mutant, 'id' | 'operator' | 'line' | 'original' | 'replacement'>> };
+  mutant: Pick<Mutant, 'id' | 'operator' | 'line' | 'original' | 'replacement'> & {
+    parts?: Array<Pick<Mutant, 'id' | 'operator' | 'line' | 'original' | 'replacement'>>;
+  };
   truth: string;
   targets: string[];
   status: string;
@@ -309,7 +316,14 @@ function sameSource(file: string, a: string, b: string): boolean {
   return sameProgram(file, a, b);
 }
 
-async function repairOne(input: { subject: Subject; mutant: Mutant; screen: ScreenResult; workDir: string; maxCandidates: number; coverage: boolean }): Promise<MutantOutcome> {
+async function repairOne(input: {
+  subject: Subject;
+  mutant: Mutant;
+  screen: ScreenResult;
+  workDir: string;
+  maxCandidates: number;
+  coverage: boolean;
+}): Promise<MutantOutcome> {
   const { subject, mutant, workDir } = input;
   const originalText = subject.text;
   const mutated = applyMutant(originalText, mutant);
@@ -421,37 +435,60 @@ async function pool<T, R>(items: T[], jobs: number, fn: (item: T, worker: number
 }
 
 /** One group's block (or, without `title`, a whole run's as before the groups). */
-export function report(outcomes: MutantOutcome[], meta: { seed: number; screened: number; killed: number; modules: number; totalMs: number; jobs: number; title?: string }): string {
+export function report(
+  outcomes: MutantOutcome[],
+  meta: { seed: number; screened: number; killed: number; modules: number; totalMs: number; jobs: number; title?: string },
+): string {
   const lines: string[] = [];
   const plausible = outcomes.filter((o) => o.plausible);
   const correct = outcomes.filter((o) => o.correct);
   const modules = new Set(outcomes.map((o) => o.module)).size;
-  if (meta.title) lines.push(`── ${meta.title}: ${outcomes.length} mutants over ${modules} files (screened ${meta.screened}, killed ${meta.killed}, from ${meta.modules} files with a green suite)`);
-  else lines.push(`flowfix mutants bench: seed ${meta.seed}, ${outcomes.length} mutants over ${modules} modules (screened ${meta.screened}, killed ${meta.killed}, from ${meta.modules} modules with a green unit suite), offline policy, ${meta.jobs} at a time`);
+  if (meta.title)
+    lines.push(
+      `── ${meta.title}: ${outcomes.length} mutants over ${modules} files (screened ${meta.screened}, killed ${meta.killed}, from ${meta.modules} files with a green suite)`,
+    );
+  else
+    lines.push(
+      `flowfix mutants bench: seed ${meta.seed}, ${outcomes.length} mutants over ${modules} modules (screened ${meta.screened}, killed ${meta.killed}, from ${meta.modules} modules with a green unit suite), offline policy, ${meta.jobs} at a time`,
+    );
   lines.push('');
   lines.push(`plausible (target tests pass)          ${pct(plausible.length, outcomes.length)}   target ≥ 60%`);
   lines.push(`correct (the original back, suite green) ${pct(correct.length, plausible.length)} of plausible   target ≥ 90%`);
   lines.push(`overfitting                            ${pct(plausible.filter((o) => o.overfitting).length, plausible.length)} of plausible, of which`);
   lines.push(`  another test of the module fails     ${plausible.filter((o) => o.suitePasses !== true).length}`);
-  lines.push(`  every test passes, code differs      ${plausible.filter((o) => o.suitePasses === true && !o.identical).length} (behaviour not shown equal: maybe equivalent, not counted correct)`);
+  lines.push(
+    `  every test passes, code differs      ${plausible.filter((o) => o.suitePasses === true && !o.identical).length} (behaviour not shown equal: maybe equivalent, not counted correct)`,
+  );
   lines.push(`mutated function top-1                 ${pct(outcomes.filter((o) => o.rank === 1).length, outcomes.length)}`);
   lines.push(`mutated function top-3                 ${pct(outcomes.filter((o) => o.rank !== null && o.rank <= 3).length, outcomes.length)}   target ≥ 90%`);
-  lines.push(`  ranks: ${[1, 2, 3, 4, 5].map((r) => `#${r} ${outcomes.filter((o) => o.rank === r).length}`).join(', ')}, not among the suspects ${outcomes.filter((o) => o.rank === null).length}`);
+  lines.push(
+    `  ranks: ${[1, 2, 3, 4, 5].map((r) => `#${r} ${outcomes.filter((o) => o.rank === r).length}`).join(', ')}, not among the suspects ${outcomes.filter((o) => o.rank === null).length}`,
+  );
   const walls = outcomes.map((o) => o.wallMs);
-  lines.push(`time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`);
+  lines.push(
+    `time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`,
+  );
   const phases = [...new Set(outcomes.flatMap((o) => Object.keys(o.phaseMs ?? {})))];
-  lines.push(`  by phase, mean s per run             ${phases.map((p) => `${p} ${(outcomes.reduce((n, o) => n + (o.phaseMs?.[p] ?? 0), 0) / Math.max(1, outcomes.length) / 1000).toFixed(1)}`).join(', ')}`);
+  lines.push(
+    `  by phase, mean s per run             ${phases.map((p) => `${p} ${(outcomes.reduce((n, o) => n + (o.phaseMs?.[p] ?? 0), 0) / Math.max(1, outcomes.length) / 1000).toFixed(1)}`).join(', ')}`,
+  );
   const lost = outcomes.reduce((n, o) => n + (o.timeoutMs ?? 0), 0);
   const runTime = walls.reduce((n, w) => n + w, 0);
-  lines.push(`  lost to timeouts                     ${(lost / 1000).toFixed(1)} s of ${(runTime / 1000).toFixed(1)} s run time (${runTime ? ((100 * lost) / runTime).toFixed(1) : '0.0'}%), ${outcomes.reduce((n, o) => n + (o.timeouts ?? 0), 0)} commands in ${outcomes.filter((o) => (o.timeouts ?? 0) > 0).length} runs`);
-  const greens = plausible.map((o) => o.candidates);
-  if (greens.length) lines.push(`  candidates tried to the fix          median ${quantile(greens, 0.5)}, p90 ${quantile(greens, 0.9)}, max ${Math.max(...greens)}; runs with no fix tried ${outcomes.filter((o) => !o.plausible).reduce((n, o) => n + o.candidates, 0)} in all`);
-  lines.push(`test-file edits                        ${outcomes.reduce((n, o) => n + o.testFileEdits, 0)} (must be 0)`);
-  if (!meta.title) lines.push(
-    Number.isFinite(meta.totalMs)
-      ? `whole bench                            ${(meta.totalMs / 60_000).toFixed(1)} min (screening included; cached screens are not re-run)`
-      : `whole bench                            a partial run: ${outcomes.length} of ${meta.killed} repaired when it was read`,
+  lines.push(
+    `  lost to timeouts                     ${(lost / 1000).toFixed(1)} s of ${(runTime / 1000).toFixed(1)} s run time (${runTime ? ((100 * lost) / runTime).toFixed(1) : '0.0'}%), ${outcomes.reduce((n, o) => n + (o.timeouts ?? 0), 0)} commands in ${outcomes.filter((o) => (o.timeouts ?? 0) > 0).length} runs`,
   );
+  const greens = plausible.map((o) => o.candidates);
+  if (greens.length)
+    lines.push(
+      `  candidates tried to the fix          median ${quantile(greens, 0.5)}, p90 ${quantile(greens, 0.9)}, max ${Math.max(...greens)}; runs with no fix tried ${outcomes.filter((o) => !o.plausible).reduce((n, o) => n + o.candidates, 0)} in all`,
+    );
+  lines.push(`test-file edits                        ${outcomes.reduce((n, o) => n + o.testFileEdits, 0)} (must be 0)`);
+  if (!meta.title)
+    lines.push(
+      Number.isFinite(meta.totalMs)
+        ? `whole bench                            ${(meta.totalMs / 60_000).toFixed(1)} min (screening included; cached screens are not re-run)`
+        : `whole bench                            a partial run: ${outcomes.length} of ${meta.killed} repaired when it was read`,
+    );
   lines.push('');
   lines.push('per operator                 mutants  plausible        correct          top-3');
   const ops = [...new Set(outcomes.map((o) => o.mutant.operator))].sort();
@@ -465,10 +502,16 @@ export function report(outcomes: MutantOutcome[], meta: { seed: number; screened
   lines.push('');
   const exits = new Map<string, number>();
   for (const o of outcomes.filter((x) => !x.plausible)) exits.set(o.exitReason, (exits.get(o.exitReason) ?? 0) + 1);
-  lines.push(`no fix, by exit reason: ${[...exits].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
+  lines.push(
+    `no fix, by exit reason: ${
+      [...exits]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') || 'none'
+    }`,
+  );
   return lines.join('\n');
 }
-
 
 export interface GroupMeta {
   screened: number;
@@ -487,7 +530,12 @@ export function groupedReport(outcomes: MutantOutcome[], meta: { seed: number; t
     const set = outcomes.filter((o) => groupOf(o) === g.name);
     const p = set.filter((o) => o.plausible);
     lines.push(
-      `  ${g.name.padEnd(12)} ${String(set.length).padStart(5)}  ${pct(p.length, set.length).padEnd(16)} ${pct(p.filter((o) => o.correct).length, p.length).padEnd(21)} ${pct(set.filter((o) => o.rank !== null && o.rank <= 3).length, set.length).padEnd(16)} ${(quantile(set.map((o) => o.wallMs), 0.5) / 1000).toFixed(1)}`,
+      `  ${g.name.padEnd(12)} ${String(set.length).padStart(5)}  ${pct(p.length, set.length).padEnd(16)} ${pct(p.filter((o) => o.correct).length, p.length).padEnd(21)} ${pct(set.filter((o) => o.rank !== null && o.rank <= 3).length, set.length).padEnd(16)} ${(
+        quantile(
+          set.map((o) => o.wallMs),
+          0.5,
+        ) / 1000
+      ).toFixed(1)}`,
     );
   }
   lines.push(
@@ -498,7 +546,12 @@ export function groupedReport(outcomes: MutantOutcome[], meta: { seed: number; t
   for (const g of present) {
     const gm = meta.groups[g.name] ?? { screened: 0, killed: 0, modules: 0 };
     lines.push('');
-    lines.push(report(outcomes.filter((o) => groupOf(o) === g.name), { seed: meta.seed, ...gm, totalMs: meta.totalMs, jobs: meta.jobs, title: `${g.name}: ${g.title}` }));
+    lines.push(
+      report(
+        outcomes.filter((o) => groupOf(o) === g.name),
+        { seed: meta.seed, ...gm, totalMs: meta.totalMs, jobs: meta.jobs, title: `${g.name}: ${g.title}` },
+      ),
+    );
   }
   return lines.join('\n');
 }
@@ -539,7 +592,14 @@ async function main(): Promise<void> {
       `${
         saved.groups
           ? groupedReport(saved.outcomes, { seed: saved.seed, totalMs: saved.totalMs ?? NaN, jobs: saved.jobs ?? 2, groups: saved.groups })
-          : report(saved.outcomes, { seed: saved.seed, screened: saved.screened, killed: saved.killed, modules: saved.modules, totalMs: saved.totalMs ?? NaN, jobs: saved.jobs ?? 2 })
+          : report(saved.outcomes, {
+              seed: saved.seed,
+              screened: saved.screened,
+              killed: saved.killed,
+              modules: saved.modules,
+              totalMs: saved.totalMs ?? NaN,
+              jobs: saved.jobs ?? 2,
+            })
       }\n`,
     );
     return;
@@ -549,7 +609,8 @@ async function main(): Promise<void> {
   const jobs = Number(values.jobs);
   const maxCandidates = Number(values['max-candidates']);
   for (const [name, n] of Object.entries({ seed, sample, jobs, maxCandidates })) {
-    if (!Number.isInteger(n) || n < (name === 'seed' ? 0 : 1)) throw new Error(`--${name} must be a whole number${name === 'seed' ? '' : ' ≥ 1'}, got ${JSON.stringify(values[name as keyof typeof values])}`);
+    if (!Number.isInteger(n) || n < (name === 'seed' ? 0 : 1))
+      throw new Error(`--${name} must be a whole number${name === 'seed' ? '' : ' ≥ 1'}, got ${JSON.stringify(values[name as keyof typeof values])}`);
   }
   const groups = selectGroups(values.corpus as string, values.order as string);
   const shares = splitSample(sample, groups);
@@ -590,7 +651,15 @@ async function main(): Promise<void> {
       await saveCache();
       const usable = all.filter((m) => usableBase(cache.base[m.file]));
       process.stderr.write(`own modules: ${all.length} with unit tests, ${usable.length} green on the original within ${MAX_SUITE_MS / 1000} s\n`);
-      for (const mod of usable) subjects.push({ corpus: 'own', key: mod.file, file: mod.file, text: readFileSync(path.join(ROOT, mod.file), 'utf8'), hash: hashes.get(mod.file) as string, mod });
+      for (const mod of usable)
+        subjects.push({
+          corpus: 'own',
+          key: mod.file,
+          file: mod.file,
+          text: readFileSync(path.join(ROOT, mod.file), 'utf8'),
+          hash: hashes.get(mod.file) as string,
+          mod,
+        });
     }
     if (groups.some((g) => g.corpus === 'realistic')) {
       const repos = realisticRepos();
@@ -604,9 +673,12 @@ async function main(): Promise<void> {
       });
       await saveCache();
       const usable = repos.filter((r) => usableBase(cache.base[`realistic:${r.name}`], MAX_REALISTIC_SUITE_MS));
-      process.stderr.write(`realistic repositories: ${repos.length}, ${usable.length} green on the original within ${MAX_REALISTIC_SUITE_MS / 1000} s (${usable.map((r) => r.name).join(', ')})\n`);
+      process.stderr.write(
+        `realistic repositories: ${repos.length}, ${usable.length} green on the original within ${MAX_REALISTIC_SUITE_MS / 1000} s (${usable.map((r) => r.name).join(', ')})\n`,
+      );
       for (const repo of usable) {
-        for (const file of sourcesOf(repo, ['ts', 'py'])) subjects.push({ corpus: 'realistic', key: `${repo.name}:${file}`, file, text: repo.files[file], hash: hashes.get(repo.name) as string, repo });
+        for (const file of sourcesOf(repo, ['ts', 'py']))
+          subjects.push({ corpus: 'realistic', key: `${repo.name}:${file}`, file, text: repo.files[file], hash: hashes.get(repo.name) as string, repo });
       }
     }
 
@@ -621,7 +693,9 @@ async function main(): Promise<void> {
       mine.sort((a, b) => a.id.localeCompare(b.id));
       firstOrder.set(s.key, mine);
     }
-    process.stderr.write(`mutants: ${[...firstOrder.values()].reduce((n, l) => n + l.length, 0)} first-order in named functions over ${subjects.length} files\n`);
+    process.stderr.write(
+      `mutants: ${[...firstOrder.values()].reduce((n, l) => n + l.length, 0)} first-order in named functions over ${subjects.length} files\n`,
+    );
 
     const keyOf = (o: { subject: Subject; mutant: Mutant }) => `${o.subject.key}#${o.mutant.id}#${o.subject.hash}`;
     const kept: Array<{ group: Group; subject: Subject; mutant: Mutant; screen: ScreenResult }> = [];
@@ -635,7 +709,9 @@ async function main(): Promise<void> {
       const random = groupRandom(seed, group);
       const pairRandom = seededRandom((seed ^ 0x5bd1e995) >>> 0);
       const mutantsOf = (s: Subject) =>
-        group.order === 1 ? (firstOrder.get(s.key) ?? []) : higherOrderMutants(s.text, firstOrder.get(s.key) ?? [], (m) => truthOf(s.file, s.text, m.line), pairRandom);
+        group.order === 1
+          ? (firstOrder.get(s.key) ?? [])
+          : higherOrderMutants(s.text, firstOrder.get(s.key) ?? [], (m) => truthOf(s.file, s.text, m.line), pairRandom);
       const order: Array<{ subject: Subject; mutant: Mutant }> = [];
       const queues = shuffled(inGroup, random).map((subject) => ({ subject, list: shuffled(mutantsOf(subject), random) }));
       for (let round = 0; queues.some((q) => q.list.length > round); round++) {
@@ -662,7 +738,13 @@ async function main(): Promise<void> {
               try {
                 if (item.subject.mod) {
                   const suite = await runSuite(dir, item.subject.mod.tests);
-                  res = { killed: suite.killed, failing: suite.failing, failingFiles: suite.killed ? await failingFiles(dir, item.subject.mod.tests) : [], ms: suite.ms, ...(suite.note ? { note: suite.note } : {}) };
+                  res = {
+                    killed: suite.killed,
+                    failing: suite.failing,
+                    failingFiles: suite.killed ? await failingFiles(dir, item.subject.mod.tests) : [],
+                    ms: suite.ms,
+                    ...(suite.note ? { note: suite.note } : {}),
+                  };
                 } else {
                   // a realistic repository's command runs its whole suite: there is no per-file target command to feed
                   const suite = await runRepoSuite(dir, (item.subject.repo as RealisticRepo).settings);
@@ -694,7 +776,11 @@ async function main(): Promise<void> {
 
     // 5. the pipeline on each, the groups interleaved (a run stopped half-way has measured every group)
     const byGroup = groups.map((g) => kept.filter((k) => k.group === g));
-    kept.splice(0, kept.length, ...Array.from({ length: Math.max(0, ...byGroup.map((l) => l.length)) }, (_, i) => byGroup.flatMap((l) => (l[i] ? [l[i]] : []))).flat());
+    kept.splice(
+      0,
+      kept.length,
+      ...Array.from({ length: Math.max(0, ...byGroup.map((l) => l.length)) }, (_, i) => byGroup.flatMap((l) => (l[i] ? [l[i]] : []))).flat(),
+    );
     let done = 0;
     const finished: MutantOutcome[] = [];
     const tag = `${values.corpus}-${values.order}`;
@@ -705,35 +791,43 @@ async function main(): Promise<void> {
       modules: subjects.length,
     });
     const outcomes = await pool(kept, jobs, async (item) => {
-      const o = await repairOne({ subject: item.subject, mutant: item.mutant, screen: item.screen, workDir, maxCandidates, coverage: !values['no-coverage'] }).catch(
-        (err: unknown): MutantOutcome => ({
-          // the bench's own failure on one mutant is recorded, not the end of the run
-          module: item.subject.key,
-          corpus: item.subject.corpus,
-          order: orderOf(item.mutant),
-          mutant: mutantInfo(item.mutant),
-          truth: '',
-          targets: item.screen.failing,
-          status: 'bench_error',
-          exitReason: 'bench_error',
-          exitDetail: err instanceof Error ? err.message : String(err),
-          plausible: false,
-          identical: false,
-          suitePasses: null,
-          correct: false,
-          overfitting: false,
-          rank: null,
-          testFileEdits: 0,
-          files: [],
-          diff: '',
-          wallMs: 0,
-          candidates: 0,
-        }),
-      );
+      const o = await repairOne({
+        subject: item.subject,
+        mutant: item.mutant,
+        screen: item.screen,
+        workDir,
+        maxCandidates,
+        coverage: !values['no-coverage'],
+      }).catch((err: unknown): MutantOutcome => ({
+        // the bench's own failure on one mutant is recorded, not the end of the run
+        module: item.subject.key,
+        corpus: item.subject.corpus,
+        order: orderOf(item.mutant),
+        mutant: mutantInfo(item.mutant),
+        truth: '',
+        targets: item.screen.failing,
+        status: 'bench_error',
+        exitReason: 'bench_error',
+        exitDetail: err instanceof Error ? err.message : String(err),
+        plausible: false,
+        identical: false,
+        suitePasses: null,
+        correct: false,
+        overfitting: false,
+        rank: null,
+        testFileEdits: 0,
+        files: [],
+        diff: '',
+        wallMs: 0,
+        candidates: 0,
+      }));
       done += 1;
       finished.push(o);
       // kept as it goes: a run stopped half-way still has its measured part (`--report PATH` prints it)
-      await writeFile(partialPath, JSON.stringify({ when: new Date().toISOString(), seed, sample, partial: true, ...totals(), groups: groupMeta, outcomes: finished }, null, 2));
+      await writeFile(
+        partialPath,
+        JSON.stringify({ when: new Date().toISOString(), seed, sample, partial: true, ...totals(), groups: groupMeta, outcomes: finished }, null, 2),
+      );
       process.stderr.write(
         `[${done}/${kept.length}] ${item.group.name.padEnd(11)} ${o.correct ? 'correct ' : o.plausible ? 'OVERFIT ' : 'no fix  '} ${o.module} ${o.mutant.operator} l${o.mutant.line} ${JSON.stringify(o.mutant.original.slice(0, 30))}→${JSON.stringify(o.mutant.replacement.slice(0, 30))} rank ${o.rank ?? '-'} ${(o.wallMs / 1000).toFixed(1)} s ${o.plausible ? '' : o.exitReason}\n`,
       );
@@ -745,7 +839,22 @@ async function main(): Promise<void> {
     const out = values.json ?? path.join(OUT, `mutants-seed${seed}-n${sample}-${tag}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     await writeFile(
       out,
-      JSON.stringify({ when: new Date().toISOString(), ...meta, ...totals(), corpus: values.corpus, order: values.order, sample, shares: Object.fromEntries(groups.map((g, i) => [g.name, shares[i]])), maxCandidates, coverage: !values['no-coverage'], outcomes }, null, 2),
+      JSON.stringify(
+        {
+          when: new Date().toISOString(),
+          ...meta,
+          ...totals(),
+          corpus: values.corpus,
+          order: values.order,
+          sample,
+          shares: Object.fromEntries(groups.map((g, i) => [g.name, shares[i]])),
+          maxCandidates,
+          coverage: !values['no-coverage'],
+          outcomes,
+        },
+        null,
+        2,
+      ),
     );
     process.stdout.write(`\nraw results: ${out}\n`);
   } finally {

@@ -15,9 +15,11 @@ export const CORPUS_FIXES: Record<string, Fix> = {
   'ts-cart/decimal-separator': [['src/money.ts', "whole + ',' +", "whole + '.' +"]],
   'ts-cart/flat-shipping-stale': [
     ['test/cart.test.ts', 'assert.equal(shippingCents(4999), 499);', 'assert.equal(shippingCents(4999), 599);'],
-    ['test/cart.test.ts', "priceCents: 2000, qty: 2 }]), 4499);", "priceCents: 2000, qty: 2 }]), 4599);"],
+    ['test/cart.test.ts', 'priceCents: 2000, qty: 2 }]), 4499);', 'priceCents: 2000, qty: 2 }]), 4599);'],
   ],
-  'ts-cart/bulk-discount-missing': [['src/cart.ts', 'applyDiscount(subtotal(items), discountPercent);', 'applyDiscount(subtotal(items), discountPercent || bulkDiscountPercent(items));']],
+  'ts-cart/bulk-discount-missing': [
+    ['src/cart.ts', 'applyDiscount(subtotal(items), discountPercent);', 'applyDiscount(subtotal(items), discountPercent || bulkDiscountPercent(items));'],
+  ],
   'ts-cart/round-half': [['src/money.ts', 'Math.sign(value) * Math.floor(Math.abs(value))', 'Math.sign(value) * Math.round(Math.abs(value))']],
   'ts-text/slug-length': [['src/slug.ts', 'if (next.length >= maxLength) break;', 'if (next.length > maxLength) break;']],
   'ts-text/greeting-noon': [['src/greet.ts', "hour <= 12 ? 'morning'", "hour < 12 ? 'morning'"]],
@@ -29,7 +31,13 @@ export const CORPUS_FIXES: Record<string, Fix> = {
     ['test/greet.test.ts', "'Good afternoon, Ann!'", "'Have a good afternoon, Ann!'"],
     ['test/greet.test.ts', "'Good evening, Ann!'", "'Have a good evening, Ann!'"],
   ],
-  'ts-text/slug-accents-missing': [['src/slug.ts', '  const words = title\n    .toLowerCase()', "  const words = title\n    .normalize('NFD')\n    .replace(/[\\u0300-\\u036f]/g, '')\n    .toLowerCase()"]],
+  'ts-text/slug-accents-missing': [
+    [
+      'src/slug.ts',
+      '  const words = title\n    .toLowerCase()',
+      "  const words = title\n    .normalize('NFD')\n    .replace(/[\\u0300-\\u036f]/g, '')\n    .toLowerCase()",
+    ],
+  ],
   'ts-text/wrap-gap': [['src/wrap.ts', 'line.length + gap.length + line.length', 'line.length + gap.length + word.length']],
   'ts-text/list-last-index': [['src/greet.ts', "' and ' + names[last];", "' and ' + names[last - 1];"]],
   'ts-text/list-unique-sorted': [['src/greet.ts', '  unique.sort();\n', '']],
@@ -37,7 +45,13 @@ export const CORPUS_FIXES: Record<string, Fix> = {
   'ts-sched/merge-negated': [['src/interval.ts', 'if (last && !(iv.start <= last.end))', 'if (last && iv.start <= last.end)']],
   'ts-sched/labels-swapped': [['src/paginate.ts', 'pageWindow(last, current)', 'pageWindow(current, last)']],
   'ts-sched/weekend-literal': [['src/calendar.ts', 'return n === 0 || n === 7;', 'return n === 0 || n === 6;']],
-  'ts-sched/zero-size-missing': [['src/paginate.ts', "  if (size <= 0) throw new RangeError('size must be positive');", "  if (size === 0) return 1;\n  if (size < 0) throw new RangeError('size must be positive');"]],
+  'ts-sched/zero-size-missing': [
+    [
+      'src/paginate.ts',
+      "  if (size <= 0) throw new RangeError('size must be positive');",
+      "  if (size === 0) return 1;\n  if (size < 0) throw new RangeError('size must be positive');",
+    ],
+  ],
   'ts-sched/overlap-inclusive': [['src/interval.ts', 'b.start < a.start', 'b.start < a.end']],
   'py-inventory/low-stock-direction': [['inventory/stock.py', 'if level > threshold]', 'if level < threshold]']],
   'py-inventory/member-minimum': [['inventory/pricing.py', '(member or total >= 20) or total >= 50', '(member and total >= 20) or total >= 50']],
@@ -47,8 +61,16 @@ export const CORPUS_FIXES: Record<string, Fix> = {
   'py-inventory/tax-rate-stale': [['tests/test_pricing.py', 'assert order_total(10, 2) == 24.0', 'assert order_total(10, 2) == 25.0']],
   'py-inventory/has-inverted': [['inventory/stock.py', '            return False\n        return True', '            return True\n        return False']],
   'py-inventory/discontinued-missing': [['inventory/stock.py', 'if n < threshold)', 'if n < threshold and sku not in self.discontinued)']],
-  'py-inventory/reserved-available': [['inventory/stock.py', 'self.levels.get(sku, 0) - self.levels.get(sku, 0)', 'self.levels.get(sku, 0) - self.reserved.get(sku, 0)']],
-  'py-inventory/version-on-add': [['inventory/stock.py', '        self.levels[sku] = self.levels.get(sku, 0) + qty\n', '        self.levels[sku] = self.levels.get(sku, 0) + qty\n        self.version += 1\n']],
+  'py-inventory/reserved-available': [
+    ['inventory/stock.py', 'self.levels.get(sku, 0) - self.levels.get(sku, 0)', 'self.levels.get(sku, 0) - self.reserved.get(sku, 0)'],
+  ],
+  'py-inventory/version-on-add': [
+    [
+      'inventory/stock.py',
+      '        self.levels[sku] = self.levels.get(sku, 0) + qty\n',
+      '        self.levels[sku] = self.levels.get(sku, 0) + qty\n        self.version += 1\n',
+    ],
+  ],
   'py-grades/cutoff-strict': [['grades/letters.py', 'if score > cutoff:', 'if score >= cutoff:']],
   'py-grades/percent-swapped': [['grades/stats.py', 'scale(value, 100, total)', 'scale(value, total, 100)']],
   'py-grades/describe-stale': [['tests/test_letters.py', 'assert describe("Ann", 85) == "Ann: B (85)"', 'assert describe("Ann", 85) == "Ann: B (85%)"']],

@@ -85,6 +85,11 @@ export interface OracleModel {
 
 /** The oracle behind a real HTTP server, in the given wire dialect (default openai). */
 export async function startOracleModel(fix: OracleFix, opts: { dialect?: Dialect; apiKey?: string } = {}): Promise<OracleModel> {
-  const server = await startScriptedModelServer({ script: oracleScript(fix), dialect: opts.dialect ?? 'openai', ...(opts.apiKey ? { apiKey: opts.apiKey } : {}), model: 'oracle' });
+  const server = await startScriptedModelServer({
+    script: oracleScript(fix),
+    dialect: opts.dialect ?? 'openai',
+    ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    model: 'oracle',
+  });
   return { url: server.url, server, close: () => server.close() };
 }

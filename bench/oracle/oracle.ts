@@ -106,7 +106,13 @@ export async function runOracleCase(input: OracleCaseInput): Promise<OracleOutco
   const model = await startOracleModel({ diff: input.fixDiff });
   const events: AgentEvent[] = [];
   try {
-    const modelSettings = ModelSettingsSchema.parse({ policy: 'llm', baseUrl: model.url, model: 'oracle', editProtocol: 'tools', stream: input.stream ?? true });
+    const modelSettings = ModelSettingsSchema.parse({
+      policy: 'llm',
+      baseUrl: model.url,
+      model: 'oracle',
+      editProtocol: 'tools',
+      stream: input.stream ?? true,
+    });
     // assembled as a server run is: the model's policy and its root-cause summary
     const { policies, summarise } = assembleRun({ policy: 'llm', modelSettings, env: { FLOWFIX_MODEL_API_KEY: 'oracle' } });
     const result = await runRepair({

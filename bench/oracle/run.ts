@@ -88,7 +88,9 @@ async function sampleMutants(input: { seed: number; sample: number; jobs: number
         }
         if (base.killed || base.note || base.tests === 0 || base.ms > MAX_SUITE_MS) continue;
         const text = readFileSync(path.join(ROOT, mod.file), 'utf8');
-        const all = [...(await strykerMutants([{ file: mod.file, text }])), ...ownMutants(mod.file, text)].filter((m) => truthOf(mod.file, text, m.line) !== null);
+        const all = [...(await strykerMutants([{ file: mod.file, text }])), ...ownMutants(mod.file, text)].filter(
+          (m) => truthOf(mod.file, text, m.line) !== null,
+        );
         all.sort((a, b) => a.id.localeCompare(b.id));
         // a stream per module: the order does not depend on which worker got there first
         const mutants = shuffled(all, seededRandom((input.seed ^ Number.parseInt(hash, 16)) >>> 0)).slice(0, MAX_TRIES_PER_MODULE);
@@ -99,7 +101,13 @@ async function sampleMutants(input: { seed: number; sample: number; jobs: number
             await writeFile(path.join(dir, mod.file), applyMutant(text, mutant));
             try {
               const suite = await runSuite(dir, mod.tests);
-              res = { killed: suite.killed, failing: suite.failing, failingFiles: suite.killed ? await failingFiles(dir, mod.tests) : [], ms: suite.ms, ...(suite.note ? { note: suite.note } : {}) };
+              res = {
+                killed: suite.killed,
+                failing: suite.failing,
+                failingFiles: suite.killed ? await failingFiles(dir, mod.tests) : [],
+                ms: suite.ms,
+                ...(suite.note ? { note: suite.note } : {}),
+              };
             } finally {
               await writeFile(path.join(dir, mod.file), text);
             }
@@ -182,7 +190,8 @@ async function rightFiles(bug: CorpusBug, repoDir: string, base: string, head: s
     const out: Record<string, string> = {};
     for (const [file, find, replace] of written) {
       const text = out[file] ?? heads[file];
-      if (text === undefined || text.split(find).length !== 2) throw new Error(`${bug.id}: the written fix's ${JSON.stringify(find.slice(0, 60))} does not occur once in ${file}`);
+      if (text === undefined || text.split(find).length !== 2)
+        throw new Error(`${bug.id}: the written fix's ${JSON.stringify(find.slice(0, 60))} does not occur once in ${file}`);
       out[file] = text.replace(find, () => replace);
     }
     return out;
@@ -192,7 +201,9 @@ async function rightFiles(bug: CorpusBug, repoDir: string, base: string, head: s
     if (isTestPath(change.file) || out[change.file] !== undefined) continue;
     const zero = (await git(repoDir, ['diff', '--no-color', '--no-ext-diff', '-U0', base, head, '--', change.file])).stdout;
     const lines = heads[change.file].split('\n');
-    const hunks = parseUnifiedDiff(zero).flatMap((f) => f.hunks).filter((h) => h.lines.some((l) => l.type === '-'));
+    const hunks = parseUnifiedDiff(zero)
+      .flatMap((f) => f.hunks)
+      .filter((h) => h.lines.some((l) => l.type === '-'));
     // from the bottom up, so the line numbers above stay right; a hunk with no new lines sits after line newStart
     for (const h of [...hunks].sort((a, b) => b.newStart - a.newStart)) {
       const removed = h.lines.filter((l) => l.type === '-').map((l) => l.text);
@@ -201,7 +212,8 @@ async function rightFiles(bug: CorpusBug, repoDir: string, base: string, head: s
       const unpaired: string[] = [];
       for (const r of removed) {
         let best = -1;
-        for (const [i, a] of added.entries()) if (!back.has(i) && likeness(r, a) >= REWRITE_LIKENESS && (best < 0 || likeness(r, a) > likeness(r, added[best]))) best = i;
+        for (const [i, a] of added.entries())
+          if (!back.has(i) && likeness(r, a) >= REWRITE_LIKENESS && (best < 0 || likeness(r, a) > likeness(r, added[best]))) best = i;
         if (best < 0) unpaired.push(r);
         else back.set(best, r);
       }
@@ -245,7 +257,9 @@ export function report(outcomes: OracleCaseOutcome[], meta: { seed: number; jobs
   const lines: string[] = [];
   const reached = outcomes.filter((o) => o.reached);
   const by = (corpus: string) => outcomes.filter((o) => o.corpus === corpus);
-  lines.push(`flowfix oracle bench (perfect-model ceiling): ${outcomes.length} cases (${by('mutants').length} mutants, seed ${meta.seed}; ${by('agent').length} bench/agent bugs), ${meta.jobs} at a time`);
+  lines.push(
+    `flowfix oracle bench (perfect-model ceiling): ${outcomes.length} cases (${by('mutants').length} mutants, seed ${meta.seed}; ${by('agent').length} bench/agent bugs), ${meta.jobs} at a time`,
+  );
   lines.push('');
   lines.push(`reached a reviewer                     ${pct(reached.length, outcomes.length)}   target ≥ 97%`);
   for (const corpus of ['mutants', 'agent']) {
@@ -257,13 +271,21 @@ export function report(outcomes: OracleCaseOutcome[], meta: { seed: number; jobs
   lines.push(`right function in the top-3 suspects   ${pct(withTruth.filter((o) => o.top3).length, withTruth.length)}`);
   for (const corpus of ['mutants', 'agent']) {
     const set = by(corpus).filter((o) => o.truth);
-    if (set.length) lines.push(`  ${corpus.padEnd(36)} ${pct(set.filter((o) => o.top3).length, set.length)}; ranks #1 ${set.filter((o) => o.rank === 1).length}, #2 ${set.filter((o) => o.rank === 2).length}, #3 ${set.filter((o) => o.rank === 3).length}, lower ${set.filter((o) => (o.rank ?? 0) > 3).length}, absent ${set.filter((o) => o.rank === null).length}`);
+    if (set.length)
+      lines.push(
+        `  ${corpus.padEnd(36)} ${pct(set.filter((o) => o.top3).length, set.length)}; ranks #1 ${set.filter((o) => o.rank === 1).length}, #2 ${set.filter((o) => o.rank === 2).length}, #3 ${set.filter((o) => o.rank === 3).length}, lower ${set.filter((o) => (o.rank ?? 0) > 3).length}, absent ${set.filter((o) => o.rank === null).length}`,
+      );
   }
   const walls = outcomes.map((o) => o.wallMs);
-  lines.push(`time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`);
+  lines.push(
+    `time per run                           median ${(quantile(walls, 0.5) / 1000).toFixed(1)} s, p90 ${(quantile(walls, 0.9) / 1000).toFixed(1)} s, max ${(Math.max(0, ...walls) / 1000).toFixed(1)} s`,
+  );
   const phases = ['setup', 'red', 'localise', 'patch', 'verify', 'summary'] as const;
   const timed = outcomes.filter((o) => o.phaseMs && Object.keys(o.phaseMs).length);
-  if (timed.length) lines.push(`  by phase, mean s per run             ${phases.map((p) => `${p} ${(timed.reduce((n, o) => n + (o.phaseMs[p] ?? 0), 0) / timed.length / 1000).toFixed(1)}`).join(', ')}; in commands ${(timed.reduce((n, o) => n + o.commandMs, 0) / timed.length / 1000).toFixed(1)}`);
+  if (timed.length)
+    lines.push(
+      `  by phase, mean s per run             ${phases.map((p) => `${p} ${(timed.reduce((n, o) => n + (o.phaseMs[p] ?? 0), 0) / timed.length / 1000).toFixed(1)}`).join(', ')}; in commands ${(timed.reduce((n, o) => n + o.commandMs, 0) / timed.length / 1000).toFixed(1)}`,
+    );
   if (Number.isFinite(meta.totalMs)) lines.push(`whole bench                            ${(meta.totalMs / 60_000).toFixed(1)} min (mutant screening included)`);
   const lost = outcomes.filter((o) => !o.reached);
   lines.push('');
@@ -293,9 +315,11 @@ async function main(): Promise<void> {
   const sample = Number(values.sample);
   const jobs = Number(values.jobs);
   for (const [name, n] of Object.entries({ seed, sample, jobs })) {
-    if (!Number.isInteger(n) || n < (name === 'jobs' ? 1 : 0)) throw new Error(`--${name} must be a whole number${name === 'jobs' ? ' ≥ 1' : ''}, got ${JSON.stringify(values[name as keyof typeof values])}`);
+    if (!Number.isInteger(n) || n < (name === 'jobs' ? 1 : 0))
+      throw new Error(`--${name} must be a whole number${name === 'jobs' ? ' ≥ 1' : ''}, got ${JSON.stringify(values[name as keyof typeof values])}`);
   }
-  if (!['mutants', 'agent', 'all'].includes(values.corpus as string)) throw new Error(`--corpus must be mutants, agent or all, got ${JSON.stringify(values.corpus)}`);
+  if (!['mutants', 'agent', 'all'].includes(values.corpus as string))
+    throw new Error(`--corpus must be mutants, agent or all, got ${JSON.stringify(values.corpus)}`);
   const started = performance.now();
   await mkdir(OUT, { recursive: true });
   const workDir = await mkdtemp(path.join(tmpdir(), 'flowfix-oracle-'));
@@ -303,7 +327,8 @@ async function main(): Promise<void> {
     type Job = { id: string; run: () => Promise<OracleCaseOutcome> };
     const todo: Job[] = [];
     if (values.corpus !== 'agent' && sample > 0) {
-      for (const c of await sampleMutants({ seed, sample, jobs, workDir, filter: values.filter })) todo.push({ id: `${c.mod.file}#${c.mutant.id}`, run: () => runMutantCase(c, workDir) });
+      for (const c of await sampleMutants({ seed, sample, jobs, workDir, filter: values.filter }))
+        todo.push({ id: `${c.mod.file}#${c.mutant.id}`, run: () => runMutantCase(c, workDir) });
     }
     if (values.corpus !== 'mutants') {
       for (const bug of BUGS.filter((b) => !values.filter || b.id.includes(values.filter))) todo.push({ id: bug.id, run: () => runBugCase(bug, workDir) });
@@ -315,32 +340,32 @@ async function main(): Promise<void> {
       Array.from({ length: jobs }, async () => {
         while (next < todo.length) {
           const job = todo[next++];
-          const o = await job.run().catch(
-            (err: unknown): OracleCaseOutcome => ({
-              // the bench's own failure on one case is recorded as a loss, not the end of the run
-              id: job.id,
-              corpus: job.id.includes('#') ? 'mutants' : 'agent',
-              kind: 'bench_error',
-              reached: false,
-              status: 'bench_error',
-              exitReason: 'bench_error',
-              phase: null,
-              reason: `bench error: ${err instanceof Error ? err.message : String(err)}`,
-              sameDiff: false,
-              truth: null,
-              rank: null,
-              top3: false,
-              suspects: [],
-              modelCalls: 0,
-              wallMs: 0,
-              phaseMs: {},
-              commandMs: 0,
-              diff: '',
-            }),
-          );
+          const o = await job.run().catch((err: unknown): OracleCaseOutcome => ({
+            // the bench's own failure on one case is recorded as a loss, not the end of the run
+            id: job.id,
+            corpus: job.id.includes('#') ? 'mutants' : 'agent',
+            kind: 'bench_error',
+            reached: false,
+            status: 'bench_error',
+            exitReason: 'bench_error',
+            phase: null,
+            reason: `bench error: ${err instanceof Error ? err.message : String(err)}`,
+            sameDiff: false,
+            truth: null,
+            rank: null,
+            top3: false,
+            suspects: [],
+            modelCalls: 0,
+            wallMs: 0,
+            phaseMs: {},
+            commandMs: 0,
+            diff: '',
+          }));
           outcomes.push(o);
           await writeFile(partialPath, JSON.stringify({ when: new Date().toISOString(), seed, jobs, partial: true, outcomes }, null, 2));
-          process.stderr.write(`[${outcomes.length}/${todo.length}] ${o.reached ? 'reached' : 'LOST   '} ${o.id} top3 ${o.top3 ? 'yes' : 'no '} ${(o.wallMs / 1000).toFixed(1)} s${o.reached ? '' : `  [${o.phase}] ${(o.reason ?? '').slice(0, 200)}`}\n`);
+          process.stderr.write(
+            `[${outcomes.length}/${todo.length}] ${o.reached ? 'reached' : 'LOST   '} ${o.id} top3 ${o.top3 ? 'yes' : 'no '} ${(o.wallMs / 1000).toFixed(1)} s${o.reached ? '' : `  [${o.phase}] ${(o.reason ?? '').slice(0, 200)}`}\n`,
+          );
         }
       }),
     );

@@ -69,7 +69,9 @@ export function AuditPanel() {
   return (
     <section className="stack" data-testid="admin-audit">
       <div className="toolbar">
-        <p className="muted admin-lead">Who did what, newest first: sign-ins and failed attempts, lockouts, role changes, tokens, decisions on fixes and settings.</p>
+        <p className="muted admin-lead">
+          Who did what, newest first: sign-ins and failed attempts, lockouts, role changes, tokens, decisions on fixes and settings.
+        </p>
         <a className="btn btn-small" href={auditExportUrl(filter, 'csv')} download data-testid="audit-export-csv">
           Export CSV
         </a>

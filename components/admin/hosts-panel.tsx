@@ -51,8 +51,8 @@ function RegisterHostForm({ onDone }: { onDone: () => void }) {
       {kind === 'GITHUB' && (
         <div className="stack">
           <p className="small">
-            Create the App from this manifest (GitHub: Settings → Developer settings → GitHub Apps, or your Enterprise Server’s
-            equivalent), generate a private key, then enter the App id, the key and the webhook secret you chose below.
+            Create the App from this manifest (GitHub: Settings → Developer settings → GitHub Apps, or your Enterprise Server’s equivalent), generate a private
+            key, then enter the App id, the key and the webhook secret you chose below.
           </p>
           <pre className="mono small admin-manifest" data-testid="host-manifest">
             {manifest.data ? JSON.stringify(manifest.data, null, 2) : manifest.isError ? describeError(manifest.error) : 'Loading…'}
@@ -61,7 +61,14 @@ function RegisterHostForm({ onDone }: { onDone: () => void }) {
       )}
       <label className="field admin-narrow">
         Name
-        <input className="input" required value={name} onChange={(e) => setName(e.target.value)} placeholder={kind === 'GITHUB' ? 'github.com' : 'gitlab.example.com'} data-testid="host-name" />
+        <input
+          className="input"
+          required
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder={kind === 'GITHUB' ? 'github.com' : 'gitlab.example.com'}
+          data-testid="host-name"
+        />
       </label>
       <label className="field">
         API URL
@@ -76,7 +83,15 @@ function RegisterHostForm({ onDone }: { onDone: () => void }) {
           </label>
           <label className="field">
             Private key (PEM)
-            <textarea className="input mono" required rows={4} value={privateKey} onChange={(e) => setPrivateKey(e.target.value)} spellCheck={false} data-testid="host-private-key" />
+            <textarea
+              className="input mono"
+              required
+              rows={4}
+              value={privateKey}
+              onChange={(e) => setPrivateKey(e.target.value)}
+              spellCheck={false}
+              data-testid="host-private-key"
+            />
           </label>
         </>
       ) : (
@@ -87,7 +102,14 @@ function RegisterHostForm({ onDone }: { onDone: () => void }) {
       )}
       <label className="field">
         Webhook secret
-        <input className="input mono" type="password" required value={webhookSecret} onChange={(e) => setWebhookSecret(e.target.value)} data-testid="host-webhook-secret" />
+        <input
+          className="input mono"
+          type="password"
+          required
+          value={webhookSecret}
+          onChange={(e) => setWebhookSecret(e.target.value)}
+          data-testid="host-webhook-secret"
+        />
       </label>
       <p className="muted small">Secrets are stored encrypted and never shown again.</p>
       {register.isError && (
@@ -249,7 +271,9 @@ export function HostsPanel() {
           {describeError(hosts.error)}
         </div>
       )}
-      {hosts.data?.map((h) => <HostCard key={h.id} host={h} />)}
+      {hosts.data?.map((h) => (
+        <HostCard key={h.id} host={h} />
+      ))}
       {hosts.data?.length === 0 && !registering && <p className="muted">No code host connected.</p>}
       {registering ? (
         <RegisterHostForm onDone={() => setRegistering(false)} />

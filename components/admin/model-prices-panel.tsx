@@ -32,8 +32,10 @@ function tableOf(rows: Row[]): { prices: Record<string, ModelPrice> } | { proble
     if (Object.hasOwn(prices, model)) return { problem: `${model} is listed twice.` };
     const input = Number(row.input);
     const output = Number(row.output);
-    if (row.input.trim() === '' || !Number.isFinite(input) || input < 0) return { problem: `${model}: the input price must be a number of dollars, 0 or more.` };
-    if (row.output.trim() === '' || !Number.isFinite(output) || output < 0) return { problem: `${model}: the output price must be a number of dollars, 0 or more.` };
+    if (row.input.trim() === '' || !Number.isFinite(input) || input < 0)
+      return { problem: `${model}: the input price must be a number of dollars, 0 or more.` };
+    if (row.output.trim() === '' || !Number.isFinite(output) || output < 0)
+      return { problem: `${model}: the output price must be a number of dollars, 0 or more.` };
     prices[model] = { inputPerMTokUsd: input, outputPerMTokUsd: output };
   }
   return { prices };
@@ -111,7 +113,12 @@ function PriceEditor({ table }: { table: ModelPriceTable }) {
                   />
                 </td>
                 <td className="admin-actions">
-                  <button className="btn btn-small" type="button" onClick={() => setRows((rs) => rs.filter((r) => r.key !== row.key))} data-testid={`price-remove-${i}`}>
+                  <button
+                    className="btn btn-small"
+                    type="button"
+                    onClick={() => setRows((rs) => rs.filter((r) => r.key !== row.key))}
+                    data-testid={`price-remove-${i}`}
+                  >
                     Remove
                   </button>
                 </td>
@@ -150,10 +157,9 @@ export function ModelPricesPanel() {
   return (
     <section className="stack" data-testid="model-prices-panel">
       <p className="muted">
-        What each model costs, in US dollars per million tokens. A run&apos;s cost is computed from this table (a repository&apos;s own{' '}
-        <code>prices</code> in its model settings win for the models they name). A model that is not listed has an unknown cost — shown as
-        “unknown”, never $0 — and its runs&apos; cost budget cannot be enforced (the token budget still is). Azure answers with the model behind
-        the deployment: list either name.
+        What each model costs, in US dollars per million tokens. A run&apos;s cost is computed from this table (a repository&apos;s own <code>prices</code> in
+        its model settings win for the models they name). A model that is not listed has an unknown cost — shown as “unknown”, never $0 — and its runs&apos;
+        cost budget cannot be enforced (the token budget still is). Azure answers with the model behind the deployment: list either name.
       </p>
       {query.isError && (
         <div className="alert alert-error" role="alert">

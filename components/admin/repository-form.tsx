@@ -12,13 +12,18 @@ import { useRegisterRepository, useUpdateRepository, type RepositoryInput } from
 // (common/settings.ts), which names the offending path.
 
 const COMMAND_FIELDS = [
-  { key: 'install', label: 'Install command', placeholder: 'npm ci', help: 'Runs once per workspace in the sandbox, reaching only the registries; dependency install scripts stay off unless "allowInstallScripts": true.' },
+  {
+    key: 'install',
+    label: 'Install command',
+    placeholder: 'npm ci',
+    help: 'Runs once per workspace in the sandbox, reaching only the registries; dependency install scripts stay off unless "allowInstallScripts": true.',
+  },
   { key: 'build', label: 'Build command', placeholder: 'npm run build', help: 'Optional. Checked by the compile gate.' },
   {
     key: 'test',
     label: 'Target test command (template)',
     placeholder: 'node --test --test-reporter=junit --test-reporter-destination=junit.xml --test-name-pattern={namePattern}',
-    help: "Empty: detected from the repository (its test script, runner config and lock file), with a report flowfix reads. Placeholders: {ids} {names} {files} {namePattern}, shell-quoted.",
+    help: 'Empty: detected from the repository (its test script, runner config and lock file), with a report flowfix reads. Placeholders: {ids} {names} {files} {namePattern}, shell-quoted.',
   },
   { key: 'regression', label: 'Regression command', placeholder: 'npm test', help: 'The full suite. Defaults to the test command with no targets.' },
   { key: 'junitReport', label: 'JUnit report path', placeholder: 'junit.xml', help: 'Relative to the repository; * and ** allowed.' },
@@ -169,8 +174,8 @@ export function RepositoryForm({ repo, onDone }: { repo: AdminRepository | null;
             data-testid="repo-filter-policy"
           />
           <span className="muted small">
-            Only what differs from the defaults; empty means all defaults. Pre-filters skip drafts (<code>draft</code>), bots (<code>botAuthor</code>), large changes, likely
-            infrastructure failures, known-flaky tests and unsupported languages; “Settings in effect” lists them all.
+            Only what differs from the defaults; empty means all defaults. Pre-filters skip drafts (<code>draft</code>), bots (<code>botAuthor</code>), large
+            changes, likely infrastructure failures, known-flaky tests and unsupported languages; “Settings in effect” lists them all.
           </span>
         </label>
         <label className="field">
@@ -178,7 +183,9 @@ export function RepositoryForm({ repo, onDone }: { repo: AdminRepository | null;
           <textarea
             className="input mono admin-json"
             rows={6}
-            placeholder={'{ "model": "qwen2.5-coder:7b", "baseUrl": "http://localhost:11434", "dialect": "ollama", "editProtocol": "auto", "contextTokens": 8192, "maxToolCalls": 100, "maxCostUsd": 5 }'}
+            placeholder={
+              '{ "model": "qwen2.5-coder:7b", "baseUrl": "http://localhost:11434", "dialect": "ollama", "editProtocol": "auto", "contextTokens": 8192, "maxToolCalls": 100, "maxCostUsd": 5 }'
+            }
             value={state.otherModel}
             onChange={(e) => set('otherModel', e.target.value)}
             data-testid="repo-model-settings"
@@ -189,7 +196,9 @@ export function RepositoryForm({ repo, onDone }: { repo: AdminRepository | null;
           <textarea
             className="input mono admin-json"
             rows={4}
-            placeholder={'{ "timeLimits": { "testSeconds": 300 }, "network": false, "allowInstallScripts": false, "limits": { "memoryMb": 4096 }, "env": { "CI": "1" } }'}
+            placeholder={
+              '{ "timeLimits": { "testSeconds": 300 }, "network": false, "allowInstallScripts": false, "limits": { "memoryMb": 4096 }, "env": { "CI": "1" } }'
+            }
             value={state.otherSettings}
             onChange={(e) => set('otherSettings', e.target.value)}
             data-testid="repo-other-settings"

@@ -30,8 +30,8 @@ export function SandboxPanel() {
     <section className="card" data-testid="sandbox-panel">
       <h2 className="card-title">Sandbox</h2>
       <p>
-        {status.probe.ok ? 'The sandbox works on this machine.' : `The sandbox does not work on this machine: ${status.probe.reason}`}{' '}
-        Mode: <strong data-testid="sandbox-mode">{status.mode}</strong>.
+        {status.probe.ok ? 'The sandbox works on this machine.' : `The sandbox does not work on this machine: ${status.probe.reason}`} Mode:{' '}
+        <strong data-testid="sandbox-mode">{status.mode}</strong>.
       </p>
       {status.mode === 'unsafe' ? (
         <button type="button" className="btn btn-small" onClick={() => void change('sandboxed')}>

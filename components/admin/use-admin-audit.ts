@@ -13,7 +13,6 @@ export interface AuditFilterInput {
   to: string;
 }
 
-
 /** The audit log under a filter, newest first, a keyset page at a time. */
 export function useAdminAudit(filter: AuditFilterInput) {
   return useInfiniteQuery({

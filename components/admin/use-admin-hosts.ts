@@ -30,7 +30,8 @@ export function useHostRepositories(hostId: string | null) {
   return useQuery({
     queryKey: [...adminHostsKey, hostId, 'repositories'],
     enabled: hostId !== null,
-    queryFn: () => requestJson<{ repositories: AdminHostRepository[] }>(`/api/admin/hosts/${encodeURIComponent(hostId ?? '')}/repositories`).then((r) => r.repositories),
+    queryFn: () =>
+      requestJson<{ repositories: AdminHostRepository[] }>(`/api/admin/hosts/${encodeURIComponent(hostId ?? '')}/repositories`).then((r) => r.repositories),
   });
 }
 

@@ -40,10 +40,6 @@ export function useUpdateRepository() {
         (r) => r.repository,
       ),
     // token scopes list repository names, so refresh tokens too
-    onSuccess: () =>
-      Promise.all([
-        client.invalidateQueries({ queryKey: adminRepositoriesKey }),
-        client.invalidateQueries({ queryKey: ['admin', 'tokens'] }),
-      ]),
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: adminRepositoriesKey }), client.invalidateQueries({ queryKey: ['admin', 'tokens'] })]),
   });
 }

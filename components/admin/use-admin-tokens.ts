@@ -25,8 +25,7 @@ export function useIssueToken() {
 export function useRevokeToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) =>
-      requestJson<{ token: AdminToken }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
+    mutationFn: (id: string) => requestJson<{ token: AdminToken }>(`/api/admin/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
     onSuccess: () => client.invalidateQueries({ queryKey: adminTokensKey }),
   });
 }

@@ -122,10 +122,7 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
   }
 
   function save() {
-    update.mutate(
-      { id: user.id, roles, ...(newPassword ? { password: newPassword } : {}) },
-      { onSuccess: () => setEditing(false) },
-    );
+    update.mutate({ id: user.id, roles, ...(newPassword ? { password: newPassword } : {}) }, { onSuccess: () => setEditing(false) });
   }
 
   return (
@@ -308,10 +305,13 @@ export function UsersPanel({ currentUserId }: { currentUserId: string }) {
               <>with no role: they can sign in but see nothing until given one.</>
             ) : (
               <>
-                with the {created.roles.length === 1 ? 'role' : 'roles'} <strong>{ROLES.filter((r) => created.roles.includes(r))
+                with the {created.roles.length === 1 ? 'role' : 'roles'}{' '}
+                <strong>
+                  {ROLES.filter((r) => created.roles.includes(r))
                     .map((r) => r.toLowerCase())
-                    .join(', ')}</strong>. They sign in
-                with the initial password you chose.
+                    .join(', ')}
+                </strong>
+                . They sign in with the initial password you chose.
               </>
             )}
           </span>

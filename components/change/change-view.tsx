@@ -57,9 +57,7 @@ function EditBar({
     <div className="card edit-bar" data-testid="edit-bar">
       <div className="row">
         <strong>Editing the fix.</strong>
-        <span className="muted">
-          Change the right-hand side, then submit: the edited fix is compiled and tested again before it is applied.
-        </span>
+        <span className="muted">Change the right-hand side, then submit: the edited fix is compiled and tested again before it is applied.</span>
       </div>
       <div className="row">
         <button type="button" className="btn btn-primary" data-testid="edit-submit" disabled={count === 0 || submitting} onClick={onSubmit}>
@@ -78,15 +76,7 @@ function EditBar({
   );
 }
 
-export function ChangeView({
-  changeId,
-  initialData,
-  canDecide,
-}: {
-  changeId: string;
-  initialData: ChangeDetail;
-  canDecide: boolean;
-}) {
+export function ChangeView({ changeId, initialData, canDecide }: { changeId: string; initialData: ChangeDetail; canDecide: boolean }) {
   const query = useChangeDetail(changeId, initialData);
   const detail = query.data ?? initialData;
   const url = useUrlState();
@@ -134,9 +124,7 @@ export function ChangeView({
       <ChangeHeader
         detail={detail}
         actions={
-          canDecide ? (
-            <RunAgentButton changeId={changeId} disabled={active} readyFix={detail.fixes.some((f) => f.status === 'READY' && !f.isHistory)} />
-          ) : null
+          canDecide ? <RunAgentButton changeId={changeId} disabled={active} readyFix={detail.fixes.some((f) => f.status === 'READY' && !f.isHistory)} /> : null
         }
       />
       {query.isError && (

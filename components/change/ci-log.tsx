@@ -71,8 +71,7 @@ export function CiLog({ log, truncatedBytes }: { log: string; truncatedBytes: nu
                 onChange={(e) => setQuery(e.target.value)}
               />
               <label className="triage-toggle">
-                <input type="checkbox" checked={onlyMatches} onChange={(e) => setOnlyMatches(e.target.checked)} /> only matching
-                lines
+                <input type="checkbox" checked={onlyMatches} onChange={(e) => setOnlyMatches(e.target.checked)} /> only matching lines
               </label>
               {deferred && (
                 <span className="muted small" data-testid="ci-log-count" aria-live="polite">
@@ -92,9 +91,7 @@ export function CiLog({ log, truncatedBytes }: { log: string; truncatedBytes: nu
                     <Highlighted text={l.text} re={re} />
                   </div>
                 ))}
-                {rows.length > MAX_LINES_SHOWN && (
-                  <div className="muted">… {rows.length - MAX_LINES_SHOWN} more lines: narrow the search to see them</div>
-                )}
+                {rows.length > MAX_LINES_SHOWN && <div className="muted">… {rows.length - MAX_LINES_SHOWN} more lines: narrow the search to see them</div>}
               </pre>
             )}
           </>

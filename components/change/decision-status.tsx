@@ -28,7 +28,13 @@ export function DecisionStatus({
           {describeDecision(pending, 'pending')} in {seconds} s.
         </span>
         <button type="button" className="btn btn-small" onClick={() => decision.undo()} data-testid={ids.undo}>
-          Undo{undoKey ? <> <kbd>{undoKey}</kbd></> : null}
+          Undo
+          {undoKey ? (
+            <>
+              {' '}
+              <kbd>{undoKey}</kbd>
+            </>
+          ) : null}
         </button>
       </div>
     );

@@ -5,13 +5,7 @@ import { problemKindLabel } from '@/common/labels';
 
 // The failing tests of the latest reported revision. Every string here came
 // from CI (names, messages, excerpts) and is rendered as text.
-export function FailureEvidence({
-  failures,
-  testCounts,
-}: {
-  failures: ChangeDetail['failures'];
-  testCounts: ChangeDetail['testCounts'];
-}) {
+export function FailureEvidence({ failures, testCounts }: { failures: ChangeDetail['failures']; testCounts: ChangeDetail['testCounts'] }) {
   return (
     <section className="card" aria-labelledby="failures-title" data-testid="failure-evidence">
       <h2 className="card-title" id="failures-title">

@@ -96,8 +96,7 @@ export function FixCard({
       {!diffOpen && (
         <>
           <h3 className="fix-section-title" data-testid="fix-changes-title">
-            Changes{' '}
-            <span className="diff-add">+{fix.diffStat.additions}</span> <span className="diff-del">−{fix.diffStat.deletions}</span>
+            Changes <span className="diff-add">+{fix.diffStat.additions}</span> <span className="diff-del">−{fix.diffStat.deletions}</span>
             {fix.edited && (
               <>
                 {' '}

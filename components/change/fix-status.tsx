@@ -30,7 +30,10 @@ export function FixStatus({ fix }: { fix: FixView }) {
       <span className={`badge ${BADGE[fix.status]}`}>{LABEL[fix.status]}</span>
       {fix.status === 'APPLIED' && (
         <span className="small">
-          commit <span className="mono" data-testid="fix-applied-commit">{shortSha(fix.appliedCommit)}</span>
+          commit{' '}
+          <span className="mono" data-testid="fix-applied-commit">
+            {shortSha(fix.appliedCommit)}
+          </span>
           {fix.appliedBy ? ` by ${fix.appliedBy}` : ''} · {formatDateTime(fix.appliedAt)}
           {d?.kind === 'EDIT_ACCEPT' ? ' · edited before applying' : ''}
         </span>
@@ -42,12 +45,8 @@ export function FixStatus({ fix }: { fix: FixView }) {
         </span>
       )}
       {fix.status === 'DROPPED' && <span className="small muted">{fix.dropReason ?? 'dropped by a post-execution filter'}</span>}
-      {fix.status === 'STALE' && (
-        <span className="small muted">The branch moved on since this fix was made; a new run is needed.</span>
-      )}
-      {!fix.onLatestRevision && fix.status === 'READY' && (
-        <span className="small muted">made on revision {fix.revisionNumber}, not the latest</span>
-      )}
+      {fix.status === 'STALE' && <span className="small muted">The branch moved on since this fix was made; a new run is needed.</span>}
+      {!fix.onLatestRevision && fix.status === 'READY' && <span className="small muted">made on revision {fix.revisionNumber}, not the latest</span>}
       <span className="muted small fix-previews">
         {fix.previews} {fix.previews === 1 ? 'preview' : 'previews'}
       </span>

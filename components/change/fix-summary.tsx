@@ -3,6 +3,11 @@
 // to this page (lib/fixes/views.ts toFixView). This is the one place the
 // dashboard renders HTML it did not write.
 export function FixSummary({ html }: { html: string }) {
-  if (!html.trim()) return <p className="muted fix-summary" data-testid="fix-summary">No summary was written for this fix.</p>;
+  if (!html.trim())
+    return (
+      <p className="muted fix-summary" data-testid="fix-summary">
+        No summary was written for this fix.
+      </p>
+    );
   return <div className="fix-summary" data-testid="fix-summary" dangerouslySetInnerHTML={{ __html: html }} />;
 }

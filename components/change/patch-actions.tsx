@@ -22,7 +22,14 @@ export function PatchActions({ fixId }: { fixId: string }) {
         Download patch
       </a>
       <div className="patch-command">
-        <input className="input mono" readOnly value={command} aria-label="Command to apply the patch" data-testid="git-apply-command" onFocus={(e) => e.target.select()} />
+        <input
+          className="input mono"
+          readOnly
+          value={command}
+          aria-label="Command to apply the patch"
+          data-testid="git-apply-command"
+          onFocus={(e) => e.target.select()}
+        />
         <button type="button" className="btn btn-small" onClick={() => void copy()} data-testid="copy-git-apply">
           {copied === 'ok' ? 'Copied' : 'Copy'}
         </button>

@@ -39,10 +39,15 @@ export function RunHistory({ runs }: { runs: ChangeDetail['runs'] }) {
                     <Link href={`/runs/${encodeURIComponent(r.id)}`} data-testid="run-link">
                       {formatDateTime(r.createdAt)}
                     </Link>
-                    <div className="muted small">rev {r.revisionNumber}{r.requestedBy ? ` · by ${r.requestedBy}` : ''}</div>
+                    <div className="muted small">
+                      rev {r.revisionNumber}
+                      {r.requestedBy ? ` · by ${r.requestedBy}` : ''}
+                    </div>
                   </td>
                   <td>
-                    <span className={`badge ${RUN_BADGE[r.status] ?? ''}`}>{RUN_STATUS_LABELS[r.status as keyof typeof RUN_STATUS_LABELS] ?? humaniseCode(r.status)}</span>
+                    <span className={`badge ${RUN_BADGE[r.status] ?? ''}`}>
+                      {RUN_STATUS_LABELS[r.status as keyof typeof RUN_STATUS_LABELS] ?? humaniseCode(r.status)}
+                    </span>
                     {r.exitReason && r.exitReason !== 'fixed' && (
                       <div className="muted small run-exit" title={r.exitDetail ?? undefined}>
                         {exitReasonLabel(r.exitReason)}

@@ -23,7 +23,9 @@ export function useChangeDetail(changeId: string, initialData?: ChangeDetail) {
     refetchInterval: (query) => {
       const data = query.state.data;
       const active = data?.runs.some((r) => r.status === 'QUEUED' || r.status === 'RUNNING');
-      const applying = data?.fixes.some((f) => f.status === 'APPLYING' || (f.status === 'READY' && f.revalidation?.status === 'FIXED' && recent(f.revalidation.createdAt)));
+      const applying = data?.fixes.some(
+        (f) => f.status === 'APPLYING' || (f.status === 'READY' && f.revalidation?.status === 'FIXED' && recent(f.revalidation.createdAt)),
+      );
       return active || applying ? 5_000 : false;
     },
     retry: retryUnlessClientError,

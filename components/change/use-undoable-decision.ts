@@ -15,8 +15,7 @@ export const UNDO_MS = 5000;
 
 /** `title`: the change's title, where the page lists several fixes; without it the fix is "this fix" */
 export type DecisionRequest =
-  | { kind: 'accept'; fixId: string; title?: string }
-  | { kind: 'reject'; fixId: string; title?: string; reason: RejectReason; text?: string };
+  { kind: 'accept'; fixId: string; title?: string } | { kind: 'reject'; fixId: string; title?: string; reason: RejectReason; text?: string };
 
 export type PendingDecision = DecisionRequest & { due: number };
 
@@ -56,7 +55,12 @@ export function useUndoableDecision({ onDecided }: { onDecided?: (d: DecisionReq
         accept.mutate(d.fixId, {
           onSuccess: (r) => {
             onDecidedRef.current?.(d);
-            setOutcome({ kind: 'ok', text: `${describeDecision(d, 'done')}${r.commit ? ` as ${r.commit.slice(0, 12)}` : ''}.`, fixId: d.fixId, commit: r.commit ?? null });
+            setOutcome({
+              kind: 'ok',
+              text: `${describeDecision(d, 'done')}${r.commit ? ` as ${r.commit.slice(0, 12)}` : ''}.`,
+              fixId: d.fixId,
+              commit: r.commit ?? null,
+            });
           },
           onError,
         });
@@ -85,10 +89,13 @@ export function useUndoableDecision({ onDecided }: { onDecided?: (d: DecisionReq
   useEffect(() => {
     if (!pending) return;
     const tick = window.setInterval(() => setNow(Date.now()), 250);
-    const fire = window.setTimeout(() => {
-      setPending(null);
-      sendRef.current(pending);
-    }, Math.max(0, pending.due - Date.now()));
+    const fire = window.setTimeout(
+      () => {
+        setPending(null);
+        sendRef.current(pending);
+      },
+      Math.max(0, pending.due - Date.now()),
+    );
     return () => {
       window.clearInterval(tick);
       window.clearTimeout(fire);

@@ -14,17 +14,7 @@ const MonacoDiff = dynamic(() => import('./monaco-diff'), {
 
 const STATUS_MARK: Record<FixFile['status'], string> = { added: 'A', deleted: 'D', renamed: 'R', modified: 'M' };
 
-function FileList({
-  files,
-  selected,
-  edited,
-  onSelect,
-}: {
-  files: FixFile[];
-  selected: string;
-  edited: Set<string>;
-  onSelect: (path: string) => void;
-}) {
+function FileList({ files, selected, edited, onSelect }: { files: FixFile[]; selected: string; edited: Set<string>; onSelect: (path: string) => void }) {
   return (
     <ul className="diff-files" data-testid="diff-file-list" aria-label="Files in this fix">
       {files.map((f) => (
@@ -77,7 +67,12 @@ export function FixDiff({
   const sideBySide = layout === null ? !narrow : layout === 'side-by-side';
   const setSideBySide = (on: boolean) => setLayout(on ? 'side-by-side' : 'inline');
 
-  if (files.isPending) return <div className="card muted small" data-testid="diff-loading">Loading the fix’s files…</div>;
+  if (files.isPending)
+    return (
+      <div className="card muted small" data-testid="diff-loading">
+        Loading the fix’s files…
+      </div>
+    );
   if (files.isError) {
     return (
       <div className="alert alert-error" role="alert" data-testid="diff-error">

@@ -21,16 +21,7 @@ export interface MonacoDiffProps {
   height?: number;
 }
 
-export default function MonacoDiff({
-  path,
-  language,
-  original,
-  modified,
-  sideBySide,
-  editable,
-  onModifiedChange,
-  height,
-}: MonacoDiffProps) {
+export default function MonacoDiff({ path, language, original, modified, sideBySide, editable, onModifiedChange, height }: MonacoDiffProps) {
   // Monaco owns the text once mounted: a new `modified` prop (the parent keeps
   // the reviewer's edits) must not be pushed back into the model mid-typing,
   // which would drop keystrokes. The parent remounts (key) for another file.

@@ -31,10 +31,18 @@ export function AgreementView({ queueId }: { queueId: string }) {
   return (
     <section className="card" aria-labelledby="agreement-title" data-testid="agreement">
       <h2 className="card-title" id="agreement-title">
-        Agreement <span className="muted small">over {s.rated} items with two or more labels ({s.labels} labels)</span>
+        Agreement{' '}
+        <span className="muted small">
+          over {s.rated} items with two or more labels ({s.labels} labels)
+        </span>
       </h2>
       <div className="figure-row">
-        <Figure testId="percent-agreement" name="Percent agreement" value={formatPercent(s.percentAgreement, 1, 'n/a')} note="agreeing pairs of labels per item" />
+        <Figure
+          testId="percent-agreement"
+          name="Percent agreement"
+          value={formatPercent(s.percentAgreement, 1, 'n/a')}
+          note="agreeing pairs of labels per item"
+        />
         <Figure testId="fleiss-kappa" name="Fleiss’ κ" value={formatStatistic(s.fleissKappa)} note="chance-corrected, all graders" />
         <Figure testId="krippendorff-alpha" name="Krippendorff’s α" value={formatStatistic(s.krippendorffAlpha)} note="nominal, missing labels allowed" />
       </div>

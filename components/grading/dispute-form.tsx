@@ -39,7 +39,14 @@ export function DisputeForm({ item, dispute }: { item: GradingItemView; dispute:
       </label>
       <label className="field">
         Note (required)
-        <textarea className="input" rows={2} value={note} onChange={(e) => setNote(e.target.value)} placeholder="Why the label should change" data-testid="dispute-note" />
+        <textarea
+          className="input"
+          rows={2}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          placeholder="Why the label should change"
+          data-testid="dispute-note"
+        />
       </label>
       {dispute.isError && (
         <p className="field-error" role="alert">

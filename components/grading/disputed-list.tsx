@@ -45,7 +45,15 @@ function SettleForm({ queueId, item }: { queueId: string; item: DisputedItem }) 
       </label>
       <label className="field" style={{ flex: '1 1 320px' }}>
         Note
-        <textarea className="input" rows={1} value={note} onChange={(e) => setNote(e.target.value)} placeholder="Why this label" required data-testid="settle-note" />
+        <textarea
+          className="input"
+          rows={1}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          placeholder="Why this label"
+          required
+          data-testid="settle-note"
+        />
       </label>
       <button type="submit" className="btn btn-primary" disabled={settle.isPending || !note.trim()} data-testid="settle-submit">
         Settle
@@ -77,12 +85,18 @@ export function DisputedList({ queueId }: { queueId: string }) {
       </h2>
       {disputed.isPending && <p className="muted">Loading…</p>}
       {disputed.isError && <div className="alert alert-error">{disputed.error.message}</div>}
-      {disputed.data?.length === 0 && <p className="muted" data-testid="disputed-empty">Nothing to settle: every complete item agreed or is settled.</p>}
+      {disputed.data?.length === 0 && (
+        <p className="muted" data-testid="disputed-empty">
+          Nothing to settle: every complete item agreed or is settled.
+        </p>
+      )}
       <div className="stack">
         {disputed.data?.map((item) => (
           <article key={item.itemId} className="dispute" data-testid="disputed-item" data-item-id={item.itemId}>
             <div>
-              <span className="muted small">#{item.position + 1} · {item.change.repository} · {item.change.externalId}</span>
+              <span className="muted small">
+                #{item.position + 1} · {item.change.repository} · {item.change.externalId}
+              </span>
               <div className="triage-title">{item.change.title}</div>
             </div>
             <div className="dispute-labels">

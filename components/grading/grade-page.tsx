@@ -32,7 +32,12 @@ export function GradePage({ queueId, itemId }: { queueId: string; itemId: string
   }, [notice]);
 
   const { item } = actions;
-  if (item.isPending) return <div className="card muted" data-testid="grade-loading">Loading the next item…</div>;
+  if (item.isPending)
+    return (
+      <div className="card muted" data-testid="grade-loading">
+        Loading the next item…
+      </div>
+    );
   if (item.isError) {
     return (
       <div className="alert alert-error" role="alert" data-testid="grade-error">
@@ -184,7 +189,15 @@ function GradeItem({
               </span>
             </h2>
             <FixSummary html={it.fix.summaryHtml} />
-            <FixDiff fixId={it.fix.id} filesUrl={actions.filesUrl(it.item.id)} file={file} onFileChange={setFile} editing={false} edits={{}} onEdit={() => undefined} />
+            <FixDiff
+              fixId={it.fix.id}
+              filesUrl={actions.filesUrl(it.item.id)}
+              file={file}
+              onFileChange={setFile}
+              editing={false}
+              edits={{}}
+              onEdit={() => undefined}
+            />
           </section>
           <section className="card" aria-labelledby="evidence-title">
             <h2 className="card-title" id="evidence-title">

@@ -39,8 +39,8 @@ export function GradePanel({ item: it, form, dispute }: { item: GradingItemView;
       )}
       {it.revealed && (
         <p className="alert alert-info small" data-testid="grade-locked">
-          {it.mine ? 'Your label is locked' : 'You can no longer label this item'}: you saw the other graders’ labels{' '}
-          {REVEALED_VIA[it.revealed.via] ?? ''} ({new Date(it.revealed.at).toLocaleString()}).
+          {it.mine ? 'Your label is locked' : 'You can no longer label this item'}: you saw the other graders’ labels {REVEALED_VIA[it.revealed.via] ?? ''} (
+          {new Date(it.revealed.at).toLocaleString()}).
           {it.mine ? ' To change your mind, dispute it with a note below.' : ''}
         </p>
       )}
@@ -101,7 +101,11 @@ export function GradePanel({ item: it, form, dispute }: { item: GradingItemView;
       </div>
       <label className="field" style={{ marginTop: 12 }}>
         Rationale{' '}
-        {form.label && !rationaleRequired(form.label) ? <span className="muted small">(optional for correct)</span> : <span className="muted small">(required)</span>}
+        {form.label && !rationaleRequired(form.label) ? (
+          <span className="muted small">(optional for correct)</span>
+        ) : (
+          <span className="muted small">(required)</span>
+        )}
         <textarea
           ref={form.refs.rationaleRef}
           className="input"
@@ -216,7 +220,15 @@ export function GradeQuickBar({ form }: { form: GradeForm }) {
     <nav className="grade-quick" aria-label="Label this fix">
       <div className="grade-quick-labels" role="group" aria-label="Label">
         {GRADE_LABELS.map((l) => (
-          <button key={l} type="button" className="btn btn-small grade-quick-label" aria-pressed={form.label === l} onClick={() => form.setLabel(l)} data-testid="grade-quick-label" data-label={l}>
+          <button
+            key={l}
+            type="button"
+            className="btn btn-small grade-quick-label"
+            aria-pressed={form.label === l}
+            onClick={() => form.setLabel(l)}
+            data-testid="grade-quick-label"
+            data-label={l}
+          >
             {GRADE_LABEL_TEXT[l].name}
           </button>
         ))}

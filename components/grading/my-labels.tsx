@@ -23,11 +23,20 @@ export function MyLabels({ queueId }: { queueId: string }) {
   return (
     <section className="card" aria-labelledby="my-labels-title" id="my-labels" data-testid="my-labels">
       <h2 className="card-title" id="my-labels-title">
-        My labels {mine.data && <span className="muted small">({mine.data.filter((i) => i.label).length} labelled, {mine.data.filter((i) => !i.label).length} skipped)</span>}
+        My labels{' '}
+        {mine.data && (
+          <span className="muted small">
+            ({mine.data.filter((i) => i.label).length} labelled, {mine.data.filter((i) => !i.label).length} skipped)
+          </span>
+        )}
       </h2>
       {mine.isPending && <p className="muted">Loading…</p>}
       {mine.isError && <div className="alert alert-error">{mine.error.message}</div>}
-      {mine.data?.length === 0 && <p className="muted" data-testid="my-labels-empty">You have not labelled or skipped anything in this queue yet.</p>}
+      {mine.data?.length === 0 && (
+        <p className="muted" data-testid="my-labels-empty">
+          You have not labelled or skipped anything in this queue yet.
+        </p>
+      )}
       {mine.data && mine.data.length > 0 && (
         <div className="table-wrap" tabIndex={0} role="region" aria-label="My labels">
           <table className="table my-labels">

@@ -10,7 +10,6 @@ import type { PrecisionRow, Share } from './types';
 import type { PrecisionResponse } from '@/lib/insights/precision';
 import type { Jsonify } from '@/common/json';
 
-
 const GROUPS = [
   ['repository', 'Repository'],
   ['policy', 'Policy'],

@@ -23,7 +23,10 @@ function describeFilter(q: QueueDetail): string {
   const f = q.filter;
   const parts: string[] = [];
   if (f.statuses.length) parts.push(`status ${f.statuses.map((s) => s.toLowerCase()).join(' or ')}`);
-  if (f.decisions.length) parts.push(`decision ${f.decisions.map((s) => (DECISION_KIND_LABELS[s as keyof typeof DECISION_KIND_LABELS] ?? humaniseCode(s)).toLowerCase()).join(' or ')}`);
+  if (f.decisions.length)
+    parts.push(
+      `decision ${f.decisions.map((s) => (DECISION_KIND_LABELS[s as keyof typeof DECISION_KIND_LABELS] ?? humaniseCode(s)).toLowerCase()).join(' or ')}`,
+    );
   if (f.policies.length) parts.push(`policy ${f.policies.join(' or ')}`);
   if (f.models.length) parts.push(`model ${f.models.join(' or ')}`);
   if (f.repositoryIds.length) parts.push(`${f.repositoryIds.length} repositories`);
@@ -41,12 +44,16 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
   const queryClient = useQueryClient();
   const detail = useQueueDetail(queueId);
   const status = useMutation({
-    mutationFn: (next: 'OPEN' | 'CLOSED') =>
-      requestJson(`/api/grading/queues/${encodeURIComponent(queueId)}`, { method: 'PATCH', body: { status: next } }),
+    mutationFn: (next: 'OPEN' | 'CLOSED') => requestJson(`/api/grading/queues/${encodeURIComponent(queueId)}`, { method: 'PATCH', body: { status: next } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['grading'] }),
   });
   if (detail.isPending) return <div className="card muted">Loading the queue…</div>;
-  if (detail.isError) return <div className="alert alert-error" role="alert">Could not load the queue: {detail.error.message}</div>;
+  if (detail.isError)
+    return (
+      <div className="alert alert-error" role="alert">
+        Could not load the queue: {detail.error.message}
+      </div>
+    );
   const q = detail.data;
   const leads = q.you.manager || q.you.lead;
   return (
@@ -60,8 +67,8 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
             </span>
           </h1>
           <p className="page-subtitle">
-            Created by {q.createdBy} {formatAgo(q.createdAt)} · {q.gradersPerFix} graders per fix · reviewers’ decisions{' '}
-            {q.showDecisions ? 'shown' : 'hidden'} · {describeFilter(q)}
+            Created by {q.createdBy} {formatAgo(q.createdAt)} · {q.gradersPerFix} graders per fix · reviewers’ decisions {q.showDecisions ? 'shown' : 'hidden'}{' '}
+            · {describeFilter(q)}
           </p>
         </div>
         <div className="row">
@@ -128,7 +135,11 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
                   <tr key={g.id}>
                     <td>
                       {g.name}
-                      {q.leadGrader?.id === g.id && <span className="badge" style={{ marginLeft: 6 }}>lead</span>}
+                      {q.leadGrader?.id === g.id && (
+                        <span className="badge" style={{ marginLeft: 6 }}>
+                          lead
+                        </span>
+                      )}
                     </td>
                     <td className="num">
                       {g.labelled} <span className="muted small">/ {q.progress.items}</span>

@@ -32,7 +32,19 @@ function toggle(list: string[], value: string): string[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
 }
 
-function Checks({ legend, options, value, onChange, testId }: { legend: string; options: ReadonlyArray<readonly [string, string]>; value: string[]; onChange: (v: string[]) => void; testId: string }) {
+function Checks({
+  legend,
+  options,
+  value,
+  onChange,
+  testId,
+}: {
+  legend: string;
+  options: ReadonlyArray<readonly [string, string]>;
+  value: string[];
+  onChange: (v: string[]) => void;
+  testId: string;
+}) {
   return (
     <fieldset data-testid={testId}>
       <legend>{legend}</legend>
@@ -80,7 +92,7 @@ export function QueueForm() {
   const [ungradedOnly, setUngradedOnly] = useState(false);
 
   // every grader (not managers and admins) seated by default
-  const seated = graderIds ?? (options.data?.graders.filter((g) => g.roles.includes('GRADER')).map((g) => g.id) ?? []);
+  const seated = graderIds ?? options.data?.graders.filter((g) => g.roles.includes('GRADER')).map((g) => g.id) ?? [];
 
   const create = useMutation({
     mutationFn: () =>
@@ -137,7 +149,16 @@ export function QueueForm() {
         <div className="row" style={{ alignItems: 'flex-end' }}>
           <label className="field">
             Graders per fix
-            <input className="input" type="number" min={1} max={10} value={gradersPerFix} onChange={(e) => setPerFix(Number(e.target.value))} style={{ width: 90 }} data-testid="queue-per-fix" />
+            <input
+              className="input"
+              type="number"
+              min={1}
+              max={10}
+              value={gradersPerFix}
+              onChange={(e) => setPerFix(Number(e.target.value))}
+              style={{ width: 90 }}
+              data-testid="queue-per-fix"
+            />
           </label>
           <label className="field">
             Lead grader
@@ -155,7 +176,13 @@ export function QueueForm() {
         </div>
         <label className="field span-2">
           Instructions for graders
-          <textarea className="input" rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} placeholder="What counts as overfitting here, what to compare against…" />
+          <textarea
+            className="input"
+            rows={3}
+            value={instructions}
+            onChange={(e) => setInstructions(e.target.value)}
+            placeholder="What counts as overfitting here, what to compare against…"
+          />
         </label>
         <fieldset className="span-2" data-testid="queue-graders">
           <legend>Who grades</legend>
@@ -168,7 +195,13 @@ export function QueueForm() {
             ))}
           </div>
         </fieldset>
-        <Checks legend="Repositories (none: all)" testId="queue-repositories" options={o.repositories.map((r) => [r.id, r.name] as const)} value={repositoryIds} onChange={setRepos} />
+        <Checks
+          legend="Repositories (none: all)"
+          testId="queue-repositories"
+          options={o.repositories.map((r) => [r.id, r.name] as const)}
+          value={repositoryIds}
+          onChange={setRepos}
+        />
         <Checks legend="Fix status (none: any)" testId="queue-statuses" options={STATUSES} value={statuses} onChange={setStatuses} />
         <Checks legend="Policy (none: any)" testId="queue-policies" options={o.policies.map((p) => [p, p] as const)} value={policies} onChange={setPolicies} />
         <Checks legend="Model (none: any)" testId="queue-models" options={o.models.map((m) => [m, m] as const)} value={models} onChange={setModels} />
@@ -186,23 +219,43 @@ export function QueueForm() {
             </label>
             <label className="field">
               Random sample of
-              <input className="input" type="number" min={1} max={10000} value={sample} onChange={(e) => setSample(e.target.value)} placeholder="all" style={{ width: 100 }} data-testid="queue-sample" />
+              <input
+                className="input"
+                type="number"
+                min={1}
+                max={10000}
+                value={sample}
+                onChange={(e) => setSample(e.target.value)}
+                placeholder="all"
+                style={{ width: 100 }}
+                data-testid="queue-sample"
+              />
             </label>
             <label className="field">
               Seed
-              <input className="input" value={seed} onChange={(e) => setSeed(e.target.value)} placeholder="generated" style={{ width: 130 }} disabled={!sample} />
+              <input
+                className="input"
+                value={seed}
+                onChange={(e) => setSeed(e.target.value)}
+                placeholder="generated"
+                style={{ width: 130 }}
+                disabled={!sample}
+              />
             </label>
           </div>
         </fieldset>
         <div className="span-2 row">
           <label className="admin-check">
-            <input type="checkbox" checked={showDecisions} onChange={(e) => setShowDecisions(e.target.checked)} /> Graders may see the reviewers’ decisions before labelling
+            <input type="checkbox" checked={showDecisions} onChange={(e) => setShowDecisions(e.target.checked)} /> Graders may see the reviewers’ decisions
+            before labelling
           </label>
           <label className="admin-check">
-            <input type="checkbox" checked={ungradedOnly} onChange={(e) => setUngradedOnly(e.target.checked)} data-testid="queue-ungraded" /> Only fixes nobody has labelled yet
+            <input type="checkbox" checked={ungradedOnly} onChange={(e) => setUngradedOnly(e.target.checked)} data-testid="queue-ungraded" /> Only fixes nobody
+            has labelled yet
           </label>
           <label className="admin-check">
-            <input type="checkbox" checked={includeHistory} onChange={(e) => setIncludeHistory(e.target.checked)} data-testid="queue-history" /> Include demo history fixes
+            <input type="checkbox" checked={includeHistory} onChange={(e) => setIncludeHistory(e.target.checked)} data-testid="queue-history" /> Include demo
+            history fixes
           </label>
         </div>
       </div>

@@ -19,7 +19,12 @@ export function useQueues() {
 export function QueueList() {
   const queues = useQueues();
   if (queues.isPending) return <div className="card muted">Loading the queues…</div>;
-  if (queues.isError) return <div className="alert alert-error" role="alert">Could not load the queues: {queues.error.message}</div>;
+  if (queues.isError)
+    return (
+      <div className="alert alert-error" role="alert">
+        Could not load the queues: {queues.error.message}
+      </div>
+    );
   if (queues.data.length === 0) {
     return (
       <div className="card empty" data-testid="queues-empty">
@@ -58,12 +63,16 @@ export function QueueList() {
               <td className="queue-progress">
                 <ProgressBar progress={q.progress} />
                 <div className="muted small" style={{ marginTop: 4 }}>
-                  {q.progress.complete} complete{q.progress.disputed !== null ? ` · ${q.progress.disputed} disputed` : ''} · {q.progress.inProgress} in progress ·{' '}
-                  {q.progress.waiting} waiting
+                  {q.progress.complete} complete{q.progress.disputed !== null ? ` · ${q.progress.disputed} disputed` : ''} · {q.progress.inProgress} in progress
+                  · {q.progress.waiting} waiting
                 </div>
               </td>
-              <td className="num" data-label="items">{q.progress.items}</td>
-              <td className="num" data-label="your labels">{q.you.grader ? q.you.labelled : '—'}</td>
+              <td className="num" data-label="items">
+                {q.progress.items}
+              </td>
+              <td className="num" data-label="your labels">
+                {q.you.grader ? q.you.labelled : '—'}
+              </td>
               <td className="num">
                 {q.you.grader && q.status === 'OPEN' && (
                   <Link className="btn btn-primary btn-small" href={`/grading/${q.id}/grade`} data-testid="start-grading">

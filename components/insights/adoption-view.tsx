@@ -4,7 +4,24 @@ import { Bar, BarChart, CartesianGrid, Cell as BarCell, ComposedChart, Legend, L
 import { formatCount, formatPercent, formatUtcDay } from '@/common/format';
 import { rejectReasonLabel, surfaceLabel } from '@/common/labels';
 import { ChartCard } from './chart-card';
-import { ACTIVE_DOT, AXIS, CATEGORY_AXIS, CHART, CHART_HEIGHT, DOT, GRID, LEGEND, PALETTE, SERIES, SectionState, TOOLTIP, ZERO_BAR, countOf, dayTick, percentTick } from './charts';
+import {
+  ACTIVE_DOT,
+  AXIS,
+  CATEGORY_AXIS,
+  CHART,
+  CHART_HEIGHT,
+  DOT,
+  GRID,
+  LEGEND,
+  PALETTE,
+  SERIES,
+  SectionState,
+  TOOLTIP,
+  ZERO_BAR,
+  countOf,
+  dayTick,
+  percentTick,
+} from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const pct = (v: unknown) => formatPercent(v as number | null);
@@ -34,7 +51,13 @@ export function AdoptionView() {
           title="Apply rate per surface"
           subtitle="Applied of previewed on that surface, and applied there of every posted fix."
           table={{
-            columns: [{ label: 'surface' }, { label: 'previewed', numeric: true, format: cnt }, { label: 'applied', numeric: true, format: cnt }, { label: 'apply/preview', numeric: true, format: pct }, { label: 'apply/posted', numeric: true, format: pct }],
+            columns: [
+              { label: 'surface' },
+              { label: 'previewed', numeric: true, format: cnt },
+              { label: 'applied', numeric: true, format: cnt },
+              { label: 'apply/preview', numeric: true, format: pct },
+              { label: 'apply/posted', numeric: true, format: pct },
+            ],
             rows: surfaces.map((s) => [s.label, s.previewed, s.applied, s.applyPerPreview, s.applyPerPosted]),
           }}
           empty={noPosted}
@@ -46,8 +69,24 @@ export function AdoptionView() {
               <YAxis tickFormatter={percentTick} domain={[0, 1]} {...AXIS} width={48} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend {...LEGEND} />
-              <Bar isAnimationActive={false} dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
-              <Bar isAnimationActive={false} dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar
+                isAnimationActive={false}
+                dataKey="applyPerPreview"
+                name="Applied of previewed"
+                fill={PALETTE.blue}
+                radius={[4, 4, 0, 0]}
+                maxBarSize={36}
+                minPointSize={ZERO_BAR}
+              />
+              <Bar
+                isAnimationActive={false}
+                dataKey="applyPerPosted"
+                name="Applied of posted"
+                fill={PALETTE.violet}
+                radius={[4, 4, 0, 0]}
+                maxBarSize={36}
+                minPointSize={ZERO_BAR}
+              />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>
@@ -78,7 +117,15 @@ export function AdoptionView() {
         title="Adoption over time"
         subtitle={`Posted fixes per ${query.bucket === 'day' ? 'day' : 'week'} of first failure, and the share applied.`}
         table={{
-          columns: [{ label: bucketLabel }, { label: 'posted', numeric: true, format: cnt }, { label: 'previewed', numeric: true, format: cnt }, { label: 'applied', numeric: true, format: cnt }, { label: 'rejected', numeric: true, format: cnt }, { label: 'apply/preview', numeric: true, format: pct }, { label: 'apply/posted', numeric: true, format: pct }],
+          columns: [
+            { label: bucketLabel },
+            { label: 'posted', numeric: true, format: cnt },
+            { label: 'previewed', numeric: true, format: cnt },
+            { label: 'applied', numeric: true, format: cnt },
+            { label: 'rejected', numeric: true, format: cnt },
+            { label: 'apply/preview', numeric: true, format: pct },
+            { label: 'apply/posted', numeric: true, format: pct },
+          ],
           rows: a.trend.map((t) => [t.bucket.slice(0, 10), t.posted, t.previewed, t.applied, t.rejected, t.applyPerPreview, t.applyPerPosted]),
         }}
         empty={noPosted}
@@ -89,12 +136,58 @@ export function AdoptionView() {
             <XAxis dataKey="bucket" tickFormatter={dayTick} {...AXIS} />
             <YAxis yAxisId="n" allowDecimals={false} {...AXIS} width={40} />
             <YAxis yAxisId="r" orientation="right" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
-            <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={(v, name) => (String(name).startsWith('Applied of') ? pct(v) : cnt(v))} />
+            <Tooltip
+              {...TOOLTIP}
+              labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`}
+              formatter={(v, name) => (String(name).startsWith('Applied of') ? pct(v) : cnt(v))}
+            />
             <Legend {...LEGEND} />
-            <Bar isAnimationActive={false} yAxisId="n" dataKey="posted" name="Fixes posted" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.35} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Bar isAnimationActive={false} yAxisId="n" dataKey="applied" name="Fixes applied" minPointSize={ZERO_BAR} fill={PALETTE.green} fillOpacity={0.6} stroke={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line isAnimationActive={false} yAxisId="r" dataKey="applyPerPreview" name="Applied of previewed" stroke={PALETTE.blue} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
-            <Line isAnimationActive={false} yAxisId="r" dataKey="applyPerPosted" name="Applied of posted" stroke={PALETTE.amber} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Bar
+              isAnimationActive={false}
+              yAxisId="n"
+              dataKey="posted"
+              name="Fixes posted"
+              minPointSize={ZERO_BAR}
+              fill={PALETTE.violet}
+              fillOpacity={0.35}
+              stroke={PALETTE.violet}
+              radius={[4, 4, 0, 0]}
+              maxBarSize={36}
+            />
+            <Bar
+              isAnimationActive={false}
+              yAxisId="n"
+              dataKey="applied"
+              name="Fixes applied"
+              minPointSize={ZERO_BAR}
+              fill={PALETTE.green}
+              fillOpacity={0.6}
+              stroke={PALETTE.green}
+              radius={[4, 4, 0, 0]}
+              maxBarSize={36}
+            />
+            <Line
+              isAnimationActive={false}
+              yAxisId="r"
+              dataKey="applyPerPreview"
+              name="Applied of previewed"
+              stroke={PALETTE.blue}
+              strokeWidth={2}
+              dot={DOT}
+              activeDot={ACTIVE_DOT}
+              connectNulls
+            />
+            <Line
+              isAnimationActive={false}
+              yAxisId="r"
+              dataKey="applyPerPosted"
+              name="Applied of posted"
+              stroke={PALETTE.amber}
+              strokeWidth={2}
+              dot={DOT}
+              activeDot={ACTIVE_DOT}
+              connectNulls
+            />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>
@@ -114,7 +207,11 @@ export function AdoptionView() {
               <CartesianGrid {...GRID} />
               <XAxis dataKey="bucket" tickFormatter={dayTick} {...AXIS} />
               <YAxis allowDecimals={false} {...AXIS} width={36} />
-              <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC): rejected fixes`} formatter={fixes} />
+              <Tooltip
+                {...TOOLTIP}
+                labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC): rejected fixes`}
+                formatter={fixes}
+              />
               <Legend {...LEGEND} />
               {reasonKeys.map((k, i) => (
                 <Bar isAnimationActive={false} key={k} dataKey={k} name={rejectReasonLabel(k)} stackId="r" fill={SERIES[i % SERIES.length]} maxBarSize={36} />
@@ -127,7 +224,15 @@ export function AdoptionView() {
           title="Per repository"
           subtitle="Posted fixes and the share applied."
           table={{
-            columns: [{ label: 'repository' }, { label: 'posted', numeric: true, format: cnt }, { label: 'previewed', numeric: true, format: cnt }, { label: 'applied', numeric: true, format: cnt }, { label: 'rejected', numeric: true, format: cnt }, { label: 'apply/preview', numeric: true, format: pct }, { label: 'apply/posted', numeric: true, format: pct }],
+            columns: [
+              { label: 'repository' },
+              { label: 'posted', numeric: true, format: cnt },
+              { label: 'previewed', numeric: true, format: cnt },
+              { label: 'applied', numeric: true, format: cnt },
+              { label: 'rejected', numeric: true, format: cnt },
+              { label: 'apply/preview', numeric: true, format: pct },
+              { label: 'apply/posted', numeric: true, format: pct },
+            ],
             rows: a.repositories.map((r) => [r.repository, r.posted, r.previewed, r.applied, r.rejected, r.applyPerPreview, r.applyPerPosted]),
           }}
           empty={noPosted}
@@ -139,8 +244,24 @@ export function AdoptionView() {
               <YAxis type="category" dataKey="repository" width={150} {...AXIS} />
               <Tooltip {...TOOLTIP} formatter={pct} />
               <Legend {...LEGEND} />
-              <Bar isAnimationActive={false} dataKey="applyPerPreview" name="Applied of previewed" fill={PALETTE.blue} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
-              <Bar isAnimationActive={false} dataKey="applyPerPosted" name="Applied of posted" fill={PALETTE.violet} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR} />
+              <Bar
+                isAnimationActive={false}
+                dataKey="applyPerPreview"
+                name="Applied of previewed"
+                fill={PALETTE.blue}
+                radius={[0, 4, 4, 0]}
+                maxBarSize={36}
+                minPointSize={ZERO_BAR}
+              />
+              <Bar
+                isAnimationActive={false}
+                dataKey="applyPerPosted"
+                name="Applied of posted"
+                fill={PALETTE.violet}
+                radius={[0, 4, 4, 0]}
+                maxBarSize={36}
+                minPointSize={ZERO_BAR}
+              />
             </BarChart>
           </ResponsiveContainer>
         </ChartCard>

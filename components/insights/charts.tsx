@@ -118,7 +118,11 @@ function subscribeNarrow(onChange: () => void) {
 
 /** A phone-sized screen: charts give their labels less room (the server renders the wide layout). */
 export function useNarrow(): boolean {
-  return useSyncExternalStore(subscribeNarrow, () => window.matchMedia(NARROW).matches, () => false);
+  return useSyncExternalStore(
+    subscribeNarrow,
+    () => window.matchMedia(NARROW).matches,
+    () => false,
+  );
 }
 
 /** A line's points: hollow, ringed in the series colour on the card's own colour. */
@@ -167,7 +171,12 @@ export function Tiles({ tiles }: { tiles: Tile[] }) {
 
 /** Loading and error states of a section. */
 export function SectionState({ isLoading, error }: { isLoading: boolean; error: Error | null }) {
-  if (error) return <div className="card insights-error" role="alert">Could not load these figures: {error.message}</div>;
+  if (error)
+    return (
+      <div className="card insights-error" role="alert">
+        Could not load these figures: {error.message}
+      </div>
+    );
   if (isLoading) return <div className="card muted">Loading…</div>;
   return null;
 }
@@ -180,7 +189,11 @@ export function humanise(key: string): string {
 export const GRADING_TERMS: Array<{ term: string; definition: string }> = [
   { term: 'Plausible', definition: 'the fix makes the failing tests pass and keeps the regression suite green: every posted fix is plausible.' },
   { term: 'Correct', definition: 'a plausible fix the graders judged right: it repairs the fault the change introduced, as a developer would accept it.' },
-  { term: 'Overfitting', definition: 'a plausible fix the graders judged wrong beyond the tests: it makes these tests pass (special-cases their inputs, weakens a check) without repairing the fault.' },
+  {
+    term: 'Overfitting',
+    definition:
+      'a plausible fix the graders judged wrong beyond the tests: it makes these tests pass (special-cases their inputs, weakens a check) without repairing the fault.',
+  },
   { term: 'Incorrect', definition: 'the graders judged the fix wrong; irrelevant: it does not address this failure.' },
   { term: 'Precision', definition: 'correct fixes of the settled ones (those whose graders agreed on a label), with its 95% Wilson interval.' },
 ];

@@ -42,16 +42,28 @@ export function CostView() {
             testId: 'cost-total',
           },
           { label: 'Per run', value: usd(t.costPerRun), detail: `${tokens(t.tokensPerRun)} tokens · ${calls(t.toolCallsPerRun)} tool calls` },
-          { label: 'Per posted fix', value: usd(t.costPerPosted), detail: `${tokens(t.tokensPerPosted)} tokens · ${calls(t.toolCallsPerPosted)} tool calls · ${formatCount(t.posted)} posted` },
-          { label: 'Per applied fix', value: usd(t.costPerApplied), detail: `${tokens(t.tokensPerApplied)} tokens · ${calls(t.toolCallsPerApplied)} tool calls · ${formatCount(t.applied)} applied`, testId: 'cost-per-applied' },
+          {
+            label: 'Per posted fix',
+            value: usd(t.costPerPosted),
+            detail: `${tokens(t.tokensPerPosted)} tokens · ${calls(t.toolCallsPerPosted)} tool calls · ${formatCount(t.posted)} posted`,
+          },
+          {
+            label: 'Per applied fix',
+            value: usd(t.costPerApplied),
+            detail: `${tokens(t.tokensPerApplied)} tokens · ${calls(t.toolCallsPerApplied)} tool calls · ${formatCount(t.applied)} applied`,
+            testId: 'cost-per-applied',
+          },
           { label: 'Posted at zero model cost', value: formatPercent(c.zeroCost.share), detail: `${formatCount(c.zeroCost.posted)} fixes by the offline tier` },
-          { label: 'Tool calls per run, p50 / p90', value: `${calls(t.p50ToolCalls)} / ${calls(t.p90ToolCalls)}`, detail: `tokens p50 ${tokens(t.p50Tokens)} · p90 ${tokens(t.p90Tokens)}` },
+          {
+            label: 'Tool calls per run, p50 / p90',
+            value: `${calls(t.p50ToolCalls)} / ${calls(t.p90ToolCalls)}`,
+            detail: `tokens p50 ${tokens(t.p50Tokens)} · p90 ${tokens(t.p90Tokens)}`,
+          },
         ]}
       />
       <p className="insights-note" data-testid="cost-source">
-        Where these figures come from: each run records its model cost when it finishes, priced with the model price table an admin keeps
-        (Admin → Model prices) as it was then; this page adds up those recorded costs and never re-prices a run. A run whose model had no price
-        counts as unknown cost, not as $0.{' '}
+        Where these figures come from: each run records its model cost when it finishes, priced with the model price table an admin keeps (Admin → Model prices)
+        as it was then; this page adds up those recorded costs and never re-prices a run. A run whose model had no price counts as unknown cost, not as $0.{' '}
         {c.prices.length === 0
           ? 'No run in this period used a priced model.'
           : `Prices now: ${c.prices
@@ -111,13 +123,37 @@ export function CostView() {
             <YAxis tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} formatter={usd} />
             <Legend {...LEGEND} />
-            <Bar isAnimationActive={false} dataKey="costPerRun" name="Cost per run" minPointSize={ZERO_BAR} fill={PALETTE.slate} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar
+              isAnimationActive={false}
+              dataKey="costPerRun"
+              name="Cost per run"
+              minPointSize={ZERO_BAR}
+              fill={PALETTE.slate}
+              radius={[4, 4, 0, 0]}
+              maxBarSize={36}
+            >
               <LabelList dataKey="costPerRun" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
-            <Bar isAnimationActive={false} dataKey="costPerPosted" name="Cost per posted fix" minPointSize={ZERO_BAR} fill={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar
+              isAnimationActive={false}
+              dataKey="costPerPosted"
+              name="Cost per posted fix"
+              minPointSize={ZERO_BAR}
+              fill={PALETTE.violet}
+              radius={[4, 4, 0, 0]}
+              maxBarSize={36}
+            >
               <LabelList dataKey="costPerPosted" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
-            <Bar isAnimationActive={false} dataKey="costPerApplied" name="Cost per applied fix" minPointSize={ZERO_BAR} fill={PALETTE.green} radius={[4, 4, 0, 0]} maxBarSize={36}>
+            <Bar
+              isAnimationActive={false}
+              dataKey="costPerApplied"
+              name="Cost per applied fix"
+              minPointSize={ZERO_BAR}
+              fill={PALETTE.green}
+              radius={[4, 4, 0, 0]}
+              maxBarSize={36}
+            >
               <LabelList dataKey="costPerApplied" position="top" className="insights-bar-label" formatter={usd} />
             </Bar>
           </BarChart>
@@ -148,8 +184,29 @@ export function CostView() {
             <YAxis yAxisId="a" orientation="right" tickFormatter={(v: number) => formatCost(v)} {...AXIS} width={56} />
             <Tooltip {...TOOLTIP} labelFormatter={(l) => `${query.bucket === 'day' ? '' : 'Week of '}${formatUtcDay(String(l))} (UTC)`} formatter={usd} />
             <Legend {...LEGEND} />
-            <Bar isAnimationActive={false} yAxisId="c" dataKey="costUsd" name="Model cost" minPointSize={ZERO_BAR} fill={PALETTE.blue} fillOpacity={0.75} stroke={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={36} />
-            <Line isAnimationActive={false} yAxisId="a" dataKey="costPerApplied" name="Cost per applied fix" stroke={PALETTE.green} strokeWidth={2} dot={DOT} activeDot={ACTIVE_DOT} connectNulls />
+            <Bar
+              isAnimationActive={false}
+              yAxisId="c"
+              dataKey="costUsd"
+              name="Model cost"
+              minPointSize={ZERO_BAR}
+              fill={PALETTE.blue}
+              fillOpacity={0.75}
+              stroke={PALETTE.blue}
+              radius={[4, 4, 0, 0]}
+              maxBarSize={36}
+            />
+            <Line
+              isAnimationActive={false}
+              yAxisId="a"
+              dataKey="costPerApplied"
+              name="Cost per applied fix"
+              stroke={PALETTE.green}
+              strokeWidth={2}
+              dot={DOT}
+              activeDot={ACTIVE_DOT}
+              connectNulls
+            />
           </ComposedChart>
         </ResponsiveContainer>
       </ChartCard>

@@ -91,7 +91,13 @@ export function InsightsFilterBar({ repositories }: { repositories: Array<{ name
             </option>
           ))}
         </select>
-        <select className="select" aria-label="Policy" data-testid="insights-policy" value={query.policy ?? ''} onChange={(e) => set({ policy: e.target.value || undefined })}>
+        <select
+          className="select"
+          aria-label="Policy"
+          data-testid="insights-policy"
+          value={query.policy ?? ''}
+          onChange={(e) => set({ policy: e.target.value || undefined })}
+        >
           <option value="">Every policy</option>
           {query.policy && !(RUN_POLICIES as readonly string[]).includes(query.policy) && <option value={query.policy}>{policyLabel(query.policy)}</option>}
           {RUN_POLICIES.map((p) => (

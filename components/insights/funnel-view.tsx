@@ -60,11 +60,31 @@ const STEP_COLOURS: Record<string, string> = {
  * the same cohort (first failing in the answer's period) and runs, selected
  * with the bar's own SQL (common/insights-query.ts funnelReasonFilters).
  */
-export function triageHref({ step, reason, query, period }: { step: 'skipped' | 'dropped'; reason: string; query: InsightsQuery; period: { from: string | null; to: string } }): string {
+export function triageHref({
+  step,
+  reason,
+  query,
+  period,
+}: {
+  step: 'skipped' | 'dropped';
+  reason: string;
+  query: InsightsQuery;
+  period: { from: string | null; to: string };
+}): string {
   return `/changes?${toChangeListSearchParams(funnelReasonFilters({ step, reason, period, query }))}`;
 }
 
-function ReasonCard({ funnel, step, query, period }: { funnel: Funnel; step: 'skipped' | 'dropped'; query: InsightsQuery; period: { from: string | null; to: string } }) {
+function ReasonCard({
+  funnel,
+  step,
+  query,
+  period,
+}: {
+  funnel: Funnel;
+  step: 'skipped' | 'dropped';
+  query: InsightsQuery;
+  period: { from: string | null; to: string };
+}) {
   const router = useRouter();
   const narrow = useNarrow();
   const s = funnel.steps.find((x) => x.key === step)!;
@@ -183,7 +203,8 @@ export function FunnelView() {
       </ChartCard>
       {funnel.notAttempted > 0 && (
         <p className="insights-note" data-testid="funnel-not-attempted">
-          {formatCount(funnel.notAttempted)} {funnel.notAttempted === 1 ? 'change was' : 'changes were'} neither skipped nor attempted by the runs this filter selects (waiting, or repaired by another policy or model).
+          {formatCount(funnel.notAttempted)} {funnel.notAttempted === 1 ? 'change was' : 'changes were'} neither skipped nor attempted by the runs this filter
+          selects (waiting, or repaired by another policy or model).
         </p>
       )}
       <div className="grid-2">

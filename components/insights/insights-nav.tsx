@@ -20,12 +20,7 @@ export function InsightsNav() {
   return (
     <nav className="admin-tabs" aria-label="Insights sections" data-testid="insights-nav">
       {SECTION_LINKS.map((l) => (
-        <Link
-          key={l.href}
-          href={qs ? `${l.href}?${qs}` : l.href}
-          className="admin-tab"
-          aria-current={pathname === l.href ? 'page' : undefined}
-        >
+        <Link key={l.href} href={qs ? `${l.href}?${qs}` : l.href} className="admin-tab" aria-current={pathname === l.href ? 'page' : undefined}>
           {l.label}
         </Link>
       ))}

@@ -3,7 +3,22 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatDuration, formatMinutes, formatPercent } from '@/common/format';
 import { ChartCard, type Cell } from './chart-card';
-import { ACTIVE_DOT, AXIS, CATEGORY_AXIS, CHART_HEIGHT, GRID, LEGEND, PALETTE, SectionState, TOOLTIP, Tiles, humanise, percentTick, CHART, ZERO_BAR } from './charts';
+import {
+  ACTIVE_DOT,
+  AXIS,
+  CATEGORY_AXIS,
+  CHART_HEIGHT,
+  GRID,
+  LEGEND,
+  PALETTE,
+  SectionState,
+  TOOLTIP,
+  Tiles,
+  humanise,
+  percentTick,
+  CHART,
+  ZERO_BAR,
+} from './charts';
 import { useInsightsFilter, useInsightsSection } from './use-insights';
 
 const minutes = formatMinutes;
@@ -15,7 +30,12 @@ export function LatencyView() {
   if (!data) return <SectionState isLoading={isLoading} error={error} />;
   const l = data.data;
   const cdfRows: Cell[][] = l.fix.cdf.map((p, i) => [p.share, p.minutes, l.developer.cdf[i]?.minutes ?? null]);
-  const phases = l.phases.map((p) => ({ ...p, label: PHASE_LABELS[p.phase] ?? humanise(p.phase), p50m: p.p50Ms === null ? null : p.p50Ms / 60_000, p90m: p.p90Ms === null ? null : p.p90Ms / 60_000 }));
+  const phases = l.phases.map((p) => ({
+    ...p,
+    label: PHASE_LABELS[p.phase] ?? humanise(p.phase),
+    p50m: p.p50Ms === null ? null : p.p50Ms / 60_000,
+    p90m: p.p90Ms === null ? null : p.p90Ms / 60_000,
+  }));
   return (
     <div className="stack">
       <Tiles
@@ -23,8 +43,16 @@ export function LatencyView() {
           { label: 'Failure → fix posted, p10', value: minutes(l.fix.p10), testId: 'latency-p10' },
           { label: 'p50', value: minutes(l.fix.p50), detail: `${l.fix.count.toLocaleString()} posted fixes`, testId: 'latency-p50' },
           { label: 'p90', value: minutes(l.fix.p90), testId: 'latency-p90' },
-          { label: 'Developer’s next revision, p25 / p50', value: `${minutes(l.developer.p25)} / ${minutes(l.developer.p50)}`, detail: `${l.developer.count.toLocaleString()} revisions followed by another` },
-          { label: 'Arrived stale', value: formatPercent(l.stale.share), detail: `${l.stale.count.toLocaleString()} of ${l.stale.found.toLocaleString()} fixes found after a newer revision` },
+          {
+            label: 'Developer’s next revision, p25 / p50',
+            value: `${minutes(l.developer.p25)} / ${minutes(l.developer.p50)}`,
+            detail: `${l.developer.count.toLocaleString()} revisions followed by another`,
+          },
+          {
+            label: 'Arrived stale',
+            value: formatPercent(l.stale.share),
+            detail: `${l.stale.count.toLocaleString()} of ${l.stale.found.toLocaleString()} fixes found after a newer revision`,
+          },
         ]}
       />
       <ChartCard
@@ -56,8 +84,29 @@ export function LatencyView() {
             <YAxis type="number" dataKey="share" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} width={48} />
             <Tooltip {...TOOLTIP} labelFormatter={(v) => `${minutes(Number(v))} after the failure report`} formatter={(v) => formatPercent(Number(v))} />
             <Legend {...LEGEND} verticalAlign="top" height={28} />
-            <Line isAnimationActive={false} data={l.fix.cdf} dataKey="share" name="Fixes posted by then" stroke={PALETTE.blue} strokeWidth={2.5} dot={false} activeDot={ACTIVE_DOT} type="monotone" />
-            <Line isAnimationActive={false} data={l.developer.cdf} dataKey="share" name="Developer's next revisions by then" stroke={PALETTE.amber} strokeWidth={2} strokeDasharray="6 4" dot={false} activeDot={ACTIVE_DOT} type="monotone" />
+            <Line
+              isAnimationActive={false}
+              data={l.fix.cdf}
+              dataKey="share"
+              name="Fixes posted by then"
+              stroke={PALETTE.blue}
+              strokeWidth={2.5}
+              dot={false}
+              activeDot={ACTIVE_DOT}
+              type="monotone"
+            />
+            <Line
+              isAnimationActive={false}
+              data={l.developer.cdf}
+              dataKey="share"
+              name="Developer's next revisions by then"
+              stroke={PALETTE.amber}
+              strokeWidth={2}
+              strokeDasharray="6 4"
+              dot={false}
+              activeDot={ACTIVE_DOT}
+              type="monotone"
+            />
           </LineChart>
         </ResponsiveContainer>
       </ChartCard>
@@ -84,7 +133,17 @@ export function LatencyView() {
             <Tooltip {...TOOLTIP} formatter={(v) => formatDuration(Number(v) * 60_000)} />
             <Legend {...LEGEND} />
             <Bar isAnimationActive={false} dataKey="p50m" name="p50 time" minPointSize={ZERO_BAR} fill={PALETTE.blue} radius={[4, 4, 0, 0]} maxBarSize={48} />
-            <Bar isAnimationActive={false} dataKey="p90m" name="p90 time" minPointSize={ZERO_BAR} fill={PALETTE.violet} fillOpacity={0.7} stroke={PALETTE.violet} radius={[4, 4, 0, 0]} maxBarSize={48} />
+            <Bar
+              isAnimationActive={false}
+              dataKey="p90m"
+              name="p90 time"
+              minPointSize={ZERO_BAR}
+              fill={PALETTE.violet}
+              fillOpacity={0.7}
+              stroke={PALETTE.violet}
+              radius={[4, 4, 0, 0]}
+              maxBarSize={48}
+            />
           </BarChart>
         </ResponsiveContainer>
       </ChartCard>

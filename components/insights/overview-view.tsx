@@ -26,7 +26,16 @@ interface Kpi {
 }
 
 const KPIS: Kpi[] = [
-  { key: 'posted', label: 'Fixes posted', href: '/insights/funnel', value: (n) => n.fixesPosted, format: (v) => (v === null ? '—' : v.toLocaleString()), up: true, delta: 'relative', hint: 'fixes that passed every filter and reached a reviewer' },
+  {
+    key: 'posted',
+    label: 'Fixes posted',
+    href: '/insights/funnel',
+    value: (n) => n.fixesPosted,
+    format: (v) => (v === null ? '—' : v.toLocaleString()),
+    up: true,
+    delta: 'relative',
+    hint: 'fixes that passed every filter and reached a reviewer',
+  },
   {
     key: 'apply',
     label: 'Apply rate',
@@ -38,7 +47,16 @@ const KPIS: Kpi[] = [
     delta: 'points',
     hint: 'applied (accept or edit-accept) of posted',
   },
-  { key: 'latency', label: 'p50 failure → fix', href: '/insights/latency', value: (n) => n.p50LatencyMinutes, format: (v) => (v === null ? '—' : formatDuration(v * 60_000)), up: false, delta: 'relative', hint: 'median time from the failure report to the fix posted' },
+  {
+    key: 'latency',
+    label: 'p50 failure → fix',
+    href: '/insights/latency',
+    value: (n) => n.p50LatencyMinutes,
+    format: (v) => (v === null ? '—' : formatDuration(v * 60_000)),
+    up: false,
+    delta: 'relative',
+    hint: 'median time from the failure report to the fix posted',
+  },
   {
     key: 'precision',
     label: 'Precision',
@@ -50,7 +68,16 @@ const KPIS: Kpi[] = [
     delta: 'points',
     hint: 'settled fixes the graders judged correct',
   },
-  { key: 'cost', label: 'Cost per applied fix', href: '/insights/cost', value: (n) => n.costPerApplied, format: (v) => (v === null ? '—' : formatCost(v)), up: false, delta: 'relative', hint: 'all runs’ model cost over the fixes applied' },
+  {
+    key: 'cost',
+    label: 'Cost per applied fix',
+    href: '/insights/cost',
+    value: (n) => n.costPerApplied,
+    format: (v) => (v === null ? '—' : formatCost(v)),
+    up: false,
+    delta: 'relative',
+    hint: 'all runs’ model cost over the fixes applied',
+  },
 ];
 
 function intervalText(e: ShareEstimate): string | null {
@@ -60,9 +87,19 @@ function intervalText(e: ShareEstimate): string | null {
 function Delta({ kpi, now, before }: { kpi: Kpi; now: Numbers; before: Numbers | null }) {
   const a = kpi.value(now);
   const b = before ? kpi.value(before) : null;
-  if (a === null || b === null || !before) return <span className="insights-delta insights-delta-none" data-trend="none">no comparison</span>;
+  if (a === null || b === null || !before)
+    return (
+      <span className="insights-delta insights-delta-none" data-trend="none">
+        no comparison
+      </span>
+    );
   const diff = a - b;
-  if (diff === 0) return <span className="insights-delta insights-delta-flat" data-trend="same">unchanged</span>;
+  if (diff === 0)
+    return (
+      <span className="insights-delta insights-delta-flat" data-trend="same">
+        unchanged
+      </span>
+    );
   const text =
     kpi.delta === 'points'
       ? `${diff > 0 ? '+' : '−'}${Math.abs(diff * 100).toFixed(1)} pts`
@@ -129,9 +166,7 @@ export function OverviewView() {
         })}
       </div>
       <Definitions />
-      {current.precision.settled === 0 && (
-        <p className="insights-note">No grades settled in this period yet — start a grading queue to measure precision.</p>
-      )}
+      {current.precision.settled === 0 && <p className="insights-note">No grades settled in this period yet — start a grading queue to measure precision.</p>}
     </div>
   );
 }

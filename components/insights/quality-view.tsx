@@ -55,9 +55,22 @@ function PrecisionCard({ id, title, rows: raw, labelOf = (l) => l }: { id: strin
           <XAxis type="number" domain={[0, 1]} tickFormatter={percentTick} {...AXIS} />
           <YAxis type="category" dataKey="label" width={140} {...AXIS} />
           <Tooltip {...TOOLTIP} formatter={(v) => formatPercent(Number(v))} />
-          <Bar isAnimationActive={false} dataKey="share" name="Judged correct (precision)" fill={PALETTE.green} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
+          <Bar
+            isAnimationActive={false}
+            dataKey="share"
+            name="Judged correct (precision)"
+            fill={PALETTE.green}
+            radius={[0, 4, 4, 0]}
+            maxBarSize={36}
+            minPointSize={ZERO_BAR}
+          >
             <ErrorBar dataKey="err" width={6} strokeWidth={1.5} stroke="currentColor" direction="x" />
-            <LabelList dataKey="share" position="insideLeft" className="insights-bar-label insights-bar-label-on" formatter={(v: unknown) => formatPercent(v as number)} />
+            <LabelList
+              dataKey="share"
+              position="insideLeft"
+              className="insights-bar-label insights-bar-label-on"
+              formatter={(v: unknown) => formatPercent(v as number)}
+            />
           </Bar>
         </BarChart>
       </ResponsiveContainer>
@@ -115,13 +128,22 @@ export function QualityView() {
           {
             label: 'Rejected, judged correct',
             value: vs.rejectedSettled === 0 ? 'no data' : `${vs.rejectedJudgedCorrect} of ${vs.rejectedSettled}`,
-            detail: vs.rejectedCorrectByReason.map((r) => `${rejectReasonLabel(r.reason)} ${r.count}`).join(' · ') || 'rejected fixes the graders judged correct',
+            detail:
+              vs.rejectedCorrectByReason.map((r) => `${rejectReasonLabel(r.reason)} ${r.count}`).join(' · ') || 'rejected fixes the graders judged correct',
           },
         ]}
       />
-      <p className="insights-note">Precision counts the fixes created in the period that the graders settled; the author and trigger filters do not apply to it.</p>
+      <p className="insights-note">
+        Precision counts the fixes created in the period that the graders settled; the author and trigger filters do not apply to it.
+      </p>
       <Definitions />
-      <ChartCard id="quality-labels" title="Graders' verdicts" subtitle="Settled labels of the fixes created in the period." table={precisionTable([o])} empty={o.settled === 0 ? NO_GRADES : null}>
+      <ChartCard
+        id="quality-labels"
+        title="Graders' verdicts"
+        subtitle="Settled labels of the fixes created in the period."
+        table={precisionTable([o])}
+        empty={o.settled === 0 ? NO_GRADES : null}
+      >
         <ResponsiveContainer width="100%" height={110}>
           <BarChart {...CHART} data={labelData} layout="vertical" stackOffset="expand" margin={{ top: 4, right: 16, bottom: 4, left: 8 }}>
             <XAxis type="number" tickFormatter={percentTick} {...AXIS} />
@@ -150,7 +172,14 @@ export function QualityView() {
             { label: 'share', numeric: true, format: (v) => formatPercent(v as number | null) },
             { label: 'exit reasons' },
           ],
-          rows: noFix.categories.map((c) => [noFixCategoryLabel(c.category), c.count, c.share, Object.entries(c.exitReasons).map(([k, n]) => `${exitReasonLabel(k)}: ${n}`).join('; ')]),
+          rows: noFix.categories.map((c) => [
+            noFixCategoryLabel(c.category),
+            c.count,
+            c.share,
+            Object.entries(c.exitReasons)
+              .map(([k, n]) => `${exitReasonLabel(k)}: ${n}`)
+              .join('; '),
+          ]),
         }}
         empty={noFix.noFixRuns === 0 ? (noFix.finishedRuns === 0 ? 'No repair run finished in this period.' : 'Every finished run produced a fix.') : null}
       >
@@ -160,7 +189,15 @@ export function QualityView() {
             <XAxis type="number" allowDecimals={false} {...AXIS} />
             <YAxis type="category" dataKey="label" width={narrow ? 140 : 250} {...AXIS} />
             <Tooltip {...TOOLTIP} formatter={(v) => formatCount(Number(v))} />
-            <Bar isAnimationActive={false} dataKey="count" name="Runs without a fix" fill={PALETTE.red} radius={[0, 4, 4, 0]} maxBarSize={36} minPointSize={ZERO_BAR}>
+            <Bar
+              isAnimationActive={false}
+              dataKey="count"
+              name="Runs without a fix"
+              fill={PALETTE.red}
+              radius={[0, 4, 4, 0]}
+              maxBarSize={36}
+              minPointSize={ZERO_BAR}
+            >
               <LabelList dataKey="count" position="right" className="insights-bar-label" />
             </Bar>
           </BarChart>

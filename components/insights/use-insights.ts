@@ -3,12 +3,7 @@
 import { useMemo } from 'react';
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
-import {
-  insightsQueryFromSearchParams,
-  toInsightsSearchParams,
-  type InsightsQuery,
-  type InsightsSection,
-} from '@/common/insights-query';
+import { insightsQueryFromSearchParams, toInsightsSearchParams, type InsightsQuery, type InsightsSection } from '@/common/insights-query';
 import type { Adoption, Cost, Funnel, GradedPrecision, Latency, NoFixReasons, Overview } from '@/lib/insights';
 import { requestJson, retryUnlessClientError } from '../api-client';
 

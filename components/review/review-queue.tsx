@@ -24,8 +24,7 @@ import { SHORTCUTS, useQueueShortcuts, type ShortcutAction } from './use-queue-s
 
 const SELECTED_KEY = 'flowfix:review:selected';
 
-const fixHref = (item: ReviewQueueItem) =>
-  `/changes/${encodeURIComponent(item.changeId)}?fix=${encodeURIComponent(item.fixId)}`;
+const fixHref = (item: ReviewQueueItem) => `/changes/${encodeURIComponent(item.changeId)}?fix=${encodeURIComponent(item.fixId)}`;
 const optionId = (fixId: string) => `queue-option-${fixId}`;
 
 function ShortcutLegend() {
@@ -85,7 +84,11 @@ function QueueOption({
         {item.authorKind === 'BOT' && <span className="badge badge-bot">bot</span>}
         {item.isHistory && <span className="badge badge-history">history · read-only</span>}
         {pending !== null && (
-          <span className={`badge ${pending.kind === 'accept' ? 'badge-fix_ready' : 'badge-rejected'}`} data-testid="queue-item-pending" data-decision={pending.kind}>
+          <span
+            className={`badge ${pending.kind === 'accept' ? 'badge-fix_ready' : 'badge-rejected'}`}
+            data-testid="queue-item-pending"
+            data-decision={pending.kind}
+          >
             {pending.kind === 'accept' ? 'applying' : 'rejecting'} in {pending.seconds} s
           </span>
         )}
@@ -128,7 +131,10 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
     const saved = window.sessionStorage.getItem(SELECTED_KEY);
     if (saved) setSelectedId(saved);
   }, []);
-  const index = Math.max(0, items.findIndex((i) => i.fixId === selectedId));
+  const index = Math.max(
+    0,
+    items.findIndex((i) => i.fixId === selectedId),
+  );
   const selected = items[index] ?? null;
   useEffect(() => {
     if (selected) window.sessionStorage.setItem(SELECTED_KEY, selected.fixId);
@@ -198,19 +204,14 @@ export function ReviewQueue({ canDecide }: { canDecide: boolean }) {
   };
   useQueueShortcuts(onAction, items.length > 0 || pending !== null);
 
-  const rejecting = rejectingId ? items.find((i) => i.fixId === rejectingId) ?? null : null;
+  const rejecting = rejectingId ? (items.find((i) => i.fixId === rejectingId) ?? null) : null;
 
   return (
     <div className="review-queue" data-testid="review-queue">
       <div className="queue-toolbar">
         <ShortcutLegend />
         <label className="admin-check small">
-          <input
-            type="checkbox"
-            checked={includeHistory}
-            onChange={(e) => setIncludeHistory(e.target.checked)}
-            data-testid="queue-include-history"
-          />
+          <input type="checkbox" checked={includeHistory} onChange={(e) => setIncludeHistory(e.target.checked)} data-testid="queue-include-history" />
           Show demo history (read-only)
         </label>
       </div>

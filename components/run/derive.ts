@@ -107,7 +107,13 @@ export function liveCounters({ events, row }: { events: readonly PublicRunEvent[
   const pick = (live: number, key: keyof Counters) => Math.max(live, num(final?.[key]), num(row?.[key]));
   const p = pick(promptTokens, 'promptTokens');
   const c = pick(completionTokens, 'completionTokens');
-  return { toolCalls: pick(toolCalls, 'toolCalls'), promptTokens: p, completionTokens: c, tokens: p + c, costUsd: costUnknown ? null : pick(costUsd, 'costUsd') };
+  return {
+    toolCalls: pick(toolCalls, 'toolCalls'),
+    promptTokens: p,
+    completionTokens: c,
+    tokens: p + c,
+    costUsd: costUnknown ? null : pick(costUsd, 'costUsd'),
+  };
 }
 
 /** The status to show: the stream's end, else the latest status event, else the row. */

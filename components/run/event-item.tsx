@@ -98,7 +98,9 @@ function ProofEvent({ p }: { p: RunEventView<'proof'> }) {
   return (
     <div className={`run-gate ${proven ? 'run-gate-pass' : 'run-gate-unproven'}`} data-testid="run-proof" data-status={str(p.status)}>
       <div className="row">
-        <span className={`run-verdict ${proven ? 'run-verdict-pass' : 'run-verdict-unproven'}`}>{proofLabel({ status: proven ? 'proven' : 'unproven', ...(p.reason ? { reason: p.reason } : {}) })?.toUpperCase()}</span>
+        <span className={`run-verdict ${proven ? 'run-verdict-pass' : 'run-verdict-unproven'}`}>
+          {proofLabel({ status: proven ? 'proven' : 'unproven', ...(p.reason ? { reason: p.reason } : {}) })?.toUpperCase()}
+        </span>
         <strong className="run-gate-name">Proof</strong>
         {p.withFix && p.withoutFix && (
           <span className="muted small">
@@ -322,7 +324,10 @@ function LogEvent({ p, open }: { p: RunEventView<'log'>; open: boolean }) {
       <CollapsibleText text={text} open={open} className="run-pre-plain" />
       {extra.length > 0 && (
         <div className="muted small mono run-log-extra">
-          {extra.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join('  ').slice(0, 400)}
+          {extra
+            .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+            .join('  ')
+            .slice(0, 400)}
         </div>
       )}
     </div>

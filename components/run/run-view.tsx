@@ -119,7 +119,13 @@ function Gates({ events }: { events: PublicRunEvent[] }) {
             if (g === 'base') {
               // informational: do the target tests fail on the base revision too?
               return (
-                <li key={g} className="run-text-info" data-testid="run-gate-base" data-passed={passed} title="Do the target tests fail on the base revision too?">
+                <li
+                  key={g}
+                  className="run-text-info"
+                  data-testid="run-gate-base"
+                  data-passed={passed}
+                  title="Do the target tests fail on the base revision too?"
+                >
                   {passed ? '⚠ fails on base too' : '· passes on base'}
                 </li>
               );
@@ -127,7 +133,14 @@ function Gates({ events }: { events: PublicRunEvent[] }) {
             // a pass of a flaky target proves nothing: never a green row
             if (unproven && passed && (g === 'green' || g === 'final')) {
               return (
-                <li key={g} className="run-text-warn" data-testid={`run-gate-${g}`} data-passed={passed} data-unproven="true" title="passed, but the target also passes without the fix">
+                <li
+                  key={g}
+                  className="run-text-warn"
+                  data-testid={`run-gate-${g}`}
+                  data-passed={passed}
+                  data-unproven="true"
+                  title="passed, but the target also passes without the fix"
+                >
                   ? {g.toUpperCase()}
                 </li>
               );
@@ -139,8 +152,15 @@ function Gates({ events }: { events: PublicRunEvent[] }) {
             );
           })}
         {proof && (
-          <li className={unproven ? 'run-text-warn' : 'run-text-pass'} data-testid="run-gate-proof" data-status={proof.payload.status} title={proof.payload.detail}>
-            {unproven ? `⚠ ${proofLabel(proof.payload.status ? { status: proof.payload.status, ...(proof.payload.reason ? { reason: proof.payload.reason } : {}) } : null)}` : '✔ proven'}
+          <li
+            className={unproven ? 'run-text-warn' : 'run-text-pass'}
+            data-testid="run-gate-proof"
+            data-status={proof.payload.status}
+            title={proof.payload.detail}
+          >
+            {unproven
+              ? `⚠ ${proofLabel(proof.payload.status ? { status: proof.payload.status, ...(proof.payload.reason ? { reason: proof.payload.reason } : {}) } : null)}`
+              : '✔ proven'}
           </li>
         )}
       </ul>
@@ -159,9 +179,16 @@ export function RunView({
   canCancel: boolean;
   serverNow: number;
 }) {
-  const initialEnd: RunStreamEnd | null = isFinishedStatus(initialRun.status) && initialEvents.at(-1)?.seq === initialRun.lastSeq
-    ? { status: initialRun.status, exitReason: initialRun.exitReason, exitDetail: initialRun.exitDetail, fixId: initialRun.fix?.id ?? null, lastSeq: initialRun.lastSeq }
-    : null;
+  const initialEnd: RunStreamEnd | null =
+    isFinishedStatus(initialRun.status) && initialEvents.at(-1)?.seq === initialRun.lastSeq
+      ? {
+          status: initialRun.status,
+          exitReason: initialRun.exitReason,
+          exitDetail: initialRun.exitDetail,
+          fixId: initialRun.fix?.id ?? null,
+          lastSeq: initialRun.lastSeq,
+        }
+      : null;
   const stream = useRunEvents({ runId: initialRun.id, initialEvents, initialEnd });
   const { events, end, connection } = stream;
   const queryClient = useQueryClient();
@@ -237,7 +264,11 @@ export function RunView({
           </div>
           <div className="run-header-actions">
             {fixId && (
-              <Link className="btn btn-primary" href={`/changes/${encodeURIComponent(run.change.id)}#fix-${encodeURIComponent(fixId)}`} data-testid="run-fix-link">
+              <Link
+                className="btn btn-primary"
+                href={`/changes/${encodeURIComponent(run.change.id)}#fix-${encodeURIComponent(fixId)}`}
+                data-testid="run-fix-link"
+              >
                 View the fix
               </Link>
             )}

@@ -20,10 +20,7 @@ interface State {
   connection: ConnectionState;
 }
 
-type Action =
-  | { kind: 'events'; events: PublicRunEvent[] }
-  | { kind: 'end'; end: RunStreamEnd }
-  | { kind: 'connection'; connection: ConnectionState };
+type Action = { kind: 'events'; events: PublicRunEvent[] } | { kind: 'end'; end: RunStreamEnd } | { kind: 'connection'; connection: ConnectionState };
 
 function reducer(state: State, action: Action): State {
   switch (action.kind) {

@@ -13,7 +13,6 @@ import { runFiltersToParams, useRuns, type RunFilters } from './use-runs';
 // Every run, filterable by status, repository and policy; the filters live in
 // the URL so a view can be shared and survives going back.
 
-
 function readFilters(params: URLSearchParams): RunFilters {
   const status = (params.get('status') ?? '').split(',').filter((s) => (RUN_STATUSES as readonly string[]).includes(s));
   return { status, repository: params.get('repository') ?? '', policy: params.get('policy') ?? '' };

@@ -31,7 +31,6 @@ export function useRuns(filters: RunFilters) {
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     retry: retryUnlessClientError,
     // queued and running rows move on by themselves
-    refetchInterval: (query) =>
-      query.state.data?.pages.some((p) => p.items.some((r) => r.status === 'QUEUED' || r.status === 'RUNNING')) ? 5_000 : false,
+    refetchInterval: (query) => (query.state.data?.pages.some((p) => p.items.some((r) => r.status === 'QUEUED' || r.status === 'RUNNING')) ? 5_000 : false),
   });
 }

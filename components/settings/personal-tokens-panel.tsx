@@ -24,7 +24,9 @@ function IssuedToken({ token, name, kind, onDismiss }: { token: string; name: st
       <div className="alert alert-info">
         Copy it now: this is the only time it is shown; flowfix keeps only a hash.{' '}
         {kind === 'ide' ? (
-          <>In VS Code, run <code>flowfix: Sign in</code> from the command palette and paste it.</>
+          <>
+            In VS Code, run <code>flowfix: Sign in</code> from the command palette and paste it.
+          </>
         ) : (
           <>
             Use it from a terminal as<code> FLOWFIX_TOKEN=… npx flowfix fix show FIX_ID</code>.
@@ -101,13 +103,7 @@ function IssueForm({ onIssued }: { onIssued: (r: { token: string; name: string; 
           read: show fixes and download their patches (flowfix fix show)
         </label>
         <label className="admin-check">
-          <input
-            type="radio"
-            name="scope"
-            checked={scope === 'decide'}
-            onChange={() => setScope('decide')}
-            data-testid="personal-token-scope-decide"
-          />
+          <input type="radio" name="scope" checked={scope === 'decide'} onChange={() => setScope('decide')} data-testid="personal-token-scope-decide" />
           read and decide: also accept and reject fixes as you (flowfix fix apply), within your roles
         </label>
       </fieldset>

@@ -41,8 +41,7 @@ export function useIssuePersonalToken() {
 export function useRevokePersonalToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) =>
-      requestJson<{ token: PersonalToken }>(`/api/me/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
+    mutationFn: (id: string) => requestJson<{ token: PersonalToken }>(`/api/me/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' }).then((r) => r.token),
     onSuccess: () => client.invalidateQueries({ queryKey: personalTokensKey }),
   });
 }

@@ -71,7 +71,15 @@ export function signInWithPassword({ email, password, baseUrl = '' }: { email: s
 }
 
 /** Starts single sign-on with a provider: the address of its sign-in page to send the browser to. */
-export function startSingleSignOn({ provider, callbackUrl, baseUrl = '' }: { provider: string; callbackUrl: string; baseUrl?: string }): Promise<AuthOutcome & { url?: string }> {
+export function startSingleSignOn({
+  provider,
+  callbackUrl,
+  baseUrl = '',
+}: {
+  provider: string;
+  callbackUrl: string;
+  baseUrl?: string;
+}): Promise<AuthOutcome & { url?: string }> {
   return outcome(async () => {
     const { url } = await post(baseUrl, `/api/auth/signin/${encodeURIComponent(provider)}`, { callbackUrl });
     if (!url) return { ok: false, message: 'The server did not say where single sign-on continues. Try again.' };

@@ -20,15 +20,15 @@ function agePresetOf(filters: ChangeListFilters): string {
 export function hasActiveFilters(filters: ChangeListFilters): boolean {
   return Boolean(
     filters.status?.length ||
-      filters.repo ||
-      filters.kind ||
-      filters.history !== 'include' ||
-      filters.author ||
-      filters.reason ||
-      filters.funnel ||
-      filters.q ||
-      filters.minAge ||
-      filters.maxAge,
+    filters.repo ||
+    filters.kind ||
+    filters.history !== 'include' ||
+    filters.author ||
+    filters.reason ||
+    filters.funnel ||
+    filters.q ||
+    filters.minAge ||
+    filters.maxAge,
   );
 }
 
@@ -66,9 +66,7 @@ export function TriageFilters({
           onChange={(e) => onChange({ ...filters, repo: e.target.value || undefined })}
         >
           <option value="">All repositories</option>
-          {filters.repo && !repositories.some((r) => r.name === filters.repo) && (
-            <option value={filters.repo}>{filters.repo} (unknown)</option>
-          )}
+          {filters.repo && !repositories.some((r) => r.name === filters.repo) && <option value={filters.repo}>{filters.repo} (unknown)</option>}
           {repositories.map((r) => (
             <option key={r.name} value={r.name}>
               {r.name}
@@ -163,25 +161,23 @@ export function TriageFilters({
         )}
         {drill && (
           <span className="triage-active-filter" data-testid="triage-funnel-filter">
-            Insights: <strong>{drill.step === 'skipped' ? `skipped, ${skipReasonLabel(drill.reason)}` : `fix dropped, ${dropReasonLabel(drill.reason)}`}</strong>
+            Insights:{' '}
+            <strong>{drill.step === 'skipped' ? `skipped, ${skipReasonLabel(drill.reason)}` : `fix dropped, ${dropReasonLabel(drill.reason)}`}</strong>
             {`, first failed ${drill.from ? formatDateTime(drill.from) : 'any time'} – ${formatDateTime(drill.to)}`}
             <button
               type="button"
               className="btn btn-small"
               aria-label="Remove the Insights filter"
-              onClick={() => onChange({ ...filters, funnel: undefined, firstFrom: undefined, firstTo: undefined, policy: undefined, model: undefined, trigger: undefined })}
+              onClick={() =>
+                onChange({ ...filters, funnel: undefined, firstFrom: undefined, firstTo: undefined, policy: undefined, model: undefined, trigger: undefined })
+              }
             >
               ×
             </button>
           </span>
         )}
         {hasActiveFilters(filters) && (
-          <button
-            type="button"
-            className="btn btn-small"
-            data-testid="triage-clear-filters"
-            onClick={() => onChange({ history: 'include' })}
-          >
+          <button type="button" className="btn btn-small" data-testid="triage-clear-filters" onClick={() => onChange({ history: 'include' })}>
             Clear filters
           </button>
         )}

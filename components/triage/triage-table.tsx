@@ -55,12 +55,7 @@ function ChangeCell({ item }: { item: ChangeListItem }) {
 function AuthorCell({ item, onAuthor }: { item: ChangeListItem; onAuthor: (author: string) => void }) {
   return (
     <td>
-      <button
-        type="button"
-        className="triage-link-button"
-        title={`Show only changes by ${item.author}`}
-        onClick={() => onAuthor(item.author)}
-      >
+      <button type="button" className="triage-link-button" title={`Show only changes by ${item.author}`} onClick={() => onAuthor(item.author)}>
         {item.author}
       </button>
       {item.authorKind === 'BOT' && (
@@ -96,19 +91,17 @@ export function TriageTable({ items, onAuthor }: { items: ChangeListItem[]; onAu
         </thead>
         <tbody>
           {items.map((item) => (
-            <tr
-              key={item.id}
-              data-testid="triage-row"
-              data-status={item.status}
-              data-change-id={item.id}
-              data-repository={item.repository.name}
-            >
+            <tr key={item.id} data-testid="triage-row" data-status={item.status} data-change-id={item.id} data-repository={item.repository.name}>
               <StatusCell item={item} />
               <ChangeCell item={item} />
               <td>{item.repository.name}</td>
               <AuthorCell item={item} onAuthor={onAuthor} />
-              <td className="triage-num" data-label="failing tests">{item.failingTestCount}</td>
-              <td className="triage-num" data-label="revision">{item.revisionNumber}</td>
+              <td className="triage-num" data-label="failing tests">
+                {item.failingTestCount}
+              </td>
+              <td className="triage-num" data-label="revision">
+                {item.revisionNumber}
+              </td>
               <td className="triage-age">
                 <time dateTime={item.lastFailureAt} title={formatExactTime(item.lastFailureAt)}>
                   {formatAge(item.ageMs)}

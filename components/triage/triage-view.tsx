@@ -2,11 +2,7 @@
 
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useMemo } from 'react';
-import {
-  filtersFromSearchParams,
-  toChangeListSearchParams,
-  type ChangeListFilters,
-} from '@/common/change-query';
+import { filtersFromSearchParams, toChangeListSearchParams, type ChangeListFilters } from '@/common/change-query';
 import { TriageFilters, hasActiveFilters, type RepositoryOption } from './triage-filters';
 import { TriageTable } from './triage-table';
 import { useChanges } from './use-changes';
@@ -32,15 +28,7 @@ function useUrlFilters(): [ChangeListFilters, (next: ChangeListFilters, how?: { 
 }
 
 // The total is bounded (1000+) and absent for text searches: see lib/changes/list-changes.ts.
-function TotalLine({
-  shown,
-  total,
-  more,
-}: {
-  shown: number;
-  total: { count: number; capped: boolean } | null;
-  more: boolean;
-}) {
+function TotalLine({ shown, total, more }: { shown: number; total: { count: number; capped: boolean } | null; more: boolean }) {
   let text: string;
   if (total) {
     const of = total.capped ? `${total.count}+` : String(total.count);

@@ -28,8 +28,7 @@ export function useChanges(filters: ChangeListFilters) {
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     // running changes show a time-left estimate: keep it (and their status) fresh
-    refetchInterval: (query) =>
-      query.state.data?.pages.some((p) => p.items.some((i) => Boolean(i.activeRun))) ? 10_000 : false,
+    refetchInterval: (query) => (query.state.data?.pages.some((p) => p.items.some((i) => Boolean(i.activeRun))) ? 10_000 : false),
     // a 4xx will not get better by asking again
     retry: retryUnlessClientError,
   });

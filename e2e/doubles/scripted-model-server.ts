@@ -113,10 +113,7 @@ export const ScriptFileSchema = z.object({
 /** A step computed from the request, so a script can react to tool results. */
 export type StepFn = (request: RecordedRequest, info: { index: number; requests: RecordedRequest[] }) => ScriptStep | Promise<ScriptStep>;
 
-export type Script =
-  | StepFn
-  | Array<ScriptStep | StepFn>
-  | { steps: Array<ScriptStep | StepFn>; whenExhausted?: 'error' | 'repeat-last' | 'cycle' };
+export type Script = StepFn | Array<ScriptStep | StepFn> | { steps: Array<ScriptStep | StepFn>; whenExhausted?: 'error' | 'repeat-last' | 'cycle' };
 
 // ───── recorded requests ─────
 
@@ -236,8 +233,7 @@ function buildReply(step: z.output<typeof ReplyStepSchema>, body: ChatRequestBod
   const content = step.text ?? null;
   const promptTokens = step.usage?.promptTokens ?? estimateTokens(JSON.stringify(body.messages ?? []));
   const completionTokens =
-    step.usage?.completionTokens ??
-    estimateTokens((content ?? '') + toolCalls.map((c) => c.function.name + c.function.arguments).join(''));
+    step.usage?.completionTokens ?? estimateTokens((content ?? '') + toolCalls.map((c) => c.function.name + c.function.arguments).join(''));
   return {
     id: nextId('chatcmpl-'),
     created: Math.floor(Date.now() / 1000),
@@ -311,7 +307,15 @@ function streamChunks(reply: BuiltReply, { includeUsage, chunkSize, dialect }: {
   const base = { id: reply.id, object: 'chat.completion.chunk', created: reply.created, model: reply.model };
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) => ({
     ...base,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...(dialect === 'azure' ? { content_filter_results: finishReason ? {} : SAFE_FILTERS } : {}) }],
+    choices: [
+      {
+        index: 0,
+        delta,
+        logprobs: null,
+        finish_reason: finishReason,
+        ...(dialect === 'azure' ? { content_filter_results: finishReason ? {} : SAFE_FILTERS } : {}),
+      },
+    ],
     ...(includeUsage ? { usage: null } : {}),
     ...extra,
   });
@@ -470,7 +474,13 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
         return sendJson(
           res,
           401,
-          JSON.stringify({ error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.' } }),
+          JSON.stringify({
+            error: {
+              code: '401',
+              message:
+                'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+            },
+          }),
         );
       }
       const known = options.azure?.deployments;
@@ -516,7 +526,11 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
         return sendJson(
           res,
           400,
-          errorBody({ message: `scripted expectation failed at step ${index + 1}: ${what}; the latest results were: ${seen.slice(0, 1500)}`, type: 'invalid_request_error', code: 'scripted_expectation_failed' }),
+          errorBody({
+            message: `scripted expectation failed at step ${index + 1}: ${what}; the latest results were: ${seen.slice(0, 1500)}`,
+            type: 'invalid_request_error',
+            code: 'scripted_expectation_failed',
+          }),
         );
       }
     }
@@ -590,7 +604,13 @@ export async function startScriptedModelServer(options: StartOptions): Promise<S
     const query = Object.fromEntries(url.searchParams.entries());
     if (dialect === 'azure') {
       if (!query['api-version']) {
-        return sendJson(res, 400, JSON.stringify({ error: { code: 'MissingApiVersionParameter', message: 'The api-version query parameter (?api-version=) is required for all requests.' } }));
+        return sendJson(
+          res,
+          400,
+          JSON.stringify({
+            error: { code: 'MissingApiVersionParameter', message: 'The api-version query parameter (?api-version=) is required for all requests.' },
+          }),
+        );
       }
     }
 
@@ -686,7 +706,11 @@ export const ConversationSchema = z.object({
 export type Conversation = z.output<typeof ConversationSchema>;
 
 /** The script that plays a conversation in one protocol; the first turn's expectations are checked against the first user message. */
-export function scriptFromConversation(conversation: Conversation, protocol: 'tools' | 'text', { malformedFirst = 0 }: { malformedFirst?: number } = {}): ScriptStep[] {
+export function scriptFromConversation(
+  conversation: Conversation,
+  protocol: 'tools' | 'text',
+  { malformedFirst = 0 }: { malformedFirst?: number } = {},
+): ScriptStep[] {
   const malformed: ScriptStep[] = Array.from({ length: malformedFirst }, (_, i) => ({
     kind: 'reply',
     text: 'Calling the tool.',
@@ -726,7 +750,8 @@ function parseCliArgs(argv: string[]) {
     i++;
   }
   const script = args.get('script');
-  if (!script) throw new Error('usage: scripted-model-server --script FILE.json [--port N] [--host H] [--api-key KEY] [--dialect openai|azure|vllm|ollama|llamacpp]');
+  if (!script)
+    throw new Error('usage: scripted-model-server --script FILE.json [--port N] [--host H] [--api-key KEY] [--dialect openai|azure|vllm|ollama|llamacpp]');
   const port = Number(args.get('port') ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be an integer 0..65535');
   const dialect = args.get('dialect') ?? 'openai';

@@ -16,8 +16,7 @@ import { endSession, SESSION_MAX_AGE_S, startSession } from './sessions';
 
 // next-auth ships CommonJS with `exports.default`: Next's bundler unwraps it,
 // Node's own loader (the CLI, tests) hands over the module object instead
-const CredentialsProvider =
-  (CredentialsProviderImport as unknown as { default?: typeof CredentialsProviderImport }).default ?? CredentialsProviderImport;
+const CredentialsProvider = (CredentialsProviderImport as unknown as { default?: typeof CredentialsProviderImport }).default ?? CredentialsProviderImport;
 
 const CredentialsSchema = z.object({
   email: z.string().trim().toLowerCase().email().max(320),
@@ -76,7 +75,13 @@ export async function authorizeCredentials(
         action: 'auth.lockout',
         targetType: st.scope,
         targetId: st.subject,
-        data: { scope: st.scope, subject: st.subject, failures: st.failures, lockedUntil: st.lockedUntil?.toISOString() ?? null, seconds: st.retryAfterSeconds },
+        data: {
+          scope: st.scope,
+          subject: st.subject,
+          failures: st.failures,
+          lockedUntil: st.lockedUntil?.toISOString() ?? null,
+          seconds: st.retryAfterSeconds,
+        },
       });
     }
     return null;
@@ -85,7 +90,14 @@ export async function authorizeCredentials(
   // one good account does not give a client fresh tries at the others
   await clearThrottle(accountKey(email));
   await db.user.update({ where: { id: user.id }, data: { lastSignInAt: new Date() } });
-  await writeAudit({ actorId: user.id, actorKind: 'user', action: 'auth.signin', targetType: 'user', targetId: user.id, data: { method: 'password', address } });
+  await writeAudit({
+    actorId: user.id,
+    actorKind: 'user',
+    action: 'auth.signin',
+    targetType: 'user',
+    targetId: user.id,
+    data: { method: 'password', address },
+  });
   return { id: user.id, email: user.email, name: user.name };
 }
 
@@ -152,16 +164,26 @@ export function getAuthOptions({ address = null }: { address?: string | null } =
         const email = (profile?.email ?? user.email ?? '').toLowerCase();
         if (!email || !account.providerAccountId) return false;
         const db = getDb();
-        const existing =
-          (await db.user.findUnique({ where: { oidcSubject: account.providerAccountId } })) ??
-          (await db.user.findUnique({ where: { email } }));
+        const existing = (await db.user.findUnique({ where: { oidcSubject: account.providerAccountId } })) ?? (await db.user.findUnique({ where: { email } }));
         if (existing?.disabledAt) {
-          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'disabled', address } });
+          await writeAudit({
+            actorKind: 'user',
+            action: 'auth.signin.failure',
+            targetType: 'account',
+            targetId: email,
+            data: { email, method: 'oidc', reason: 'disabled', address },
+          });
           return false;
         }
         // neither matched nor provisioned: the reserved domain belongs to code-review identities alone
         if (existing?.kind === UserKind.CODE_REVIEW || isCodeReviewEmail(email)) {
-          await writeAudit({ actorKind: 'user', action: 'auth.signin.failure', targetType: 'account', targetId: email, data: { email, method: 'oidc', reason: 'code_review_identity', address } });
+          await writeAudit({
+            actorKind: 'user',
+            action: 'auth.signin.failure',
+            targetType: 'account',
+            targetId: email,
+            data: { email, method: 'oidc', reason: 'code_review_identity', address },
+          });
           return false;
         }
         const saved = existing
@@ -173,7 +195,14 @@ export function getAuthOptions({ address = null }: { address?: string | null } =
               data: { email, name: user.name ?? email, oidcSubject: account.providerAccountId, roles: [] },
             });
         if (!existing) await writeAudit({ actorId: saved.id, actorKind: 'user', action: 'user.oidc_provision', targetType: 'user', targetId: saved.id });
-        await writeAudit({ actorId: saved.id, actorKind: 'user', action: 'auth.signin', targetType: 'user', targetId: saved.id, data: { method: 'oidc', address } });
+        await writeAudit({
+          actorId: saved.id,
+          actorKind: 'user',
+          action: 'auth.signin',
+          targetType: 'user',
+          targetId: saved.id,
+          data: { method: 'oidc', address },
+        });
         user.id = saved.id;
         return true;
       },

@@ -205,7 +205,6 @@ export async function getChangeDetail({ id }: { id: string }): Promise<ChangeDet
   };
 }
 
-
 /** A stored failure as the pages show it (the change page, the grading page). */
 export function toFailureView(f: {
   id: string;

@@ -19,7 +19,7 @@ import { formatRemainingRange } from '../../common/run-estimate';
 // tests, newest run (time left, or why it found no fix) and newest fix.
 
 export const ForBranchQuerySchema = z.object({
-  remote: z.array(z.string().trim().min(1).max(2000)).min(1, 'Send the checkout\'s git remote URL(s) as ?remote=').max(10),
+  remote: z.array(z.string().trim().min(1).max(2000)).min(1, "Send the checkout's git remote URL(s) as ?remote=").max(10),
   branch: z.string().trim().min(1, 'Send the checked-out branch as ?branch=').max(500),
 });
 export type ForBranchQuery = z.infer<typeof ForBranchQuerySchema>;
@@ -36,7 +36,10 @@ export function normaliseGitUrl(url: string): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u)) {
     try {
       const parsed = new URL(u);
-      out = parsed.protocol === 'file:' ? path.resolve(decodeURIComponent(parsed.pathname)) : `${parsed.hostname.toLowerCase()}${decodeURIComponent(parsed.pathname)}`;
+      out =
+        parsed.protocol === 'file:'
+          ? path.resolve(decodeURIComponent(parsed.pathname))
+          : `${parsed.hostname.toLowerCase()}${decodeURIComponent(parsed.pathname)}`;
     } catch {
       out = u;
     }
@@ -45,7 +48,10 @@ export function normaliseGitUrl(url: string): string {
   } else {
     out = path.resolve(u);
   }
-  u = out.replace(/\/+$/, '').replace(/\.git$/, '').replace(/\/+$/, '');
+  u = out
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '');
   return u;
 }
 
@@ -73,7 +79,10 @@ function oneLine(summaryHtml: string): string {
   return sentence.length > 300 ? `${sentence.slice(0, 299)}…` : sentence;
 }
 
-async function runView(run: { id: string; status: string; exitReason: string | null; exitDetail: string | null; finishedAt: Date | null }, changeId: string): Promise<BranchRun> {
+async function runView(
+  run: { id: string; status: string; exitReason: string | null; exitDetail: string | null; finishedAt: Date | null },
+  changeId: string,
+): Promise<BranchRun> {
   const base: BranchRun = {
     id: run.id,
     status: run.status as BranchRun['status'],
@@ -151,7 +160,15 @@ export async function getBranchState({ remote, branch }: ForBranchQuery): Promis
     failures: failureRevision?.failures ?? [],
     run: run ? await runView(run, change.id) : null,
     fix: fix
-      ? { id: fix.id, status: fix.status, runId: fix.runId, headRev: fix.revision.headRev, rootCause: oneLine(fix.summaryHtml), files: fix.files, dropReason: fix.dropReason }
+      ? {
+          id: fix.id,
+          status: fix.status,
+          runId: fix.runId,
+          headRev: fix.revision.headRev,
+          rootCause: oneLine(fix.summaryHtml),
+          files: fix.files,
+          dropReason: fix.dropReason,
+        }
       : null,
     dashboardUrl: `${publicOrigin()}/changes/${change.id}`,
   };

@@ -170,13 +170,7 @@ async function withActiveRuns({ items, db, now }: { items: ChangeListItem[]; db:
 const EMPTY_PAGE: ChangeListPage = { items: [], nextCursor: null, total: null };
 
 /** One page of the triage list. An invalid cursor is an AppError('validation') (422). */
-export async function listChanges({
-  filters,
-  cursor,
-  limit = DEFAULT_PAGE_SIZE,
-  now = new Date(),
-  db = getDb(),
-}: ListChangesInput): Promise<ChangeListPage> {
+export async function listChanges({ filters, cursor, limit = DEFAULT_PAGE_SIZE, now = new Date(), db = getDb() }: ListChangesInput): Promise<ChangeListPage> {
   const take = Math.min(Math.max(1, Math.trunc(limit)), MAX_PAGE_SIZE);
   // decode before any query so a bad cursor fails fast and alike everywhere
   const keyset = cursor ? afterCursor(cursor) : [];
@@ -198,10 +192,7 @@ export async function listChanges({
     take: take + 1,
     select: ITEM_SELECT,
   });
-  const countQuery =
-    cursor || filters.q
-      ? Promise.resolve(null)
-      : db.change.count({ where: { AND: matching }, take: TOTAL_COUNT_CAP + 1 });
+  const countQuery = cursor || filters.q ? Promise.resolve(null) : db.change.count({ where: { AND: matching }, take: TOTAL_COUNT_CAP + 1 });
   const [rows, counted] = await Promise.all([pageQuery, countQuery]);
 
   const pageRows = rows.slice(0, take);
@@ -209,20 +200,15 @@ export async function listChanges({
   return {
     items: await withActiveRuns({ items: pageRows.map((row) => toItem({ row, now })), db, now }),
     nextCursor: rows.length > take && last ? encodeCursor({ at: last.lastFailureAt, id: last.id }) : null,
-    total:
-      counted === null ? null : { count: Math.min(counted, TOTAL_COUNT_CAP), capped: counted > TOTAL_COUNT_CAP },
+    total: counted === null ? null : { count: Math.min(counted, TOTAL_COUNT_CAP), capped: counted > TOTAL_COUNT_CAP },
   };
 }
 
 /** Repository names for the filter's select (archived ones last). */
-export async function listRepositoryOptions({ db = getDb() }: { db?: Db } = {}): Promise<
-  Array<{ id: string; name: string; archived: boolean }>
-> {
+export async function listRepositoryOptions({ db = getDb() }: { db?: Db } = {}): Promise<Array<{ id: string; name: string; archived: boolean }>> {
   const rows = await db.repository.findMany({
     select: { id: true, name: true, archivedAt: true },
     orderBy: [{ name: 'asc' }],
   });
-  return rows
-    .map((r) => ({ id: r.id, name: r.name, archived: r.archivedAt !== null }))
-    .sort((a, b) => Number(a.archived) - Number(b.archived));
+  return rows.map((r) => ({ id: r.id, name: r.name, archived: r.archivedAt !== null })).sort((a, b) => Number(a.archived) - Number(b.archived));
 }

@@ -38,7 +38,15 @@ async function reply(client: GitHubClient, fullName: string, number: number, bod
   await client.rest.issues.createComment({ owner, repo, issue_number: number, body });
 }
 
-export async function processGitHubComment({ host, link, payload }: { host: CodeHost; link: CodeHostRepository; payload: Record<string, unknown> }): Promise<ProcessOutcome> {
+export async function processGitHubComment({
+  host,
+  link,
+  payload,
+}: {
+  host: CodeHost;
+  link: CodeHostRepository;
+  payload: Record<string, unknown>;
+}): Promise<ProcessOutcome> {
   const issue = payload.issue as { number: number; pull_request?: unknown };
   const comment = payload.comment as { body?: string; user?: { login?: string; type?: string } };
   if (payload.action !== 'created' || !issue?.pull_request) return { status: 'IGNORED', detail: 'not a new comment on a pull request' };
@@ -56,7 +64,11 @@ export async function processGitHubComment({ host, link, payload }: { host: Code
   // the permission, from the API, for this user on this repository
   const { data: permission } = await client.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
   if (!WRITE_ROLES.has(permission.role_name) && !WRITE_ROLES.has(permission.permission)) {
-    return answer(`\`/flowfix ${command.kind}\` needs write permission on ${link.fullName}; yours is ${permission.role_name || permission.permission}. Nothing was done.`, 'IGNORED', `refused: ${login} has ${permission.permission}`);
+    return answer(
+      `\`/flowfix ${command.kind}\` needs write permission on ${link.fullName}; yours is ${permission.role_name || permission.permission}. Nothing was done.`,
+      'IGNORED',
+      `refused: ${login} has ${permission.permission}`,
+    );
   }
   return decideInThread({ host, link, number: issue.number, thread: 'pull request', login, command, answer });
 }
@@ -65,7 +77,15 @@ export async function processGitHubComment({ host, link, payload }: { host: Code
 const GITLAB_DEVELOPER = 30;
 
 /** The same commands in a merge-request note (GitLab): Developer access or more, asked of the members API. */
-export async function processGitLabNote({ host, link, payload }: { host: CodeHost; link: CodeHostRepository; payload: Record<string, unknown> }): Promise<ProcessOutcome> {
+export async function processGitLabNote({
+  host,
+  link,
+  payload,
+}: {
+  host: CodeHost;
+  link: CodeHostRepository;
+  payload: Record<string, unknown>;
+}): Promise<ProcessOutcome> {
   const attrs = payload.object_attributes as { noteable_type?: string; note?: string; system?: boolean } | undefined;
   const mr = payload.merge_request as { iid?: number } | undefined;
   const user = payload.user as { id?: number; username?: string; bot?: boolean } | undefined;
@@ -88,7 +108,11 @@ export async function processGitLabNote({ host, link, payload }: { host: CodeHos
     if (status !== 404) throw err;
   }
   if (level < GITLAB_DEVELOPER) {
-    return answer(`\`/flowfix ${command.kind}\` needs the Developer role or more on ${link.fullName}. Nothing was done.`, 'IGNORED', `refused: ${login} has access level ${level}`);
+    return answer(
+      `\`/flowfix ${command.kind}\` needs the Developer role or more on ${link.fullName}. Nothing was done.`,
+      'IGNORED',
+      `refused: ${login} has access level ${level}`,
+    );
   }
   return decideInThread({ host, link, number: mr.iid, thread: 'merge request', login, command, answer });
 }
@@ -116,8 +140,13 @@ async function decideInThread({
   command: CommentCommand;
   answer: (text: string, status: ProcessOutcome['status'], detail: string) => Promise<ProcessOutcome>;
 }): Promise<ProcessOutcome> {
-  const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId: link.repositoryId, externalId: String(number) } }, select: { id: true } });
-  const fix = change ? await getDb().fix.findFirst({ where: { changeId: change.id, ...DECIDABLE }, orderBy: { createdAt: 'desc' }, select: { id: true } }) : null;
+  const change = await getDb().change.findUnique({
+    where: { repositoryId_externalId: { repositoryId: link.repositoryId, externalId: String(number) } },
+    select: { id: true },
+  });
+  const fix = change
+    ? await getDb().fix.findFirst({ where: { changeId: change.id, ...DECIDABLE }, orderBy: { createdAt: 'desc' }, select: { id: true } })
+    : null;
   if (!fix) return answer(`there is no fix of flowfix waiting for a decision on this ${thread}.`, 'IGNORED', 'no decidable fix');
   const decider: Decider = await codeReviewIdentity({ host, login });
   try {

@@ -39,17 +39,31 @@ function splitFullName(fullName: string): { owner: string; repo: string } {
   return { owner, repo };
 }
 
-export async function processGitHubDelivery({ host, link, event, payload, deliveryId }: { host: CodeHost; link: Link; event: string; payload: Payload; deliveryId: string }): Promise<ProcessOutcome> {
+export async function processGitHubDelivery({
+  host,
+  link,
+  event,
+  payload,
+  deliveryId,
+}: {
+  host: CodeHost;
+  link: Link;
+  event: string;
+  payload: Payload;
+  deliveryId: string;
+}): Promise<ProcessOutcome> {
   const client = githubInstallationClient(host, link.installationId ?? '');
   switch (event) {
     case 'workflow_run': {
       const run = payload.workflow_run as WorkflowRunLike;
-      if (payload.action !== 'completed' || !FAILED.has(run.conclusion ?? '')) return { status: 'IGNORED', detail: `workflow run ${payload.action as string} (${run.conclusion ?? 'no conclusion'})` };
+      if (payload.action !== 'completed' || !FAILED.has(run.conclusion ?? ''))
+        return { status: 'IGNORED', detail: `workflow run ${payload.action as string} (${run.conclusion ?? 'no conclusion'})` };
       return ingestWorkflowRuns({ client, link, runs: [run], deliveryId });
     }
     case 'check_suite': {
       const suite = payload.check_suite as { id: number; conclusion: string | null; app?: { slug?: string } };
-      if (payload.action !== 'completed' || !FAILED.has(suite.conclusion ?? '')) return { status: 'IGNORED', detail: `check suite ${payload.action as string} (${suite.conclusion ?? 'no conclusion'})` };
+      if (payload.action !== 'completed' || !FAILED.has(suite.conclusion ?? ''))
+        return { status: 'IGNORED', detail: `check suite ${payload.action as string} (${suite.conclusion ?? 'no conclusion'})` };
       const { owner, repo } = splitFullName(link.fullName);
       const { data } = await client.rest.actions.listWorkflowRunsForRepo({ owner, repo, check_suite_id: suite.id, per_page: 20 });
       const failed = data.workflow_runs.filter((r) => FAILED.has(r.conclusion ?? ''));
@@ -61,18 +75,28 @@ export async function processGitHubDelivery({ host, link, event, payload, delive
       const externalId = String(pr.number);
       const draft = typeof pr.draft === 'boolean' ? await recordDraftState({ repositoryId: link.repositoryId, externalId, draft: pr.draft }) : 'unknown';
       if (payload.action === 'synchronize') {
-        const n = await staleOlderHeads({ repositoryId: link.repositoryId, externalId, headRev: pr.head.sha, why: `new commits pushed (${pr.head.sha.slice(0, 12)})` });
+        const n = await staleOlderHeads({
+          repositoryId: link.repositoryId,
+          externalId,
+          headRev: pr.head.sha,
+          why: `new commits pushed (${pr.head.sha.slice(0, 12)})`,
+        });
         return { status: 'PROCESSED', detail: `pull request #${pr.number} synchronized: ${n} pending fix(es) made stale` };
       }
       if (payload.action === 'closed') {
-        const n = await endPendingWork({ repositoryId: link.repositoryId, externalId, why: pr.merged ? 'the pull request was merged' : 'the pull request was closed' });
+        const n = await endPendingWork({
+          repositoryId: link.repositoryId,
+          externalId,
+          why: pr.merged ? 'the pull request was merged' : 'the pull request was closed',
+        });
         return { status: 'PROCESSED', detail: `pull request #${pr.number} ${pr.merged ? 'merged' : 'closed'}: ${n} pending fix(es) ended` };
       }
       if (payload.action === 'ready_for_review' || draft === 'left') {
         const what = await repairWhenReady({ repositoryId: link.repositoryId, externalId, headRev: pr.head.sha });
         return { status: 'PROCESSED', detail: `pull request #${pr.number} ready for review: ${what}` };
       }
-      if (draft === 'entered') return { status: 'PROCESSED', detail: `pull request #${pr.number} converted to draft: its next failures are skipped by the draft filter` };
+      if (draft === 'entered')
+        return { status: 'PROCESSED', detail: `pull request #${pr.number} converted to draft: its next failures are skipped by the draft filter` };
       return { status: 'IGNORED', detail: `pull request ${payload.action as string}${draft === 'unknown' ? '' : ` (draft: ${String(pr.draft)}, ${draft})`}` };
     }
     case 'issue_comment':
@@ -82,7 +106,17 @@ export async function processGitHubDelivery({ host, link, event, payload, delive
   }
 }
 
-async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: GitHubClient; link: Link; runs: WorkflowRunLike[]; deliveryId: string }): Promise<ProcessOutcome> {
+async function ingestWorkflowRuns({
+  client,
+  link,
+  runs,
+  deliveryId,
+}: {
+  client: GitHubClient;
+  link: Link;
+  runs: WorkflowRunLike[];
+  deliveryId: string;
+}): Promise<ProcessOutcome> {
   const details: string[] = [];
   let ingested = 0;
   for (const run of runs) {
@@ -94,7 +128,9 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
     const evidence = await collectRunEvidence({ client, link, runId: run.id });
     details.push(...evidence.notes);
     if (evidence.junitReports.length === 0) {
-      details.push(`run ${run.id}: no JUnit report found (artifacts named ${link.artifactName}, files ${link.junitGlob}); report from CI with flowfix report, or upload the reports as an artifact`);
+      details.push(
+        `run ${run.id}: no JUnit report found (artifacts named ${link.artifactName}, files ${link.junitGlob}); report from CI with flowfix report, or upload the reports as an artifact`,
+      );
       continue;
     }
     const { upload, forkNotWritable } = await uploadFor({ client, link, run, number, evidence });
@@ -109,7 +145,9 @@ async function ingestWorkflowRuns({ client, link, runs, deliveryId }: { client: 
       ingested += 1;
       // ingestion and the fork's writability queue the pull request's sync themselves (lib/writes.ts)
       await recordForkWritability({ changeId: result.changeId, forkNotWritable });
-      details.push(`run ${run.id}: ${result.failures} failure(s) on revision ${result.revisionNumber} of #${number}${result.created ? '' : ' (already known)'}`);
+      details.push(
+        `run ${run.id}: ${result.failures} failure(s) on revision ${result.revisionNumber} of #${number}${result.created ? '' : ' (already known)'}`,
+      );
     } catch (err) {
       // a report that holds no failure, or a refused one, is an answer, not a reason to retry
       if (err instanceof AppError && err.status < 500) details.push(`run ${run.id}: ${err.message}`);
@@ -142,7 +180,9 @@ async function collectRunEvidence({ client, link, runId }: { client: GitHubClien
       continue;
     }
     if (artifact.size_in_bytes > budget) {
-      notes.push(`artifact ${artifact.name}: ${artifact.size_in_bytes} bytes is over the ${env.FLOWFIX_MAX_UPLOAD_BYTES}-byte limit (FLOWFIX_MAX_UPLOAD_BYTES); not downloaded`);
+      notes.push(
+        `artifact ${artifact.name}: ${artifact.size_in_bytes} bytes is over the ${env.FLOWFIX_MAX_UPLOAD_BYTES}-byte limit (FLOWFIX_MAX_UPLOAD_BYTES); not downloaded`,
+      );
       continue;
     }
     const { data } = await client.rest.actions.downloadArtifact({ owner, repo, artifact_id: artifact.id, archive_format: 'zip' });
@@ -179,7 +219,19 @@ async function collectRunEvidence({ client, link, runId }: { client: GitHubClien
  * from the pull request; and the fork holding its head when flowfix may not
  * push there (lib/hosts/fork.ts).
  */
-async function uploadFor({ client, link, run, number, evidence }: { client: GitHubClient; link: Link; run: WorkflowRunLike; number: number; evidence: RunEvidence }): Promise<{ upload: IngestUpload; forkNotWritable: string | null }> {
+async function uploadFor({
+  client,
+  link,
+  run,
+  number,
+  evidence,
+}: {
+  client: GitHubClient;
+  link: Link;
+  run: WorkflowRunLike;
+  number: number;
+  evidence: RunEvidence;
+}): Promise<{ upload: IngestUpload; forkNotWritable: string | null }> {
   const { owner, repo } = splitFullName(link.fullName);
   const { data: pr } = await client.rest.pulls.get({ owner, repo, pull_number: number });
   const metadata = IngestMetadataSchema.parse({

@@ -28,7 +28,19 @@ interface PipelineAttrs {
   url?: string;
 }
 
-export async function processGitLabDelivery({ host, link, event, payload, deliveryId }: { host: CodeHost; link: Link; event: string; payload: Payload; deliveryId: string }): Promise<ProcessOutcome> {
+export async function processGitLabDelivery({
+  host,
+  link,
+  event,
+  payload,
+  deliveryId,
+}: {
+  host: CodeHost;
+  link: Link;
+  event: string;
+  payload: Payload;
+  deliveryId: string;
+}): Promise<ProcessOutcome> {
   const api = gitlabClient(host);
   switch (event) {
     case 'Pipeline Hook': {
@@ -42,31 +54,49 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
       if (payload.build_status !== 'failed') return { status: 'IGNORED', detail: `job ${String(payload.build_id)} ${String(payload.build_status)}` };
       const pipelineId = Number((payload.pipeline_id as number | undefined) ?? (payload.commit as { id?: number } | undefined)?.id);
       const pipeline = await api.Pipelines.show(link.externalId, pipelineId);
-      if (pipeline.status !== 'failed') return { status: 'IGNORED', detail: `job failed; pipeline ${pipelineId} is ${String(pipeline.status)}, its own hook reports it when it ends` };
+      if (pipeline.status !== 'failed')
+        return { status: 'IGNORED', detail: `job failed; pipeline ${pipelineId} is ${String(pipeline.status)}, its own hook reports it when it ends` };
       const mrs = await api.Commits.allMergeRequests(link.externalId, String(pipeline.sha));
       const mr = mrs.find((m) => m.state === 'opened');
       if (!mr) return { status: 'IGNORED', detail: `pipeline ${pipelineId} belongs to no open merge request` };
       return ingestPipeline({ api, link, pipelineId, sha: String(pipeline.sha), mrIid: mr.iid, deliveryId });
     }
     case 'Merge Request Hook': {
-      const attrs = payload.object_attributes as { iid: number; action?: string; oldrev?: string; last_commit?: { id: string }; draft?: boolean; work_in_progress?: boolean };
+      const attrs = payload.object_attributes as {
+        iid: number;
+        action?: string;
+        oldrev?: string;
+        last_commit?: { id: string };
+        draft?: boolean;
+        work_in_progress?: boolean;
+      };
       const externalId = String(attrs.iid);
       // `draft` since GitLab 13.x; older hooks say work_in_progress
       const isDraft = typeof attrs.draft === 'boolean' ? attrs.draft : typeof attrs.work_in_progress === 'boolean' ? attrs.work_in_progress : undefined;
       const draft = isDraft === undefined ? 'unknown' : await recordDraftState({ repositoryId: link.repositoryId, externalId, draft: isDraft });
       if (attrs.action === 'update' && attrs.oldrev && attrs.last_commit) {
-        const n = await staleOlderHeads({ repositoryId: link.repositoryId, externalId, headRev: attrs.last_commit.id, why: `new commits pushed (${attrs.last_commit.id.slice(0, 12)})` });
+        const n = await staleOlderHeads({
+          repositoryId: link.repositoryId,
+          externalId,
+          headRev: attrs.last_commit.id,
+          why: `new commits pushed (${attrs.last_commit.id.slice(0, 12)})`,
+        });
         return { status: 'PROCESSED', detail: `merge request !${attrs.iid} updated: ${n} pending fix(es) made stale` };
       }
       if (attrs.action === 'close' || attrs.action === 'merge') {
-        const n = await endPendingWork({ repositoryId: link.repositoryId, externalId, why: attrs.action === 'merge' ? 'the merge request was merged' : 'the merge request was closed' });
+        const n = await endPendingWork({
+          repositoryId: link.repositoryId,
+          externalId,
+          why: attrs.action === 'merge' ? 'the merge request was merged' : 'the merge request was closed',
+        });
         return { status: 'PROCESSED', detail: `merge request !${attrs.iid} ${attrs.action}d: ${n} pending fix(es) ended` };
       }
       if (draft === 'left') {
         const what = await repairWhenReady({ repositoryId: link.repositoryId, externalId, headRev: attrs.last_commit?.id ?? null });
         return { status: 'PROCESSED', detail: `merge request !${attrs.iid} ready for review: ${what}` };
       }
-      if (draft === 'entered') return { status: 'PROCESSED', detail: `merge request !${attrs.iid} marked as draft: its next failures are skipped by the draft filter` };
+      if (draft === 'entered')
+        return { status: 'PROCESSED', detail: `merge request !${attrs.iid} marked as draft: its next failures are skipped by the draft filter` };
       return { status: 'IGNORED', detail: `merge request ${attrs.action ?? 'event'}` };
     }
     case 'Note Hook':
@@ -77,7 +107,10 @@ export async function processGitLabDelivery({ host, link, event, payload, delive
 }
 
 /** The fork holding the merge request's branch when flowfix may not push there (lib/hosts/fork.ts); null otherwise. */
-async function forkNotWritable(api: GitLabClient, mr: { source_project_id?: unknown; target_project_id?: unknown; allow_collaboration?: unknown }): Promise<string | null> {
+async function forkNotWritable(
+  api: GitLabClient,
+  mr: { source_project_id?: unknown; target_project_id?: unknown; allow_collaboration?: unknown },
+): Promise<string | null> {
   if (mr.source_project_id === mr.target_project_id || mr.allow_collaboration) return null;
   try {
     return String((await api.Projects.show(Number(mr.source_project_id))).path_with_namespace);
@@ -88,7 +121,21 @@ async function forkNotWritable(api: GitLabClient, mr: { source_project_id?: unkn
   }
 }
 
-async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }: { api: GitLabClient; link: Link; pipelineId: number; sha: string; mrIid: number; deliveryId: string }): Promise<ProcessOutcome> {
+async function ingestPipeline({
+  api,
+  link,
+  pipelineId,
+  sha,
+  mrIid,
+  deliveryId,
+}: {
+  api: GitLabClient;
+  link: Link;
+  pipelineId: number;
+  sha: string;
+  mrIid: number;
+  deliveryId: string;
+}): Promise<ProcessOutcome> {
   const report = await api.Pipelines.showTestReport(link.externalId, pipelineId);
   const tests: TestInput[] = [];
   for (const suite of report.test_suites ?? []) {
@@ -107,7 +154,10 @@ async function ingestPipeline({ api, link, pipelineId, sha, mrIid, deliveryId }:
     }
   }
   if (tests.length === 0) {
-    return { status: 'IGNORED', detail: `pipeline ${pipelineId}: its test report lists no failed test (is artifacts:reports:junit set?); report from CI with flowfix report instead` };
+    return {
+      status: 'IGNORED',
+      detail: `pipeline ${pipelineId}: its test report lists no failed test (is artifacts:reports:junit set?); report from CI with flowfix report instead`,
+    };
   }
   const mr = await api.MergeRequests.show(link.externalId, mrIid);
   const jobs = await api.Jobs.all(link.externalId, { pipelineId, scope: 'failed' });

@@ -33,7 +33,10 @@ export async function processDelivery(deliveryRowId: string): Promise<ProcessOut
   // another attempt holds it; if that worker died, the sweeper hands the row back
   if (claim.count === 0) return 'claimed_elsewhere';
   const payload = row.payload as Record<string, unknown>;
-  const projectId = row.host.kind === CodeHostKind.GITHUB ? (payload.repository as { id: number }).id : ((payload.project as { id?: number } | undefined)?.id ?? payload.project_id);
+  const projectId =
+    row.host.kind === CodeHostKind.GITHUB
+      ? (payload.repository as { id: number }).id
+      : ((payload.project as { id?: number } | undefined)?.id ?? payload.project_id);
   const link = await db.codeHostRepository.findUnique({
     where: { hostId_externalId: { hostId: row.hostId, externalId: String(projectId) } },
     include: { repository: { select: { name: true } } },
@@ -41,7 +44,8 @@ export async function processDelivery(deliveryRowId: string): Promise<ProcessOut
   let outcome: ProcessOutcome;
   try {
     if (!link) outcome = { status: 'IGNORED', detail: 'the repository was unlinked since the delivery arrived' };
-    else if (row.host.kind === CodeHostKind.GITHUB) outcome = await processGitHubDelivery({ host: row.host, link, event: row.event, payload, deliveryId: row.deliveryId });
+    else if (row.host.kind === CodeHostKind.GITHUB)
+      outcome = await processGitHubDelivery({ host: row.host, link, event: row.event, payload, deliveryId: row.deliveryId });
     else outcome = await processGitLabDelivery({ host: row.host, link, event: row.event, payload, deliveryId: row.deliveryId });
   } catch (err) {
     await db.webhookDelivery.updateMany({
@@ -104,7 +108,10 @@ export interface SweepResult {
  * re-queued one is not looked at again for `olderThanMs` (the processes'
  * clocks are assumed to agree far better than that).
  */
-export async function sweepStuckDeliveries({ now = new Date(), olderThanMs = DELIVERY_SWEEP.olderThanMs }: { now?: Date; olderThanMs?: number } = {}): Promise<SweepResult> {
+export async function sweepStuckDeliveries({
+  now = new Date(),
+  olderThanMs = DELIVERY_SWEEP.olderThanMs,
+}: { now?: Date; olderThanMs?: number } = {}): Promise<SweepResult> {
   const db = getDb();
   const cutoff = new Date(now.getTime() - olderThanMs);
   const notSweptSince = { OR: [{ sweptAt: null }, { sweptAt: { lte: cutoff } }] };
@@ -122,14 +129,21 @@ export async function sweepStuckDeliveries({ now = new Date(), olderThanMs = DEL
   const result: SweepResult = { requeued: [], failed: [] };
   if (candidates.length === 0) return result;
   const queue = await getRunQueue();
-  const live = await queue.liveHostJobIds(HOST_EVENT_QUEUE, candidates.map((c) => c.id));
+  const live = await queue.liveHostJobIds(
+    HOST_EVENT_QUEUE,
+    candidates.map((c) => c.id),
+  );
   for (const c of candidates.filter((c) => !live.has(c.id))) {
     if (c.sweeps >= DELIVERY_SWEEP.maxRequeues || c.attempts >= MAX_ATTEMPTS) {
       const { count } = await db.webhookDelivery.updateMany({
         where: { id: c.id, status: c.status, sweeps: c.sweeps },
         data: {
           status: WebhookDeliveryStatus.FAILED,
-          detail: `${c.detail ?? 'no attempt finished'}\ngiven up after ${c.attempts} attempt(s) and ${c.sweeps} re-queue(s) by the sweeper: no job was left to finish it`.slice(0, 10_000),
+          detail:
+            `${c.detail ?? 'no attempt finished'}\ngiven up after ${c.attempts} attempt(s) and ${c.sweeps} re-queue(s) by the sweeper: no job was left to finish it`.slice(
+              0,
+              10_000,
+            ),
           processedAt: now,
         },
       });
@@ -237,5 +251,3 @@ export async function startDeliveryWorker({
     },
   };
 }
-
-

@@ -21,14 +21,30 @@ import { writeTx } from '../writes';
 
 const PENDING_CHANGE = [ChangeStatus.NEW, ChangeStatus.QUEUED, ChangeStatus.RUNNING, ChangeStatus.FIX_READY];
 
-async function stalePending({ repositoryId, externalId, keepHeadRev, why }: { repositoryId: string; externalId: string; keepHeadRev: string | null; why: string }): Promise<number> {
+async function stalePending({
+  repositoryId,
+  externalId,
+  keepHeadRev,
+  why,
+}: {
+  repositoryId: string;
+  externalId: string;
+  keepHeadRev: string | null;
+  why: string;
+}): Promise<number> {
   const result = await writeTx(async (tx, written) => {
-    const change = await tx.change.findUnique({ where: { repositoryId_externalId: { repositoryId, externalId } }, select: { id: true, headRev: true, status: true } });
+    const change = await tx.change.findUnique({
+      where: { repositoryId_externalId: { repositoryId, externalId } },
+      select: { id: true, headRev: true, status: true },
+    });
     if (!change || (keepHeadRev !== null && change.headRev === keepHeadRev)) return 0;
     const older = { changeId: change.id, ...(keepHeadRev !== null ? { revision: { headRev: { not: keepHeadRev } } } : {}) };
     const now = new Date();
     // the worker turns cancelRequestedAt into an abort; a run's status is never flipped from here
-    await tx.run.updateMany({ where: { ...older, status: { in: [RunStatus.QUEUED, RunStatus.RUNNING] }, cancelRequestedAt: null }, data: { cancelRequestedAt: now } });
+    await tx.run.updateMany({
+      where: { ...older, status: { in: [RunStatus.QUEUED, RunStatus.RUNNING] }, cancelRequestedAt: null },
+      data: { cancelRequestedAt: now },
+    });
     const { count } = await tx.fix.updateMany({ where: { ...older, status: FixStatus.READY }, data: { status: FixStatus.STALE } });
     if ((PENDING_CHANGE as ChangeStatus[]).includes(change.status)) {
       await tx.change.update({ where: { id: change.id }, data: { status: ChangeStatus.STALE, statusReason: why } });
@@ -41,7 +57,17 @@ async function stalePending({ repositoryId, externalId, keepHeadRev, why }: { re
 }
 
 /** New commits on the request: fixes made on any other head go stale. Returns how many. */
-export function staleOlderHeads({ repositoryId, externalId, headRev, why }: { repositoryId: string; externalId: string; headRev: string; why: string }): Promise<number> {
+export function staleOlderHeads({
+  repositoryId,
+  externalId,
+  headRev,
+  why,
+}: {
+  repositoryId: string;
+  externalId: string;
+  headRev: string;
+  why: string;
+}): Promise<number> {
   return stalePending({ repositoryId, externalId, keepHeadRev: headRev, why });
 }
 
@@ -53,7 +79,15 @@ export function endPendingWork({ repositoryId, externalId, why }: { repositoryId
 export type DraftTransition = 'unknown' | 'unchanged' | 'entered' | 'left';
 
 /** Records the request's draft state on its change; says whether it just entered or left draft. */
-export async function recordDraftState({ repositoryId, externalId, draft }: { repositoryId: string; externalId: string; draft: boolean }): Promise<DraftTransition> {
+export async function recordDraftState({
+  repositoryId,
+  externalId,
+  draft,
+}: {
+  repositoryId: string;
+  externalId: string;
+  draft: boolean;
+}): Promise<DraftTransition> {
   const db = getDb();
   // one conditional write: of two deliveries saying the same, only one sees the transition
   const { count } = await db.change.updateMany({ where: { repositoryId, externalId, draft: !draft }, data: { draft } });
@@ -67,7 +101,15 @@ export async function recordDraftState({ repositoryId, externalId, draft }: { re
  * skipped is triaged again (a run queued, unless another filter skips it)
  * when it is the failure of the request's current head. Says what happened.
  */
-export async function repairWhenReady({ repositoryId, externalId, headRev }: { repositoryId: string; externalId: string; headRev: string | null }): Promise<string> {
+export async function repairWhenReady({
+  repositoryId,
+  externalId,
+  headRev,
+}: {
+  repositoryId: string;
+  externalId: string;
+  headRev: string | null;
+}): Promise<string> {
   const db = getDb();
   const change = await db.change.findUnique({
     where: { repositoryId_externalId: { repositoryId, externalId } },
@@ -82,5 +124,7 @@ export async function repairWhenReady({ repositoryId, externalId, headRev }: { r
   if (!revision) return 'no failure recorded for its head; flowfix acts on the next failed run';
   // the pull request's check follows through the write hook (lib/writes.ts)
   const triaged = await triageNewRevision({ changeId: change.id, revisionId: revision.id });
-  return triaged.skipped ? `the failure of ${change.headRev.slice(0, 12)} is still skipped (${triaged.reason})` : `the failure of ${change.headRev.slice(0, 12)} queued for repair`;
+  return triaged.skipped
+    ? `the failure of ${change.headRev.slice(0, 12)} is still skipped (${triaged.reason})`
+    : `the failure of ${change.headRev.slice(0, 12)} queued for repair`;
 }

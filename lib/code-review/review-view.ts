@@ -62,13 +62,16 @@ export interface CommentInput {
 export function renderComment(input: CommentInput): string {
   const { fix } = input;
   const lines: string[] = [MARKER(input.changeId), '### flowfix'];
-  if (fix.status === FixStatus.APPLIED) lines.push(`**Applied** as ${fix.appliedCommit ? `\`${fix.appliedCommit.slice(0, 12)}\`` : 'a commit on this branch'}.`);
+  if (fix.status === FixStatus.APPLIED)
+    lines.push(`**Applied** as ${fix.appliedCommit ? `\`${fix.appliedCommit.slice(0, 12)}\`` : 'a commit on this branch'}.`);
   if (fix.status === FixStatus.REJECTED) lines.push(`**Rejected**${input.rejectedBecause ? `: ${input.rejectedBecause}` : ''}. It will not be applied.`);
-  if (fix.status === FixStatus.STALE) lines.push(`**Stale**${input.staleBecause ? `: ${input.staleBecause}` : ''}. This fix was made for an older head and can no longer be applied.`);
+  if (fix.status === FixStatus.STALE)
+    lines.push(`**Stale**${input.staleBecause ? `: ${input.staleBecause}` : ''}. This fix was made for an older head and can no longer be applied.`);
   const handApply = fix.status === FixStatus.READY ? (input.handApply ?? null) : null;
   if (handApply) lines.push(handApply);
   // a fix whose target also passes without it is not shown as proven anywhere
-  if (input.unproven && fix.status !== FixStatus.APPLIED) lines.push(`⚠️ **${input.unproven.label[0]!.toUpperCase()}${input.unproven.label.slice(1)}**: ${input.unproven.detail}`);
+  if (input.unproven && fix.status !== FixStatus.APPLIED)
+    lines.push(`⚠️ **${input.unproven.label[0]!.toUpperCase()}${input.unproven.label.slice(1)}**: ${input.unproven.detail}`);
   lines.push('', '**Root cause**', '', fix.summary || '(no summary)', '');
   if (input.suggestionsPosted && fix.status === FixStatus.READY && !handApply) {
     lines.push('The fix is posted as suggested changes on this pull request’s diff: commit them there, or apply it from flowfix.');
@@ -76,7 +79,10 @@ export function renderComment(input: CommentInput): string {
     const f = fence(fix.diff);
     lines.push('<details><summary>The fix (diff)</summary>', '', `${f}diff`, fix.diff.trimEnd(), f, '', '</details>');
   }
-  lines.push('', handApply ? `[Preview in flowfix](${input.detailsUrl})` : `[Preview in flowfix](${input.detailsUrl}) · [Apply in flowfix](${input.detailsUrl})`);
+  lines.push(
+    '',
+    handApply ? `[Preview in flowfix](${input.detailsUrl})` : `[Preview in flowfix](${input.detailsUrl}) · [Apply in flowfix](${input.detailsUrl})`,
+  );
   return lines.join('\n');
 }
 
@@ -99,7 +105,10 @@ export function describeSkip(reason: string | null, thread: 'pull request' | 'me
     case 'too_many_files_changed':
       return { title: 'Skipped: too many files changed', summary: `The change is larger than a repair run handles (${policy('maxFilesChanged')}).` };
     case 'too_many_failing_tests':
-      return { title: 'Skipped: too many failing tests', summary: `So many tests failing usually means the infrastructure, not the change (${policy('maxFailingTests')}).` };
+      return {
+        title: 'Skipped: too many failing tests',
+        summary: `So many tests failing usually means the infrastructure, not the change (${policy('maxFailingTests')}).`,
+      };
     case 'known_flaky':
       return { title: 'Skipped: only known-flaky tests failed', summary: 'Every failing test is marked as known flaky for this repository.' };
     case 'unsupported_language':
@@ -162,10 +171,12 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
     const estimate = await loadPhaseMedians({ repositoryId: change.repositoryId, policy: run.policy, db });
     const events =
       run.status === RunStatus.RUNNING
-        ? (await db.runEvent.findMany({ where: { runId: run.id, type: 'phase' }, orderBy: { seq: 'asc' }, select: { payload: true, createdAt: true } })).map((e) => ({
-            payload: e.payload as Record<string, unknown>,
-            at: e.createdAt.toISOString(),
-          }))
+        ? (await db.runEvent.findMany({ where: { runId: run.id, type: 'phase' }, orderBy: { seq: 'asc' }, select: { payload: true, createdAt: true } })).map(
+            (e) => ({
+              payload: e.payload as Record<string, unknown>,
+              at: e.createdAt.toISOString(),
+            }),
+          )
         : [];
     const left = formatRemainingRange(estimateRemaining({ estimate, progress: progressFromPhaseEvents(events), now: Date.now() }));
     check = {
@@ -178,17 +189,32 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
     const root = `Root cause: ${firstLine(summary) || 'see flowfix'}`;
     check =
       fix.status === FixStatus.APPLIED
-        ? { status: 'completed', conclusion: 'success', title: `Fix applied${fix.appliedCommit ? ` as ${fix.appliedCommit.slice(0, 12)}` : ''}`, summary: `${root}\n\n${detailsUrl}` }
+        ? {
+            status: 'completed',
+            conclusion: 'success',
+            title: `Fix applied${fix.appliedCommit ? ` as ${fix.appliedCommit.slice(0, 12)}` : ''}`,
+            summary: `${root}\n\n${detailsUrl}`,
+          }
         : fix.status === FixStatus.REJECTED
           ? { status: 'completed', conclusion: 'neutral', title: 'Fix rejected', summary: `${root}\n\n${detailsUrl}` }
           : fix.status === FixStatus.STALE
             ? { status: 'completed', conclusion: 'neutral', title: 'Fix stale', summary: `${root}\n\n${detailsUrl}` }
             : unproven
-              ? { status: 'completed', conclusion: 'neutral', title: `A fix is ready, ${unproven.label}`, summary: `${root}\n\n${unproven.detail}\n\nPreview and apply: ${detailsUrl}` }
+              ? {
+                  status: 'completed',
+                  conclusion: 'neutral',
+                  title: `A fix is ready, ${unproven.label}`,
+                  summary: `${root}\n\n${unproven.detail}\n\nPreview and apply: ${detailsUrl}`,
+                }
               : { status: 'completed', conclusion: 'neutral', title: 'A fix is ready', summary: `${root}\n\nPreview and apply: ${detailsUrl}` };
   } else if (run) {
     const outcome = run.status === RunStatus.CANCELLED ? 'cancelled' : `no fix (${run.exitReason ?? run.status.toLowerCase()})`;
-    check = { status: 'completed', conclusion: run.status === RunStatus.CANCELLED ? 'cancelled' : 'neutral', title: `No fix: ${outcome}`, summary: `flowfix ended with ${outcome}.\n\n${detailsUrl}` };
+    check = {
+      status: 'completed',
+      conclusion: run.status === RunStatus.CANCELLED ? 'cancelled' : 'neutral',
+      title: `No fix: ${outcome}`,
+      summary: `flowfix ended with ${outcome}.\n\n${detailsUrl}`,
+    };
   } else if (change.status === ChangeStatus.SKIPPED) {
     const skip = describeSkip(change.statusReason, change.repository.hostLink?.host.kind === 'GITLAB' ? 'merge request' : 'pull request');
     check = { status: 'completed', conclusion: 'skipped', title: skip.title, summary: `${skip.summary}\n\n${detailsUrl}` };
@@ -207,7 +233,12 @@ export async function describeForReview(changeId: string): Promise<ReviewState |
         staleBecause: change.status === ChangeStatus.STALE ? change.statusReason : null,
         unproven,
         handApply: change.forkNotWritable
-          ? forkHandApplyMarkdown({ kind: change.repository.hostLink?.host.kind ?? 'GITHUB', fork: change.forkNotWritable, branch: change.branch, fixId: fix.id })
+          ? forkHandApplyMarkdown({
+              kind: change.repository.hostLink?.host.kind ?? 'GITHUB',
+              fork: change.forkNotWritable,
+              branch: change.branch,
+              fixId: fix.id,
+            })
           : null,
       }
     : null;

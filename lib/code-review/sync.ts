@@ -64,9 +64,21 @@ export async function syncChange(changeId: string): Promise<string[]> {
       const output = { title: view.check.title, summary: view.check.summary };
       const check = view.check;
       const isCompleted = check.status === 'completed';
-      const completed = check.status === 'completed' ? { status: 'completed' as const, conclusion: check.conclusion, completed_at: new Date().toISOString() } : { status: check.status };
+      const completed =
+        check.status === 'completed'
+          ? { status: 'completed' as const, conclusion: check.conclusion, completed_at: new Date().toISOString() }
+          : { status: check.status };
       const create = async () => {
-        const { data } = await client.rest.checks.create({ owner, repo, name: 'flowfix', head_sha: view.headRev, details_url: view.detailsUrl, external_id: changeId, output, ...completed });
+        const { data } = await client.rest.checks.create({
+          owner,
+          repo,
+          name: 'flowfix',
+          head_sha: view.headRev,
+          details_url: view.detailsUrl,
+          external_id: changeId,
+          output,
+          ...completed,
+        });
         await db.codeReviewThread.update({ where: { changeId }, data: { checkRunId: String(data.id), checkRunHeadRev: view.headRev } });
         done.push('check_run.created');
       };
@@ -99,7 +111,13 @@ export async function syncChange(changeId: string): Promise<string[]> {
           commit_id: view.headRev,
           event: 'COMMENT',
           body: `flowfix suggests this fix (root cause in the flowfix comment): ${view.detailsUrl}`,
-          comments: suggestions.map((sg) => ({ path: sg.path, line: sg.line, side: 'RIGHT' as const, ...(sg.startLine < sg.line ? { start_line: sg.startLine, start_side: 'RIGHT' as const } : {}), body: sg.body })),
+          comments: suggestions.map((sg) => ({
+            path: sg.path,
+            line: sg.line,
+            side: 'RIGHT' as const,
+            ...(sg.startLine < sg.line ? { start_line: sg.startLine, start_side: 'RIGHT' as const } : {}),
+            body: sg.body,
+          })),
         });
         await db.codeReviewThread.update({ where: { changeId }, data: { suggestionsFixId: view.comment.fix.id } });
         suggestionsPosted = true;
@@ -122,7 +140,11 @@ export async function syncChange(changeId: string): Promise<string[]> {
   } else {
     const api = gitlabClient(link.host);
     if (thread.lastCheckState !== checkDigest) {
-      await api.Commits.editStatus(link.externalId, view.headRev, gitlabState(view.check), { name: 'flowfix', targetUrl: view.detailsUrl, description: view.check.title.slice(0, 255) });
+      await api.Commits.editStatus(link.externalId, view.headRev, gitlabState(view.check), {
+        name: 'flowfix',
+        targetUrl: view.detailsUrl,
+        description: view.check.title.slice(0, 255),
+      });
       await db.codeReviewThread.update({ where: { changeId }, data: { lastCheckState: checkDigest, checkRunHeadRev: view.headRev } });
       done.push('commit_status.set');
     }

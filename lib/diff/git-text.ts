@@ -21,15 +21,7 @@ export { isSafeRelativePath };
  * The text of `filePath` at `rev` in a local repository, or null when it
  * cannot be read (not a local path, unknown revision, no such file, binary).
  */
-export async function readFileAtRevision({
-  repoPath,
-  rev,
-  filePath,
-}: {
-  repoPath: string;
-  rev: string;
-  filePath: string;
-}): Promise<string | null> {
+export async function readFileAtRevision({ repoPath, rev, filePath }: { repoPath: string; rev: string; filePath: string }): Promise<string | null> {
   if (!REV.test(rev) || !isSafeRelativePath(filePath) || !path.isAbsolute(repoPath)) return null;
   try {
     const { stdoutBytes: buf } = await runGit('read', repoPath, ['show', `${rev}:${filePath}`], { maxOutputBytes: MAX_BYTES });
@@ -115,7 +107,17 @@ export async function diffBetweenRevisions({
  * sides of a rename), sorted; null when it cannot be read (not a local path,
  * an unknown revision). At most `max` paths.
  */
-export async function filesChangedBetween({ repoPath, from, to, max = 1000 }: { repoPath: string; from: string; to: string; max?: number }): Promise<string[] | null> {
+export async function filesChangedBetween({
+  repoPath,
+  from,
+  to,
+  max = 1000,
+}: {
+  repoPath: string;
+  from: string;
+  to: string;
+  max?: number;
+}): Promise<string[] | null> {
   const names = await readDiff(repoPath, from, to, ['--name-only', '--no-renames', '-z'], 4 * 1024 * 1024);
   if (names === null) return null;
   return [...new Set(names.toString('utf8').split('\0').filter(Boolean))].sort().slice(0, max);

@@ -223,7 +223,13 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
   try {
     fix = await loadApplyContext(fixId);
     // a repository linked to a code host is pushed with the host's short-lived token (lib/hosts/push-target.ts)
-    const target = await hostPushTarget({ repositoryId: fix.change.repository.id, gitUrl: fix.change.repository.gitUrl, externalId: fix.change.externalId, fixId, branch: fix.revision.branch });
+    const target = await hostPushTarget({
+      repositoryId: fix.change.repository.id,
+      gitUrl: fix.change.repository.gitUrl,
+      externalId: fix.change.externalId,
+      fixId,
+      branch: fix.revision.branch,
+    });
     result = await applyFixCommit({
       gitUrl: target?.gitUrl ?? fix.change.repository.gitUrl,
       ...(target ? { credentials: target.credentials } : {}),
@@ -267,7 +273,17 @@ async function applyClaimed({ fixId, user, claim }: { fixId: string; user: Decid
  * reviewer. `decider`: a person a code host authorised (write permission
  * checked through its API, lib/code-review/commands.ts) instead of a flowfix role.
  */
-export async function acceptFix({ fixId, userId, surface, decider }: { fixId: string; userId: string; surface: SurfaceName; decider?: Decider }): Promise<AcceptResult> {
+export async function acceptFix({
+  fixId,
+  userId,
+  surface,
+  decider,
+}: {
+  fixId: string;
+  userId: string;
+  surface: SurfaceName;
+  decider?: Decider;
+}): Promise<AcceptResult> {
   const user = decider ?? (await requireDecider(userId));
   const claim: ApplyClaim = { kind: 'ACCEPT', surface: SurfaceSchema.parse(surface) };
   await claimFix({ fixId, userId: user.id, claim });
@@ -338,7 +354,14 @@ export async function recordLocalApply({
       data: { status: ChangeStatus.APPLIED, statusReason: `fix applied by the reviewer in their checkout (${where.toLowerCase()})` },
     });
     await writeAudit(
-      { actorId: userId, actorKind: 'user', action: 'fix.accept', targetType: 'fix', targetId: fixId, data: { mode: 'local', surface: where, changeId: fix.changeId } },
+      {
+        actorId: userId,
+        actorKind: 'user',
+        action: 'fix.accept',
+        targetType: 'fix',
+        targetId: fixId,
+        data: { mode: 'local', surface: where, changeId: fix.changeId },
+      },
       tx,
     );
     written.wrote('decision', { changeId: fix.changeId, fixId });
@@ -387,12 +410,20 @@ export async function reconcileApplyingFix({
   const age = now.getTime() - (fix.applyClaimedAt?.getTime() ?? 0);
   if (age < ttlMs) return 'in_progress';
   await releaseClaim({ fixId, userId: fix.applyClaimedById });
-  await writeAudit({ actorKind: 'system', action: 'fix.apply_released', targetType: 'fix', targetId: fixId, data: { claimedById: fix.applyClaimedById, ageMs: age } });
+  await writeAudit({
+    actorKind: 'system',
+    action: 'fix.apply_released',
+    targetType: 'fix',
+    targetId: fixId,
+    data: { claimedById: fix.applyClaimedById, ageMs: age },
+  });
   return 'released';
 }
 
 /** Sweeps every fix whose apply claim is older than the TTL (for the worker's periodic maintenance). */
-export async function reconcileStuckApplies({ now = new Date(), ttlMs = APPLY_CLAIM_TTL_MS }: { now?: Date; ttlMs?: number } = {}): Promise<Record<string, ReconcileOutcome>> {
+export async function reconcileStuckApplies({ now = new Date(), ttlMs = APPLY_CLAIM_TTL_MS }: { now?: Date; ttlMs?: number } = {}): Promise<
+  Record<string, ReconcileOutcome>
+> {
   const stuck = await getDb().fix.findMany({
     where: { status: FixStatus.APPLYING, applyClaimedAt: { lt: new Date(now.getTime() - ttlMs) } },
     select: { id: true },

@@ -119,15 +119,7 @@ const PREVIEW_LOCK_NAMESPACE = 0x66667836;
  * records nothing; concurrent calls queue on an advisory lock held to the
  * end of the transaction, so the second sees the first's row.
  */
-export async function recordPreview({
-  fixId,
-  userId,
-  surface,
-}: {
-  fixId: string;
-  userId: string;
-  surface: SurfaceName;
-}): Promise<{ decisionId: string }> {
+export async function recordPreview({ fixId, userId, surface }: { fixId: string; userId: string; surface: SurfaceName }): Promise<{ decisionId: string }> {
   const where = SurfaceSchema.parse(surface);
   return writeTx(async (tx, written) => {
     const fix = await tx.fix.findUnique({ where: { id: fixId }, select: { id: true, changeId: true } });

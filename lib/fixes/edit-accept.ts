@@ -46,7 +46,10 @@ export async function editAccept({
 }): Promise<EditAcceptResult> {
   await requireDecider(userId);
   const where = SurfaceSchema.parse(surface);
-  const fix = await getDb().fix.findUnique({ where: { id: fixId }, select: { id: true, status: true, changeId: true, revisionId: true, run: { select: { policy: true } } } });
+  const fix = await getDb().fix.findUnique({
+    where: { id: fixId },
+    select: { id: true, status: true, changeId: true, revisionId: true, run: { select: { policy: true } } },
+  });
   if (!fix) throw new AppError('not_found', 'Fix not found');
   if (fix.status !== FixStatus.READY) throw await fixUnavailableError({ fixId });
   const edited = files ? (await diffForEditedFix({ id: fixId, files })).diff : EditedDiffSchema.parse(diff ?? '');
@@ -120,7 +123,10 @@ export async function completeRevalidation({ runId }: { runId: string }): Promis
   if (run.fix) {
     const revalidationFixId = run.fix.id;
     await writeTx(async (tx, written) => {
-      await tx.fix.updateMany({ where: { id: revalidationFixId, status: FixStatus.READY }, data: { status: FixStatus.DROPPED, dropReason: `revalidation of ${fixId}` } });
+      await tx.fix.updateMany({
+        where: { id: revalidationFixId, status: FixStatus.READY },
+        data: { status: FixStatus.DROPPED, dropReason: `revalidation of ${fixId}` },
+      });
       written.wrote('fix', { changeId: run.changeId, fixId: revalidationFixId });
     });
   }
@@ -136,7 +142,14 @@ export async function completeRevalidation({ runId }: { runId: string }): Promis
         await tx.change.update({ where: { id: run.changeId }, data: { status: ChangeStatus.FIX_READY, statusReason: reason } });
       }
       await writeAudit(
-        { actorId: run.requestedById, actorKind: 'user', action: 'fix.edit_accept.failed', targetType: 'fix', targetId: fixId, data: { runId, exitReason: run.exitReason, exitDetail: run.exitDetail } },
+        {
+          actorId: run.requestedById,
+          actorKind: 'user',
+          action: 'fix.edit_accept.failed',
+          targetType: 'fix',
+          targetId: fixId,
+          data: { runId, exitReason: run.exitReason, exitDetail: run.exitDetail },
+        },
         tx,
       );
     });
@@ -156,7 +169,14 @@ export async function completeRevalidation({ runId }: { runId: string }): Promis
         await tx.change.update({ where: { id: run.changeId }, data: { status: ChangeStatus.FIX_READY, statusReason: err.message } });
       }
       await writeAudit(
-        { actorId: run.requestedById, actorKind: 'user', action: 'fix.edit_accept.refused', targetType: 'fix', targetId: fixId, data: { runId, message: err.message } },
+        {
+          actorId: run.requestedById,
+          actorKind: 'user',
+          action: 'fix.edit_accept.refused',
+          targetType: 'fix',
+          targetId: fixId,
+          data: { runId, message: err.message },
+        },
         tx,
       );
     });

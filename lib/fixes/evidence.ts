@@ -11,7 +11,10 @@ const GateSchema = z
     passed: z.boolean(),
     durationMs: z.number().nonnegative().catch(0),
     detail: z.string().optional().catch(undefined),
-    tests: z.array(z.object({ id: z.string(), status: z.string() }).passthrough()).optional().catch(undefined),
+    tests: z
+      .array(z.object({ id: z.string(), status: z.string() }).passthrough())
+      .optional()
+      .catch(undefined),
     counts: TestCountsSchema.optional().catch(undefined),
   })
   .passthrough();

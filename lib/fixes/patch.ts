@@ -15,13 +15,22 @@ export interface FixPatch {
 }
 
 function safeFilePart(text: string): string {
-  return text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'change';
+  return (
+    text
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'change'
+  );
 }
 
 export async function getFixPatch({ fixId }: { fixId: string }): Promise<FixPatch> {
   const fix = await getDb().fix.findUnique({ where: { id: fixId }, select: { id: true, diff: true, status: true, change: { select: { externalId: true } } } });
   if (!fix) throw new AppError('not_found', 'Fix not found');
-  return { status: fix.status, diff: fix.diff.endsWith('\n') ? fix.diff : `${fix.diff}\n`, filename: `flowfix-${safeFilePart(fix.change.externalId)}-${safeFilePart(fix.id)}.patch` };
+  return {
+    status: fix.status,
+    diff: fix.diff.endsWith('\n') ? fix.diff : `${fix.diff}\n`,
+    filename: `flowfix-${safeFilePart(fix.change.externalId)}-${safeFilePart(fix.id)}.patch`,
+  };
 }
 
 export interface FixForReview {

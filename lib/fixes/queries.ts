@@ -51,7 +51,7 @@ export async function latestRevalidations({ fixIds }: { fixIds: string[] }): Pro
     out.set(r.sourceFixId, {
       runId: r.id,
       status: r.status,
-      message: ended && r.status !== 'FIXED' ? (r.exitDetail?.trim() || exitReasonLabel(r.exitReason)) : null,
+      message: ended && r.status !== 'FIXED' ? r.exitDetail?.trim() || exitReasonLabel(r.exitReason) : null,
       createdAt: r.createdAt.toISOString(),
     });
   }
@@ -106,7 +106,12 @@ async function loadFixForFiles(id: string) {
       diff: true,
       status: true,
       applyClaim: true,
-      decisions: { where: { kind: { in: ['ACCEPT', 'EDIT_ACCEPT'] } }, orderBy: { createdAt: 'desc' }, take: 1, select: { kind: true, editedDiff: true, runId: true } },
+      decisions: {
+        where: { kind: { in: ['ACCEPT', 'EDIT_ACCEPT'] } },
+        orderBy: { createdAt: 'desc' },
+        take: 1,
+        select: { kind: true, editedDiff: true, runId: true },
+      },
       revision: { select: { headRev: true } },
       change: { select: { repository: { select: { gitUrl: true } } } },
     },
@@ -133,10 +138,7 @@ export async function getFixFiles({ id, diffOf = 'run' }: { id: string; diffOf?:
       out.push({ ...base, original: '', modified: '', complete: false, binary: true });
       continue;
     }
-    const original =
-      patch.oldPath === null
-        ? ''
-        : await readFileAtRevision({ repoPath, rev: fix.revision.headRev, filePath: patch.oldPath });
+    const original = patch.oldPath === null ? '' : await readFileAtRevision({ repoPath, rev: fix.revision.headRev, filePath: patch.oldPath });
     if (original !== null) {
       try {
         out.push({ ...base, original, modified: applyFilePatch({ original, patch }), complete: true, binary: false });
@@ -173,20 +175,22 @@ export async function diffForEditedFix({
   }
   const edited = new Map(files.map((f) => [f.path, f.modified]));
   const diff = await unifiedDiffFromTexts({
-    files: current.map((f) => {
-      const fromOld = f.status === 'renamed' && f.oldPath ? f.oldPath : f.path;
-      return {
-        path: f.path,
-        // renames: diff the old text against the new path's text; git shows it as a rename only with -M,
-        // which apply accepts either way (delete + add)
-        original: f.status === 'added' ? null : fromOld === f.path ? f.original : null,
-        modified: f.status === 'deleted' ? null : (edited.get(f.path) ?? f.modified),
-      };
-    }).concat(
-      current
-        .filter((f) => f.status === 'renamed' && f.oldPath && f.oldPath !== f.path)
-        .map((f) => ({ path: f.oldPath as string, original: f.original, modified: null })),
-    ),
+    files: current
+      .map((f) => {
+        const fromOld = f.status === 'renamed' && f.oldPath ? f.oldPath : f.path;
+        return {
+          path: f.path,
+          // renames: diff the old text against the new path's text; git shows it as a rename only with -M,
+          // which apply accepts either way (delete + add)
+          original: f.status === 'added' ? null : fromOld === f.path ? f.original : null,
+          modified: f.status === 'deleted' ? null : (edited.get(f.path) ?? f.modified),
+        };
+      })
+      .concat(
+        current
+          .filter((f) => f.status === 'renamed' && f.oldPath && f.oldPath !== f.path)
+          .map((f) => ({ path: f.oldPath as string, original: f.original, modified: null })),
+      ),
   });
   if (diff.trim() === '') throw new AppError('validation', 'The edited fix changes nothing');
   return { diff, stat: diffStatOf(diff) };

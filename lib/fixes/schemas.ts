@@ -29,7 +29,10 @@ export function surfaceFor(via: AuthChannel): SurfaceName {
 // A body naming a surface is refused rather than silently overruled, so a
 // client that still sends one learns at once that it means nothing.
 const NoSurface = z
-  .undefined({ error: 'surface is set by the server from how you authenticated (dashboard session, a command-line or editor personal token, API token); leave it out of the body' })
+  .undefined({
+    error:
+      'surface is set by the server from how you authenticated (dashboard session, a command-line or editor personal token, API token); leave it out of the body',
+  })
   .optional();
 
 export const RejectReasonSchema = z.enum(Object.values(RejectReason) as [RejectReason, ...RejectReason[]]);
@@ -59,7 +62,10 @@ export const AcceptBodySchema = z
     // local: the revision the caller's checkout is at (the editor sends it); a
     // fix made for another revision is stale there and is refused, as the
     // branch mode refuses a branch that moved
-    headRev: z.string().regex(/^[0-9a-f]{7,64}$/, 'headRev is a commit id').optional(),
+    headRev: z
+      .string()
+      .regex(/^[0-9a-f]{7,64}$/, 'headRev is a commit id')
+      .optional(),
   })
   .strict()
   .refine((b) => b.headRev === undefined || b.mode === 'local', { message: 'headRev goes with mode "local"', path: ['headRev'] });
@@ -81,7 +87,11 @@ export const EditedDiffSchema = z
 export const EditAcceptBodySchema = z
   .object({
     diff: EditedDiffSchema.optional(),
-    files: z.array(z.object({ path: z.string().min(1).max(1000), modified: z.string().max(2_000_000) })).min(1).max(100).optional(),
+    files: z
+      .array(z.object({ path: z.string().min(1).max(1000), modified: z.string().max(2_000_000) }))
+      .min(1)
+      .max(100)
+      .optional(),
     surface: NoSurface,
   })
   .strict()

@@ -92,7 +92,9 @@ export function committedEditOf(row: {
   }
   if (row.status === 'APPLYING') {
     const claim = ApplyClaimSchema.safeParse(row.applyClaim);
-    return claim.success && claim.data.kind === 'EDIT_ACCEPT' && claim.data.editedDiff ? { diff: claim.data.editedDiff, runId: claim.data.runId ?? null } : null;
+    return claim.success && claim.data.kind === 'EDIT_ACCEPT' && claim.data.editedDiff
+      ? { diff: claim.data.editedDiff, runId: claim.data.runId ?? null }
+      : null;
   }
   return null;
 }
@@ -217,8 +219,7 @@ export function toFixView(row: FixRow, revalidation: Revalidation | null = null)
       promptTokens: row.run.promptTokens,
       completionTokens: row.run.completionTokens,
       costUsd: row.run.costUsd,
-      durationMs:
-        row.run.startedAt && row.run.finishedAt ? row.run.finishedAt.getTime() - row.run.startedAt.getTime() : null,
+      durationMs: row.run.startedAt && row.run.finishedAt ? row.run.finishedAt.getTime() - row.run.startedAt.getTime() : null,
     },
     decision: decision
       ? {

@@ -88,17 +88,7 @@ function assertInputs({ branch, expectedHead }: { branch: string; expectedHead: 
 }
 
 /** The commit message: subject, the summary as plain text, then the trailers. */
-export function fixCommitMessage({
-  subject,
-  body,
-  fixId,
-  runId,
-}: {
-  subject: string;
-  body?: string;
-  fixId: string;
-  runId?: string | null;
-}): string {
+export function fixCommitMessage({ subject, body, fixId, runId }: { subject: string; body?: string; fixId: string; runId?: string | null }): string {
   const oneLine = subject.replace(/\s+/g, ' ').trim().slice(0, 100) || 'flowfix: fix failing tests';
   const trailers = ['Fixed-by: flowfix', `${FIX_TRAILER}: ${fixId}`, ...(runId ? [`Flowfix-Run: ${runId}`] : [])];
   const text = body?.trim();
@@ -208,15 +198,7 @@ async function applyInLocalRepository(input: ApplyFixCommitInput): Promise<Apply
   });
 }
 
-async function explainMoved({
-  dir,
-  tip,
-  input,
-}: {
-  dir: string;
-  tip: string | null;
-  input: ApplyFixCommitInput;
-}): Promise<ApplyFixCommitResult> {
+async function explainMoved({ dir, tip, input }: { dir: string; tip: string | null; input: ApplyFixCommitInput }): Promise<ApplyFixCommitResult> {
   if (tip) {
     const mine = await findFixCommitIn({ dir, ref: tip, since: input.expectedHead, fixId: input.fixId });
     if (mine) return { outcome: 'already_applied', commit: mine };
@@ -286,7 +268,9 @@ async function applyInRemoteRepository(input: ApplyFixCommitInput): Promise<Appl
     if (now === commit) return { outcome: 'applied', commit };
     if (now !== input.expectedHead) {
       // the lease lost: fetch what is there now to tell "moved" from "our earlier attempt"
-      const again = await withScratch((s) => cloneBranch({ gitUrl: input.gitUrl, branch: input.branch, scratch: s, credentials }).then((d) => explainMoved({ dir: d, tip: now, input })));
+      const again = await withScratch((s) =>
+        cloneBranch({ gitUrl: input.gitUrl, branch: input.branch, scratch: s, credentials }).then((d) => explainMoved({ dir: d, tip: now, input })),
+      );
       return again;
     }
     throw new ApplyFixError(`the push to ${input.gitUrl} was refused: ${(push.stderr || push.stdout).trim()}`);

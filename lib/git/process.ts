@@ -65,7 +65,12 @@ function spawnGit(command: GitCommand, opts: GitProcessOptions): Promise<RawResu
   return new Promise((resolve) => {
     const [file, ...args] = command.argv;
     // turbopackIgnore: the file is git (or a launcher such as bwrap), not a project file to trace
-    const child = spawn(/*turbopackIgnore: true*/ file, args, { cwd: command.cwd, env: command.env as NodeJS.ProcessEnv | undefined, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(/*turbopackIgnore: true*/ file, args, {
+      cwd: command.cwd,
+      env: command.env as NodeJS.ProcessEnv | undefined,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
@@ -136,11 +141,7 @@ export function describeGit(args: string[]): string {
  * hooks and credentials apply, as when they run git themselves. Never for a
  * repository flowfix reads on the server (the runner's profiles are for those).
  */
-export function runUserGit(
-  cwd: string,
-  args: string[],
-  opts: { input?: string; okCodes?: number[]; timeoutMs?: number } = {},
-): Promise<GitResult> {
+export function runUserGit(cwd: string, args: string[], opts: { input?: string; okCodes?: number[]; timeoutMs?: number } = {}): Promise<GitResult> {
   return runGitProcess({ argv: ['git', ...args], cwd, env: undefined }, describeGit(args), {
     ...opts,
     timeoutMs: opts.timeoutMs ?? 600_000,

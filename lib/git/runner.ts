@@ -176,8 +176,7 @@ const PROFILES: Record<GitProfileName, GitProfile> = {
 };
 
 // flowfix's own helper, after the reset: it answers `get` from the two variables credentialEnv sets
-const CREDENTIAL_HELPER =
-  '!f() { test "$1" = get || exit 0; printf "username=%s\\npassword=%s\\n" "$FLOWFIX_GIT_USERNAME" "$FLOWFIX_GIT_PASSWORD"; }; f';
+const CREDENTIAL_HELPER = '!f() { test "$1" = get || exit 0; printf "username=%s\\npassword=%s\\n" "$FLOWFIX_GIT_USERNAME" "$FLOWFIX_GIT_PASSWORD"; }; f';
 
 const EXTRA_ENV = /^(GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_INDEX_FILE)$/;
 
@@ -317,7 +316,11 @@ export function createGitRunner({ launchers = {} }: { launchers?: Partial<Record
     }
     if (!NO_CONTENT_CONVERSION.has(sub)) {
       // read like the command runs, with the same overrides (git config itself runs nothing)
-      const scan = await runGitProcess({ argv: ['git', ...global, 'config', '-z', '--list', '--includes'], cwd, env }, `${shown} (reading the repository's config)`, limits);
+      const scan = await runGitProcess(
+        { argv: ['git', ...global, 'config', '-z', '--list', '--includes'], cwd, env },
+        `${shown} (reading the repository's config)`,
+        limits,
+      );
       env = { ...env, ...driverOverrides(scan.stdoutBytes) };
     }
     const rest = DIFF_COMMANDS.has(sub) ? ['--no-ext-diff', '--no-textconv', ...args.slice(1)] : args.slice(1);

@@ -120,7 +120,14 @@ export async function exportQueue({ queueId, user }: { queueId: string; user: Se
     },
   });
   return {
-    queue: { id: queue.id, name: queue.name, gradersPerFix: queue.gradersPerFix, status: queue.status, filter: queue.filter, exportedAt: new Date().toISOString() },
+    queue: {
+      id: queue.id,
+      name: queue.name,
+      gradersPerFix: queue.gradersPerFix,
+      status: queue.status,
+      filter: queue.filter,
+      exportedAt: new Date().toISOString(),
+    },
     items: items.map((i) => {
       const decision = i.fix.decisions[0];
       return {

@@ -91,7 +91,10 @@ async function advanceOpenFromTx(tx: Tx, queueId: string, queue: { gradersPerFix
 }
 
 /** Marks these fixes as seen, with their labels, by this user; an earlier reveal is kept (its moment counts). */
-export async function recordRevealsTx(tx: Pick<Tx, 'gradeReveal'>, { fixIds, graderIds, via }: { fixIds: string[]; graderIds: string[]; via: 'settled' | 'disputed_list' | 'export' }): Promise<void> {
+export async function recordRevealsTx(
+  tx: Pick<Tx, 'gradeReveal'>,
+  { fixIds, graderIds, via }: { fixIds: string[]; graderIds: string[]; via: 'settled' | 'disputed_list' | 'export' },
+): Promise<void> {
   const data = fixIds.flatMap((fixId) => graderIds.map((graderId) => ({ fixId, graderId, via })));
   if (data.length > 0) await tx.gradeReveal.createMany({ data, skipDuplicates: true });
 }
@@ -346,7 +349,11 @@ async function buildItemView({
   let others: OtherLabel[] | null = null;
   let consensus: GradingItemView['consensus'] = null;
   if (seesOthers) {
-    const rows = await db.grade.findMany({ where: { fixId: fix.id, graderId: { not: user.id } }, include: { grader: { select: { name: true } } }, orderBy: { createdAt: 'asc' } });
+    const rows = await db.grade.findMany({
+      where: { fixId: fix.id, graderId: { not: user.id } },
+      include: { grader: { select: { name: true } } },
+      orderBy: { createdAt: 'asc' },
+    });
     others = rows.map((g) => ({ grader: g.grader.name, label: g.label, tags: g.tags as GradeTagName[], rationale: g.rationale }));
     consensus = settled ? { label: settled.label, automatic: settled.automatic, note: settled.note } : null;
   }
@@ -438,69 +445,91 @@ export async function submitGrade({
 }): Promise<SubmitResult> {
   const queue = await queueForGrader(queueId, user);
   const item = await loadItem(queue, itemId);
-  return writeTx(async (tx, written) => {
-    const locked = await lockQueueTx(tx, queueId);
-    assertOpen(locked.status);
-    // checked under the queue's lock: a reveal (settlement, the disputed list)
-    // takes the same lock, so no label slips in after the grader has seen others
-    const [reveal, settled, existing, complete] = await Promise.all([
-      tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
-      tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } }),
-      tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
-      labelsCompleteTx(tx, item.fixId),
-    ]);
-    const same = existing !== null && existing.label === input.label && existing.rationale === input.rationale && existing.tags.join(',') === input.tags.join(',');
-    // a second tab sending the same label again: nothing to do, in any state
-    if (same) return { outcome: 'unchanged' as const };
-    // checked before the reveal and the settlement: whether the last label
-    // settled the fix must not change the answer
-    if (existing && complete) throw new AppError('conflict', FINAL_TEXT);
-    if (reveal) {
-      throw new AppError(
-        'conflict',
-        `${settled ? 'This fix’s label is already settled and your' : 'Your'} label on it is locked: you saw the other graders’ labels ${REVEAL_TEXT[reveal.via] ?? ''} (${reveal.revealedAt.toISOString()}). To change your mind, dispute it with a note (POST …/dispute): the lead grader settles it again`,
-      );
-    }
-    if (settled) {
-      throw new AppError('conflict', 'This fix’s label is already settled: labels can no longer change');
-    }
-    let outcome: SubmitResult['outcome'];
-    if (existing) {
-      outcome = 'revise';
-      await tx.grade.update({ where: { id: existing.id }, data: { label: input.label, tags: input.tags, rationale: input.rationale } });
-    } else {
-      const held = await tx.gradingLease.findUnique({ where: { itemId_graderId: { itemId, graderId: user.id } } });
-      const holding = held !== null && held.expiresAt > new Date();
-      if (!holding && (await takenSlotsTx(tx, { itemId, fixId: item.fixId, graderId: user.id })) >= locked.gradersPerFix) {
-        throw new AppError('conflict', `This fix already has its ${locked.gradersPerFix} labels or reservations: take the next item`);
+  return writeTx(
+    async (tx, written) => {
+      const locked = await lockQueueTx(tx, queueId);
+      assertOpen(locked.status);
+      // checked under the queue's lock: a reveal (settlement, the disputed list)
+      // takes the same lock, so no label slips in after the grader has seen others
+      const [reveal, settled, existing, complete] = await Promise.all([
+        tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
+        tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } }),
+        tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
+        labelsCompleteTx(tx, item.fixId),
+      ]);
+      const same =
+        existing !== null && existing.label === input.label && existing.rationale === input.rationale && existing.tags.join(',') === input.tags.join(',');
+      // a second tab sending the same label again: nothing to do, in any state
+      if (same) return { outcome: 'unchanged' as const };
+      // checked before the reveal and the settlement: whether the last label
+      // settled the fix must not change the answer
+      if (existing && complete) throw new AppError('conflict', FINAL_TEXT);
+      if (reveal) {
+        throw new AppError(
+          'conflict',
+          `${settled ? 'This fix’s label is already settled and your' : 'Your'} label on it is locked: you saw the other graders’ labels ${REVEAL_TEXT[reveal.via] ?? ''} (${reveal.revealedAt.toISOString()}). To change your mind, dispute it with a note (POST …/dispute): the lead grader settles it again`,
+        );
       }
-      await tx.grade.create({ data: { fixId: item.fixId, graderId: user.id, label: input.label, tags: input.tags, rationale: input.rationale } });
-      outcome = 'label';
-    }
-    await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
-    await tx.gradingSkip.deleteMany({ where: { itemId, graderId: user.id } });
-    written.wrote('label', { fixId: item.fixId });
-    await tx.gradeEvent.create({
-      data: { fixId: item.fixId, actorId: user.id, queueId, kind: outcome, label: input.label, tags: input.tags, rationale: input.rationale },
-    });
-    await writeAudit(
-      { actorId: user.id, actorKind: 'user', action: `grading.${outcome}`, targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label: input.label } },
-      tx,
-    );
-    // only a new label can complete the fix (a revision of a complete fix is
-    // refused above), so a settlement is decided once, on labels given blind
-    const labels = outcome === 'label' ? await tx.grade.findMany({ where: { fixId: item.fixId }, select: { label: true, graderId: true } }) : [];
-    if (labels.length >= locked.gradersPerFix && new Set(labels.map((l) => l.label)).size === 1) {
-      // the labels settled it, not the grader who happened to give the last one
-      await tx.consensus.create({ data: { fixId: item.fixId, label: input.label, automatic: true, note: `Unanimous: ${labels.length} labels`, settledById: null } });
-      await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'auto_settle', label: input.label } });
-      await writeAudit({ actorKind: 'system', action: 'grading.auto_settle', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label: input.label, labels: labels.length } }, tx);
-      await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: labels.map((l) => l.graderId), via: 'settled' });
-      // precision counts settled fixes
-      written.wrote('consensus', { fixId: item.fixId });
-    }
-    return { outcome };
-  }, { ...TX });
+      if (settled) {
+        throw new AppError('conflict', 'This fix’s label is already settled: labels can no longer change');
+      }
+      let outcome: SubmitResult['outcome'];
+      if (existing) {
+        outcome = 'revise';
+        await tx.grade.update({ where: { id: existing.id }, data: { label: input.label, tags: input.tags, rationale: input.rationale } });
+      } else {
+        const held = await tx.gradingLease.findUnique({ where: { itemId_graderId: { itemId, graderId: user.id } } });
+        const holding = held !== null && held.expiresAt > new Date();
+        if (!holding && (await takenSlotsTx(tx, { itemId, fixId: item.fixId, graderId: user.id })) >= locked.gradersPerFix) {
+          throw new AppError('conflict', `This fix already has its ${locked.gradersPerFix} labels or reservations: take the next item`);
+        }
+        await tx.grade.create({ data: { fixId: item.fixId, graderId: user.id, label: input.label, tags: input.tags, rationale: input.rationale } });
+        outcome = 'label';
+      }
+      await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
+      await tx.gradingSkip.deleteMany({ where: { itemId, graderId: user.id } });
+      written.wrote('label', { fixId: item.fixId });
+      await tx.gradeEvent.create({
+        data: { fixId: item.fixId, actorId: user.id, queueId, kind: outcome, label: input.label, tags: input.tags, rationale: input.rationale },
+      });
+      await writeAudit(
+        {
+          actorId: user.id,
+          actorKind: 'user',
+          action: `grading.${outcome}`,
+          targetType: 'fix',
+          targetId: item.fixId,
+          data: { queueId, itemId, label: input.label },
+        },
+        tx,
+      );
+      // only a new label can complete the fix (a revision of a complete fix is
+      // refused above), so a settlement is decided once, on labels given blind
+      const labels = outcome === 'label' ? await tx.grade.findMany({ where: { fixId: item.fixId }, select: { label: true, graderId: true } }) : [];
+      if (labels.length >= locked.gradersPerFix && new Set(labels.map((l) => l.label)).size === 1) {
+        // the labels settled it, not the grader who happened to give the last one
+        await tx.consensus.create({
+          data: { fixId: item.fixId, label: input.label, automatic: true, note: `Unanimous: ${labels.length} labels`, settledById: null },
+        });
+        await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'auto_settle', label: input.label } });
+        await writeAudit(
+          {
+            actorKind: 'system',
+            action: 'grading.auto_settle',
+            targetType: 'fix',
+            targetId: item.fixId,
+            data: { queueId, itemId, label: input.label, labels: labels.length },
+          },
+          tx,
+        );
+        await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: labels.map((l) => l.graderId), via: 'settled' });
+        // precision counts settled fixes
+        written.wrote('consensus', { fixId: item.fixId });
+      }
+      return { outcome };
+    },
+    { ...TX },
+  );
 }
 
 /** Sets the item aside for this grader with a reason; their reservation returns to the queue. */
@@ -519,7 +548,10 @@ export async function skipItem({ queueId, itemId, user, reason }: { queueId: str
     });
     await tx.gradingLease.deleteMany({ where: { itemId, graderId: user.id } });
     await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'skip', rationale: reason } });
-    await writeAudit({ actorId: user.id, actorKind: 'user', action: 'grading.skip', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, reason } }, tx);
+    await writeAudit(
+      { actorId: user.id, actorKind: 'user', action: 'grading.skip', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, reason } },
+      tx,
+    );
   }, TX);
 }
 
@@ -596,34 +628,31 @@ interface ItemLabelWithNote {
 }
 
 /** A manager or the queue's lead grader records the settled label of an item, with a note. */
-export async function settleItem({
-  queueId,
-  itemId,
-  user,
-  label,
-  note,
-}: ItemLabelWithNote): Promise<void> {
+export async function settleItem({ queueId, itemId, user, label, note }: ItemLabelWithNote): Promise<void> {
   const queue = await loadQueue(queueId);
   if (!canLeadQueue(queue, user)) throw new AppError('forbidden', 'Only a manager, an admin or the queue’s lead grader may settle');
   const item = await loadItem(queue, itemId);
-  await writeTx(async (tx, written) => {
-    await lockQueueTx(tx, queueId);
-    if (await tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } })) {
-      throw new AppError('conflict', 'This fix’s label is already settled');
-    }
-    if ((await tx.grade.count({ where: { fixId: item.fixId } })) === 0) {
-      throw new AppError('conflict', 'Nobody has labelled this fix yet: there is nothing to settle');
-    }
-    await tx.consensus.create({ data: { fixId: item.fixId, label, note, automatic: false, settledById: user.id } });
-    await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'settle', label, rationale: note } });
-    const graders = await tx.grade.findMany({ where: { fixId: item.fixId }, select: { graderId: true } });
-    await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: [...graders.map((g) => g.graderId), user.id], via: 'settled' });
-    await writeAudit(
-      { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
-      tx,
-    );
-    written.wrote('consensus', { fixId: item.fixId });
-  }, { ...TX });
+  await writeTx(
+    async (tx, written) => {
+      await lockQueueTx(tx, queueId);
+      if (await tx.consensus.findUnique({ where: { fixId: item.fixId }, select: { id: true } })) {
+        throw new AppError('conflict', 'This fix’s label is already settled');
+      }
+      if ((await tx.grade.count({ where: { fixId: item.fixId } })) === 0) {
+        throw new AppError('conflict', 'Nobody has labelled this fix yet: there is nothing to settle');
+      }
+      await tx.consensus.create({ data: { fixId: item.fixId, label, note, automatic: false, settledById: user.id } });
+      await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'settle', label, rationale: note } });
+      const graders = await tx.grade.findMany({ where: { fixId: item.fixId }, select: { graderId: true } });
+      await recordRevealsTx(tx, { fixIds: [item.fixId], graderIds: [...graders.map((g) => g.graderId), user.id], via: 'settled' });
+      await writeAudit(
+        { actorId: user.id, actorKind: 'user', action: 'grading.settle', targetType: 'fix', targetId: item.fixId, data: { queueId, label } },
+        tx,
+      );
+      written.wrote('consensus', { fixId: item.fixId });
+    },
+    { ...TX },
+  );
 }
 
 /**
@@ -634,39 +663,36 @@ export async function settleItem({
  * is reopened for the lead grader to settle again. Refused while their label
  * is still theirs to revise.
  */
-export async function disputeItem({
-  queueId,
-  itemId,
-  user,
-  label,
-  note,
-}: ItemLabelWithNote): Promise<{ reopened: boolean }> {
+export async function disputeItem({ queueId, itemId, user, label, note }: ItemLabelWithNote): Promise<{ reopened: boolean }> {
   const queue = await queueForGrader(queueId, user);
   const item = await loadItem(queue, itemId);
-  return writeTx(async (tx, written) => {
-    const locked = await lockQueueTx(tx, queueId);
-    assertOpen(locked.status);
-    const [mine, reveal, complete] = await Promise.all([
-      tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } }, select: { id: true } }),
-      tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
-      labelsCompleteTx(tx, item.fixId),
-    ]);
-    if (!mine) throw new AppError('conflict', 'You have not labelled this fix: there is no label of yours to dispute');
-    if (!reveal && !complete) {
-      throw new AppError('conflict', 'Your label is not locked (the fix is still waiting for labels and you have not seen the others): revise it directly');
-    }
-    const deleted = await tx.consensus.deleteMany({ where: { fixId: item.fixId } });
-    const reopened = deleted.count > 0;
-    await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'dispute', label, rationale: note } });
-    await writeAudit(
-      { actorId: user.id, actorKind: 'user', action: 'grading.dispute', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label, reopened } },
-      tx,
-    );
-    if (reopened) {
-      // not done any more: "next item" must look at it again if it lacks labels
-      if (item.position < locked.openFrom) await tx.gradingQueue.update({ where: { id: queueId }, data: { openFrom: item.position } });
-      written.wrote('consensus', { fixId: item.fixId });
-    }
-    return { reopened };
-  }, { ...TX });
+  return writeTx(
+    async (tx, written) => {
+      const locked = await lockQueueTx(tx, queueId);
+      assertOpen(locked.status);
+      const [mine, reveal, complete] = await Promise.all([
+        tx.grade.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } }, select: { id: true } }),
+        tx.gradeReveal.findUnique({ where: { fixId_graderId: { fixId: item.fixId, graderId: user.id } } }),
+        labelsCompleteTx(tx, item.fixId),
+      ]);
+      if (!mine) throw new AppError('conflict', 'You have not labelled this fix: there is no label of yours to dispute');
+      if (!reveal && !complete) {
+        throw new AppError('conflict', 'Your label is not locked (the fix is still waiting for labels and you have not seen the others): revise it directly');
+      }
+      const deleted = await tx.consensus.deleteMany({ where: { fixId: item.fixId } });
+      const reopened = deleted.count > 0;
+      await tx.gradeEvent.create({ data: { fixId: item.fixId, actorId: user.id, queueId, kind: 'dispute', label, rationale: note } });
+      await writeAudit(
+        { actorId: user.id, actorKind: 'user', action: 'grading.dispute', targetType: 'fix', targetId: item.fixId, data: { queueId, itemId, label, reopened } },
+        tx,
+      );
+      if (reopened) {
+        // not done any more: "next item" must look at it again if it lacks labels
+        if (item.position < locked.openFrom) await tx.gradingQueue.update({ where: { id: queueId }, data: { openFrom: item.position } });
+        written.wrote('consensus', { fixId: item.fixId });
+      }
+      return { reopened };
+    },
+    { ...TX },
+  );
 }

@@ -2,15 +2,7 @@ import 'server-only';
 import { getDb } from '../db';
 import type { SessionUser } from '../auth/session';
 import { GRADE_LABELS, type GradeLabelName } from '../../common/grading';
-import {
-  agreementWithConsensus,
-  fleissKappa,
-  krippendorffAlpha,
-  pairwiseCohen,
-  labelsAsFirstGiven,
-  percentAgreement,
-  type Unit,
-} from './agreement';
+import { agreementWithConsensus, fleissKappa, krippendorffAlpha, pairwiseCohen, labelsAsFirstGiven, percentAgreement, type Unit } from './agreement';
 import { queueForLead } from './queues';
 
 // A queue's agreement figures: its labels loaded and handed to
@@ -35,7 +27,14 @@ export interface QueueAgreement {
   fleissKappa: number | null;
   krippendorffAlpha: number | null;
   categories: readonly GradeLabelName[];
-  pairs: Array<{ a: { id: string; name: string }; b: { id: string; name: string }; shared: number; kappa: number | null; agreement: number | null; confusion: number[][] }>;
+  pairs: Array<{
+    a: { id: string; name: string };
+    b: { id: string; name: string };
+    shared: number;
+    kappa: number | null;
+    agreement: number | null;
+    confusion: number[][];
+  }>;
   graders: Array<{ id: string; name: string; labelled: number; settled: number; agreeing: number; share: number | null }>;
 }
 
@@ -84,7 +83,10 @@ export async function queueAgreement({ queueId, user }: { queueId: string; user:
     if (completeAt === null && item.settled === null) continue;
     const finalAt = new Map<string, Date>();
     for (const g of own) {
-      const seen = revealsOf.get(item.fixId)?.find((v) => v.graderId === g.graderId)?.revealedAt.getTime();
+      const seen = revealsOf
+        .get(item.fixId)
+        ?.find((v) => v.graderId === g.graderId)
+        ?.revealedAt.getTime();
       const at = Math.min(completeAt ?? Infinity, seen ?? Infinity);
       if (Number.isFinite(at)) finalAt.set(g.graderId, new Date(at));
     }
@@ -110,7 +112,10 @@ export async function queueAgreement({ queueId, user }: { queueId: string; user:
     krippendorffAlpha: krippendorffAlpha(units),
     categories: GRADE_LABELS,
     pairs: pairwiseCohen(units, GRADE_LABELS).map((p) => ({ ...p, a: person(p.a), b: person(p.b) })),
-    graders: agreementWithConsensus(units, entries.map((e) => e.settled))
+    graders: agreementWithConsensus(
+      units,
+      entries.map((e) => e.settled),
+    )
       .map((g) => ({ ...person(g.rater), labelled: labelled.get(g.rater) ?? 0, settled: g.settled, agreeing: g.agreeing, share: g.share }))
       .sort((x, y) => x.name.localeCompare(y.name)),
   };

@@ -106,7 +106,13 @@ export async function selectFixes(filter: QueueFilter): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-export async function createQueue({ actor, input }: { actor: SessionUser; input: CreateQueueInput }): Promise<{ id: string; items: number; seed: string | null }> {
+export async function createQueue({
+  actor,
+  input,
+}: {
+  actor: SessionUser;
+  input: CreateQueueInput;
+}): Promise<{ id: string; items: number; seed: string | null }> {
   const filter: QueueFilter = { ...input.filter, seed: input.filter.sample ? (input.filter.seed ?? randomBytes(8).toString('hex')) : undefined };
   const graderIds = [...new Set(input.graderIds)];
   // code-review identities never grade, whatever roles a row carries (lib/users/code-review.ts)
@@ -121,28 +127,41 @@ export async function createQueue({ actor, input }: { actor: SessionUser; input:
   }
   const fixIds = await selectFixes(filter);
   if (fixIds.length === 0) {
-    throw new AppError('validation', 'No fix matches this filter: widen it (repository, period, policy, model, status or decision) — an empty queue was not created');
-  }
-  const queue = await getDb().$transaction(async (tx) => {
-    const q = await tx.gradingQueue.create({
-      data: {
-        name: input.name,
-        instructions: input.instructions,
-        gradersPerFix: input.gradersPerFix,
-        showDecisions: input.showDecisions,
-        filter: QueueFilterSchema.parse(filter) as unknown as Prisma.InputJsonValue,
-        leadGraderId: input.leadGraderId,
-        createdById: actor.id,
-        graders: { create: graderIds.map((userId) => ({ userId })) },
-      },
-    });
-    await tx.gradingItem.createMany({ data: fixIds.map((fixId, position) => ({ queueId: q.id, fixId, position })) });
-    await writeAudit(
-      { actorId: actor.id, actorKind: 'user', action: 'grading.queue_create', targetType: 'grading_queue', targetId: q.id, data: { items: fixIds.length, seed: filter.seed ?? null } },
-      tx,
+    throw new AppError(
+      'validation',
+      'No fix matches this filter: widen it (repository, period, policy, model, status or decision) — an empty queue was not created',
     );
-    return q;
-  }, { maxWait: 15_000, timeout: 60_000 });
+  }
+  const queue = await getDb().$transaction(
+    async (tx) => {
+      const q = await tx.gradingQueue.create({
+        data: {
+          name: input.name,
+          instructions: input.instructions,
+          gradersPerFix: input.gradersPerFix,
+          showDecisions: input.showDecisions,
+          filter: QueueFilterSchema.parse(filter) as unknown as Prisma.InputJsonValue,
+          leadGraderId: input.leadGraderId,
+          createdById: actor.id,
+          graders: { create: graderIds.map((userId) => ({ userId })) },
+        },
+      });
+      await tx.gradingItem.createMany({ data: fixIds.map((fixId, position) => ({ queueId: q.id, fixId, position })) });
+      await writeAudit(
+        {
+          actorId: actor.id,
+          actorKind: 'user',
+          action: 'grading.queue_create',
+          targetType: 'grading_queue',
+          targetId: q.id,
+          data: { items: fixIds.length, seed: filter.seed ?? null },
+        },
+        tx,
+      );
+      return q;
+    },
+    { maxWait: 15_000, timeout: 60_000 },
+  );
   return { id: queue.id, items: fixIds.length, seed: filter.seed ?? null };
 }
 
@@ -152,7 +171,13 @@ export async function setQueueStatus({ actor, queueId, status }: { actor: Sessio
     await tx.gradingQueue.update({ where: { id: queueId }, data: { status, closedAt: status === 'CLOSED' ? new Date() : null } });
     if (status === 'CLOSED') await tx.gradingLease.deleteMany({ where: { item: { queueId } } });
     await writeAudit(
-      { actorId: actor.id, actorKind: 'user', action: status === 'CLOSED' ? 'grading.queue_close' : 'grading.queue_reopen', targetType: 'grading_queue', targetId: queueId },
+      {
+        actorId: actor.id,
+        actorKind: 'user',
+        action: status === 'CLOSED' ? 'grading.queue_close' : 'grading.queue_reopen',
+        targetType: 'grading_queue',
+        targetId: queueId,
+      },
       tx,
     );
   });

@@ -52,8 +52,7 @@ export type CreateQueueInput = z.infer<typeof CreateQueueSchema>;
 export const UpdateQueueSchema = z.object({ status: z.enum(['OPEN', 'CLOSED']) }).strict();
 
 const labelSchema = z.enum(GRADE_LABELS, {
-  error: (issue) =>
-    `"${String(issue.input).toLowerCase()}" is not a label: use one of ${GRADE_LABELS.map((l) => l.toLowerCase()).join(', ')}`,
+  error: (issue) => `"${String(issue.input).toLowerCase()}" is not a label: use one of ${GRADE_LABELS.map((l) => l.toLowerCase()).join(', ')}`,
 });
 
 /** A label as the API takes it: any case ("correct", "CORRECT"). */
@@ -67,19 +66,25 @@ export const GradeInputSchema = z
       .max(GRADE_TAGS.length)
       .default([])
       .transform((tags) => [...new Set(tags)].sort()),
-    rationale: z.string().max(GRADING_TEXT_MAX).default('').transform((s) => s.trim()),
+    rationale: z
+      .string()
+      .max(GRADING_TEXT_MAX)
+      .default('')
+      .transform((s) => s.trim()),
   })
   .strict()
   .superRefine((v, ctx) => {
     if (rationaleRequired(v.label) && !v.rationale) {
-      ctx.addIssue({ code: 'custom', path: ['rationale'], message: `Explain why the fix is ${v.label.toLowerCase()}: a rationale is required for every label but correct` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rationale'],
+        message: `Explain why the fix is ${v.label.toLowerCase()}: a rationale is required for every label but correct`,
+      });
     }
   });
 export type GradeInput = z.infer<typeof GradeInputSchema>;
 
-export const SkipInputSchema = z
-  .object({ reason: z.string().trim().min(1, 'Say why you skip this item').max(GRADING_TEXT_MAX) })
-  .strict();
+export const SkipInputSchema = z.object({ reason: z.string().trim().min(1, 'Say why you skip this item').max(GRADING_TEXT_MAX) }).strict();
 
 export const SettleInputSchema = z
   .object({

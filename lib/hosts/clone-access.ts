@@ -42,7 +42,9 @@ export async function hostCloneAccess({ repositoryId, externalId }: { repository
     credentials = await hostGitCredentials(link.host, link.installationId);
   } catch (err) {
     const status = hostErrorStatus(err);
-    throw new HostAccessError(`${label}: the host gave no token to clone the repository with${status ? ` (HTTP ${status})` : ''}: ${(err as Error).message}`, { cause: err });
+    throw new HostAccessError(`${label}: the host gave no token to clone the repository with${status ? ` (HTTP ${status})` : ''}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return {
     credentials,

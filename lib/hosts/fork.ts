@@ -13,7 +13,11 @@ export type HostKindLabel = 'GITHUB' | 'GITLAB';
 
 const PERMISSION: Record<HostKindLabel, { refused: string; setting: string; thread: string }> = {
   GITHUB: { refused: 'does not allow maintainers to edit it', setting: 'allow edits by maintainers', thread: 'pull request' },
-  GITLAB: { refused: 'does not allow commits from members who can merge', setting: 'allow commits from members who can merge to the target branch', thread: 'merge request' },
+  GITLAB: {
+    refused: 'does not allow commits from members who can merge',
+    setting: 'allow commits from members who can merge to the target branch',
+    thread: 'merge request',
+  },
 };
 
 export function patchUrl(fixId: string): string {

@@ -24,7 +24,23 @@ export interface PushTarget {
 const isNotFound = (err: unknown) => hostErrorStatus(err) === 404;
 
 /** What the host says now about the request's fork, recorded on the change; throws the refusal when flowfix may not push there. */
-async function forkChecked({ repositoryId, externalId, kind, fork, writable, fixId, branch }: { repositoryId: string; externalId: string; kind: 'GITHUB' | 'GITLAB'; fork: string; writable: boolean; fixId?: string; branch?: string }): Promise<void> {
+async function forkChecked({
+  repositoryId,
+  externalId,
+  kind,
+  fork,
+  writable,
+  fixId,
+  branch,
+}: {
+  repositoryId: string;
+  externalId: string;
+  kind: 'GITHUB' | 'GITLAB';
+  fork: string;
+  writable: boolean;
+  fixId?: string;
+  branch?: string;
+}): Promise<void> {
   const change = await getDb().change.findUnique({ where: { repositoryId_externalId: { repositoryId, externalId } }, select: { id: true } });
   if (change) await recordForkWritability({ changeId: change.id, forkNotWritable: writable ? null : fork });
   if (!writable) throw new AppError('conflict', forkRefusalMessage({ kind, fork, branch, fixId }));
@@ -73,7 +89,15 @@ export async function hostPushTarget({
     const head = pr.head.repo;
     if (head && head.full_name === link.fullName) return { gitUrl, credentials };
     // a deleted fork (head.repo null) cannot be written either
-    await forkChecked({ repositoryId, externalId, kind: 'GITHUB', fork: head?.full_name ?? '(a deleted fork)', writable: !!head && pr.maintainer_can_modify, fixId, branch });
+    await forkChecked({
+      repositoryId,
+      externalId,
+      kind: 'GITHUB',
+      fork: head?.full_name ?? '(a deleted fork)',
+      writable: !!head && pr.maintainer_can_modify,
+      fixId,
+      branch,
+    });
     return { gitUrl: head!.clone_url, credentials };
   }
 

@@ -13,7 +13,10 @@ export const RegisterHostSchema = z.discriminatedUnion('kind', [
       name: z.string().trim().min(1).max(100),
       // github.com: https://api.github.com; Enterprise Server: https://HOST/api/v3
       apiBaseUrl: ApiBaseUrl.default('https://api.github.com'),
-      appId: z.string().trim().regex(/^\d{1,20}$/, 'the App id is a number'),
+      appId: z
+        .string()
+        .trim()
+        .regex(/^\d{1,20}$/, 'the App id is a number'),
       appSlug: z.string().trim().max(100).optional(),
       privateKey: Secret('The private key').refine((v) => /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(v), 'must be the App private key in PEM form'),
       webhookSecret: Secret('The webhook secret'),
@@ -37,7 +40,10 @@ const Glob = z.string().trim().min(1).max(200);
 export const LinkRepositorySchema = z
   .object({
     // a project from the host's own list (GET /api/admin/hosts/[id]/repositories), never typed
-    externalId: z.string().trim().regex(/^\d{1,20}$/, 'the host project id is a number'),
+    externalId: z
+      .string()
+      .trim()
+      .regex(/^\d{1,20}$/, 'the host project id is a number'),
     repositoryId: z.string().trim().min(1).max(100),
     artifactName: Glob.optional(),
     junitGlob: Glob.optional(),

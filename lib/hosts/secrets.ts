@@ -76,7 +76,10 @@ export function createSecretBox({ current, old = [] }: { current: SecretKey; old
 export function secretBox(): SecretBox {
   const env = getEnv();
   if (!env.FLOWFIX_SECRETS_KEY) {
-    throw new AppError('conflict', 'FLOWFIX_SECRETS_KEY is not set: code-host secrets cannot be stored or read. Set it to 32 random bytes in base64 (openssl rand -base64 32) and restart.');
+    throw new AppError(
+      'conflict',
+      'FLOWFIX_SECRETS_KEY is not set: code-host secrets cannot be stored or read. Set it to 32 random bytes in base64 (openssl rand -base64 32) and restart.',
+    );
   }
   const old = (env.FLOWFIX_SECRETS_OLD_KEYS ?? '')
     .split(',')

@@ -41,7 +41,13 @@ export async function registerHost({ actorId, input }: { actorId: string | null;
         include: { links: { include: { repository: { select: { name: true } } } } },
       });
       await writeAudit(
-        { ...actorFrom(actorId), action: 'host.register', targetType: 'code_host', targetId: created.id, data: { kind: parsed.kind, name: parsed.name, apiBaseUrl: updated.apiBaseUrl } },
+        {
+          ...actorFrom(actorId),
+          action: 'host.register',
+          targetType: 'code_host',
+          targetId: created.id,
+          data: { kind: parsed.kind, name: parsed.name, apiBaseUrl: updated.apiBaseUrl },
+        },
         tx,
       );
       return updated;
@@ -105,8 +111,14 @@ export async function listHostRepositories(hostId: string): Promise<HostReposito
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
-    const status = (err as { status?: number; cause?: { response?: { status?: number } } }).status ?? (err as { cause?: { response?: { status?: number } } }).cause?.response?.status;
-    throw new AppError('conflict', `${host.name} did not list its repositories (${status ? `HTTP ${status}` : (err as Error).message}); check the connection's credentials`, { cause: err });
+    const status =
+      (err as { status?: number; cause?: { response?: { status?: number } } }).status ??
+      (err as { cause?: { response?: { status?: number } } }).cause?.response?.status;
+    throw new AppError(
+      'conflict',
+      `${host.name} did not list its repositories (${status ? `HTTP ${status}` : (err as Error).message}); check the connection's credentials`,
+      { cause: err },
+    );
   }
   return out.sort((a, b) => a.fullName.localeCompare(b.fullName));
 }
@@ -133,7 +145,13 @@ export async function linkRepository({ actorId, hostId, input }: { actorId: stri
         },
       });
       await writeAudit(
-        { ...actorFrom(actorId), action: 'host.link', targetType: 'repository', targetId: repository.id, data: { hostId, project: project.fullName, externalId: project.externalId } },
+        {
+          ...actorFrom(actorId),
+          action: 'host.link',
+          targetType: 'repository',
+          targetId: repository.id,
+          data: { hostId, project: project.fullName, externalId: project.externalId },
+        },
         tx,
       );
     });

@@ -71,7 +71,8 @@ export async function verifyWebhook(kind: HostKindName, req: Request): Promise<V
   const text = Buffer.from(bytes).toString('utf8');
   if (kind === 'github') {
     const signature = req.headers.get('x-hub-signature-256');
-    if (!signature || !/^sha256=[0-9a-f]{64}$/.test(signature)) throw unauthenticated('X-Hub-Signature-256 is missing: GitHub signs every delivery with the App webhook secret');
+    if (!signature || !/^sha256=[0-9a-f]{64}$/.test(signature))
+      throw unauthenticated('X-Hub-Signature-256 is missing: GitHub signs every delivery with the App webhook secret');
     let host: CodeHost | undefined;
     for (const candidate of await activeHosts(CodeHostKind.GITHUB)) {
       if (text.length > 0 && (await verifyGitHubSignature(webhookSecretOf(candidate), text, signature))) {
@@ -119,9 +120,7 @@ function actionOf(payload: Record<string, unknown>): string | null {
   return typeof payload.build_status === 'string' ? payload.build_status : null;
 }
 
-export type AcceptedDelivery =
-  | { status: 'queued'; id: string; deliveryId: string }
-  | { status: 'ignored'; deliveryId: string; reason: string };
+export type AcceptedDelivery = { status: 'queued'; id: string; deliveryId: string } | { status: 'ignored'; deliveryId: string; reason: string };
 
 export type RecordedDelivery = { status: 'recorded'; id: string; deliveryId: string } | Extract<AcceptedDelivery, { status: 'ignored' }>;
 
@@ -136,12 +135,18 @@ export async function recordDelivery(kind: HostKindName, hook: VerifiedWebhook):
   const projectId = projectIdOf(kind, payload);
   const link = projectId ? await getDb().codeHostRepository.findUnique({ where: { hostId_externalId: { hostId: host.id, externalId: projectId } } }) : null;
   if (!link) {
-    throw new AppError('not_found', `${kind === 'github' ? 'Repository' : 'Project'} ${projectId ?? '(none named)'} is not linked to a flowfix repository on ${host.name}`);
+    throw new AppError(
+      'not_found',
+      `${kind === 'github' ? 'Repository' : 'Project'} ${projectId ?? '(none named)'} is not linked to a flowfix repository on ${host.name}`,
+    );
   }
   if (kind === 'github') {
     const installation = (payload.installation as { id?: unknown } | undefined)?.id;
     if (installation === undefined || String(installation) !== link.installationId) {
-      throw new AppError('not_found', `Installation ${installation === undefined ? '(none named)' : String(installation)} is unknown to flowfix for ${link.fullName}`);
+      throw new AppError(
+        'not_found',
+        `Installation ${installation === undefined ? '(none named)' : String(installation)} is unknown to flowfix for ${link.fullName}`,
+      );
     }
   }
   try {
@@ -153,7 +158,10 @@ export async function recordDelivery(kind: HostKindName, hook: VerifiedWebhook):
   } catch (err) {
     if (isUniqueViolation(err)) {
       const first = await getDb().webhookDelivery.findUnique({ where: { hostId_deliveryId: { hostId: host.id, deliveryId } }, select: { receivedAt: true } });
-      throw new AppError('conflict', `Delivery ${deliveryId} was already received${first ? ` at ${first.receivedAt.toISOString()}` : ''}; a replay is not processed again`);
+      throw new AppError(
+        'conflict',
+        `Delivery ${deliveryId} was already received${first ? ` at ${first.receivedAt.toISOString()}` : ''}; a replay is not processed again`,
+      );
     }
     throw err;
   }
@@ -171,7 +179,9 @@ export async function acceptDelivery(kind: HostKindName, hook: VerifiedWebhook):
     await (await getRunQueue()).enqueueHostJob(HOST_EVENT_QUEUE, recorded.id);
   } catch (err) {
     // not queued: forget the delivery, so the host's redelivery of the same id is taken rather than refused as a replay
-    await getDb().webhookDelivery.delete({ where: { id: recorded.id } }).catch(() => undefined);
+    await getDb()
+      .webhookDelivery.delete({ where: { id: recorded.id } })
+      .catch(() => undefined);
     throw err;
   }
   return { status: 'queued', id: recorded.id, deliveryId: recorded.deliveryId };

@@ -2,12 +2,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { AppError, toHttpError } from '../errors';
 import { getSessionUser, hasAnyRole, type RoleName, type SessionUser } from '../auth/session';
 import { authenticateToken, type TokenPrincipal } from '../tokens/auth';
-import {
-  authenticatePersonalToken,
-  isPersonalTokenHeader,
-  scopeCovers,
-  type PersonalTokenScopeName,
-} from '../tokens/personal-tokens';
+import { authenticatePersonalToken, isPersonalTokenHeader, scopeCovers, type PersonalTokenScopeName } from '../tokens/personal-tokens';
 import { getEnv, publicOrigin } from '../env';
 
 // The one route wrapper: resolves who is calling, checks the role, runs the
@@ -158,11 +153,7 @@ export function assertSameOrigin(req: Request): void {
 }
 
 // ─── personal token scopes ───
-function assertPersonalTokenScope(
-  access: Extract<Access, { auth: 'session' }>,
-  method: string,
-  held: PersonalTokenScopeName,
-): void {
+function assertPersonalTokenScope(access: Extract<Access, { auth: 'session' }>, method: string, held: PersonalTokenScopeName): void {
   const needs = access.personalTokenScope ?? (SAFE_METHODS.has(method.toUpperCase()) ? 'read' : 'decide');
   if (!scopeCovers(held, needs)) {
     throw new AppError('forbidden', `This personal token has the "${held}" scope; this needs "${needs}"`);

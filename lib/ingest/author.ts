@@ -11,15 +11,7 @@ const BOT_NAMES = [
 
 const BOT_EMAILS = [/\[bot\]@/i, /^(noreply|no-reply)\+?.*@.*bot/i, /@renovateapp\.com$/i, /^bot[-_.@]/i];
 
-export function inferAuthorKind({
-  author,
-  authorEmail,
-  declared,
-}: {
-  author: string;
-  authorEmail?: string;
-  declared?: 'human' | 'bot';
-}): 'HUMAN' | 'BOT' {
+export function inferAuthorKind({ author, authorEmail, declared }: { author: string; authorEmail?: string; declared?: 'human' | 'bot' }): 'HUMAN' | 'BOT' {
   // an explicit answer from the CI system wins over our guess
   if (declared) return declared === 'bot' ? 'BOT' : 'HUMAN';
   const name = author.trim();

@@ -103,10 +103,7 @@ function toArray(junit: string | string[] | undefined): string[] {
 export async function readIngestUpload({ req, maxBytes }: { req: Request; maxBytes: number }): Promise<IngestUpload> {
   const type = mediaType(req);
   if (type !== 'application/json' && type !== 'multipart/form-data') {
-    throw new AppError(
-      'unsupported_media_type',
-      `Content-Type ${type || '(none)'} is not supported; send application/json or multipart/form-data`,
-    );
+    throw new AppError('unsupported_media_type', `Content-Type ${type || '(none)'} is not supported; send application/json or multipart/form-data`);
   }
   const bytes = await readLimitedBody({ req, maxBytes });
   if (type === 'multipart/form-data') return readMultipart({ req, bytes });

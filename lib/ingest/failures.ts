@@ -92,13 +92,7 @@ function fromJson(test: TestInput): FailureDraft {
  * "<id> [2]"); a JSON entry with an id a report already has is the same
  * failure posted twice and is kept once.
  */
-export function collectFailures({
-  junitReports,
-  tests = [],
-}: {
-  junitReports: Array<string | Uint8Array>;
-  tests?: TestInput[];
-}): CollectedFailures {
+export function collectFailures({ junitReports, tests = [] }: { junitReports: Array<string | Uint8Array>; tests?: TestInput[] }): CollectedFailures {
   const results: TestResult[] = [];
   const reports: CollectedFailures['reports'] = [];
   for (const report of junitReports) {

@@ -63,9 +63,7 @@ type Tx = Prisma.TransactionClient;
  * Who reports: a CI token (POST /api/v1/failures), or a code host's webhook
  * delivery for the repository it is linked to (lib/code-review/process.ts).
  */
-export type IngestReporter =
-  | { token: TokenPrincipal }
-  | { host: { hostId: string; repositoryId: string; deliveryId: string } };
+export type IngestReporter = { token: TokenPrincipal } | { host: { hostId: string; repositoryId: string; deliveryId: string } };
 
 function reporterCovers(reporter: IngestReporter, repositoryId: string): boolean {
   return 'token' in reporter ? tokenCoversRepository(reporter.token, repositoryId) : reporter.host.repositoryId === repositoryId;

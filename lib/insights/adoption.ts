@@ -64,7 +64,10 @@ export async function adoption({ scope, reader }: { scope: InsightsScope; reader
     reader.sums({ table: RUN_TABLE, where: { ...where, repositoryId: scope.repositoryId === undefined ? OWN : where.repositoryId } }, ['repositoryId']),
   ]);
   const sum = total(cells);
-  const names = await repositoryNames(reader, [...perRepository.values()].map((g) => g.group.repositoryId!));
+  const names = await repositoryNames(
+    reader,
+    [...perRepository.values()].map((g) => g.group.repositoryId!),
+  );
   // only where something was posted: a row per repository or bucket with fixes to adopt
   const repositories = [...perRepository.values()]
     .filter((g) => n(g.counts, 'posted') > 0)

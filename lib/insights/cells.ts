@@ -159,7 +159,6 @@ export function foldChanges(changes: readonly ChangeFact[], x: Pick<Expansion, '
   return acc.into(into);
 }
 
-
 /** What one run adds to each cell it falls in. */
 function runContribution(r: RunFact): Counts {
   const c: Counts = new Map([['runs', 1]]);

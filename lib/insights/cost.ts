@@ -59,7 +59,12 @@ export interface ModelPriceNow {
 export interface Cost {
   total: CostRow & {
     /** the runs split: repairs (automatic and manual) and re-validations of edited fixes */
-    byTrigger: { repair: number; revalidation: number }; p50ToolCalls: number | null; p90ToolCalls: number | null; p50Tokens: number | null; p90Tokens: number | null };
+    byTrigger: { repair: number; revalidation: number };
+    p50ToolCalls: number | null;
+    p90ToolCalls: number | null;
+    p50Tokens: number | null;
+    p90Tokens: number | null;
+  };
   /** posted fixes at zero model cost, and their share of all posted fixes */
   zeroCost: { posted: number; share: number | null };
   byPolicyModel: Array<CostRow & { policy: string; model: string | null }>;
@@ -154,17 +159,23 @@ export async function cost({ scope, reader }: { scope: InsightsScope; reader: In
     return price ? { model, priced: true, inputPerMTokUsd: price.inputPerMTokUsd, outputPerMTokUsd: price.outputPerMTokUsd } : { model, priced: false };
   });
   return {
-    total: { ...totalRow, byTrigger, p50ToolCalls: p50ToolCalls ?? null, p90ToolCalls: p90ToolCalls ?? null, p50Tokens: p50Tokens ?? null, p90Tokens: p90Tokens ?? null },
+    total: {
+      ...totalRow,
+      byTrigger,
+      p50ToolCalls: p50ToolCalls ?? null,
+      p90ToolCalls: p90ToolCalls ?? null,
+      p50Tokens: p50Tokens ?? null,
+      p90Tokens: p90Tokens ?? null,
+    },
     zeroCost: { posted: zero, share: ratio(zero, totalRow.posted) },
     byPolicyModel,
     // every bucket of the period (buckets.ts), one without runs at zero
-    trend: fillBuckets({ from: scope.from, to: scope.to, bucket: scope.bucket, rows: runBuckets, zero: (): Counts => new Map() })
-      .map(({ bucket, row: r }) => {
-        const f = fixBuckets.get(bucket);
-        const costUsd = n(r, 'costMicros') / 1_000_000;
-        const applied = n(f, 'applied');
-        return { bucket: bucketIso(bucket), runs: n(r, 'runs'), costUsd, posted: n(f, 'posted'), applied, costPerApplied: ratio(costUsd, applied) };
-      }),
+    trend: fillBuckets({ from: scope.from, to: scope.to, bucket: scope.bucket, rows: runBuckets, zero: (): Counts => new Map() }).map(({ bucket, row: r }) => {
+      const f = fixBuckets.get(bucket);
+      const costUsd = n(r, 'costMicros') / 1_000_000;
+      const applied = n(f, 'applied');
+      return { bucket: bucketIso(bucket), runs: n(r, 'runs'), costUsd, posted: n(f, 'posted'), applied, costPerApplied: ratio(costUsd, applied) };
+    }),
     prices,
   };
 }

@@ -69,7 +69,8 @@ export async function precision(filter: PrecisionFilter, groupBy?: PrecisionGrou
   return withReader(filter, options, async (reader) => {
     // settled fixes by repository, policy and model (one query whatever the
     // grouping: a fix has one of each, so every grouping adds these up), or by day for months
-    const fine = groupBy === 'month' ? cellWhere(filter) : { repositoryId: filter.repositoryId || OWN, policy: filter.policy || OWN, model: filter.model || OWN };
+    const fine =
+      groupBy === 'month' ? cellWhere(filter) : { repositoryId: filter.repositoryId || OWN, policy: filter.policy || OWN, model: filter.model || OWN };
     const sums = await reader.sums({ table: PRECISION_TABLE, where: fine }, groupBy === 'month' ? ['day'] : ['repositoryId', 'policy', 'model']);
     const keyOf = (d: Record<string, string>): string | null => {
       switch (groupBy) {

@@ -1,18 +1,7 @@
 import 'server-only';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db';
-import {
-  ALL,
-  COHORT_TABLE,
-  PRECISION_TABLE,
-  REPAIR,
-  add,
-  addAll,
-  HISTOGRAM_COLUMN,
-  keyedColumn,
-  type Counts,
-  type RollupTable,
-} from './tables';
+import { ALL, COHORT_TABLE, PRECISION_TABLE, REPAIR, add, addAll, HISTOGRAM_COLUMN, keyedColumn, type Counts, type RollupTable } from './tables';
 import { loadCohortFacts, loadPrecisionFacts, type CohortFacts, type PrecisionFact } from './facts';
 import { cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Choice } from './cells';
 import { addRow, selectColumns } from './rollup';
@@ -257,8 +246,7 @@ export class InsightsReader {
 
   private async countIn(family: Family, p: { day: number; a: number; b: number }, repo?: string, author?: string): Promise<{ inside: number; total: number }> {
     const params = new SqlParams();
-    const [column, from] =
-      family === 'cohort' ? ['c."createdAt"', '"Change" c'] : ['f."createdAt"', '"Fix" f JOIN "Change" c ON c.id = f."changeId"'];
+    const [column, from] = family === 'cohort' ? ['c."createdAt"', '"Change" c'] : ['f."createdAt"', '"Fix" f JOIN "Change" c ON c.id = f."changeId"'];
     const and = [`${column} >= ${utc(new Date(p.day), params)}`, `${column} < ${utc(new Date(p.day + DAY_MS), params)}`];
     if (repo !== undefined) and.push(`c."repositoryId" = ${params.add(repo, 'text')}`);
     if (author !== undefined) and.push(`c."authorKind"::text = ${params.add(author, 'text')}`);

@@ -1,17 +1,7 @@
 import 'server-only';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db';
-import {
-  ALL,
-  COHORT_TABLE,
-  PRECISION_TABLE,
-  RUN_TABLE,
-  add,
-  addAll,
-  keyedColumn,
-  type Counts,
-  type RollupTable,
-} from './tables';
+import { ALL, COHORT_TABLE, PRECISION_TABLE, RUN_TABLE, add, addAll, keyedColumn, type Counts, type RollupTable } from './tables';
 import { loadCohortFacts, loadPrecisionFacts } from './facts';
 import { FULL_CUBE, cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Cells, type Expansion } from './cells';
 

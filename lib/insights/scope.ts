@@ -38,15 +38,7 @@ export interface InsightsScope {
 }
 
 /** Resolves the URL filter (the repository by name) into a scope. */
-export async function resolveScope({
-  query,
-  now = new Date(),
-  db = getDb(),
-}: {
-  query: InsightsQuery;
-  now?: Date;
-  db?: Db;
-}): Promise<InsightsScope> {
+export async function resolveScope({ query, now = new Date(), db = getDb() }: { query: InsightsQuery; now?: Date; db?: Db }): Promise<InsightsScope> {
   let repositoryId: string | null | undefined;
   if (query.repo) {
     const repo = await db.repository.findUnique({ where: { name: query.repo }, select: { id: true } });

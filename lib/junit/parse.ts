@@ -61,8 +61,7 @@ const DEFAULTS = { maxTestCases: 20_000, maxBytes: 64 * 1024 * 1024, maxFieldCha
 // XML 1.0 forbids these code points; test output (ANSI colours, NUL bytes
 // from crashed processes) contains them often enough that we replace rather
 // than reject. Lone surrogates come from mis-decoded bytes.
-const INVALID_XML_CHARS =
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Replaces characters XML cannot carry (and lone surrogates) with U+FFFD. */
 export function sanitizeXmlText(text: string): string {
@@ -111,7 +110,11 @@ function decodeBytes(b: Uint8Array): DecodedReport {
   if (decoder.encoding === 'utf-8') return { text: decoder.decode(b), readAs: null };
   if (decoder.encoding.startsWith('utf-16')) {
     // UTF-16 would have shown in its first bytes: the declaration is wrong, the bytes are what was written
-    return { text: decode('utf-8', 0), readAs: 'UTF-8', warning: `the report declares ${declared.toUpperCase()} but is written in single bytes: read as UTF-8` };
+    return {
+      text: decode('utf-8', 0),
+      readAs: 'UTF-8',
+      warning: `the report declares ${declared.toUpperCase()} but is written in single bytes: read as UTF-8`,
+    };
   }
   const text = decoder.encoding === 'windows-1252' ? fixWindows1252(decoder.decode(b)) : decoder.decode(b);
   return { text, readAs: `${decoder.encoding}, as its declaration says` };
@@ -476,5 +479,10 @@ export function withBodyLineBreaks(message: string, body: string): string {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? ''
+  );
 }

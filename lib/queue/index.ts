@@ -84,7 +84,10 @@ async function startQueue(handle: DbHandle): Promise<RunQueue> {
     // two processes creating the queue at once: the loser finds it there
     if (!(await boss.getQueue(RUN_QUEUE))) throw err;
   });
-  for (const [name, policy] of [[HOST_EVENT_QUEUE, 'standard'], [HOST_SYNC_QUEUE, 'short']] as const) {
+  for (const [name, policy] of [
+    [HOST_EVENT_QUEUE, 'standard'],
+    [HOST_SYNC_QUEUE, 'short'],
+  ] as const) {
     await boss
       .createQueue(name, { name, policy, retryLimit: HOST_JOB_RETRIES, retryDelay: HOST_JOB_RETRY_DELAY_S, retryBackoff: true })
       .catch(async (err: unknown) => {

@@ -26,10 +26,7 @@ export const GitLocationSchema = z
   .max(2000)
   .refine((v) => !/[\s\u0000-\u001f\u007f]/.test(v), 'No spaces or control characters')
   .refine(
-    (v) =>
-      v.startsWith('/') ||
-      /^(file|https?|ssh|git):\/\/[^\s]+$/i.test(v) ||
-      /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+$/.test(v),
+    (v) => v.startsWith('/') || /^(file|https?|ssh|git):\/\/[^\s]+$/i.test(v) || /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+$/.test(v),
     'Use an absolute path, a file://, https://, ssh:// or git:// URL, or user@host:path',
   );
 

@@ -4,12 +4,7 @@ import { actorFrom, writeAudit } from '../audit';
 import { AppError, isUniqueViolation } from '../errors';
 import type { Prisma } from '../generated/prisma/client';
 import { FilterPolicySchema, ModelSettingsSchema, RepositorySettingsSchema } from '../../common/settings';
-import {
-  RegisterRepositorySchema,
-  UpdateRepositorySchema,
-  type RegisterRepositoryInput,
-  type UpdateRepositoryInput,
-} from './schemas';
+import { RegisterRepositorySchema, UpdateRepositorySchema, type RegisterRepositoryInput, type UpdateRepositoryInput } from './schemas';
 
 // Registering, editing and archiving repositories (admin only). The JSON
 // columns store what the admin actually set, validated but WITHOUT the
@@ -26,9 +21,7 @@ function isPlainObject(v: unknown): v is Json {
 /** Keys present in `raw` but dropped by the schema (unknown settings, typos). */
 function unknownKeys(raw: unknown, parsed: unknown, path: string[] = []): string[] {
   if (!isPlainObject(raw) || !isPlainObject(parsed)) return [];
-  return Object.keys(raw).flatMap((key) =>
-    key in parsed ? unknownKeys(raw[key], parsed[key], [...path, key]) : [[...path, key].join('.')],
-  );
+  return Object.keys(raw).flatMap((key) => (key in parsed ? unknownKeys(raw[key], parsed[key], [...path, key]) : [[...path, key].join('.')]));
 }
 
 /** The admin's own values, normalised by the schema (trimmed strings...), without defaults. */
@@ -149,13 +142,7 @@ function nameConflict(name: string | undefined, err: unknown): AppError {
   return new AppError('conflict', `A repository named ${name ?? 'that'} already exists`, { cause: err });
 }
 
-export async function registerRepository({
-  actorId,
-  input,
-}: {
-  actorId: string | null;
-  input: RegisterRepositoryInput;
-}): Promise<RepositoryView> {
+export async function registerRepository({ actorId, input }: { actorId: string | null; input: RegisterRepositoryInput }): Promise<RepositoryView> {
   const data = RegisterRepositorySchema.parse(input);
   // the language lives in a column (for lists and filters) and in settings (for
   // the run); the form's value wins so the two never disagree
@@ -198,15 +185,7 @@ export async function registerRepository({
   }
 }
 
-export async function updateRepository({
-  actorId,
-  id,
-  input,
-}: {
-  actorId: string | null;
-  id: string;
-  input: UpdateRepositoryInput;
-}): Promise<RepositoryView> {
+export async function updateRepository({ actorId, id, input }: { actorId: string | null; id: string; input: UpdateRepositoryInput }): Promise<RepositoryView> {
   const patch = UpdateRepositorySchema.parse(input);
   try {
     return await getDb().$transaction(async (tx) => {
@@ -273,10 +252,7 @@ export async function updateRepository({
         );
       }
       if (archiveAction) {
-        await writeAudit(
-          { ...actorFrom(actorId), action: archiveAction, targetType: 'repository', targetId: id, data: { name: updated.name } },
-          tx,
-        );
+        await writeAudit({ ...actorFrom(actorId), action: archiveAction, targetType: 'repository', targetId: id, data: { name: updated.name } }, tx);
       }
       return toView(updated);
     });
@@ -287,14 +263,6 @@ export async function updateRepository({
 }
 
 /** Archiving keeps history (changes, fixes, metrics) but refuses new reports and new token scopes. */
-export function setRepositoryArchived({
-  actorId,
-  id,
-  archived,
-}: {
-  actorId: string | null;
-  id: string;
-  archived: boolean;
-}): Promise<RepositoryView> {
+export function setRepositoryArchived({ actorId, id, archived }: { actorId: string | null; id: string; archived: boolean }): Promise<RepositoryView> {
   return updateRepository({ actorId, id, input: { archived } });
 }

@@ -190,7 +190,12 @@ export async function claimRun({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: 
     const seq = await insertRunEventsTx({
       tx,
       runId,
-      events: [{ type: 'status', payload: { status: 'running', attempt, maxAttempts: run.maxAttempts, ...(run.status === RunStatus.RUNNING ? { takeover: true } : {}) } }],
+      events: [
+        {
+          type: 'status',
+          payload: { status: 'running', attempt, maxAttempts: run.maxAttempts, ...(run.status === RunStatus.RUNNING ? { takeover: true } : {}) },
+        },
+      ],
     });
     notice = { seq };
     written.wrote('lease', { changeId: run.changeId });
@@ -207,7 +212,15 @@ export interface HeartbeatResult {
 }
 
 /** Extends the lease only while `workerId` still owns the run; reports a pending cancel. */
-export async function heartbeat({ runId, workerId, leaseMs = DEFAULT_LEASE_MS }: { runId: string; workerId: string; leaseMs?: number }): Promise<HeartbeatResult> {
+export async function heartbeat({
+  runId,
+  workerId,
+  leaseMs = DEFAULT_LEASE_MS,
+}: {
+  runId: string;
+  workerId: string;
+  leaseMs?: number;
+}): Promise<HeartbeatResult> {
   const rows = await getDb().$queryRaw<Array<{ cancelled: boolean }>>`
     UPDATE "Run" SET "leaseExpiresAt" = now() + (${leaseMs}::int * interval '1 millisecond'), "heartbeatAt" = now()
     WHERE id = ${runId} AND "leaseOwner" = ${workerId} AND status = 'RUNNING'

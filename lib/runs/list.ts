@@ -14,9 +14,7 @@ export async function listRuns({ query, db = getDb() }: { query: RunListQuery; d
     ...(query.status?.length ? { status: { in: query.status } } : {}),
     ...(query.repository ? { change: { repository: { name: query.repository } } } : {}),
     ...(query.policy ? { policy: query.policy } : {}),
-    ...(after
-      ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] }
-      : {}),
+    ...(after ? { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] } : {}),
   };
   const [rows, repositories, policies] = await Promise.all([
     db.run.findMany({

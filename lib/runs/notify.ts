@@ -92,11 +92,7 @@ export async function publishRunEvent(notice: RunEventNotice, { handle = getDbHa
  * process's LISTEN client; await `runEventsReady()` before reading the
  * database if a notice in between must not wait for the safety poll.
  */
-export function subscribeRunEvents(
-  runId: string,
-  listener: RunEventListener,
-  { handle = getDbHandle() }: { handle?: DbHandle } = {},
-): () => void {
+export function subscribeRunEvents(runId: string, listener: RunEventListener, { handle = getDbHandle() }: { handle?: DbHandle } = {}): () => void {
   const h = hub();
   if (isServerMode(handle)) ensureListener(h, handle.target.location);
   h.emitter.on(runId, listener);

@@ -9,34 +9,32 @@ import { readRunEvent, type PublicRunEvent } from '../../common/run-events';
 
 // Keys whose values never leave the server, whatever they hold. Exact names
 // (case-insensitive, `-`/`_` ignored) so counters such as promptTokens stay.
-const SECRET_KEYS = new Set(
-  [
-    'apikey',
-    'key',
-    'secret',
-    'clientsecret',
-    'password',
-    'passwd',
-    'passwordhash',
-    'authorization',
-    'auth',
-    'cookie',
-    'setcookie',
-    'headers',
-    'env',
-    'environment',
-    'token',
-    'accesstoken',
-    'refreshtoken',
-    'idtoken',
-    'bearer',
-    'privatekey',
-    'credentials',
-    'databaseurl',
-    'connectionstring',
-    'systemprompt',
-  ],
-);
+const SECRET_KEYS = new Set([
+  'apikey',
+  'key',
+  'secret',
+  'clientsecret',
+  'password',
+  'passwd',
+  'passwordhash',
+  'authorization',
+  'auth',
+  'cookie',
+  'setcookie',
+  'headers',
+  'env',
+  'environment',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'bearer',
+  'privatekey',
+  'credentials',
+  'databaseurl',
+  'connectionstring',
+  'systemprompt',
+]);
 
 function normaliseKey(key: string): string {
   return key.toLowerCase().replace(/[-_]/g, '');
@@ -110,9 +108,6 @@ export function publicPayload(payload: unknown, { secretValues = [] }: Projectio
   return projected === undefined ? {} : { value: projected };
 }
 
-export function toPublicEvent(
-  row: { seq: number; type: string; payload: unknown; createdAt: Date },
-  options: ProjectionOptions = {},
-): PublicRunEvent {
+export function toPublicEvent(row: { seq: number; type: string; payload: unknown; createdAt: Date }, options: ProjectionOptions = {}): PublicRunEvent {
   return readRunEvent({ seq: row.seq, type: row.type, at: row.createdAt.toISOString(), payload: publicPayload(row.payload, options) });
 }

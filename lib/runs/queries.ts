@@ -1,13 +1,6 @@
 import { getDb, type Db } from '../db';
 import { AppError } from '../errors';
-import {
-  DEFAULT_MEDIANS,
-  estimateRemaining,
-  progressFromPhaseEvents,
-  readPhaseTimings,
-  type PhaseMedians,
-  type RunPhase,
-} from '../../common/run-estimate';
+import { DEFAULT_MEDIANS, estimateRemaining, progressFromPhaseEvents, readPhaseTimings, type PhaseMedians, type RunPhase } from '../../common/run-estimate';
 import { loadPhaseMedians } from './estimate';
 
 // Reads of runs for pages and the run API. Writes (request, claim, append,
@@ -185,15 +178,14 @@ export async function getActiveRunsForChanges({
   const medians = new Map<string, PhaseMedians>();
   for (const run of runs) {
     const key = `${run.change.repositoryId}:${run.policy}`;
-    if (!medians.has(key)) medians.set(key, await loadPhaseMedians({ repositoryId: run.change.repositoryId, policy: run.policy, db }).catch(() => DEFAULT_MEDIANS));
+    if (!medians.has(key))
+      medians.set(key, await loadPhaseMedians({ repositoryId: run.change.repositoryId, policy: run.policy, db }).catch(() => DEFAULT_MEDIANS));
   }
   for (const run of runs) {
     if (out.has(run.changeId)) continue; // the newest active run of a change
     const estimate = medians.get(`${run.change.repositoryId}:${run.policy}`) ?? DEFAULT_MEDIANS;
     const progress = progressFromPhaseEvents(
-      phaseEvents
-        .filter((e) => e.runId === run.id)
-        .map((e) => ({ payload: (e.payload ?? {}) as Record<string, unknown>, at: e.createdAt.toISOString() })),
+      phaseEvents.filter((e) => e.runId === run.id).map((e) => ({ payload: (e.payload ?? {}) as Record<string, unknown>, at: e.createdAt.toISOString() })),
     );
     out.set(run.changeId, {
       id: run.id,

@@ -8,9 +8,7 @@ import { isExitReason } from '../../common/exit-reasons';
 // worker's RepairResult is described here as the subset the database keeps.
 // The events of a run are common/run-events.ts's contract.
 
-
 export const RunTriggerSchema = z.enum(['AUTO', 'MANUAL', 'REVALIDATE']);
-
 
 export const RequestRunInputSchema = z
   .object({
@@ -21,7 +19,10 @@ export const RequestRunInputSchema = z
     model: z.string().min(1).max(200).optional(),
     requestedById: z.string().min(1).optional(),
     sourceFixId: z.string().min(1).optional(),
-    inputDiff: z.string().max(4 * 1024 * 1024).optional(),
+    inputDiff: z
+      .string()
+      .max(4 * 1024 * 1024)
+      .optional(),
   })
   .refine((v) => v.trigger !== 'REVALIDATE' || (v.sourceFixId && v.inputDiff !== undefined), {
     message: 'a REVALIDATE run needs sourceFixId and inputDiff',
@@ -40,7 +41,11 @@ export const StartRunBodySchema = z
 export const FinishRunResultSchema = z.object({
   status: z.enum(['fixed', 'no_fix', 'failed', 'cancelled']),
   // only the named reasons and `dropped:<filter>` (common/exit-reasons.ts): a reason Insights cannot name is refused here
-  exitReason: z.string().min(1).max(200).refine(isExitReason, { error: (issue) => `"${String(issue.input)}" is not a known exit reason (common/exit-reasons.ts)` }),
+  exitReason: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine(isExitReason, { error: (issue) => `"${String(issue.input)}" is not a known exit reason (common/exit-reasons.ts)` }),
   exitDetail: z.string().max(20_000).optional(),
   diff: z.string().default(''),
   files: z.array(z.string()).default([]),

@@ -101,7 +101,14 @@ export async function requestRun(input: RequestRunInput): Promise<RequestRunResu
         });
         if (params.requestedById) {
           await writeAudit(
-            { actorId: params.requestedById, actorKind: 'user', action: 'run.request', targetType: 'run', targetId: run.id, data: { changeId: change.id, policy: params.policy, trigger: params.trigger } },
+            {
+              actorId: params.requestedById,
+              actorKind: 'user',
+              action: 'run.request',
+              targetType: 'run',
+              targetId: run.id,
+              data: { changeId: change.id, policy: params.policy, trigger: params.trigger },
+            },
             tx,
           );
         }
@@ -236,8 +243,7 @@ export async function finishRun({ runId, workerId, result }: { runId: string; wo
           data: { status: FixStatus.STALE, dropReason: SUPERSEDED },
         });
       }
-      const readyRemains =
-        fix?.status !== FixStatus.READY && (await tx.fix.count({ where: { changeId: run.changeId, status: FixStatus.READY } })) > 0;
+      const readyRemains = fix?.status !== FixStatus.READY && (await tx.fix.count({ where: { changeId: run.changeId, status: FixStatus.READY } })) > 0;
 
       const changeStatus =
         fix?.status === FixStatus.READY || readyRemains
@@ -307,9 +313,13 @@ export async function checkRunStale({ runId }: { runId: string }): Promise<{ sta
  * revisions were asked to cancel by ingestion; their workers see it on their
  * next heartbeat.
  */
-export async function triageNewRevision({ changeId, revisionId }: { changeId: string; revisionId: string }): Promise<
-  { skipped: true; reason: string } | { skipped: false; runId: string; joined: boolean }
-> {
+export async function triageNewRevision({
+  changeId,
+  revisionId,
+}: {
+  changeId: string;
+  revisionId: string;
+}): Promise<{ skipped: true; reason: string } | { skipped: false; runId: string; joined: boolean }> {
   await cancelWaitingStaleRuns({ changeId, currentRevisionId: revisionId });
   const { decision, modelSettings, headRev } = await planRevisionRepair({ revisionId });
   if (decision.skip) {
@@ -362,7 +372,15 @@ export async function cancelWaitingStaleRuns({ changeId, currentRevisionId }: { 
  * reviewer picked if the repository's model settings allow it (else the
  * repository's own). A run already active on the revision is joined.
  */
-export async function startManualRun({ changeId, userId, policy }: { changeId: string; userId: string; policy?: RunPolicy }): Promise<RequestRunResult & { policy: RunPolicy }> {
+export async function startManualRun({
+  changeId,
+  userId,
+  policy,
+}: {
+  changeId: string;
+  userId: string;
+  policy?: RunPolicy;
+}): Promise<RequestRunResult & { policy: RunPolicy }> {
   const change = await getDb().change.findUnique({ where: { id: changeId }, select: { repository: { select: { modelSettings: true, archivedAt: true } } } });
   if (!change) throw new AppError('not_found', 'Change not found');
   if (change.repository.archivedAt) throw new AppError('conflict', 'The repository is archived');

@@ -49,7 +49,28 @@ export async function handOver(dirs: string[], identity: SandboxIdentity): Promi
   const owner = `${identity.uid}:${identity.gid}`;
   await execFileAsync(
     'find',
-    [...dirs, '-name', '.git', '-prune', '-o', '(', '!', '-uid', String(identity.uid), '-o', '!', '-gid', String(identity.gid), ')', '-exec', 'chown', '-h', owner, '{}', '+'],
+    [
+      ...dirs,
+      '-name',
+      '.git',
+      '-prune',
+      '-o',
+      '(',
+      '!',
+      '-uid',
+      String(identity.uid),
+      '-o',
+      '!',
+      '-gid',
+      String(identity.gid),
+      ')',
+      '-exec',
+      'chown',
+      '-h',
+      owner,
+      '{}',
+      '+',
+    ],
     { env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv },
   ).catch((err: NodeJS.ErrnoException & { stderr?: string }) => {
     // a file a command removed while we walked is not an error

@@ -80,10 +80,16 @@ export function limitFromExit(exitCode: number | null, signal: string | null, ou
   if (signal === 'SIGXFSZ' || exitCode === 128 + SIGXFSZ) return 'file_size_limit';
   if (/File size limit exceeded|\bEFBIG\b|\[Errno 27\] File too large/.test(output)) return 'file_size_limit';
   if (/CPU time limit exceeded/.test(output)) return 'cpu_limit';
-  if (/JavaScript heap out of memory|Array buffer allocation failed|\bMemoryError\b|Cannot allocate memory|std::bad_alloc|\bENOMEM\b|Out of memory/.test(output)) {
+  if (
+    /JavaScript heap out of memory|Array buffer allocation failed|\bMemoryError\b|Cannot allocate memory|std::bad_alloc|\bENOMEM\b|Out of memory/.test(output)
+  ) {
     return 'memory_limit';
   }
-  if (/Cannot fork|fork: Resource temporarily unavailable|fork failed: Resource temporarily unavailable|spawn \S+ EAGAIN|\[Errno 11\] Resource temporarily unavailable/.test(output)) {
+  if (
+    /Cannot fork|fork: Resource temporarily unavailable|fork failed: Resource temporarily unavailable|spawn \S+ EAGAIN|\[Errno 11\] Resource temporarily unavailable/.test(
+      output,
+    )
+  ) {
     return 'process_limit';
   }
   return null;

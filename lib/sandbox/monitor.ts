@@ -18,12 +18,7 @@ export interface LimitWatch {
   stop(): void;
 }
 
-export function watchLimits(input: {
-  identity: SandboxIdentity;
-  limits: SandboxLimits;
-  dirs: string[];
-  onLimit: (reason: LimitReason) => void;
-}): LimitWatch {
+export function watchLimits(input: { identity: SandboxIdentity; limits: SandboxLimits; dirs: string[]; onLimit: (reason: LimitReason) => void }): LimitWatch {
   const { identity, limits, dirs } = input;
   let stopped = false;
   let measuring = false;
@@ -58,14 +53,19 @@ export function watchLimits(input: {
     if (!measuring && dirs.length > 0) {
       measuring = true;
       const started = performance.now();
-      execFile('du', ['-s', '-B1', '-c', ...dirs], { env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv, maxBuffer: 1024 * 1024, encoding: 'utf8' }, (_err: Error | null, stdout: string) => {
-        measuring = false;
-        // files vanishing mid-walk make du exit 1; its total is still good
-        const total = Number(/^(\d+)\s+total$/m.exec(stdout ?? '')?.[1] ?? 0);
-        if (total > limits.diskBytes) hit('disk_limit');
-        // a slow walk (a huge node_modules) is not repeated more than 1/20 of the time
-        period = Math.max(limits.diskCheckMs, (performance.now() - started) * 20);
-      });
+      execFile(
+        'du',
+        ['-s', '-B1', '-c', ...dirs],
+        { env: { PATH: '/usr/bin:/bin' } as unknown as NodeJS.ProcessEnv, maxBuffer: 1024 * 1024, encoding: 'utf8' },
+        (_err: Error | null, stdout: string) => {
+          measuring = false;
+          // files vanishing mid-walk make du exit 1; its total is still good
+          const total = Number(/^(\d+)\s+total$/m.exec(stdout ?? '')?.[1] ?? 0);
+          if (total > limits.diskBytes) hit('disk_limit');
+          // a slow walk (a huge node_modules) is not repeated more than 1/20 of the time
+          period = Math.max(limits.diskCheckMs, (performance.now() - started) * 20);
+        },
+      );
     }
     timer = setTimeout(tick, period);
     timer.unref();

@@ -57,13 +57,7 @@ export async function listCiTokens(): Promise<CiTokenView[]> {
   return rows.map(toView);
 }
 
-export async function issueCiToken({
-  actorId,
-  input,
-}: {
-  actorId: string | null;
-  input: IssueTokenInput;
-}): Promise<{ token: string; record: CiTokenView }> {
+export async function issueCiToken({ actorId, input }: { actorId: string | null; input: IssueTokenInput }): Promise<{ token: string; record: CiTokenView }> {
   const data = IssueTokenSchema.parse(input);
   const repositoryIds = data.allRepositories ? [] : [...new Set(data.repositoryIds)];
   const expiresAt = data.expiresAt === undefined ? new Date(Date.now() + CI_TOKEN_DEFAULT_DAYS * 24 * 3600_000) : data.expiresAt;

@@ -84,11 +84,26 @@ export async function issuePersonalToken({
   const prefix = token.slice(0, PERSONAL_TOKEN_PREFIX.length + 6);
   const record = await getDb().$transaction(async (tx) => {
     const created = await tx.personalToken.create({
-      data: { userId, name: data.name, prefix, tokenHash: hashToken(token), expiresAt: data.expiresAt ?? null, scope: SCOPE_TO_DB[data.scope], kind: KIND_TO_DB[data.kind] },
+      data: {
+        userId,
+        name: data.name,
+        prefix,
+        tokenHash: hashToken(token),
+        expiresAt: data.expiresAt ?? null,
+        scope: SCOPE_TO_DB[data.scope],
+        kind: KIND_TO_DB[data.kind],
+      },
       select: VIEW,
     });
     await writeAudit(
-      { actorId: userId, actorKind: 'user', action: 'personal_token.issue', targetType: 'personal_token', targetId: created.id, data: { name: created.name, prefix, scope: data.scope, kind: data.kind } },
+      {
+        actorId: userId,
+        actorKind: 'user',
+        action: 'personal_token.issue',
+        targetType: 'personal_token',
+        targetId: created.id,
+        data: { name: created.name, prefix, scope: data.scope, kind: data.kind },
+      },
       tx,
     );
     return toView(created);
@@ -109,7 +124,14 @@ export async function revokePersonalToken({ userId, id }: { userId: string; id: 
     if (!row) throw new AppError('not_found', 'No such token');
     if (count === 1) {
       await writeAudit(
-        { actorId: userId, actorKind: 'user', action: 'personal_token.revoke', targetType: 'personal_token', targetId: id, data: { name: row.name, prefix: row.prefix } },
+        {
+          actorId: userId,
+          actorKind: 'user',
+          action: 'personal_token.revoke',
+          targetType: 'personal_token',
+          targetId: id,
+          data: { name: row.name, prefix: row.prefix },
+        },
         tx,
       );
     }
@@ -128,7 +150,14 @@ export async function authenticatePersonalToken(
   const db = getDb();
   const row = await db.personalToken.findUnique({
     where: { tokenHash: hashToken(match[1]) },
-    select: { id: true, revokedAt: true, expiresAt: true, scope: true, kind: true, user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true, kind: true } } },
+    select: {
+      id: true,
+      revokedAt: true,
+      expiresAt: true,
+      scope: true,
+      kind: true,
+      user: { select: { id: true, email: true, name: true, roles: true, disabledAt: true, kind: true } },
+    },
   });
   if (!row || row.user.kind === 'CODE_REVIEW') throw new AppError('unauthenticated', 'Unknown personal token');
   if (row.revokedAt) throw new AppError('unauthenticated', 'This personal token has been revoked');

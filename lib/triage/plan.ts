@@ -1,13 +1,7 @@
 import { getDb } from '../db';
 import { AppError } from '../errors';
 import { repairTargets, runPreFilters, type PreFilterDecision } from './pre-filters';
-import {
-  ModelSettingsSchema,
-  resolveEffectiveSettings,
-  type FilterPolicy,
-  type ModelSettings,
-  type RepositorySettings,
-} from '../../common/settings';
+import { ModelSettingsSchema, resolveEffectiveSettings, type FilterPolicy, type ModelSettings, type RepositorySettings } from '../../common/settings';
 import { readFlowfixFileAtRevision } from '../repositories/flowfix-file';
 
 // The plan of a revision's repair: what triage decides on before queueing a

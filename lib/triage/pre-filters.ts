@@ -9,13 +9,7 @@ import type { FilterPolicy } from '../../common/settings';
 // switched by the same policy's pre.notCausedByChange).
 
 export type PreFilterReason =
-  | 'draft'
-  | 'bot_author'
-  | 'too_many_files_changed'
-  | 'too_many_failing_tests'
-  | 'known_flaky'
-  | 'unsupported_language'
-  | 'stale_revision';
+  'draft' | 'bot_author' | 'too_many_files_changed' | 'too_many_failing_tests' | 'known_flaky' | 'unsupported_language' | 'stale_revision';
 
 export interface PreFilterInput {
   policy: FilterPolicy;
@@ -47,8 +41,7 @@ export interface PreFilterCheck {
 }
 
 export type PreFilterDecision =
-  | { skip: false; targets: string[]; checks: PreFilterCheck[] }
-  | { skip: true; reason: PreFilterReason; detail: string; checks: PreFilterCheck[] };
+  { skip: false; targets: string[]; checks: PreFilterCheck[] } | { skip: true; reason: PreFilterReason; detail: string; checks: PreFilterCheck[] };
 
 function isBot(change: PreFilterInput['change'], patterns: string[]): boolean {
   if (change.authorKind === 'BOT') return true;

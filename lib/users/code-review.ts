@@ -16,7 +16,13 @@ import { CODE_REVIEW_DOMAIN_SUFFIX, CODE_REVIEW_HOST_LABEL } from '../../common/
 // admin-made user can have an address there.
 
 /** The identity for this host login, made on first use. */
-export async function codeReviewIdentity({ host, login }: { host: Pick<CodeHost, 'id' | 'kind'>; login: string }): Promise<{ id: string; name: string; email: string }> {
+export async function codeReviewIdentity({
+  host,
+  login,
+}: {
+  host: Pick<CodeHost, 'id' | 'kind'>;
+  login: string;
+}): Promise<{ id: string; name: string; email: string }> {
   const email = `${login.toLowerCase()}@${host.kind.toLowerCase()}-${host.id}${CODE_REVIEW_DOMAIN_SUFFIX}`;
   return getDb().user.upsert({
     where: { email },

@@ -10,16 +10,12 @@ export const RoleSchema = z.enum(Role);
 export const EmailSchema = z.string().trim().toLowerCase().email('Enter a valid email address').max(320);
 
 // 10 characters: long enough to resist online guessing with scrypt on the other side
-export const PasswordSchema = z
-  .string()
-  .min(10, 'Passwords need at least 10 characters')
-  .max(1024, 'Passwords are at most 1024 characters');
+export const PasswordSchema = z.string().min(10, 'Passwords need at least 10 characters').max(1024, 'Passwords are at most 1024 characters');
 
 const RolesSchema = z
   .array(RoleSchema)
   .max(Object.values(Role).length)
   .transform((roles) => [...new Set(roles)]);
-
 
 export const CreateUserSchema = z.object({
   email: EmailSchema.refine((e) => !isCodeReviewEmail(e), 'Addresses under .code-review.invalid belong to code-review identities'),

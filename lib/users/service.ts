@@ -123,15 +123,7 @@ async function lockEnabledAdmins(tx: Prisma.TransactionClient): Promise<string[]
   return rows.map((r) => r.id);
 }
 
-export async function updateUser({
-  actorId,
-  id,
-  input,
-}: {
-  actorId: string;
-  id: string;
-  input: UpdateUserInput;
-}): Promise<AdminUserView> {
+export async function updateUser({ actorId, id, input }: { actorId: string; id: string; input: UpdateUserInput }): Promise<AdminUserView> {
   const patch = UpdateUserSchema.parse(input);
   const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
   return getDb().$transaction(async (tx) => {
@@ -140,7 +132,10 @@ export async function updateUser({
     if (!current) throw new AppError('not_found', 'No such user');
 
     if (current.kind === UserKind.CODE_REVIEW && ((patch.roles !== undefined && patch.roles.length > 0) || patch.password !== undefined)) {
-      throw new AppError('conflict', 'This is a code-review identity (a code host user’s /flowfix decisions): it never signs in, so it can have neither a role nor a password');
+      throw new AppError(
+        'conflict',
+        'This is a code-review identity (a code host user’s /flowfix decisions): it never signs in, so it can have neither a role nor a password',
+      );
     }
     const losesAdmin = patch.roles !== undefined && current.roles.includes('ADMIN') && !patch.roles.includes('ADMIN');
     const becomesDisabled = patch.disabled === true && current.disabledAt === null;

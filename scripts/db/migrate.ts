@@ -152,8 +152,7 @@ async function postgresSession(url: string): Promise<Session> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const runner: SqlRunner = {
-    query: async <T>(sql: string, params?: unknown[]) =>
-      (await client.query(sql, params)).rows as T[],
+    query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
     exec: async (script: string) => {
       // no parameters → simple query protocol, which allows many statements
       await client.query(script);
@@ -200,9 +199,7 @@ async function withSession<T>(handle: DbHandle, fn: (session: Session) => Promis
 }
 
 async function migrationsTableExists(db: SqlRunner): Promise<boolean> {
-  const rows = await db.query<{ exists: boolean }>(
-    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS "exists"`,
-  );
+  const rows = await db.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS "exists"`);
   return rows[0]?.exists === true;
 }
 
@@ -227,13 +224,7 @@ export interface MigrationStatus {
   unknown: string[];
 }
 
-export function compareMigrations({
-  files,
-  rows,
-}: {
-  files: MigrationFile[];
-  rows: AppliedMigrationRow[];
-}): MigrationStatus {
+export function compareMigrations({ files, rows }: { files: MigrationFile[]; rows: AppliedMigrationRow[] }): MigrationStatus {
   const live = rows.filter((r) => r.rolled_back_at === null);
   const finished = new Map(live.filter((r) => r.finished_at !== null).map((r) => [r.migration_name, r]));
   const failed = live.filter((r) => r.finished_at === null).map((r) => r.migration_name);
@@ -293,10 +284,7 @@ async function applyOne({ session, migration }: { session: Session; migration: M
       );
       await tx.exec(scriptForTransaction(migration.sql));
       // clock_timestamp(): now() is frozen at the start of the transaction
-      await tx.query(
-        `UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`,
-        [id],
-      );
+      await tx.query(`UPDATE "_prisma_migrations" SET finished_at = clock_timestamp(), applied_steps_count = 1 WHERE id = $1`, [id]);
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -313,13 +301,7 @@ export interface ApplyMigrationsResult {
  * advisory lock. Idempotent; a second process waits for the lock and then
  * finds nothing to do.
  */
-export async function applyMigrations({
-  handle,
-  dir = DEFAULT_MIGRATIONS_DIR,
-}: {
-  handle: DbHandle;
-  dir?: string;
-}): Promise<ApplyMigrationsResult> {
+export async function applyMigrations({ handle, dir = DEFAULT_MIGRATIONS_DIR }: { handle: DbHandle; dir?: string }): Promise<ApplyMigrationsResult> {
   const files = readMigrations({ dir });
   return withSession(handle, (session) =>
     session.locked(async () => {

@@ -5,18 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlDriverAdapter,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
-import type {
-  DiagnoseMigrationHistoryOutput,
-  MigrationList,
-  SchemaEngine,
-  SchemaFilter,
-  SchemasContainer,
-} from '@prisma/schema-engine-wasm';
+import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { DiagnoseMigrationHistoryOutput, MigrationList, SchemaEngine, SchemaFilter, SchemasContainer } from '@prisma/schema-engine-wasm';
 import { createPGlite, type DbTarget } from '../../lib/db';
 
 // Prisma's schema engine (the part of the CLI behind `migrate` and `db push`)
@@ -144,13 +134,7 @@ async function connectPostgres({ url }: { url: string }): Promise<SqlDriverAdapt
   return adapter;
 }
 
-async function connectPGlite({
-  pglite,
-  onDispose,
-}: {
-  pglite: PGlite;
-  onDispose?: () => Promise<void>;
-}): Promise<SqlDriverAdapter> {
+async function connectPGlite({ pglite, onDispose }: { pglite: PGlite; onDispose?: () => Promise<void> }): Promise<SqlDriverAdapter> {
   const adapter = await new PrismaPGlite(pglite).connect();
   adapter.executeScript = async (script: string) => {
     await pglite.exec(script);
@@ -171,8 +155,7 @@ function adapterFactory({ database }: { database: EngineDatabase }): {
   const factory: SqlMigrationAwareDriverAdapterFactory = {
     provider: 'postgres',
     adapterName: 'flowfix-schema-engine',
-    connect: () =>
-      database.kind === 'postgres' ? connectPostgres({ url: database.url }) : connectPGlite({ pglite: database.pglite }),
+    connect: () => (database.kind === 'postgres' ? connectPostgres({ url: database.url }) : connectPGlite({ pglite: database.pglite })),
     connectToShadowDb: async () => {
       const shadow = createPGlite();
       shadows.add(shadow);
@@ -199,13 +182,7 @@ export interface OpenEngine {
  * operations that only need a shadow database (diffs between migrations and
  * a schema file); a throw-away in-memory PGlite stands in then.
  */
-export async function openSchemaEngine({
-  database,
-  schema,
-}: {
-  database?: EngineDatabase;
-  schema: SchemasContainer;
-}): Promise<OpenEngine> {
+export async function openSchemaEngine({ database, schema }: { database?: EngineDatabase; schema: SchemasContainer }): Promise<OpenEngine> {
   const mod = await engineModule();
   const scratch = database ? undefined : createPGlite();
   const db: EngineDatabase = database ?? { kind: 'pglite', pglite: scratch as PGlite };
@@ -253,13 +230,7 @@ function toSchemaDiff(result: { exitCode: number; stdout: string | null }): Sche
 }
 
 /** What SQL would bring the live database to `schema` (empty = no drift). */
-export async function diffDatabaseToSchema({
-  database,
-  schema,
-}: {
-  database: EngineDatabase;
-  schema: SchemasContainer;
-}): Promise<SchemaDiff> {
+export async function diffDatabaseToSchema({ database, schema }: { database: EngineDatabase; schema: SchemasContainer }): Promise<SchemaDiff> {
   const result = await withSchemaEngine({ database, schema }, (engine) =>
     engine.diff({
       from: { tag: 'schemaDatasource', files: schema.files, configDir: process.cwd() },
@@ -277,13 +248,7 @@ export async function diffDatabaseToSchema({
  * (empty = nothing to migrate). The migrations are replayed into a
  * throw-away in-memory shadow PGlite.
  */
-export async function diffMigrationsToSchema({
-  migrationsList,
-  schema,
-}: {
-  migrationsList: MigrationList;
-  schema: SchemasContainer;
-}): Promise<SchemaDiff> {
+export async function diffMigrationsToSchema({ migrationsList, schema }: { migrationsList: MigrationList; schema: SchemasContainer }): Promise<SchemaDiff> {
   const result = await withSchemaEngine({ schema }, (engine) =>
     engine.diff({
       from: { tag: 'migrations', ...migrationsList },

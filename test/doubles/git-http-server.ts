@@ -29,7 +29,9 @@ export async function startGitHttpServer({
   const requests: GitHttpServer['requests'] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const service = url.searchParams.get('service') ?? (url.pathname.endsWith('/git-receive-pack') ? 'git-receive-pack' : url.pathname.endsWith('/git-upload-pack') ? 'git-upload-pack' : 'other');
+    const service =
+      url.searchParams.get('service') ??
+      (url.pathname.endsWith('/git-receive-pack') ? 'git-receive-pack' : url.pathname.endsWith('/git-upload-pack') ? 'git-upload-pack' : 'other');
     const repo = url.pathname.replace(/\/(info\/refs|git-upload-pack|git-receive-pack|HEAD|objects\/.*)$/, '').replace(/^\//, '');
     const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
     const [user, password] = basic ? Buffer.from(basic[1], 'base64').toString().split(/:(.*)/s) : [null, null];

@@ -161,7 +161,6 @@ export function zipOf(files: Record<string, string | Buffer>): Buffer {
   }
 }
 
-
 function simpleUser(login: string, id: number, type: string): Schemas['simple-user'] {
   const url = `https://api.github.invalid/users/${login}`;
   return {
@@ -270,7 +269,9 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       merged: false,
     };
     const own = headRepo === fullName(r);
-    const head: Pick<Schemas['pull-request']['head'], 'ref' | 'sha' | 'label'> & { repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name' | 'clone_url' | 'fork'> } = {
+    const head: Pick<Schemas['pull-request']['head'], 'ref' | 'sha' | 'label'> & {
+      repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name' | 'clone_url' | 'fork'>;
+    } = {
       ref: p.head.ref,
       sha: p.head.sha,
       label: `${headRepo.split('/')[0]}:${p.head.ref}`,
@@ -282,7 +283,9 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
         fork: !own,
       },
     };
-    const baseRef: Pick<Schemas['pull-request']['base'], 'ref' | 'sha' | 'label'> & { repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name' | 'clone_url'> } = {
+    const baseRef: Pick<Schemas['pull-request']['base'], 'ref' | 'sha' | 'label'> & {
+      repo: Pick<Schemas['repository'], 'id' | 'full_name' | 'name' | 'clone_url'>;
+    } = {
       ref: p.base.ref,
       sha: p.base.sha,
       label: `${r.owner}:${p.base.ref}`,
@@ -340,7 +343,10 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     return `${base}/_blobs/${key}`;
   }
 
-  function checkRunShape(r: DoubleRepository, c: DoubleCheckRun): Pick<Schemas['check-run'], 'id' | 'head_sha' | 'node_id' | 'external_id' | 'url' | 'html_url' | 'details_url' | 'status' | 'conclusion' | 'name'> {
+  function checkRunShape(
+    r: DoubleRepository,
+    c: DoubleCheckRun,
+  ): Pick<Schemas['check-run'], 'id' | 'head_sha' | 'node_id' | 'external_id' | 'url' | 'html_url' | 'details_url' | 'status' | 'conclusion' | 'name'> {
     return {
       id: c.id,
       node_id: `CR_${c.id}`,
@@ -355,7 +361,13 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     };
   }
 
-  function commentShape(r: DoubleRepository, c: DoubleComment): Pick<Schemas['issue-comment'], 'id' | 'node_id' | 'url' | 'html_url' | 'body' | 'user' | 'created_at' | 'updated_at' | 'issue_url' | 'author_association'> {
+  function commentShape(
+    r: DoubleRepository,
+    c: DoubleComment,
+  ): Pick<
+    Schemas['issue-comment'],
+    'id' | 'node_id' | 'url' | 'html_url' | 'body' | 'user' | 'created_at' | 'updated_at' | 'issue_url' | 'author_association'
+  > {
     return {
       id: c.id,
       node_id: `IC_${c.id}`,
@@ -370,7 +382,12 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer, record: (auth: RecordedRequest['auth'], status: number) => void): Promise<void> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    record: (auth: RecordedRequest['auth'], status: number) => void,
+  ): Promise<void> {
     const url = new URL(req.url ?? '/', base);
     const method = req.method ?? 'GET';
     const path = url.pathname.replace(/^\/api\/v3/, '');
@@ -408,7 +425,11 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     if (method === 'GET' && path === '/app/installations') {
       if (auth !== 'app') return deny(401, 'A JSON web token could not be decoded');
       const ids = [...new Set(state.repositories.map((r) => r.installationId))];
-      json(res, 200, ids.map((id) => ({ id, account: { login: 'acme', id: 1 }, app_id: Number(appId), target_type: 'Organization', permissions: {}, events: [] })));
+      json(
+        res,
+        200,
+        ids.map((id) => ({ id, account: { login: 'acme', id: 1 }, app_id: Number(appId), target_type: 'Organization', permissions: {}, events: [] })),
+      );
       return record(auth, 200);
     }
     const tokenRequest = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path);
@@ -451,7 +472,17 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       const body: Schemas['repository-collaborator-permission'] = {
         permission: legacy,
         role_name: role ?? 'none',
-        user: { ...simpleUser(login, 11, 'User'), permissions: { admin: role === 'admin', maintain: role === 'maintain', push: legacy === 'write' || legacy === 'admin', triage: role === 'triage', pull: role !== undefined }, role_name: role ?? 'none' },
+        user: {
+          ...simpleUser(login, 11, 'User'),
+          permissions: {
+            admin: role === 'admin',
+            maintain: role === 'maintain',
+            push: legacy === 'write' || legacy === 'admin',
+            triage: role === 'triage',
+            pull: role !== undefined,
+          },
+          role_name: role ?? 'none',
+        },
       };
       json(res, 200, body);
       return record(auth, 200);
@@ -459,7 +490,17 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     if (method === 'POST' && rest === '/check-runs') {
       const b = input();
       const output = (b.output ?? {}) as DoubleCheckRun['output'];
-      const c: DoubleCheckRun = { id: nextId++, repositoryId: repo.id, name: String(b.name), head_sha: String(b.head_sha), status: String(b.status ?? 'queued'), conclusion: (b.conclusion as string | undefined) ?? null, details_url: b.details_url as string | undefined, output, history: [] };
+      const c: DoubleCheckRun = {
+        id: nextId++,
+        repositoryId: repo.id,
+        name: String(b.name),
+        head_sha: String(b.head_sha),
+        status: String(b.status ?? 'queued'),
+        conclusion: (b.conclusion as string | undefined) ?? null,
+        details_url: b.details_url as string | undefined,
+        output,
+        history: [],
+      };
       c.history.push({ status: c.status, conclusion: c.conclusion, title: output.title, at: Date.now() });
       state.checkRuns.push(c);
       json(res, 201, checkRunShape(repo, c));
@@ -470,7 +511,8 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       if (!c) return deny(404, 'Not Found');
       const b = input();
       // GitHub: once a check run is completed its status cannot go back (a re-run is a new check run)
-      if (c.status === 'completed' && b.status && b.status !== 'completed') return deny(422, 'A completed check run cannot be set back to queued or in_progress');
+      if (c.status === 'completed' && b.status && b.status !== 'completed')
+        return deny(422, 'A completed check run cannot be set back to queued or in_progress');
       if (b.status) c.status = String(b.status);
       if (b.conclusion !== undefined) {
         c.conclusion = b.conclusion as string;
@@ -499,7 +541,9 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     if (method === 'GET' && (m = /^\/pulls\/(\d+)\/files$/.exec(rest))) {
       const pull = state.pulls.get(`${fullName(repo)}#${m[1]}`);
       if (!pull) return deny(404, 'Not Found');
-      const files: Array<Pick<Schemas['diff-entry'], 'sha' | 'filename' | 'status' | 'additions' | 'deletions' | 'changes' | 'blob_url' | 'raw_url' | 'contents_url' | 'patch'>> = (pull.files ?? []).map((f) => ({
+      const files: Array<
+        Pick<Schemas['diff-entry'], 'sha' | 'filename' | 'status' | 'additions' | 'deletions' | 'changes' | 'blob_url' | 'raw_url' | 'contents_url' | 'patch'>
+      > = (pull.files ?? []).map((f) => ({
         sha: null,
         filename: f.filename,
         status: 'modified',
@@ -518,7 +562,10 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       const b = input() as { commit_id?: string; body?: string; comments?: DoubleReview['comments']; event?: string };
       const review: DoubleReview = { pullNumber: Number(m[1]), commitId: String(b.commit_id), body: String(b.body ?? ''), comments: b.comments ?? [] };
       state.reviews.push(review);
-      const shape: Pick<Schemas['pull-request-review'], 'id' | 'node_id' | 'body' | 'state' | 'commit_id' | 'html_url' | 'pull_request_url' | 'author_association'> = {
+      const shape: Pick<
+        Schemas['pull-request-review'],
+        'id' | 'node_id' | 'body' | 'state' | 'commit_id' | 'html_url' | 'pull_request_url' | 'author_association'
+      > = {
         id: nextId++,
         node_id: 'PRR_1',
         body: review.body,
@@ -542,7 +589,14 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
       const runs = [...state.runs.values()].filter((r) => r.repositoryId === repo.id && (!suite || r.checkSuiteId === suite));
       json(res, 200, {
         total_count: runs.length,
-        workflow_runs: runs.map((r) => ({ id: r.id, head_sha: r.headSha, conclusion: r.conclusion ?? 'failure', status: 'completed', html_url: `${base}/${fullName(repo)}/actions/runs/${r.id}`, pull_requests: r.pullNumber === undefined ? [] : [{ number: r.pullNumber }] })),
+        workflow_runs: runs.map((r) => ({
+          id: r.id,
+          head_sha: r.headSha,
+          conclusion: r.conclusion ?? 'failure',
+          status: 'completed',
+          html_url: `${base}/${fullName(repo)}/actions/runs/${r.id}`,
+          pull_requests: r.pullNumber === undefined ? [] : [{ number: r.pullNumber }],
+        })),
       });
       return record(auth, 200);
     }
@@ -559,7 +613,10 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     }
     if (method === 'GET' && (m = /^\/actions\/artifacts\/(\d+)\/zip$/.exec(rest))) {
       const id = Number(m[1]);
-      const found = [...state.runs.values()].filter((r) => r.repositoryId === repo.id).flatMap((r) => r.artifacts).find((a) => a.id === id);
+      const found = [...state.runs.values()]
+        .filter((r) => r.repositoryId === repo.id)
+        .flatMap((r) => r.artifacts)
+        .find((a) => a.id === id);
       if (!found) return deny(404, 'Not Found');
       if (found.expired) return deny(410, 'Artifact has expired');
       res.writeHead(302, { location: blobUrl(found.zip, 'application/zip') });
@@ -568,7 +625,10 @@ export async function startGitHubApiDouble({ appId = '4242' }: { appId?: string 
     }
     if (method === 'GET' && (m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest))) {
       const id = Number(m[1]);
-      const job = [...state.runs.values()].filter((r) => r.repositoryId === repo.id).flatMap((r) => r.jobs).find((j) => j.id === id);
+      const job = [...state.runs.values()]
+        .filter((r) => r.repositoryId === repo.id)
+        .flatMap((r) => r.jobs)
+        .find((j) => j.id === id);
       if (!job) return deny(404, 'Not Found');
       res.writeHead(302, { location: blobUrl(Buffer.from(job.log ?? ''), 'text/plain') });
       res.end();

@@ -8,7 +8,16 @@
  * Faults can be scripted per path, and every request is recorded.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { CommitStatusSchema, MemberSchema, NoteSchema, ExpandedMergeRequestSchema, ExpandedPipelineSchema, JobSchema, PipelineTestReportSchema, SimpleProjectSchema } from '@gitbeaker/core';
+import type {
+  CommitStatusSchema,
+  MemberSchema,
+  NoteSchema,
+  ExpandedMergeRequestSchema,
+  ExpandedPipelineSchema,
+  JobSchema,
+  PipelineTestReportSchema,
+  SimpleProjectSchema,
+} from '@gitbeaker/core';
 
 export interface GitLabDoubleProject {
   id: number;
@@ -75,13 +84,52 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 
 export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: { token?: string } = {}): Promise<GitLabApiDouble> {
   let base = '';
-  const state: Omit<GitLabApiDouble, 'url' | 'close'> = { token, projects: [], mergeRequests: [], pipelines: new Map(), statuses: [], notes: [], members: new Map(), faults: [], requests: [] };
+  const state: Omit<GitLabApiDouble, 'url' | 'close'> = {
+    token,
+    projects: [],
+    mergeRequests: [],
+    pipelines: new Map(),
+    statuses: [],
+    notes: [],
+    members: new Map(),
+    faults: [],
+    requests: [],
+  };
   let nextId = 7000;
 
-  function projectShape(p: GitLabDoubleProject): Pick<SimpleProjectSchema, 'id' | 'name' | 'path' | 'path_with_namespace' | 'http_url_to_repo' | 'default_branch' | 'web_url'> {
-    return { id: p.id, name: p.path.split('/').at(-1)!, path: p.path.split('/').at(-1)!, path_with_namespace: p.path, http_url_to_repo: p.httpUrlToRepo ?? `${base}/${p.path}.git`, default_branch: 'main', web_url: `${base}/${p.path}` };
+  function projectShape(
+    p: GitLabDoubleProject,
+  ): Pick<SimpleProjectSchema, 'id' | 'name' | 'path' | 'path_with_namespace' | 'http_url_to_repo' | 'default_branch' | 'web_url'> {
+    return {
+      id: p.id,
+      name: p.path.split('/').at(-1)!,
+      path: p.path.split('/').at(-1)!,
+      path_with_namespace: p.path,
+      http_url_to_repo: p.httpUrlToRepo ?? `${base}/${p.path}.git`,
+      default_branch: 'main',
+      web_url: `${base}/${p.path}`,
+    };
   }
-  function mrShape(p: GitLabDoubleProject, m: GitLabDoubleMergeRequest): Pick<ExpandedMergeRequestSchema, 'iid' | 'title' | 'description' | 'source_branch' | 'web_url' | 'sha' | 'state' | 'author' | 'diff_refs' | 'source_project_id' | 'target_project_id' | 'draft' | 'work_in_progress' | 'allow_collaboration'> {
+  function mrShape(
+    p: GitLabDoubleProject,
+    m: GitLabDoubleMergeRequest,
+  ): Pick<
+    ExpandedMergeRequestSchema,
+    | 'iid'
+    | 'title'
+    | 'description'
+    | 'source_branch'
+    | 'web_url'
+    | 'sha'
+    | 'state'
+    | 'author'
+    | 'diff_refs'
+    | 'source_project_id'
+    | 'target_project_id'
+    | 'draft'
+    | 'work_in_progress'
+    | 'allow_collaboration'
+  > {
     return {
       allow_collaboration: m.allowCollaboration ?? false,
       draft: m.draft ?? false,
@@ -153,15 +201,36 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
     const input = (): Record<string, unknown> => (body.length ? (JSON.parse(body.toString()) as Record<string, unknown>) : {});
     if (req.method === 'POST' && (r = /^\/statuses\/([0-9a-f]{40})$/.exec(rest))) {
       const b = input();
-      const entry = { projectId: project.id, sha: r[1], state: String(b.state), name: String(b.name ?? 'default'), description: b.description as string | undefined, targetUrl: b.target_url as string | undefined, at: Date.now() };
+      const entry = {
+        projectId: project.id,
+        sha: r[1],
+        state: String(b.state),
+        name: String(b.name ?? 'default'),
+        description: b.description as string | undefined,
+        targetUrl: b.target_url as string | undefined,
+        at: Date.now(),
+      };
       state.statuses.push(entry);
-      const shape: Pick<CommitStatusSchema, 'id' | 'sha' | 'ref' | 'status' | 'name' | 'target_url' | 'description'> = { id: nextId++, sha: entry.sha, ref: 'feature', status: entry.state as CommitStatusSchema['status'], name: entry.name, target_url: entry.targetUrl ?? '', description: entry.description };
+      const shape: Pick<CommitStatusSchema, 'id' | 'sha' | 'ref' | 'status' | 'name' | 'target_url' | 'description'> = {
+        id: nextId++,
+        sha: entry.sha,
+        ref: 'feature',
+        status: entry.state as CommitStatusSchema['status'],
+        name: entry.name,
+        target_url: entry.targetUrl ?? '',
+        description: entry.description,
+      };
       return send(201, shape);
     }
     if (req.method === 'POST' && (r = /^\/merge_requests\/(\d+)\/notes$/.exec(rest))) {
       const note = { id: nextId++, projectId: project.id, iid: Number(r[1]), body: String(input().body), edits: 0 };
       state.notes.push(note);
-      const shape: Pick<NoteSchema, 'id' | 'body' | 'noteable_type' | 'system'> = { id: note.id, body: note.body, noteable_type: 'MergeRequest', system: false };
+      const shape: Pick<NoteSchema, 'id' | 'body' | 'noteable_type' | 'system'> = {
+        id: note.id,
+        body: note.body,
+        noteable_type: 'MergeRequest',
+        system: false,
+      };
       return send(201, shape);
     }
     if (req.method === 'PUT' && (r = /^\/merge_requests\/(\d+)\/notes\/(\d+)$/.exec(rest))) {
@@ -174,7 +243,13 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
     if ((r = /^\/pipelines\/(\d+)$/.exec(rest))) {
       const pl = state.pipelines.get(Number(r[1]));
       if (!pl || pl.projectId !== project.id) return send(404, { message: '404 Not found' });
-      const shape: Pick<ExpandedPipelineSchema, 'id' | 'sha' | 'status' | 'web_url' | 'project_id'> = { id: pl.id, sha: pl.sha, status: pl.status, web_url: `${base}/${project.path}/-/pipelines/${pl.id}`, project_id: project.id };
+      const shape: Pick<ExpandedPipelineSchema, 'id' | 'sha' | 'status' | 'web_url' | 'project_id'> = {
+        id: pl.id,
+        sha: pl.sha,
+        status: pl.status,
+        web_url: `${base}/${project.path}/-/pipelines/${pl.id}`,
+        project_id: project.id,
+      };
       return send(200, shape);
     }
     if ((r = /^\/pipelines\/(\d+)\/test_report$/.exec(rest))) {
@@ -201,7 +276,13 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
     if ((r = /^\/members\/all\/(\d+)$/.exec(rest))) {
       const member = state.members.get(Number(r[1]));
       if (!member) return send(404, { message: '404 Member Not Found' });
-      const shape: Pick<MemberSchema, 'id' | 'username' | 'name' | 'state' | 'access_level'> = { id: Number(r[1]), username: member.username, name: member.username, state: 'active', access_level: member.accessLevel as MemberSchema['access_level'] };
+      const shape: Pick<MemberSchema, 'id' | 'username' | 'name' | 'state' | 'access_level'> = {
+        id: Number(r[1]),
+        username: member.username,
+        name: member.username,
+        state: 'active',
+        access_level: member.accessLevel as MemberSchema['access_level'],
+      };
       return send(200, shape);
     }
     if ((r = /^\/merge_requests\/(\d+)$/.exec(rest))) {
@@ -211,7 +292,11 @@ export async function startGitLabApiDouble({ token = 'glpat-test-token-000' }: {
     }
     if ((r = /^\/repository\/commits\/([0-9a-f]+)\/merge_requests$/.exec(rest))) {
       const sha = r[1];
-      return send(200, state.mergeRequests.filter((x) => x.projectId === project.id && x.headSha === sha).map((x) => mrShape(project, x)), { 'x-page': '1', 'x-total-pages': '1', 'x-next-page': '' });
+      return send(
+        200,
+        state.mergeRequests.filter((x) => x.projectId === project.id && x.headSha === sha).map((x) => mrShape(project, x)),
+        { 'x-page': '1', 'x-total-pages': '1', 'x-next-page': '' },
+      );
     }
     return send(404, { message: '404 Not found' });
   }

@@ -149,8 +149,7 @@ def average_price(items):
 `;
 
 /** The change adds item_count() and, by mistake, turns `price * qty` into `price + qty`. */
-export const PY_CART_HEAD =
-  PY_CART_BASE.replace('price * qty', 'price + qty') + '\n\ndef item_count(items):\n    return sum(qty for _, qty in items)\n';
+export const PY_CART_HEAD = PY_CART_BASE.replace('price * qty', 'price + qty') + '\n\ndef item_count(items):\n    return sum(qty for _, qty in items)\n';
 
 export const PY_CART_TEST = `from shop.cart import total, average_price
 
@@ -215,7 +214,10 @@ export function createMochaRepo(opts: { lock?: boolean } = {}): Omit<TestRepo, '
     ) + '\n',
   );
   repo.write('.gitignore', 'node_modules/\njunit.xml\n');
-  repo.write('index.js', 'exports.total = function total(items) {\n  let sum = 0;\n  for (const item of items) sum += item.price + item.qty;\n  return sum;\n};\n');
+  repo.write(
+    'index.js',
+    'exports.total = function total(items) {\n  let sum = 0;\n  for (const item of items) sum += item.price + item.qty;\n  return sum;\n};\n',
+  );
   repo.write(
     'test/total.test.js',
     "const assert = require('node:assert/strict');\nconst { total } = require('..');\n\ndescribe('total', () => {\n  it('is 0 for no items', () => {\n    assert.equal(total([]), 0);\n  });\n});\n",

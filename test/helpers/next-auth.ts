@@ -94,7 +94,10 @@ export class AuthClient {
     return [...this.cookies].find(([k]) => k.endsWith('next-auth.session-token'))?.[1];
   }
 
-  private async call(path: string, init: { method: string; headers?: Record<string, string>; form?: Record<string, string> }): Promise<{ status: number; body: unknown }> {
+  private async call(
+    path: string,
+    init: { method: string; headers?: Record<string, string>; form?: Record<string, string> },
+  ): Promise<{ status: number; body: unknown }> {
     const res = await fetch(new URL(path, this.baseUrl), {
       method: init.method,
       redirect: 'manual',

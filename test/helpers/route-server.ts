@@ -61,7 +61,12 @@ export function serveRoutes(routes: readonly ServedRoute[]): Promise<{ server: h
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const init = { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined, duplex: 'half' } as ConstructorParameters<typeof NextRequest>[1];
+    const init = {
+      method: req.method,
+      headers,
+      body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+      duplex: 'half',
+    } as ConstructorParameters<typeof NextRequest>[1];
     const id = route.pattern.exec(url.pathname)![1];
     route
       .handler(new NextRequest(url, init), { params: Promise.resolve<Record<string, string>>(id ? { id } : {}) })

@@ -29,7 +29,9 @@ export const RUN_EVENT_EXAMPLES: { [K in RunEventType]: RunEventPayload<K> } = {
     detail: 'unproven (flaky target): tests.test_fees::test_overdraft passed without the fix in 2 of 3 runs (repeated); passing with the fix proves nothing',
   },
   suspects: {
-    suspects: [{ file: 'src/fees.py', symbol: 'overdraft_fee', kind: 'function', startLine: 10, endLine: 12, score: 0.91, reasons: ['stack frame src/fees.py:11'] }],
+    suspects: [
+      { file: 'src/fees.py', symbol: 'overdraft_fee', kind: 'function', startLine: 10, endLine: 12, score: 0.91, reasons: ['stack frame src/fees.py:11'] },
+    ],
   },
   evidence: {
     summary: '1 failing test(s), 1 frame(s), 1 expected/actual pair(s)',

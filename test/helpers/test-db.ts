@@ -23,7 +23,10 @@ export type TestDb = DbHandle & { drop(): Promise<void> };
 const TestEnvSchema = z.object({
   FLOWFIX_TEST_DB: z.enum(['pglite', 'postgres']).default('pglite'),
   // the server (and its maintenance database) where test databases are created
-  FLOWFIX_TEST_PG_URL: z.string().regex(/^postgres(ql)?:\/\//).default('postgresql://postgres@127.0.0.1:5432/postgres'),
+  FLOWFIX_TEST_PG_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//)
+    .default('postgresql://postgres@127.0.0.1:5432/postgres'),
 });
 
 function testEnv(): z.infer<typeof TestEnvSchema> {

@@ -31,7 +31,9 @@ export type LlmProtocolOptions = z.input<typeof LlmProtocolOptionsSchema>;
 export type ResolvedLlmProtocolOptions = z.output<typeof LlmProtocolOptionsSchema>;
 
 /** The protocol and context options from a repository's model settings. */
-export function llmProtocolFromSettings(settings: Pick<ModelSettings, 'editProtocol' | 'textFallbackAfter' | 'contextTokens' | 'maxOutputTokens'>): LlmProtocolOptions {
+export function llmProtocolFromSettings(
+  settings: Pick<ModelSettings, 'editProtocol' | 'textFallbackAfter' | 'contextTokens' | 'maxOutputTokens'>,
+): LlmProtocolOptions {
   return {
     editProtocol: settings.editProtocol,
     textFallbackAfter: settings.textFallbackAfter,

@@ -43,7 +43,10 @@ export function flattenForText(messages: ChatCompletionMessageParam[]): { messag
   const observationIndexes: number[] = [];
   for (const m of messages) {
     if (m.role === 'assistant') {
-      const text = [typeof m.content === 'string' ? m.content : '', ...(m.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [renderToolCallAsText(c)] : []))]
+      const text = [
+        typeof m.content === 'string' ? m.content : '',
+        ...(m.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [renderToolCallAsText(c)] : [])),
+      ]
         .filter(Boolean)
         .join('\n');
       out.push({ role: 'assistant', content: text || '(no text)' });
@@ -69,7 +72,13 @@ export async function switchToText(state: LoopState, reason: string): Promise<vo
   state.messages = [...(await openingMessages(state)), ...flat.messages];
   state.observationIndexes = flat.observationIndexes.map((i) => i + 2);
   state.consecutiveMalformed = 0;
-  await emit(state, 'log', { message: 'edit protocol: switched to text for the rest of the run', protocol: 'text', from: 'tools', reason, malformedToolCalls: state.malformedToolCalls });
+  await emit(state, 'log', {
+    message: 'edit protocol: switched to text for the rest of the run',
+    protocol: 'text',
+    from: 'tools',
+    reason,
+    malformedToolCalls: state.malformedToolCalls,
+  });
   // the model must learn the new rules before its next reply
   const last = state.messages.at(-1);
   const notice = `From now on there are no tool calls: act with the text actions and search/replace blocks described in the system message (${reason}).`;
@@ -94,7 +103,8 @@ export async function callModel(state: LoopState): Promise<ChatResult> {
         ...(state.protocol === 'tools' ? { tools: state.toolSpecs } : {}),
         signal: ctx.signal,
         deadline: ctx.limits.deadline,
-        onRetry: (notice) => void emit(state, 'log', { message: 'model call retried', attempt: notice.attempt, delayMs: notice.delayMs, reason: notice.reason }),
+        onRetry: (notice) =>
+          void emit(state, 'log', { message: 'model call retried', attempt: notice.attempt, delayMs: notice.delayMs, reason: notice.reason }),
       });
     } catch (error) {
       if (ctx.signal.aborted) throw new RunEnded('cancelled', 'the run was cancelled during a model call');
@@ -167,7 +177,9 @@ export async function act(
       ok: observation.ok,
       text: clip(state, observation.text),
       durationMs,
-      ...(observation.verdict ? { verdict: { gate: observation.verdict.gate, passed: observation.verdict.passed, diagnostics: observation.verdict.diagnostics ?? [] } } : {}),
+      ...(observation.verdict
+        ? { verdict: { gate: observation.verdict.gate, passed: observation.verdict.passed, diagnostics: observation.verdict.diagnostics ?? [] } }
+        : {}),
     });
   }
   return result;
@@ -185,7 +197,10 @@ export function malformed(state: LoopState, reason: string): void {
 export function noAction(state: LoopState, answer: Pick<ChatResult, 'content' | 'finishReason'>): undefined {
   state.consecutiveText++;
   if (state.consecutiveText >= state.limits.maxConsecutiveTextReplies) {
-    throw new RunEnded('no_candidate', `the model stopped acting: ${cutText(answer.content ?? '(empty reply)', { maxChars: 500, hint: 'see the thought events' })}`);
+    throw new RunEnded(
+      'no_candidate',
+      `the model stopped acting: ${cutText(answer.content ?? '(empty reply)', { maxChars: 500, hint: 'see the thought events' })}`,
+    );
   }
   const tools = state.protocol === 'tools';
   state.messages.push({

@@ -17,7 +17,12 @@ export async function textTurn(state: LoopState, content: string, finishReason: 
   let n = 0;
   for (const problem of problems) {
     n++;
-    await act(state, { id: `text-${state.modelCalls}-${n}`, name: '(unreadable action)', argumentsText: '', run: async () => ({ malformed: true, observation: { ok: false, text: problem } }) });
+    await act(state, {
+      id: `text-${state.modelCalls}-${n}`,
+      name: '(unreadable action)',
+      argumentsText: '',
+      run: async () => ({ malformed: true, observation: { ok: false, text: problem } }),
+    });
     results.push(`### ${n}. (not understood)\n${problem}`);
     malformed(state, problem);
   }
@@ -27,7 +32,8 @@ export async function textTurn(state: LoopState, content: string, finishReason: 
     const ran = await act(state, {
       id: `text-${state.modelCalls}-${n}`,
       name: action.kind === 'edit' ? 'search_replace' : action.name,
-      argumentsText: action.kind === 'edit' ? JSON.stringify({ path: action.path, search: action.search, replace: action.replace }) : JSON.stringify(action.args),
+      argumentsText:
+        action.kind === 'edit' ? JSON.stringify({ path: action.path, search: action.search, replace: action.replace }) : JSON.stringify(action.args),
       run: () => runTextAction(action, { tools: state.tools, env: state.env }),
     });
     results.push(`### ${n}. ${describeAction(action)}\n${ran.observation.text}`);

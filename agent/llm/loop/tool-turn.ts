@@ -32,7 +32,13 @@ export async function toolTurn(state: LoopState, answer: ChatResult): Promise<Po
     if (looksLikeToolCallText(answer.content)) {
       // a tool call that came back as text is a malformed tool call
       state.malformedToolCalls++;
-      await emit(state, 'observation', { name: '(tool call in text)', ok: false, malformed: true, text: clip(state, 'The reply contained a tool call written as text instead of a tool call.'), durationMs: 0 });
+      await emit(state, 'observation', {
+        name: '(tool call in text)',
+        ok: false,
+        malformed: true,
+        text: clip(state, 'The reply contained a tool call written as text instead of a tool call.'),
+        durationMs: 0,
+      });
       if (protocolOptions.editProtocol === 'auto' && state.malformedToolCalls >= protocolOptions.textFallbackAfter) {
         await switchToText(state, `${state.malformedToolCalls} malformed tool calls`);
         return undefined;
@@ -52,7 +58,9 @@ export async function toolTurn(state: LoopState, answer: ChatResult): Promise<Po
       argumentsText: call.arguments,
       run: async () => {
         const outcome = await runToolCall({ tools: state.tools, name: call.name, rawArguments: call.arguments, env: state.env });
-        return outcome.kind === 'malformed' ? { malformed: true, observation: { ok: false, text: outcome.text } } : { malformed: false, observation: outcome.observation };
+        return outcome.kind === 'malformed'
+          ? { malformed: true, observation: { ok: false, text: outcome.text } }
+          : { malformed: false, observation: outcome.observation };
       },
     });
     state.messages.push({ role: 'tool', tool_call_id: call.id, content: observation.text });

@@ -89,9 +89,14 @@ function hunksOldSide(change: ChangeContext, isTest: (rel: string) => boolean): 
   for (const file of files) {
     if (!file.newPath) continue;
     const hunks = file.hunks.flatMap((h) => {
-      const removedLines = h.lines.filter((l) => l.type === '-').map((l) => l.text.trim()).filter(Boolean);
+      const removedLines = h.lines
+        .filter((l) => l.type === '-')
+        .map((l) => l.text.trim())
+        .filter(Boolean);
       const added = h.lines.filter((l) => l.type === '+').map((l) => l.newLine as number);
-      return removedLines.length && added.length ? [{ start: Math.min(...added), end: Math.max(...added), removed: new Set(removedLines), only, removedCount: removedLines.length }] : [];
+      return removedLines.length && added.length
+        ? [{ start: Math.min(...added), end: Math.max(...added), removed: new Set(removedLines), only, removedCount: removedLines.length }]
+        : [];
     });
     if (hunks.length) out.set(file.newPath, hunks);
   }
@@ -113,7 +118,23 @@ function siteStart(site: Site): number | null {
 // suspect (each spawn costs tens of milliseconds, more on a busy machine).
 const pyFileSites = new WeakMap<object, Map<string, Promise<Site[]>>>();
 
-export async function sitesFor({ root, file, text, lang, start, end, cache }: { root: string; file: string; text: string; lang: SiteLanguage; start: number; end: number; cache?: object }): Promise<Site[]> {
+export async function sitesFor({
+  root,
+  file,
+  text,
+  lang,
+  start,
+  end,
+  cache,
+}: {
+  root: string;
+  file: string;
+  text: string;
+  lang: SiteLanguage;
+  start: number;
+  end: number;
+  cache?: object;
+}): Promise<Site[]> {
   if (lang === 'ts') return tsSites({ file, text, start, end });
   if (!cache) return pySites({ root, file, text, start, end });
   let perFile = pyFileSites.get(cache);
@@ -203,7 +224,14 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     const to = lineAt(starts, Math.max(m.range.start, m.range.end - 1));
     const end = to < starts.length ? starts[to] - 1 : source.length;
     const text = source.slice(starts[from - 1], m.range.start) + m.replacement + source.slice(m.range.end, end);
-    return { from, to, lines: text.split('\n').map((l) => l.trim()).filter(Boolean) };
+    return {
+      from,
+      to,
+      lines: text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    };
   }
   function restoresRemovedLine(source: string, m: Mutation): boolean {
     if (removedLines.size === 0) return false;
@@ -222,7 +250,14 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
   }
   let reverts = 0;
 
-  function add(file: string, source: string, symbol: string, m: Mutation, score: number, extra: Array<{ file: string; source: string; m: Mutation }> = []): void {
+  function add(
+    file: string,
+    source: string,
+    symbol: string,
+    m: Mutation,
+    score: number,
+    extra: Array<{ file: string; source: string; m: Mutation }> = [],
+  ): void {
     const before = source.slice(m.range.start, m.range.end);
     if (before === m.replacement) return;
     if (m.template !== 'stale-expectation' && restoresRemovedLine(source, m)) return;
@@ -248,7 +283,13 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
 
   /** suspiciousness (the suspect's score relative to the top one) × pattern prior × the edit's own preference × edit size × evidence */
   const ordered = (suspicion: number, m: Mutation, source: string) =>
-    suspicion * templatePrior(m.template) * m.prior * sizeFactor(editSize(source.slice(m.range.start, m.range.end), m.replacement)) * (m.fromEvidence ? EVIDENCE_FACTOR : 1) * (m.atCrash ? CRASH_SITE_FACTOR : 1) * (m.likelihood ?? 1);
+    suspicion *
+    templatePrior(m.template) *
+    m.prior *
+    sizeFactor(editSize(source.slice(m.range.start, m.range.end), m.replacement)) *
+    (m.fromEvidence ? EVIDENCE_FACTOR : 1) *
+    (m.atCrash ? CRASH_SITE_FACTOR : 1) *
+    (m.likelihood ?? 1);
 
   // Stale expectations first when the change meant its new behaviour: then a
   // source mutation that "fixes" the test would undo what the developer wanted.
@@ -297,9 +338,18 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     const sites = await sitesFor({ root, file: suspect.file, text: source, lang, start: suspect.startLine, end: suspect.endLine, cache: texts });
     const mutations = [
       ...mutationsForSites({ sites, source, lang, evidence: expectedActualOf(evidence), missingReads }),
-      ...shapeMutations({ file: suspect.file, sites, source, lang, evidence: { messages: evidence.messages, expectedActual: expectedActualOf(evidence), testNames: evidence.failingTests.map((t) => t.name) }, window: windowOf(source, suspect.startLine, suspect.endLine) }),
+      ...shapeMutations({
+        file: suspect.file,
+        sites,
+        source,
+        lang,
+        evidence: { messages: evidence.messages, expectedActual: expectedActualOf(evidence), testNames: evidence.failingTests.map((t) => t.name) },
+        window: windowOf(source, suspect.startLine, suspect.endLine),
+      }),
       // a value the change replaced by a literal (not when it meant to: then restoring undoes the developer's decision)
-      ...(deliberate.level === 'none' ? restoreValueMutations({ diff: change.diff, file: suspect.file, source, start: suspect.startLine, end: suspect.endLine }) : []),
+      ...(deliberate.level === 'none'
+        ? restoreValueMutations({ diff: change.diff, file: suspect.file, source, start: suspect.startLine, end: suspect.endLine })
+        : []),
     ];
     if (mutations.length === 0) skipped.push(`${suspect.symbol}: no site a template applies to`);
     for (const m of mutations) add(suspect.file, source, suspect.symbol, m, ordered(suspect.score / top, m, source));
@@ -312,7 +362,9 @@ export async function generateCandidates(input: GenerateInput): Promise<Generate
     .sort((x, y) => y.c.score - x.c.score || x.i - y.i)
     .map(({ c }) => c)
     .filter((c) => {
-      const key = createHash('sha1').update(c.edits.map((e) => `${e.file}\0${e.oldText}\0${e.newText}`).join('\0')).digest('hex');
+      const key = createHash('sha1')
+        .update(c.edits.map((e) => `${e.file}\0${e.oldText}\0${e.newText}`).join('\0'))
+        .digest('hex');
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
@@ -357,9 +409,17 @@ function tsTreeKey(file: string, text: string): string | null {
   return createHash('sha1').update(printer.printFile(sf)).digest('hex');
 }
 
-export async function dedupeByTree({ candidates, texts }: { candidates: Array<Omit<Candidate, 'rank'>>; texts: Map<string, string> }): Promise<{ unique: Array<Omit<Candidate, 'rank'>>; pruned: Omit<Generated['pruned'], 'reverts'> }> {
+export async function dedupeByTree({
+  candidates,
+  texts,
+}: {
+  candidates: Array<Omit<Candidate, 'rank'>>;
+  texts: Map<string, string>;
+}): Promise<{ unique: Array<Omit<Candidate, 'rank'>>; pruned: Omit<Generated['pruned'], 'reverts'> }> {
   // every edited file's text per candidate, then one key per file: TS in process, Python in one helper request
-  const variants = candidates.map((c) => [...new Set(c.edits.map((e) => e.file))].map((file) => ({ file, text: applyEdits(texts.get(file) ?? '', c.edits, file) })));
+  const variants = candidates.map((c) =>
+    [...new Set(c.edits.map((e) => e.file))].map((file) => ({ file, text: applyEdits(texts.get(file) ?? '', c.edits, file) })),
+  );
   const pyJobs: Array<{ file: string; text: string }> = [];
   const keys = new Map<string, string | null>();
   const keyOf = (file: string, text: string) => `${file}\0${createHash('sha1').update(text).digest('hex')}`;
@@ -405,4 +465,3 @@ export async function dedupeByTree({ candidates, texts }: { candidates: Array<Om
   });
   return { unique, pruned };
 }
-

@@ -62,7 +62,15 @@ function selfTypes(sites: Site[], source: string, lang: SiteLanguage): Mutation[
       const lineHead = lineHeadAt(at);
       const after = source.slice(at + cls.length, at + cls.length + 1);
       // not an attribute, an annotation, the class statement, a comment or inside a string on its line
-      if (/[.]\s*$/.test(lineHead) || after === '.' || /(:|->)\s*$/.test(lineHead) || /\bclass\s+$/.test(lineHead) || lineHead.includes('#') || (lineHead.split(/['"]/).length - 1) % 2 === 1) continue;
+      if (
+        /[.]\s*$/.test(lineHead) ||
+        after === '.' ||
+        /(:|->)\s*$/.test(lineHead) ||
+        /\bclass\s+$/.test(lineHead) ||
+        lineHead.includes('#') ||
+        (lineHead.split(/['"]/).length - 1) % 2 === 1
+      )
+        continue;
       // the method around it (its first parameter) and the class around that
       let indent = /^[ \t]*/.exec(lineHead)?.[0].length ?? 0;
       let self: string | null = null;
@@ -81,7 +89,13 @@ function selfTypes(sites: Site[], source: string, lang: SiteLanguage): Mutation[
         } else indent = lead;
       }
       if (!self || owner !== cls) continue;
-      out.push({ template: 'self-type', range: { start: at, end: at + cls.length }, replacement: self, prior: 1, description: `\`${cls}\` → \`${self}\`: the instance's own class, so subclasses keep their type` });
+      out.push({
+        template: 'self-type',
+        range: { start: at, end: at + cls.length },
+        replacement: self,
+        prior: 1,
+        description: `\`${cls}\` → \`${self}\`: the instance's own class, so subclasses keep their type`,
+      });
     }
     return out;
   }
@@ -93,9 +107,18 @@ function selfTypes(sites: Site[], source: string, lang: SiteLanguage): Mutation[
     if ([...source.slice(0, at).matchAll(/\bclass\s+([A-Za-z_$][\w$]*)/g)].pop()?.[1] !== cls) continue;
     const lineHead = lineHeadAt(at);
     if (lineHead.includes('//') || (lineHead.split(/['"`]/).length - 1) % 2 === 1) continue;
-    for (const [ctor, prior] of [['this.constructor', 1], [`(this.constructor as typeof ${cls})`, 0.9]] as const) {
+    for (const [ctor, prior] of [
+      ['this.constructor', 1],
+      [`(this.constructor as typeof ${cls})`, 0.9],
+    ] as const) {
       const replacement = `${m[1]} ${ctor}`;
-      out.push({ template: 'self-type', range: { start: at, end: at + m[0].length }, replacement, prior, description: `\`${m[0]}\` → \`${replacement}\`: the instance's own class, so subclasses keep their type` });
+      out.push({
+        template: 'self-type',
+        range: { start: at, end: at + m[0].length },
+        replacement,
+        prior,
+        description: `\`${m[0]}\` → \`${replacement}\`: the instance's own class, so subclasses keep their type`,
+      });
     }
   }
   return out;
@@ -115,16 +138,31 @@ export function idiomMutations({ sites, source, lang }: { sites: Site[]; source:
         const x = tested[1];
         const positive = site.op === '===' || site.op === '==';
         const replacement = positive ? `${left} ${site.op} ${right} && ${x} !== null` : `${left} ${site.op} ${right} || ${x} === null`;
-        out.push({ template: 'null-check', range: { start: site.left.start, end: site.right.end }, replacement, prior: 1, description: `\`typeof ${x}\` is 'object' for null too: ${positive ? 'exclude' : 'include'} null` });
+        out.push({
+          template: 'null-check',
+          range: { start: site.left.start, end: site.right.end },
+          replacement,
+          prior: 1,
+          description: `\`typeof ${x}\` is 'object' for null too: ${positive ? 'exclude' : 'include'} null`,
+        });
       }
-      for (const [lit, other] of [[right, site.left], [left, site.right]] as const) {
+      for (const [lit, other] of [
+        [right, site.left],
+        [left, site.right],
+      ] as const) {
         const word = /^(['"])([A-Za-z_]{2,})\1$/.exec(lit)?.[2];
         const expr = text(other).trim();
         if (!word || /^['"`\d]/.test(expr) || NOT_A_VALUE.test(expr)) continue;
         const upper = word === word.toUpperCase();
         if (!upper && word !== word.toLowerCase()) continue;
         const call = lang === 'py' ? (upper ? 'upper()' : 'lower()') : upper ? 'toUpperCase()' : 'toLowerCase()';
-        out.push({ template: 'case-insensitive', range: other, replacement: `${receiver(expr)}.${call}`, prior: 1, description: `compare \`${expr}\` with ${lit} in any letter case` });
+        out.push({
+          template: 'case-insensitive',
+          range: other,
+          replacement: `${receiver(expr)}.${call}`,
+          prior: 1,
+          description: `compare \`${expr}\` with ${lit} in any letter case`,
+        });
       }
     }
   }

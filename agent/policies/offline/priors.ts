@@ -87,7 +87,9 @@ export function priorsFromCounts(counts: Record<string, number>, laplace = LAPLA
   return Object.fromEntries(Object.entries(counts).map(([t, n]) => [t, (n + laplace) / (max + laplace)]));
 }
 
-const COUNTS: Record<string, number> = Object.fromEntries(Object.entries(CORPUS_FIX_COUNTS).map(([t, n]) => [t, n + (REAL_RUN_FIX_COUNTS[t as TemplateName] ?? 0)]));
+const COUNTS: Record<string, number> = Object.fromEntries(
+  Object.entries(CORPUS_FIX_COUNTS).map(([t, n]) => [t, n + (REAL_RUN_FIX_COUNTS[t as TemplateName] ?? 0)]),
+);
 const PRIORS = priorsFromCounts(COUNTS);
 
 export function templatePrior(template: TemplateName): number {
@@ -117,7 +119,11 @@ export function editSize(before: string, after: string): number {
 }
 
 export function tokens(text: string): string[] {
-  return text.match(/[A-Za-z_$][\w$]*|\d[\w.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`]*`|===|!==|\*\*=?|\/\/=?|>>>|<<=?|>>=?|[=!<>+\-*/%&|^]=|&&|\|\||\?\?|\?\.|=>|\+\+|--|\S/g) ?? [];
+  return (
+    text.match(
+      /[A-Za-z_$][\w$]*|\d[\w.]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`]*`|===|!==|\*\*=?|\/\/=?|>>>|<<=?|>>=?|[=!<>+\-*/%&|^]=|&&|\|\||\?\?|\?\.|=>|\+\+|--|\S/g,
+    ) ?? []
+  );
 }
 
 /** Per token beyond a one-token replacement, an edit is this much less likely (a swap: ×0.83, a guard of 11 tokens: ×0.53). */

@@ -43,7 +43,8 @@ type FunctionLike = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFun
 
 function enclosingFunction(node: ts.Node): FunctionLike | ts.ConstructorDeclaration | ts.SetAccessorDeclaration | null {
   for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
-    if (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isGetAccessorDeclaration(n)) return n;
+    if (ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isGetAccessorDeclaration(n))
+      return n;
     if (ts.isConstructorDeclaration(n) || ts.isSetAccessorDeclaration(n)) return n;
     if (ts.isClassLike(n) || ts.isSourceFile(n)) return null;
   }
@@ -81,10 +82,22 @@ function returnsValue(fn: ts.Node, sf: ts.SourceFile): boolean {
 }
 
 const ASSIGNMENT = new Set([
-  ts.SyntaxKind.EqualsToken, ts.SyntaxKind.PlusEqualsToken, ts.SyntaxKind.MinusEqualsToken, ts.SyntaxKind.AsteriskEqualsToken, ts.SyntaxKind.SlashEqualsToken,
-  ts.SyntaxKind.PercentEqualsToken, ts.SyntaxKind.AsteriskAsteriskEqualsToken, ts.SyntaxKind.AmpersandEqualsToken, ts.SyntaxKind.BarEqualsToken,
-  ts.SyntaxKind.CaretEqualsToken, ts.SyntaxKind.LessThanLessThanEqualsToken, ts.SyntaxKind.GreaterThanGreaterThanEqualsToken,
-  ts.SyntaxKind.GreaterThanGreaterThanGreaterThanEqualsToken, ts.SyntaxKind.BarBarEqualsToken, ts.SyntaxKind.AmpersandAmpersandEqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken,
+  ts.SyntaxKind.EqualsToken,
+  ts.SyntaxKind.PlusEqualsToken,
+  ts.SyntaxKind.MinusEqualsToken,
+  ts.SyntaxKind.AsteriskEqualsToken,
+  ts.SyntaxKind.SlashEqualsToken,
+  ts.SyntaxKind.PercentEqualsToken,
+  ts.SyntaxKind.AsteriskAsteriskEqualsToken,
+  ts.SyntaxKind.AmpersandEqualsToken,
+  ts.SyntaxKind.BarEqualsToken,
+  ts.SyntaxKind.CaretEqualsToken,
+  ts.SyntaxKind.LessThanLessThanEqualsToken,
+  ts.SyntaxKind.GreaterThanGreaterThanEqualsToken,
+  ts.SyntaxKind.GreaterThanGreaterThanGreaterThanEqualsToken,
+  ts.SyntaxKind.BarBarEqualsToken,
+  ts.SyntaxKind.AmpersandAmpersandEqualsToken,
+  ts.SyntaxKind.QuestionQuestionEqualsToken,
 ]);
 
 function stripParens(e: ts.Expression): ts.Expression {
@@ -100,7 +113,12 @@ function effectOf(e: ts.Expression): 'pure' | 'call' | 'effect' {
   if (ts.isBinaryExpression(x)) {
     if (ASSIGNMENT.has(x.operatorToken.kind)) return 'effect';
     // `a && f()`, `a, b()`: a short-circuit or comma with a side effect is used as a statement on purpose
-    if (x.operatorToken.kind === ts.SyntaxKind.CommaToken || x.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken || x.operatorToken.kind === ts.SyntaxKind.BarBarToken || x.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken) {
+    if (
+      x.operatorToken.kind === ts.SyntaxKind.CommaToken ||
+      x.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken ||
+      x.operatorToken.kind === ts.SyntaxKind.BarBarToken ||
+      x.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken
+    ) {
       return effectOf(x.left) === 'pure' && effectOf(x.right) === 'pure' ? 'pure' : 'effect';
     }
     return effectOf(x.left) === 'pure' && effectOf(x.right) === 'pure' ? 'pure' : 'effect';
@@ -149,7 +167,12 @@ function isTestLike(e: ts.Expression): boolean {
   const x = stripParens(e);
   if (ts.isBinaryExpression(x)) {
     const k = x.operatorToken.kind;
-    return LOGICAL.has(k) || (k >= ts.SyntaxKind.LessThanToken && k <= ts.SyntaxKind.ExclamationEqualsEqualsToken) || k === ts.SyntaxKind.InstanceOfKeyword || k === ts.SyntaxKind.InKeyword;
+    return (
+      LOGICAL.has(k) ||
+      (k >= ts.SyntaxKind.LessThanToken && k <= ts.SyntaxKind.ExclamationEqualsEqualsToken) ||
+      k === ts.SyntaxKind.InstanceOfKeyword ||
+      k === ts.SyntaxKind.InKeyword
+    );
   }
   return ts.isPrefixUnaryExpression(x) && x.operator === ts.SyntaxKind.ExclamationToken;
 }
@@ -162,8 +185,14 @@ function negation(text: string, e: ts.Expression, sf: ts.SourceFile): string {
   }
   if (ts.isBinaryExpression(x)) {
     const flip: Partial<Record<ts.SyntaxKind, string>> = {
-      [ts.SyntaxKind.EqualsEqualsEqualsToken]: '!==', [ts.SyntaxKind.ExclamationEqualsEqualsToken]: '===', [ts.SyntaxKind.EqualsEqualsToken]: '!=', [ts.SyntaxKind.ExclamationEqualsToken]: '==',
-      [ts.SyntaxKind.LessThanToken]: '>=', [ts.SyntaxKind.GreaterThanEqualsToken]: '<', [ts.SyntaxKind.GreaterThanToken]: '<=', [ts.SyntaxKind.LessThanEqualsToken]: '>',
+      [ts.SyntaxKind.EqualsEqualsEqualsToken]: '!==',
+      [ts.SyntaxKind.ExclamationEqualsEqualsToken]: '===',
+      [ts.SyntaxKind.EqualsEqualsToken]: '!=',
+      [ts.SyntaxKind.ExclamationEqualsToken]: '==',
+      [ts.SyntaxKind.LessThanToken]: '>=',
+      [ts.SyntaxKind.GreaterThanEqualsToken]: '<',
+      [ts.SyntaxKind.GreaterThanToken]: '<=',
+      [ts.SyntaxKind.LessThanEqualsToken]: '>',
     };
     const op = flip[x.operatorToken.kind];
     if (op) return `${x.left.getText(sf)} ${op} ${x.right.getText(sf)}`;
@@ -172,7 +201,11 @@ function negation(text: string, e: ts.Expression, sf: ts.SourceFile): string {
 }
 
 /** The literal conditions (`if (true)`, `while (false)`, `true ? a : b`, `false && x`) and what they could have been, from the code around them. */
-export function literalConditionSites(sf: ts.SourceFile, inside: (n: ts.Node) => boolean, variablesAt: (n: ts.Node) => Array<{ name: string; type?: string; depth: number }>): Array<SiteOf<'literal-condition'>> {
+export function literalConditionSites(
+  sf: ts.SourceFile,
+  inside: (n: ts.Node) => boolean,
+  variablesAt: (n: ts.Node) => Array<{ name: string; type?: string; depth: number }>,
+): Array<SiteOf<'literal-condition'>> {
   const out: Array<SiteOf<'literal-condition'>> = [];
   const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line;
 
@@ -191,7 +224,7 @@ export function literalConditionSites(sf: ts.SourceFile, inside: (n: ts.Node) =>
 
     // 1. the conditions of the same function: sibling branches (else-if chains) first, then the rest, nearest first
     const siblings = new Set<ts.Node>();
-    for (let p: ts.Node = cond.parent; ts.isIfStatement(p); ) {
+    for (let p: ts.Node = cond.parent; ts.isIfStatement(p);) {
       // up the chain `if (a) … else if (true)` and down `if (true) … else if (b)`
       if (ts.isIfStatement(p.parent) && p.parent.elseStatement === p) {
         siblings.add(p.parent.expression);
@@ -221,7 +254,11 @@ export function literalConditionSites(sf: ts.SourceFile, inside: (n: ts.Node) =>
       const text = c.getText(sf);
       const sib = siblings.has(c);
       offer(text, sib ? 'the condition of a sibling branch' : 'a condition of the same function', (sib ? 0.9 : 0.75) * near(c));
-      offer(negation(text, c, sf), sib ? 'the negated condition of a sibling branch' : 'a negated condition of the same function', (sib ? 0.85 : 0.6) * near(c));
+      offer(
+        negation(text, c, sf),
+        sib ? 'the negated condition of a sibling branch' : 'a negated condition of the same function',
+        (sib ? 0.85 : 0.6) * near(c),
+      );
     }
 
     // 2. boolean parameters and locals, and the variables the guarded code reads (a truthiness guard)
@@ -237,7 +274,8 @@ export function literalConditionSites(sf: ts.SourceFile, inside: (n: ts.Node) =>
     if (guarded) {
       const read: string[] = [];
       const walk = (n: ts.Node) => {
-        if (ts.isIdentifier(n) && inScope.has(n.text) && !(ts.isPropertyAccessExpression(n.parent) && n.parent.name === n) && !read.includes(n.text)) read.push(n.text);
+        if (ts.isIdentifier(n) && inScope.has(n.text) && !(ts.isPropertyAccessExpression(n.parent) && n.parent.name === n) && !read.includes(n.text))
+          read.push(n.text);
         ts.forEachChild(n, walk);
       };
       walk(guarded);
@@ -288,7 +326,8 @@ function calleeName(call: ts.CallExpression): string | undefined {
 export function missingAwaitSites(sf: ts.SourceFile, inside: (n: ts.Node) => boolean): Array<SiteOf<'missing-await'>> {
   const asyncNames = new Set<string>();
   const collect = (n: ts.Node) => {
-    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name && isAsync(n) && (ts.isIdentifier(n.name) || ts.isPrivateIdentifier(n.name))) asyncNames.add(n.name.text);
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n)) && n.name && isAsync(n) && (ts.isIdentifier(n.name) || ts.isPrivateIdentifier(n.name)))
+      asyncNames.add(n.name.text);
     if ((ts.isVariableDeclaration(n) || ts.isPropertyAssignment(n) || ts.isPropertyDeclaration(n)) && ts.isIdentifier(n.name) && n.initializer) {
       const init = stripParens(n.initializer);
       if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && isAsync(init)) asyncNames.add(n.name.text);
@@ -356,7 +395,13 @@ export function restoreMutations(sites: Site[]): Mutation[] {
     } else if (site.kind === 'missing-await') {
       const prior = site.how === 'value' ? AWAIT_VALUE_PRIOR : site.how === 'return-in-try' ? AWAIT_RETURN_IN_TRY_PRIOR : AWAIT_RETURN_PRIOR;
       const shown = site.text.length > 40 ? `${site.text.slice(0, 40)}…` : site.text;
-      out.push({ template: 'restore-await', range: site.range, replacement: site.replacement, prior, description: `await \`${shown}\` (${site.how === 'value' ? 'its promise is used as a value' : 'returned from an async function'})` });
+      out.push({
+        template: 'restore-await',
+        range: site.range,
+        replacement: site.replacement,
+        prior,
+        description: `await \`${shown}\` (${site.how === 'value' ? 'its promise is used as a value' : 'returned from an async function'})`,
+      });
     } else if (site.kind === 'literal-condition') {
       site.proposals.forEach((p, i) => {
         out.push({
@@ -371,7 +416,6 @@ export function restoreMutations(sites: Site[]): Mutation[] {
   }
   return out;
 }
-
 
 /**
  * The literals a whole value is replaced by (Stryker's mutators, a stub left
@@ -400,7 +444,8 @@ export function restoreValueMutations(input: { diff: string; file: string; sourc
   let added: string[] = [];
   let blockLine = 0;
   const flush = () => {
-    if (removed.length && added.length && current === file && blockLine <= end && blockLine + added.length - 1 >= start) propose(removed.join('\n'), added.join('\n'), blockLine);
+    if (removed.length && added.length && current === file && blockLine <= end && blockLine + added.length - 1 >= start)
+      propose(removed.join('\n'), added.join('\n'), blockLine);
     removed = [];
     added = [];
   };

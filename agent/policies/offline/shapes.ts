@@ -97,7 +97,9 @@ export function cuesOf(evidence: CueSource): Cues {
   return {
     missingReads: [...missingReads],
     missing: /\b(undefined|null|None|NoneType)\b/.test(messages) || actuals.some((a) => /^(undefined|null|None)$/.test(a)),
-    nonFinite: /\bNaN\b|\b-?Infinity\b|\b-?inf\b|\bnan\b|not finite|finite number/.test(`${messages}\n${names}`) || actuals.some((a) => /^(NaN|-?Infinity|nan|-?inf)$/.test(a)),
+    nonFinite:
+      /\bNaN\b|\b-?Infinity\b|\b-?inf\b|\bnan\b|not finite|finite number/.test(`${messages}\n${names}`) ||
+      actuals.some((a) => /^(NaN|-?Infinity|nan|-?inf)$/.test(a)),
     notAFunction: [...notAFunction],
     expectsThrow: /Missing expected (exception|rejection)|DID NOT RAISE|to throw|Expected .* to be thrown/i.test(messages),
     offByOne,
@@ -211,14 +213,30 @@ function lengthMutations(source: string, code: string, lang: SiteLanguage, windo
     // `len(x) - 1` → `len(x)`: the ± 1 that should not be there
     const step = /^\s*([-+])\s*1\b(?!\s*[*/%.])/.exec(after);
     if (step && !/[*/%]\s*$|-\s*$/.test(before)) {
-      out.push({ template: 'length-off-by-one', range: { start: r.start, end: r.end + step[0].length }, replacement: expr, prior: 1, likelihood, description: `\`${expr} ${step[1]} 1\` → \`${expr}\`` });
+      out.push({
+        template: 'length-off-by-one',
+        range: { start: r.start, end: r.end + step[0].length },
+        replacement: expr,
+        prior: 1,
+        likelihood,
+        description: `\`${expr} ${step[1]} 1\` → \`${expr}\``,
+      });
       continue;
     }
     // bare where its neighbours cannot bind tighter than `±`
-    const bare = /(^|[([,=:{?]|return|\bin|\bif|<=?|>=?|[!=]==?|&&|\|\||\band|\bor|\+)\s*$/.test(before) && /^[ \t]*(\r?\n|$|[)\],;:}?]|<|>|[!=]=|&&|\|\||\band\b|\bor\b|\bif\b|\belse\b|[-+])/.test(after);
+    const bare =
+      /(^|[([,=:{?]|return|\bin|\bif|<=?|>=?|[!=]==?|&&|\|\||\band|\bor|\+)\s*$/.test(before) &&
+      /^[ \t]*(\r?\n|$|[)\],;:}?]|<|>|[!=]=|&&|\|\||\band\b|\bor\b|\bif\b|\belse\b|[-+])/.test(after);
     for (const delta of ['- 1', '+ 1'] as const) {
       const replacement = bare ? `${expr} ${delta}` : `(${expr} ${delta})`;
-      out.push({ template: 'length-off-by-one', range: r, replacement, prior: 1, likelihood, description: `\`${expr}\` → \`${expr} ${delta}\`: a length off by one` });
+      out.push({
+        template: 'length-off-by-one',
+        range: r,
+        replacement,
+        prior: 1,
+        likelihood,
+        description: `\`${expr}\` → \`${expr} ${delta}\`: a length off by one`,
+      });
     }
   }
   return out;
@@ -237,12 +255,25 @@ function twoTokenMutations(source: string, sites: Site[], cues: Cues): Mutation[
     const positive = site.op === '==' || site.op === '===';
     // `== c` widened to a range that holds c and its neighbour: the case an empty-or-single test wanted
     const proposals: Array<[string, number, number]> = positive
-      ? [['<=', c + 1, 1], ['>=', c - 1, 0.8]]
-      : [['>', c + 1, 1], ['<', c - 1, 0.8]];
+      ? [
+          ['<=', c + 1, 1],
+          ['>=', c - 1, 0.8],
+        ]
+      : [
+          ['>', c + 1, 1],
+          ['<', c - 1, 0.8],
+        ];
     for (const [op, value, prior] of proposals) {
       if (value < 0) continue;
       const replacement = between.replace(site.op, op) + String(value);
-      out.push({ template: 'two-token', range: { start: site.left.end, end: site.right.end }, replacement, prior, likelihood: cues.recursion ? SHAPE_CUE_FACTOR / 2 : 1, description: `\`${site.op} ${c}\` → \`${op} ${value}\`` });
+      out.push({
+        template: 'two-token',
+        range: { start: site.left.end, end: site.right.end },
+        replacement,
+        prior,
+        likelihood: cues.recursion ? SHAPE_CUE_FACTOR / 2 : 1,
+        description: `\`${site.op} ${c}\` → \`${op} ${value}\``,
+      });
     }
   }
   return out;
@@ -302,8 +333,21 @@ function classItems(cls: string, doubled: boolean): Range[] {
 
 const SHORTHAND_SWAPS: Record<string, string[]> = { s: ['S', 'w'], S: ['s'], w: ['W', 's', 'd'], W: ['w'], d: ['D', 'w'], D: ['d'], b: ['B'], B: ['b'] };
 /** characters a token class most often lacks (a name's `-`, `_`, `.`; a media type's `+`), then separators */
-const DEFAULT_CLASS_CHARS: Array<[string, number]> = [['-', 0.8], ['_', 0.8], ['.', 0.8], ['+', 0.8], [' ', 0.5], ['/', 0.5]];
-const FLAGS: Array<[string, number]> = [['i', 0.6], ['g', 0.4], ['m', 0.4], ['u', 0.3], ['s', 0.3]];
+const DEFAULT_CLASS_CHARS: Array<[string, number]> = [
+  ['-', 0.8],
+  ['_', 0.8],
+  ['.', 0.8],
+  ['+', 0.8],
+  [' ', 0.5],
+  ['/', 0.5],
+];
+const FLAGS: Array<[string, number]> = [
+  ['i', 0.6],
+  ['g', 0.4],
+  ['m', 0.4],
+  ['u', 0.3],
+  ['s', 0.3],
+];
 
 function regexMutations(source: string, site: SiteOf<'regex'>, cues: Cues): Mutation[] {
   const out: Mutation[] = [];
@@ -313,7 +357,14 @@ function regexMutations(source: string, site: SiteOf<'regex'>, cues: Cues): Muta
   const likelihood = cues.text ? SHAPE_CUE_FACTOR / 2 : 1;
   const at = (start: number, end: number): Range => ({ start: site.pattern.start + start, end: site.pattern.start + end });
   const push = (range: Range, replacement: string, prior: number, description: string) =>
-    out.push({ template: 'regex-edit', range, replacement, prior, likelihood, description: `${description} in /${pattern.length > 30 ? `${pattern.slice(0, 30)}…` : pattern}/` });
+    out.push({
+      template: 'regex-edit',
+      range,
+      replacement,
+      prior,
+      likelihood,
+      description: `${description} in /${pattern.length > 30 ? `${pattern.slice(0, 30)}…` : pattern}/`,
+    });
   const parts = regexParts(pattern, site.doubled);
   for (const part of parts) {
     if (part.kind === 'class') {
@@ -325,11 +376,7 @@ function regexMutations(source: string, site: SiteOf<'regex'>, cues: Cues): Muta
       }
       const body = part.text.slice(0, -1);
       const has = (c: string) => body.includes(c);
-      const adds: Array<[string, number]> = [
-        ...cues.punctuation.map((c): [string, number] => [c, 1]),
-        ...DEFAULT_CLASS_CHARS,
-        [`${bs}s`, 0.5],
-      ];
+      const adds: Array<[string, number]> = [...cues.punctuation.map((c): [string, number] => [c, 1]), ...DEFAULT_CLASS_CHARS, [`${bs}s`, 0.5]];
       const done = new Set<string>();
       for (const [c, prior] of adds) {
         if (done.has(c) || (c.length === 1 && has(c))) continue;
@@ -359,8 +406,24 @@ function regexMutations(source: string, site: SiteOf<'regex'>, cues: Cues): Muta
   if (site.flags) {
     const flags = source.slice(site.flags.start, site.flags.end);
     for (const [f, prior] of FLAGS) {
-      if (flags.includes(f)) out.push({ template: 'regex-edit', range: site.flags, replacement: flags.replace(f, ''), prior: prior * 0.8, likelihood, description: `drop the regular expression's \`${f}\` flag` });
-      else out.push({ template: 'regex-edit', range: site.flags, replacement: flags + f, prior, likelihood, description: `add the \`${f}\` flag to the regular expression` });
+      if (flags.includes(f))
+        out.push({
+          template: 'regex-edit',
+          range: site.flags,
+          replacement: flags.replace(f, ''),
+          prior: prior * 0.8,
+          likelihood,
+          description: `drop the regular expression's \`${f}\` flag`,
+        });
+      else
+        out.push({
+          template: 'regex-edit',
+          range: site.flags,
+          replacement: flags + f,
+          prior,
+          likelihood,
+          description: `add the \`${f}\` flag to the regular expression`,
+        });
     }
   }
   return out;
@@ -385,7 +448,13 @@ function referencedRegexes(file: string, source: string, code: string, lang: Sit
           const at = init.getStart(sf);
           const close = init.getText(sf).lastIndexOf('/');
           out.push({ kind: 'regex', pattern: { start: at + 1, end: at + close }, flags: { start: at + close + 1, end: init.end }, doubled: false });
-        } else if ((ts.isNewExpression(init) || ts.isCallExpression(init)) && ts.isIdentifier(init.expression) && init.expression.text === 'RegExp' && init.arguments?.[0] && ts.isStringLiteral(init.arguments[0])) {
+        } else if (
+          (ts.isNewExpression(init) || ts.isCallExpression(init)) &&
+          ts.isIdentifier(init.expression) &&
+          init.expression.text === 'RegExp' &&
+          init.arguments?.[0] &&
+          ts.isStringLiteral(init.arguments[0])
+        ) {
           const [pattern, flags] = init.arguments;
           const inner = (n: ts.Node): Range => ({ start: n.getStart(sf) + 1, end: n.end - 1 });
           out.push({ kind: 'regex', pattern: inner(pattern), flags: flags && ts.isStringLiteral(flags) ? inner(flags) : null, doubled: true });
@@ -420,7 +489,13 @@ function pyRegexFlags(source: string, code: string, site: SiteOf<'regex'>, cues:
   if (args.length === 0 || args.some((r) => /^flags\s*=|^\*/.test(code.slice(r.start, r.end)))) return [];
   const likelihood = cues.text ? SHAPE_CUE_FACTOR / 2 : 1;
   const at = args[args.length - 1].end;
-  return ([['IGNORECASE', 0.6], ['MULTILINE', 0.4], ['DOTALL', 0.3]] as const).map(([flag, prior]) => ({
+  return (
+    [
+      ['IGNORECASE', 0.6],
+      ['MULTILINE', 0.4],
+      ['DOTALL', 0.3],
+    ] as const
+  ).map(([flag, prior]) => ({
     template: 'regex-edit' as const,
     range: { start: at, end: at },
     replacement: `, flags=re.${flag}`,
@@ -432,7 +507,31 @@ function pyRegexFlags(source: string, code: string, site: SiteOf<'regex'>, cues:
 
 // ───────────────────────── a guard for the kind of bad value the failure names ─────────────────────────
 
-const STRING_METHODS = new Set(['trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'split', 'replace', 'replaceAll', 'startsWith', 'endsWith', 'padStart', 'padEnd', 'charAt', 'charCodeAt', 'normalize', 'lower', 'upper', 'strip', 'lstrip', 'rstrip', 'startswith', 'endswith', 'encode']);
+const STRING_METHODS = new Set([
+  'trim',
+  'trimStart',
+  'trimEnd',
+  'toLowerCase',
+  'toUpperCase',
+  'split',
+  'replace',
+  'replaceAll',
+  'startsWith',
+  'endsWith',
+  'padStart',
+  'padEnd',
+  'charAt',
+  'charCodeAt',
+  'normalize',
+  'lower',
+  'upper',
+  'strip',
+  'lstrip',
+  'rstrip',
+  'startswith',
+  'endswith',
+  'encode',
+]);
 const ARRAY_METHODS = new Set(['map', 'filter', 'forEach', 'reduce', 'some', 'every', 'find', 'push', 'join', 'append', 'extend']);
 
 function guardMutations(source: string, sites: Site[], lang: SiteLanguage, cues: Cues, expected: ExpectedActual[], window: Range): Mutation[] {
@@ -454,9 +553,20 @@ function guardMutations(source: string, sites: Site[], lang: SiteLanguage, cues:
     else returns.add('None');
     const rs = [...returns].slice(0, 3);
     if (cues.expectsThrow) {
-      values.push({ stmt: (cond) => (lang === 'py' ? `${entry.indent}if ${cond}:\n${entry.indent}${step}raise TypeError('invalid argument')\n` : `${entry.indent}if (${cond}) throw new TypeError('invalid argument');\n`), prior: 1 });
+      values.push({
+        stmt: (cond) =>
+          lang === 'py'
+            ? `${entry.indent}if ${cond}:\n${entry.indent}${step}raise TypeError('invalid argument')\n`
+            : `${entry.indent}if (${cond}) throw new TypeError('invalid argument');\n`,
+        prior: 1,
+      });
     }
-    rs.forEach((r, i) => values.push({ stmt: (cond) => (lang === 'py' ? `${entry.indent}if ${cond}:\n${entry.indent}${step}return ${r}\n` : `${entry.indent}if (${cond}) return ${r};\n`), prior: (cues.expectsThrow ? 0.8 : 1) - 0.1 * i }));
+    rs.forEach((r, i) =>
+      values.push({
+        stmt: (cond) => (lang === 'py' ? `${entry.indent}if ${cond}:\n${entry.indent}${step}return ${r}\n` : `${entry.indent}if (${cond}) return ${r};\n`),
+        prior: (cues.expectsThrow ? 0.8 : 1) - 0.1 * i,
+      }),
+    );
     for (const p of entry.params) {
       if (['self', 'cls', 'this'].includes(p.name)) continue;
       // how strongly the evidence names this guard: a kind of value and the read it broke (8), a missing value at a named read (4: `?.` there is likelier), a kind of value alone (4), a missing value alone (2)
@@ -464,21 +574,38 @@ function guardMutations(source: string, sites: Site[], lang: SiteLanguage, cues:
       const reads = (method: string) => new RegExp(`(?<![\\w$.])${p.name}\\s*\\??\\.\\s*${method}\\b`).test(body);
       // a read the message names off a missing value: only the parameter read that way (`?.` at the read is optional-chain's)
       const named = cues.missingReads.some((r) => reads(r.replace(/[^\w$]/g, '')));
-      if (cues.missing && (named || cues.missingReads.length === 0)) conds.push({ cond: lang === 'py' ? `${p.name} is None` : `${p.name} == null`, weight: named ? SHAPE_CUE_FACTOR / 2 : SHAPE_CUE_FACTOR / 4 });
+      if (cues.missing && (named || cues.missingReads.length === 0))
+        conds.push({ cond: lang === 'py' ? `${p.name} is None` : `${p.name} == null`, weight: named ? SHAPE_CUE_FACTOR / 2 : SHAPE_CUE_FACTOR / 4 });
       if (cues.nonFinite && (p.type === 'number' || p.type === 'unknown')) {
-        conds.push({ cond: lang === 'py' ? `${p.name} is None or not abs(${p.name}) < float('inf')` : `!Number.isFinite(${p.name})`, weight: SHAPE_CUE_FACTOR });
+        conds.push({
+          cond: lang === 'py' ? `${p.name} is None or not abs(${p.name}) < float('inf')` : `!Number.isFinite(${p.name})`,
+          weight: SHAPE_CUE_FACTOR,
+        });
       }
       for (const m of cues.notAFunction) {
         if (!reads(m)) continue;
         const isString = STRING_METHODS.has(m);
         const isArray = ARRAY_METHODS.has(m);
-        const cond = lang === 'py' ? (isString ? `not isinstance(${p.name}, str)` : isArray ? `not isinstance(${p.name}, list)` : `not hasattr(${p.name}, '${m}')`) : isString ? `typeof ${p.name} !== 'string'` : isArray ? `!Array.isArray(${p.name})` : `typeof ${p.name}?.${m} !== 'function'`;
+        const cond =
+          lang === 'py'
+            ? isString
+              ? `not isinstance(${p.name}, str)`
+              : isArray
+                ? `not isinstance(${p.name}, list)`
+                : `not hasattr(${p.name}, '${m}')`
+            : isString
+              ? `typeof ${p.name} !== 'string'`
+              : isArray
+                ? `!Array.isArray(${p.name})`
+                : `typeof ${p.name}?.${m} !== 'function'`;
         conds.push({ cond, weight: SHAPE_CUE_FACTOR });
       }
       // a throw the test expected for a value of the wrong type: the type the body treats it as
       if (cues.expectsThrow && !cues.missing && !cues.nonFinite && !cues.notAFunction.length) {
-        if (p.type === 'string') conds.push({ cond: lang === 'py' ? `not isinstance(${p.name}, str)` : `typeof ${p.name} !== 'string'`, weight: SHAPE_CUE_FACTOR / 2 });
-        if (p.type === 'number') conds.push({ cond: lang === 'py' ? `not isinstance(${p.name}, (int, float))` : `!Number.isFinite(${p.name})`, weight: SHAPE_CUE_FACTOR / 2 });
+        if (p.type === 'string')
+          conds.push({ cond: lang === 'py' ? `not isinstance(${p.name}, str)` : `typeof ${p.name} !== 'string'`, weight: SHAPE_CUE_FACTOR / 2 });
+        if (p.type === 'number')
+          conds.push({ cond: lang === 'py' ? `not isinstance(${p.name}, (int, float))` : `!Number.isFinite(${p.name})`, weight: SHAPE_CUE_FACTOR / 2 });
         if (p.type === 'unknown') conds.push({ cond: lang === 'py' ? `${p.name} is None` : `${p.name} == null`, weight: SHAPE_CUE_FACTOR / 4 });
       }
       for (const { cond, weight } of conds) {
@@ -505,7 +632,14 @@ function guardMutations(source: string, sites: Site[], lang: SiteLanguage, cues:
       const x = /^typeof\s+([\w$.]+)$/.exec(left)?.[1];
       if (!x || !/^(['"])number\1$/.test(right)) continue;
       const positive = site.op === '===' || site.op === '==';
-      out.push({ template: 'value-guard', range: { start: site.left.start, end: site.right.end }, replacement: positive ? `Number.isFinite(${x})` : `!Number.isFinite(${x})`, prior: 1, likelihood: SHAPE_CUE_FACTOR, description: `\`typeof ${x}\` is 'number' for NaN and the infinities too: \`Number.isFinite(${x})\`` });
+      out.push({
+        template: 'value-guard',
+        range: { start: site.left.start, end: site.right.end },
+        replacement: positive ? `Number.isFinite(${x})` : `!Number.isFinite(${x})`,
+        prior: 1,
+        likelihood: SHAPE_CUE_FACTOR,
+        description: `\`typeof ${x}\` is 'number' for NaN and the infinities too: \`Number.isFinite(${x})\``,
+      });
     }
   }
   return out;
@@ -529,7 +663,25 @@ interface Callee {
   body: string;
 }
 
-function passArgument({ callee, args, calleeName, insertAt, scope, enclosingParams, lang, hasKeywords }: { callee: Callee; args: number; calleeName: string; insertAt: number; scope: string[]; enclosingParams: Set<string>; lang: SiteLanguage; hasKeywords: Set<string> }): Mutation[] {
+function passArgument({
+  callee,
+  args,
+  calleeName,
+  insertAt,
+  scope,
+  enclosingParams,
+  lang,
+  hasKeywords,
+}: {
+  callee: Callee;
+  args: number;
+  calleeName: string;
+  insertAt: number;
+  scope: string[];
+  enclosingParams: Set<string>;
+  lang: SiteLanguage;
+  hasKeywords: Set<string>;
+}): Mutation[] {
   const out: Mutation[] = [];
   callee.params.forEach((p, index) => {
     if ((index < args && !p.keywordOnly) || hasKeywords.has(p.name)) return;
@@ -563,7 +715,13 @@ function tsPassArguments(file: string, source: string, window: Range): Mutation[
   const collect = (node: ts.Node): void => {
     if (ts.isFunctionDeclaration(node) && node.name) declare(node.name.text, node);
     else if (ts.isMethodDeclaration(node) && ts.isIdentifier(node.name)) declare(node.name.text, node);
-    else if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))) declare(node.name.text, node.initializer);
+    else if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+    )
+      declare(node.name.text, node.initializer);
     ts.forEachChild(node, collect);
   };
   collect(sf);
@@ -572,15 +730,23 @@ function tsPassArguments(file: string, source: string, window: Range): Mutation[
     if (node.end < window.start || node.getStart(sf) > window.end) return;
     if (ts.isCallExpression(node) && node.getStart(sf) >= window.start) {
       const e = node.expression;
-      const name = ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) && (e.expression.kind === ts.SyntaxKind.ThisKeyword || ts.isIdentifier(e.expression)) ? e.name.text : null;
+      const name = ts.isIdentifier(e)
+        ? e.text
+        : ts.isPropertyAccessExpression(e) && (e.expression.kind === ts.SyntaxKind.ThisKeyword || ts.isIdentifier(e.expression))
+          ? e.name.text
+          : null;
       const callee = name ? callees.get(name) : undefined;
       if (name && callee && callee.params.length > node.arguments.length && !node.arguments.some(ts.isSpreadElement)) {
         let fn: ts.Node | undefined = node.parent;
         while (fn && !ts.isFunctionLike(fn)) fn = fn.parent;
-        const enclosingParams = new Set(fn && ts.isFunctionLike(fn) ? fn.parameters.filter((p) => ts.isIdentifier(p.name)).map((p) => (p.name as ts.Identifier).text) : []);
+        const enclosingParams = new Set(
+          fn && ts.isFunctionLike(fn) ? fn.parameters.filter((p) => ts.isIdentifier(p.name)).map((p) => (p.name as ts.Identifier).text) : [],
+        );
         const scope = variablesInScope(node, sf).map((v) => v.name);
         const insertAt = node.arguments.length ? node.arguments[node.arguments.length - 1].end : node.arguments.pos;
-        out.push(...passArgument({ callee, args: node.arguments.length, calleeName: name, insertAt, scope, enclosingParams, lang: 'ts', hasKeywords: new Set() }));
+        out.push(
+          ...passArgument({ callee, args: node.arguments.length, calleeName: name, insertAt, scope, enclosingParams, lang: 'ts', hasKeywords: new Set() }),
+        );
       }
     }
     ts.forEachChild(node, visit);
@@ -698,7 +864,21 @@ export function usageKinds(source: string, lang: SiteLanguage): Map<string, 'num
 }
 
 /** Every shape at one suspect: `window` is the suspect's text (offsets into the source). */
-export function shapeMutations({ file, sites, source, lang, evidence, window }: { file: string; sites: Site[]; source: string; lang: SiteLanguage; evidence: CueSource; window: Range }): Mutation[] {
+export function shapeMutations({
+  file,
+  sites,
+  source,
+  lang,
+  evidence,
+  window,
+}: {
+  file: string;
+  sites: Site[];
+  source: string;
+  lang: SiteLanguage;
+  evidence: CueSource;
+  window: Range;
+}): Mutation[] {
   const cues = cuesOf(evidence);
   const code = codeOnly(source, lang);
   const out: Mutation[] = [];

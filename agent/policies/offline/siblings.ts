@@ -45,7 +45,12 @@ const PY_FUNCTION_GROUPS: string[][] = [
 
 function index(groups: string[][]): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const g of groups) for (const name of g) out.set(name, g.filter((n) => n !== name));
+  for (const g of groups)
+    for (const name of g)
+      out.set(
+        name,
+        g.filter((n) => n !== name),
+      );
   return out;
 }
 
@@ -59,7 +64,34 @@ export function builtinSiblings(lang: 'ts' | 'py', name: string): string[] {
 
 /** Globals a copied statement may use without a declaration in the file. */
 export const TS_GLOBALS = new Set([
-  'Math', 'Number', 'String', 'Boolean', 'Array', 'Object', 'JSON', 'Date', 'Map', 'Set', 'WeakMap', 'Symbol', 'BigInt',
-  'Promise', 'Error', 'TypeError', 'RangeError', 'console', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'undefined',
-  'NaN', 'Infinity', 'Intl', 'RegExp', 'process', 'Buffer', 'globalThis',
+  'Math',
+  'Number',
+  'String',
+  'Boolean',
+  'Array',
+  'Object',
+  'JSON',
+  'Date',
+  'Map',
+  'Set',
+  'WeakMap',
+  'Symbol',
+  'BigInt',
+  'Promise',
+  'Error',
+  'TypeError',
+  'RangeError',
+  'console',
+  'parseInt',
+  'parseFloat',
+  'isNaN',
+  'isFinite',
+  'undefined',
+  'NaN',
+  'Infinity',
+  'Intl',
+  'RegExp',
+  'process',
+  'Buffer',
+  'globalThis',
 ]);

@@ -55,8 +55,12 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
       if (EQUALITY_OPS.has(op)) sites.push({ kind: 'equality', op, left: range(node.left), right: range(node.right) });
       if (NON_COMMUTATIVE.has(op)) sites.push({ kind: 'operands', op, left: range(node.left), right: range(node.right) });
       // `+` does not commute on strings: 'a' + x is not x + 'a'
-      else if (op === '+' && (isStringish(node.left) || isStringish(node.right))) sites.push({ kind: 'operands', op, left: range(node.left), right: range(node.right) });
-    } else if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) {
+      else if (op === '+' && (isStringish(node.left) || isStringish(node.right)))
+        sites.push({ kind: 'operands', op, left: range(node.left), right: range(node.right) });
+    } else if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)
+    ) {
       const at = ts.isPrefixUnaryExpression(node) ? node.getStart(sf) : node.operand.end;
       sites.push({ kind: 'operator', op: node.operator === ts.SyntaxKind.PlusPlusToken ? '++' : '--', range: { start: at, end: at + 2 } });
     } else if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.ExclamationToken) {
@@ -66,7 +70,7 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
       sites.push({ kind: 'number', text: node.getText(sf), range: range(node) });
     } else if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
       // property keys and module names are names, not values
-      if (!(node.parent && (ts.isPropertyAssignment(node.parent) && node.parent.name === node))) {
+      if (!(node.parent && ts.isPropertyAssignment(node.parent) && node.parent.name === node)) {
         sites.push({ kind: 'string', text: node.getText(sf), range: range(node) });
       }
     } else if (ts.isRegularExpressionLiteral(node)) {
@@ -91,7 +95,13 @@ export function tsSites({ file, text, start, end }: { file: string; text: string
       sites.push({ kind: 'return', range: range(node.body), literal: isLiteral(node.body) });
     }
     // `new RegExp('…', 'g')`: the pattern is a string, its backslashes written twice
-    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp' && node.arguments?.[0] && ts.isStringLiteral(node.arguments[0])) {
+    if (
+      (ts.isCallExpression(node) || ts.isNewExpression(node)) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'RegExp' &&
+      node.arguments?.[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       const [pattern, flags] = node.arguments;
       const inner = (n: ts.Node): Range => ({ start: n.getStart(sf) + 1, end: n.end - 1 });
       sites.push({ kind: 'regex', pattern: inner(pattern), flags: flags && ts.isStringLiteral(flags) ? inner(flags) : null, doubled: true });
@@ -166,9 +176,18 @@ export async function pySites({ root, file, text, start, end }: { root: string; 
         // a pattern handed to `re.*` is a regular expression too
         const literal = s.text ?? '';
         const parts = unquote(literal);
-        if (parts && parts.quote.length === 1 && /\bre\.(compile|match|fullmatch|search|sub|subn|split|findall|finditer)\(\s*$/.test(text.slice(Math.max(0, r.start - 40), r.start))) {
+        if (
+          parts &&
+          parts.quote.length === 1 &&
+          /\bre\.(compile|match|fullmatch|search|sub|subn|split|findall|finditer)\(\s*$/.test(text.slice(Math.max(0, r.start - 40), r.start))
+        ) {
           const raw = /^[a-zA-Z]*[rR]/.test(literal);
-          sites.push({ kind: 'regex', pattern: { start: r.start + parts.bodyStart, end: r.start + parts.bodyStart + parts.body.length }, flags: null, doubled: !raw });
+          sites.push({
+            kind: 'regex',
+            pattern: { start: r.start + parts.bodyStart, end: r.start + parts.bodyStart + parts.body.length },
+            flags: null,
+            doubled: !raw,
+          });
         }
         break;
       }
@@ -243,7 +262,11 @@ export async function pySites({ root, file, text, start, end }: { root: string; 
         const lineStart = starts[s.line - 1] ?? 0;
         const base = text.slice(lineStart, r.start);
         if (!/^[ \t]*$/.test(base)) break;
-        const body = text.slice(r.start, r.end).split('\n').map((l, i) => (i === 0 ? l : l.startsWith(base) ? l.slice(base.length) : l)).join('\n');
+        const body = text
+          .slice(r.start, r.end)
+          .split('\n')
+          .map((l, i) => (i === 0 ? l : l.startsWith(base) ? l.slice(base.length) : l))
+          .join('\n');
         sites.push({ kind: 'donor', text: body, range: r, uses: s.uses ?? [] });
         break;
       }

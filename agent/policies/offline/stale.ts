@@ -24,9 +24,11 @@ export interface Deliberateness {
 // ("no behaviour change intended" is the author saying the tests are right);
 // an explicit statement of intent is as good as the diff showing it; phrasing
 // that only implies a new behaviour puts the test update after the code edits.
-const DENIED = /\b(no (intended |functional )?behaviou?r(al)? changes?|no changes? (in|to) behaviou?r|(behaviou?r|semantics|output) (is |are )?unchanged|unchanged (behaviou?r|semantics)|not (meant|intended) to change|pure refactor(ing)?|no-op refactor)\b/i;
+const DENIED =
+  /\b(no (intended |functional )?behaviou?r(al)? changes?|no changes? (in|to) behaviou?r|(behaviou?r|semantics|output) (is |are )?unchanged|unchanged (behaviou?r|semantics)|not (meant|intended) to change|pure refactor(ing)?|no-op refactor)\b/i;
 const EXPLICIT = /\b(deliberate(ly)?|intentional(ly)?|intended (behaviou?r )?change|by design|on purpose|breaking change|behaviou?r change)\b/i;
-const IMPLIED = /\b((is|are) now|now (returns?|rounds?|uses?|is|are|gives?|formats?|greets?|shows?|prints?|sorts?|starts?|counts?|includes?|excludes?|treats?|defaults?|reads?|says)|instead of|no longer|changes? (the )?(default|format|rule|rate|behaviou?r|wording|greeting|message|rounding|order|limit|threshold|separator|prefix|suffix))\b/i;
+const IMPLIED =
+  /\b((is|are) now|now (returns?|rounds?|uses?|is|are|gives?|formats?|greets?|shows?|prints?|sorts?|starts?|counts?|includes?|excludes?|treats?|defaults?|reads?|says)|instead of|no longer|changes? (the )?(default|format|rule|rate|behaviou?r|wording|greeting|message|rounding|order|limit|threshold|separator|prefix|suffix))\b/i;
 
 /** node:assert and jest give expected/actual; a pytest message the evidence missed still has `assert a == b`. */
 export function expectedActualOf(evidence: Evidence): ExpectedActual[] {
@@ -47,7 +49,8 @@ export function diffSides(diff: string): { removed: string; added: string } {
   for (const line of diff.split('\n')) {
     if (line.startsWith('+++ ')) file = line.slice(4).replace(/^b\//, '');
     else if (line.startsWith('--- ')) continue;
-    else if (isTestPath(file)) continue; // the change's own test edits say nothing about the code's intent
+    else if (isTestPath(file))
+      continue; // the change's own test edits say nothing about the code's intent
     else if (line.startsWith('-')) removed.push(line.slice(1));
     else if (line.startsWith('+')) added.push(line.slice(1));
   }
@@ -87,12 +90,24 @@ export interface StaleSite {
 /** The test case around a line, by the scaffold's spans; a few lines when none is found. */
 async function testSpanEnd({ root, file, text, line }: { root: string; file: string; text: string; line: number }): Promise<number> {
   const spans = siteLanguage(file) === 'ts' ? indexTsFile(file, text).spans : ((await indexPyFiles({ root, files: [file] })).indexes[0]?.spans ?? []);
-  const around = spans.filter((s) => s.startLine <= line && line <= s.endLine && s.kind !== 'class').sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+  const around = spans
+    .filter((s) => s.startLine <= line && line <= s.endLine && s.kind !== 'class')
+    .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
   return around ? around.endLine : line + 3;
 }
 
 /** Where the failing assertions are: test-file frames, lines not edited by the change. */
-export async function assertionWindows({ root, evidence, change, readFile }: { root: string; evidence: Evidence; change: ChangeContext; readFile: (rel: string) => Promise<string> }): Promise<StaleSite[]> {
+export async function assertionWindows({
+  root,
+  evidence,
+  change,
+  readFile,
+}: {
+  root: string;
+  evidence: Evidence;
+  change: ChangeContext;
+  readFile: (rel: string) => Promise<string>;
+}): Promise<StaleSite[]> {
   const testFiles = new Set(evidence.failingTests.map((t) => (t.file ? toRelative(root, t.file) : null)).filter((f): f is string => !!f));
   const out: StaleSite[] = [];
   const seen = new Set<string>();
@@ -134,7 +149,19 @@ function literalValue(site: Site, source: string): { kind: 'string' | 'number'; 
  * expected)` and `assert expected == actual`): whichever one the test spells
  * out literally is the stale one, and it becomes the other.
  */
-export function staleMutations({ sites, source, lang, evidence, deliberate }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: Evidence; deliberate: Deliberateness }): Mutation[] {
+export function staleMutations({
+  sites,
+  source,
+  lang,
+  evidence,
+  deliberate,
+}: {
+  sites: Site[];
+  source: string;
+  lang: SiteLanguage;
+  evidence: Evidence;
+  deliberate: Deliberateness;
+}): Mutation[] {
   const out: Mutation[] = [];
   const taken = new Set<number>();
   for (const ea of expectedActualOf(evidence)) {
@@ -145,12 +172,12 @@ export function staleMutations({ sites, source, lang, evidence, deliberate }: { 
       if (site.kind !== 'number' && site.kind !== 'string') continue;
       const lit = literalValue(site, source);
       if (!lit || taken.has(site.range.start)) continue;
-      for (const [stale, now] of [[e, a], [a, e]] as const) {
+      for (const [stale, now] of [
+        [e, a],
+        [a, e],
+      ] as const) {
         if (lit.kind !== stale.kind) continue;
-        const matches =
-          lit.kind === 'number'
-            ? Number(lit.negative ? `-${lit.value}` : lit.value) === Number(stale.value)
-            : lit.value === stale.value;
+        const matches = lit.kind === 'number' ? Number(lit.negative ? `-${lit.value}` : lit.value) === Number(stale.value) : lit.value === stale.value;
         if (!matches) continue;
         const rendered = renderLiteral(now, lang, site.kind === 'string' ? site.text : undefined);
         if (!rendered) continue;
@@ -175,7 +202,13 @@ export function staleMutations({ sites, source, lang, evidence, deliberate }: { 
       if (site.text.split(deliberate.old).length !== 2 || site.text.includes(deliberate.now)) continue;
       const replacement = site.text.replace(deliberate.old, () => deliberate.now as string);
       taken.add(site.range.start);
-      out.push({ template: 'stale-expectation', range: site.range, replacement, prior: 1, description: `follow the change's "${deliberate.old}" → "${deliberate.now}" in ${site.text}` });
+      out.push({
+        template: 'stale-expectation',
+        range: site.range,
+        replacement,
+        prior: 1,
+        description: `follow the change's "${deliberate.old}" → "${deliberate.now}" in ${site.text}`,
+      });
     }
   }
   return out;

@@ -32,7 +32,11 @@ function guardStatement(lang: SiteLanguage, cond: string, value: string, indent:
 }
 
 /** What a guard may return: the value the failing test expected, the function's own simple return values, the empty value of its type. */
-function guardReturns(entry: SiteOf<'entry'>, lang: SiteLanguage, expected: Array<{ kind: 'string' | 'number' | 'other'; value: string }>): Array<{ value: string; fromEvidence: boolean }> {
+function guardReturns(
+  entry: SiteOf<'entry'>,
+  lang: SiteLanguage,
+  expected: Array<{ kind: 'string' | 'number' | 'other'; value: string }>,
+): Array<{ value: string; fromEvidence: boolean }> {
   const out: Array<{ value: string; fromEvidence: boolean }> = [];
   for (const e of expected) {
     const lit = renderLiteral(e, lang);
@@ -44,8 +48,30 @@ function guardReturns(entry: SiteOf<'entry'>, lang: SiteLanguage, expected: Arra
 }
 
 const KEYWORDS = new Set([
-  'true', 'false', 'null', 'undefined', 'typeof', 'instanceof', 'in', 'of', 'new', 'void', 'this', 'await',
-  'and', 'or', 'not', 'is', 'None', 'True', 'False', 'if', 'else', 'for', 'lambda', 'self',
+  'true',
+  'false',
+  'null',
+  'undefined',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'void',
+  'this',
+  'await',
+  'and',
+  'or',
+  'not',
+  'is',
+  'None',
+  'True',
+  'False',
+  'if',
+  'else',
+  'for',
+  'lambda',
+  'self',
 ]);
 
 /** The names an expression reads, roughly: identifiers outside strings that are not a property after a dot. */
@@ -59,7 +85,9 @@ function namesIn(expr: string, lang: SiteLanguage): string[] {
 
 /** What the innermost statement holding `r` can see (null when no statement site holds it). */
 function scopeAt(statements: Array<SiteOf<'statement'>>, r: Range, lang: SiteLanguage): Set<string> | null {
-  const holding = statements.filter((s) => s.range.start <= r.start && r.end <= s.range.end).sort((a, b) => a.range.end - a.range.start - (b.range.end - b.range.start));
+  const holding = statements
+    .filter((s) => s.range.start <= r.start && r.end <= s.range.end)
+    .sort((a, b) => a.range.end - a.range.start - (b.range.end - b.range.start));
   if (!holding.length) return null;
   const scope = new Set(holding[0].scope);
   // Python's scope leaves its builtins out (the helper's); TypeScript's has the globals in
@@ -67,9 +95,41 @@ function scopeAt(statements: Array<SiteOf<'statement'>>, r: Range, lang: SiteLan
   return scope;
 }
 
-const PY_BUILTINS = ['len', 'min', 'max', 'abs', 'sum', 'any', 'all', 'int', 'str', 'float', 'bool', 'list', 'dict', 'set', 'tuple', 'round', 'sorted', 'isinstance', 'range', 'enumerate', 'zip'];
+const PY_BUILTINS = [
+  'len',
+  'min',
+  'max',
+  'abs',
+  'sum',
+  'any',
+  'all',
+  'int',
+  'str',
+  'float',
+  'bool',
+  'list',
+  'dict',
+  'set',
+  'tuple',
+  'round',
+  'sorted',
+  'isinstance',
+  'range',
+  'enumerate',
+  'zip',
+];
 
-export function structuralMutations({ sites, source, lang, evidence }: { sites: Site[]; source: string; lang: SiteLanguage; evidence: Array<{ kind: 'string' | 'number' | 'other'; value: string }> }): Mutation[] {
+export function structuralMutations({
+  sites,
+  source,
+  lang,
+  evidence,
+}: {
+  sites: Site[];
+  source: string;
+  lang: SiteLanguage;
+  evidence: Array<{ kind: 'string' | 'number' | 'other'; value: string }>;
+}): Mutation[] {
   const out: Mutation[] = [];
   const of = <K extends Site['kind']>(kind: K) => sites.filter((s): s is SiteOf<K> => s.kind === kind);
   const and = lang === 'py' ? 'and' : '&&';
@@ -82,7 +142,13 @@ export function structuralMutations({ sites, source, lang, evidence }: { sites: 
     site.clauses.forEach((clause, i) => {
       const cut = i < site.clauses.length - 1 ? { start: clause.start, end: site.clauses[i + 1].start } : { start: site.clauses[i - 1].end, end: clause.end };
       const replacement = source.slice(site.range.start, cut.start) + source.slice(cut.end, site.range.end);
-      out.push({ template: 'remove-clause', range: site.range, replacement, prior: 1, description: `drop \`${short(textOf(source, clause))}\` from \`${short(whole)}\`` });
+      out.push({
+        template: 'remove-clause',
+        range: site.range,
+        replacement,
+        prior: 1,
+        description: `drop \`${short(textOf(source, clause))}\` from \`${short(whole)}\``,
+      });
     });
   }
 
@@ -100,8 +166,17 @@ export function structuralMutations({ sites, source, lang, evidence }: { sites: 
     for (const extra of clauseTexts) {
       if (cond.includes(extra) || extra.includes(cond) || /\n/.test(extra)) continue;
       if (scope && !namesIn(extra, lang).every((n) => scope.has(n))) continue;
-      for (const [op, prior] of [[and, 1], [or, 0.8]] as const) {
-        out.push({ template: 'add-clause', range: r, replacement: `${joinable(cond, lang)} ${op} ${joinable(extra, lang)}`, prior, description: `\`${short(cond)}\` → also \`${op} ${short(extra)}\`` });
+      for (const [op, prior] of [
+        [and, 1],
+        [or, 0.8],
+      ] as const) {
+        out.push({
+          template: 'add-clause',
+          range: r,
+          replacement: `${joinable(cond, lang)} ${op} ${joinable(extra, lang)}`,
+          prior,
+          description: `\`${short(cond)}\` → also \`${op} ${short(extra)}\``,
+        });
       }
     }
   }
@@ -112,7 +187,13 @@ export function structuralMutations({ sites, source, lang, evidence }: { sites: 
     if (/\n/.test(cond)) continue;
     site.receivers.forEach((name, i) => {
       if (name === 'self' || name === 'this') return;
-      out.push({ template: 'guard-clause', range: site.range, replacement: `${name} ${and} ${joinable(cond, lang)}`, prior: 1 - 0.1 * i, description: `guard \`${short(cond)}\` with \`${name} ${and}\`` });
+      out.push({
+        template: 'guard-clause',
+        range: site.range,
+        replacement: `${name} ${and} ${joinable(cond, lang)}`,
+        prior: 1 - 0.1 * i,
+        description: `guard \`${short(cond)}\` with \`${name} ${and}\``,
+      });
     });
   }
 
@@ -122,7 +203,8 @@ export function structuralMutations({ sites, source, lang, evidence }: { sites: 
     const at = { start: entry.insertAt, end: entry.insertAt };
     for (const p of entry.params) {
       const guards: Array<{ template: 'entry-guard' | 'base-case'; cond: string; prior: number }> = [];
-      if (p.type === 'collection' || p.type === 'string') guards.push({ template: 'entry-guard', cond: lang === 'py' ? `not ${p.name}` : `${p.name}.length === 0`, prior: 1 });
+      if (p.type === 'collection' || p.type === 'string')
+        guards.push({ template: 'entry-guard', cond: lang === 'py' ? `not ${p.name}` : `${p.name}.length === 0`, prior: 1 });
       if (p.type === 'unknown') guards.push({ template: 'entry-guard', cond: lang === 'py' ? `${p.name} is None` : `${p.name} == null`, prior: 1 });
       if (p.type === 'number') {
         guards.push({ template: 'base-case', cond: lang === 'py' ? `${p.name} == 0` : `${p.name} === 0`, prior: 1 });
@@ -161,9 +243,21 @@ export function structuralMutations({ sites, source, lang, evidence }: { sites: 
         .map((l, i) => (i === 0 ? `${place.indent}${l}` : `${place.indent}${l}`))
         .join('\n');
       const prior = 1 - 0.05 * k;
-      out.push({ template: 'copy-statement', range: { start: place.lineStart, end: place.lineStart }, replacement: `${body}\n`, prior, description: `copy \`${short(d.text.split('\n')[0])}\` from line nearby before \`${short(placeText.split('\n')[0])}\`` });
+      out.push({
+        template: 'copy-statement',
+        range: { start: place.lineStart, end: place.lineStart },
+        replacement: `${body}\n`,
+        prior,
+        description: `copy \`${short(d.text.split('\n')[0])}\` from line nearby before \`${short(placeText.split('\n')[0])}\``,
+      });
       if (place.last) {
-        out.push({ template: 'copy-statement', range: { start: place.lineEnd, end: place.lineEnd }, replacement: `${body}\n`, prior: prior * 0.9, description: `copy \`${short(d.text.split('\n')[0])}\` after \`${short(placeText.split('\n')[0])}\`` });
+        out.push({
+          template: 'copy-statement',
+          range: { start: place.lineEnd, end: place.lineEnd },
+          replacement: `${body}\n`,
+          prior: prior * 0.9,
+          description: `copy \`${short(d.text.split('\n')[0])}\` after \`${short(placeText.split('\n')[0])}\``,
+        });
       }
     }
   }
@@ -172,7 +266,13 @@ export function structuralMutations({ sites, source, lang, evidence }: { sites: 
   for (const place of of('statement')) {
     if (!place.removable) continue;
     const text = textOf(source, place.range);
-    out.push({ template: 'delete-statement', range: { start: place.lineStart, end: place.lineEnd }, replacement: '', prior: 1, description: `delete \`${short(text.split('\n')[0])}\`` });
+    out.push({
+      template: 'delete-statement',
+      range: { start: place.lineStart, end: place.lineEnd },
+      replacement: '',
+      prior: 1,
+      description: `delete \`${short(text.split('\n')[0])}\``,
+    });
   }
   return out;
 }

@@ -18,10 +18,26 @@ const SIMPLE_OPERAND = /^[A-Za-z_$][\w$]*(\??\.[A-Za-z_$][\w$]*|\([^()]*\)|\[[^[
 
 // op → [replacement, preference]; boundary swaps first: off-by-one is the commonest slip
 const RELATIONAL: Record<string, Array<[string, number]>> = {
-  '<': [['<=', 1], ['>', 0.6], ['>=', 0.55]],
-  '<=': [['<', 1], ['>=', 0.6], ['>', 0.55]],
-  '>': [['>=', 1], ['<', 0.6], ['<=', 0.55]],
-  '>=': [['>', 1], ['<=', 0.6], ['<', 0.55]],
+  '<': [
+    ['<=', 1],
+    ['>', 0.6],
+    ['>=', 0.55],
+  ],
+  '<=': [
+    ['<', 1],
+    ['>=', 0.6],
+    ['>', 0.55],
+  ],
+  '>': [
+    ['>=', 1],
+    ['<', 0.6],
+    ['<=', 0.55],
+  ],
+  '>=': [
+    ['>', 1],
+    ['<=', 0.6],
+    ['<', 0.55],
+  ],
 };
 const EQUALITY: Record<string, Array<[string, number]>> = {
   '===': [['!==', 1]],
@@ -37,9 +53,18 @@ const LOGICAL: Record<string, Array<[string, number]>> = {
   or: [['and', 1]],
 };
 const ARITHMETIC_TS: Record<string, Array<[string, number]>> = {
-  '+': [['-', 1], ['*', 0.45]],
-  '-': [['+', 1], ['*', 0.45]],
-  '*': [['/', 0.95], ['+', 0.55]],
+  '+': [
+    ['-', 1],
+    ['*', 0.45],
+  ],
+  '-': [
+    ['+', 1],
+    ['*', 0.45],
+  ],
+  '*': [
+    ['/', 0.95],
+    ['+', 0.55],
+  ],
   '/': [['*', 0.95]],
   '%': [['/', 0.55]],
   '**': [['*', 0.65]],
@@ -50,16 +75,34 @@ const ARITHMETIC_TS: Record<string, Array<[string, number]>> = {
 };
 const ARITHMETIC_PY: Record<string, Array<[string, number]>> = {
   ...ARITHMETIC_TS,
-  '/': [['//', 0.8], ['*', 0.95]],
-  '//': [['/', 0.8], ['*', 0.65]],
+  '/': [
+    ['//', 0.8],
+    ['*', 0.95],
+  ],
+  '//': [
+    ['/', 0.8],
+    ['*', 0.65],
+  ],
 };
 /** Operators beyond comparisons and arithmetic: bitwise, shifts, steps, membership, identity, assignment. */
 const OTHER_TS: Record<string, Array<[string, number]>> = {
-  '&': [['|', 1], ['&&', 0.5]],
-  '|': [['&', 1], ['||', 0.5]],
-  '^': [['|', 0.7], ['&', 0.6]],
+  '&': [
+    ['|', 1],
+    ['&&', 0.5],
+  ],
+  '|': [
+    ['&', 1],
+    ['||', 0.5],
+  ],
+  '^': [
+    ['|', 0.7],
+    ['&', 0.6],
+  ],
   '<<': [['>>', 1]],
-  '>>': [['<<', 1], ['>>>', 0.6]],
+  '>>': [
+    ['<<', 1],
+    ['>>>', 0.6],
+  ],
   '>>>': [['>>', 1]],
   '++': [['--', 1]],
   '--': [['++', 1]],
@@ -172,7 +215,13 @@ export function mutationsForSites({
         const mine = kinds().get(site.name);
         const fitting = mine ? site.alternatives.filter((alt) => (kinds().get(alt) ?? mine) === mine) : site.alternatives;
         fitting.forEach((alt, i) =>
-          out.push({ template: 'wrong-variable', range: site.range, replacement: alt, prior: 1 - 0.1 * i, description: `\`${site.name}\` → \`${alt}\`, another variable in scope` }),
+          out.push({
+            template: 'wrong-variable',
+            range: site.range,
+            replacement: alt,
+            prior: 1 - 0.1 * i,
+            description: `\`${site.name}\` → \`${alt}\`, another variable in scope`,
+          }),
         );
         break;
       }
@@ -189,15 +238,30 @@ export function mutationsForSites({
         // an accumulator (`run = run + x`) is clamped; a fresh value (`best = run`) keeps the best so far
         const accumulates = new RegExp(`(^|[^\\w$.])${site.name.replace(/\$/g, '\\$')}([^\\w$]|$)`).test(e);
         const proposals: Array<[string, number, string]> = accumulates
-          ? [[`${max}(0, ${e})`, 1, 'never below 0'], [`${max}(${site.name}, ${e})`, 0.7, `the larger of \`${site.name}\` and the new value`], [`${min}(${site.name}, ${e})`, 0.6, `the smaller of \`${site.name}\` and the new value`]]
-          : [[`${max}(${site.name}, ${e})`, 1, `keep the largest \`${site.name}\` so far`], [`${min}(${site.name}, ${e})`, 0.9, `keep the smallest \`${site.name}\` so far`], [`${max}(0, ${e})`, 0.5, 'never below 0']];
+          ? [
+              [`${max}(0, ${e})`, 1, 'never below 0'],
+              [`${max}(${site.name}, ${e})`, 0.7, `the larger of \`${site.name}\` and the new value`],
+              [`${min}(${site.name}, ${e})`, 0.6, `the smaller of \`${site.name}\` and the new value`],
+            ]
+          : [
+              [`${max}(${site.name}, ${e})`, 1, `keep the largest \`${site.name}\` so far`],
+              [`${min}(${site.name}, ${e})`, 0.9, `keep the smallest \`${site.name}\` so far`],
+              [`${max}(0, ${e})`, 0.5, 'never below 0'],
+            ];
         // a result below the expected one is what a lost maximum gives, above it a lost minimum
         const numeric = pairs.filter((p) => p.expected.kind === 'number' && p.actual.kind === 'number');
         const tooSmall = numeric.some((p) => Number(p.expected.value) > Number(p.actual.value));
         const tooLarge = numeric.some((p) => Number(p.expected.value) < Number(p.actual.value));
         for (const [replacement, prior, why] of proposals) {
           const fits = replacement.startsWith(max) ? tooSmall && !tooLarge : tooLarge && !tooSmall;
-          out.push({ template: 'extremum', range: site.range, replacement, prior, ...(fits ? { likelihood: 2 } : {}), description: `\`${site.name} = ${e.length > 30 ? `${e.slice(0, 30)}…` : e}\` → \`${site.name} = ${replacement.length > 40 ? `${replacement.slice(0, 40)}…` : replacement}\`: ${why}` });
+          out.push({
+            template: 'extremum',
+            range: site.range,
+            replacement,
+            prior,
+            ...(fits ? { likelihood: 2 } : {}),
+            description: `\`${site.name} = ${e.length > 30 ? `${e.slice(0, 30)}…` : e}\` → \`${site.name} = ${replacement.length > 40 ? `${replacement.slice(0, 40)}…` : replacement}\`: ${why}`,
+          });
         }
         break;
       }
@@ -231,17 +295,35 @@ export function mutationsForSites({
       case 'index': {
         const expr = textOf(source, site.range);
         if (/\n/.test(expr)) break;
-        for (const [delta, undoes] of [['+ 1', /-\s*1$/], ['- 1', /\+\s*1$/]] as const) {
+        for (const [delta, undoes] of [
+          ['+ 1', /-\s*1$/],
+          ['- 1', /\+\s*1$/],
+        ] as const) {
           if (undoes.test(expr)) continue;
-          out.push({ template: 'index-off-by-one', range: site.range, replacement: `${asOperand(expr)} ${delta}`, prior: 1, description: `index \`${expr}\` → \`${asOperand(expr)} ${delta}\`` });
+          out.push({
+            template: 'index-off-by-one',
+            range: site.range,
+            replacement: `${asOperand(expr)} ${delta}`,
+            prior: 1,
+            description: `index \`${expr}\` → \`${asOperand(expr)} ${delta}\``,
+          });
         }
         break;
       }
       case 'comparison': {
         const right = textOf(source, site.right);
         if (integerValue(right) === null) {
-          for (const [delta, prior] of [['+ 1', 1], ['- 1', 1]] as const) {
-            out.push({ template: 'boundary-comparison', range: site.right, replacement: `${right} ${delta}`, prior, description: `\`${right}\` → \`${right} ${delta}\` in a comparison` });
+          for (const [delta, prior] of [
+            ['+ 1', 1],
+            ['- 1', 1],
+          ] as const) {
+            out.push({
+              template: 'boundary-comparison',
+              range: site.right,
+              replacement: `${right} ${delta}`,
+              prior,
+              description: `\`${right}\` → \`${right} ${delta}\` in a comparison`,
+            });
           }
         }
         break;
@@ -250,7 +332,13 @@ export function mutationsForSites({
         const left = textOf(source, site.left);
         const right = textOf(source, site.right);
         const between = source.slice(site.left.end, site.right.start);
-        out.push({ template: 'swap-operands', range: { start: site.left.start, end: site.right.end }, replacement: `${right}${between}${left}`, prior: 1, description: `swap the operands of \`${site.op}\`` });
+        out.push({
+          template: 'swap-operands',
+          range: { start: site.left.start, end: site.right.end },
+          replacement: `${right}${between}${left}`,
+          prior: 1,
+          description: `swap the operands of \`${site.op}\``,
+        });
         break;
       }
       case 'negation':
@@ -260,18 +348,32 @@ export function mutationsForSites({
         const expr = textOf(source, site.range);
         // `!(true)` is `false`: a literal condition is the boolean-literal's and real-condition's (restore.ts)
         if (/^\(*\s*(true|false|True|False)\s*\)*$/.test(expr)) break;
-        out.push({ template: 'negate-condition', range: site.range, replacement: negate(expr), prior: 1, description: `negate the condition \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
+        out.push({
+          template: 'negate-condition',
+          range: site.range,
+          replacement: negate(expr),
+          prior: 1,
+          description: `negate the condition \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\``,
+        });
         break;
       }
       case 'number': {
         const n = integerValue(site.text);
         if (n !== null) {
           out.push({ template: 'boundary-literal', range: site.range, replacement: String(n + 1), prior: 1, description: `\`${n}\` → \`${n + 1}\`` });
-          if (n > 0) out.push({ template: 'boundary-literal', range: site.range, replacement: String(n - 1), prior: 1, description: `\`${n}\` → \`${n - 1}\`` });
+          if (n > 0)
+            out.push({ template: 'boundary-literal', range: site.range, replacement: String(n - 1), prior: 1, description: `\`${n}\` → \`${n - 1}\`` });
         }
         for (const { expected, actual } of pairs) {
           if (expected.kind === 'number' && actual.kind === 'number' && Number(site.text) === Number(actual.value) && expected.value !== site.text) {
-            out.push({ template: 'evidence-literal', range: site.range, replacement: expected.value, prior: 1, fromEvidence: true, description: `\`${site.text}\` → \`${expected.value}\`, the value the test expected` });
+            out.push({
+              template: 'evidence-literal',
+              range: site.range,
+              replacement: expected.value,
+              prior: 1,
+              fromEvidence: true,
+              description: `\`${site.text}\` → \`${expected.value}\`, the value the test expected`,
+            });
           }
         }
         break;
@@ -286,7 +388,14 @@ export function mutationsForSites({
           if (!mid.a || parts.body.split(mid.a).length !== 2) continue;
           const body = parts.body.replace(mid.a, escapeFor(parts.quote, mid.b));
           const next = site.text.slice(0, parts.bodyStart) + body + site.text.slice(parts.bodyStart + parts.body.length);
-          out.push({ template: 'evidence-literal', range: site.range, replacement: next, prior: 1, fromEvidence: true, description: `\`${mid.a}\` → \`${mid.b}\` in a string, from the test's expected value` });
+          out.push({
+            template: 'evidence-literal',
+            range: site.range,
+            replacement: next,
+            prior: 1,
+            fromEvidence: true,
+            description: `\`${mid.a}\` → \`${mid.b}\` in a string, from the test's expected value`,
+          });
         }
         break;
       }
@@ -300,10 +409,24 @@ export function mutationsForSites({
         if (site.literal) {
           for (const { expected } of pairs) {
             const lit = renderLiteral(expected, lang, expr);
-            if (lit && lit !== expr) out.push({ template: 'return-value', range: site.range, replacement: lit, prior: 1, fromEvidence: true, description: `return \`${lit}\` instead of \`${expr}\`` });
+            if (lit && lit !== expr)
+              out.push({
+                template: 'return-value',
+                range: site.range,
+                replacement: lit,
+                prior: 1,
+                fromEvidence: true,
+                description: `return \`${lit}\` instead of \`${expr}\``,
+              });
           }
         } else if (!/\n/.test(expr)) {
-          out.push({ template: 'return-value', range: site.range, replacement: negate(expr), prior: 0.8, description: `return the negation of \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\`` });
+          out.push({
+            template: 'return-value',
+            range: site.range,
+            replacement: negate(expr),
+            prior: 0.8,
+            description: `return the negation of \`${expr.length > 40 ? `${expr.slice(0, 40)}…` : expr}\``,
+          });
         }
         break;
       }
@@ -333,7 +456,13 @@ export function mutationsForSites({
             const replacement = bare + shape.rest;
             const elsewhere = new RegExp(`(^|[^.\\w$])${escapeRegExp(replacement)}`).test(source);
             if (!elsewhere) continue;
-            out.push({ template: 'mirror-argument', range: site.args[j], replacement, prior: 1, description: `argument \`${bare}\` → \`${replacement}\`, moved like \`${moved}\` beside it` });
+            out.push({
+              template: 'mirror-argument',
+              range: site.args[j],
+              replacement,
+              prior: 1,
+              description: `argument \`${bare}\` → \`${replacement}\`, moved like \`${moved}\` beside it`,
+            });
           }
         }
         break;

@@ -12,10 +12,25 @@ const MAX_ALTERNATIVES = 6;
 /** calls whose numeric arguments are positions or bounds: an off-by-one lives there */
 const BOUND_CALLS = new Set(['slice', 'substring', 'substr', 'splice', 'at', 'charAt', 'charCodeAt', 'codePointAt', 'fill', 'copyWithin']);
 
-type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration | ts.ConstructorDeclaration | ts.GetAccessorDeclaration | ts.SetAccessorDeclaration;
+type FunctionNode =
+  | ts.FunctionDeclaration
+  | ts.FunctionExpression
+  | ts.ArrowFunction
+  | ts.MethodDeclaration
+  | ts.ConstructorDeclaration
+  | ts.GetAccessorDeclaration
+  | ts.SetAccessorDeclaration;
 
 function isFunctionNode(n: ts.Node): n is FunctionNode {
-  return ts.isFunctionDeclaration(n) || ts.isFunctionExpression(n) || ts.isArrowFunction(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessorDeclaration(n) || ts.isSetAccessorDeclaration(n);
+  return (
+    ts.isFunctionDeclaration(n) ||
+    ts.isFunctionExpression(n) ||
+    ts.isArrowFunction(n) ||
+    ts.isMethodDeclaration(n) ||
+    ts.isConstructorDeclaration(n) ||
+    ts.isGetAccessorDeclaration(n) ||
+    ts.isSetAccessorDeclaration(n)
+  );
 }
 
 function bindingNames(name: ts.BindingName, out: string[]): void {
@@ -125,7 +140,8 @@ function freeNames(node: ts.Node, sf: ts.SourceFile): string[] {
       const isName =
         (ts.isPropertyAccessExpression(p) && p.name === n) ||
         (ts.isPropertyAssignment(p) && p.name === n) ||
-        ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isBindingElement(p) || ts.isFunctionDeclaration(p) || ts.isFunctionExpression(p)) && p.name === n);
+        ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isBindingElement(p) || ts.isFunctionDeclaration(p) || ts.isFunctionExpression(p)) &&
+          p.name === n);
       if ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isBindingElement(p)) && p.name === n) declared.add(n.text);
       if (!isName) used.add(n.text);
     } else if (n.kind === ts.SyntaxKind.ThisKeyword) used.add('this');
@@ -157,7 +173,12 @@ function usageClass(name: string, body: ts.Node): 'number' | 'collection' | 'unk
       const other = isIt(n.left) ? n.right : n.left;
       const op = n.operatorToken.kind;
       const arithmetic = [ts.SyntaxKind.MinusToken, ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.SlashToken, ts.SyntaxKind.PercentToken].includes(op);
-      const relational = [ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken].includes(op);
+      const relational = [
+        ts.SyntaxKind.LessThanToken,
+        ts.SyntaxKind.LessThanEqualsToken,
+        ts.SyntaxKind.GreaterThanToken,
+        ts.SyntaxKind.GreaterThanEqualsToken,
+      ].includes(op);
       if (arithmetic || (relational && ts.isNumericLiteral(other))) out = 'number';
     }
     ts.forEachChild(n, visit);
@@ -213,7 +234,8 @@ function flattenLogical(e: ts.Expression, op: ts.SyntaxKind): ts.Expression[] {
 function receivers(e: ts.Node): string[] {
   const out = new Set<string>();
   const visit = (n: ts.Node) => {
-    if ((ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) && ts.isIdentifier(n.expression) && !n.questionDotToken) out.add(n.expression.text);
+    if ((ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) && ts.isIdentifier(n.expression) && !n.questionDotToken)
+      out.add(n.expression.text);
     if (!isFunctionNode(n)) ts.forEachChild(n, visit);
   };
   visit(e);
@@ -249,7 +271,9 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
     }
     if (ts.isInterfaceDeclaration(n) || ts.isTypeLiteralNode(n) || ts.isClassLike(n)) {
       const members = (n as ts.InterfaceDeclaration | ts.TypeLiteralNode | ts.ClassLikeDeclaration).members as ts.NodeArray<ts.TypeElement | ts.ClassElement>;
-      const props = members.filter((m) => (ts.isPropertySignature(m) || ts.isPropertyDeclaration(m)) && m.name && ts.isIdentifier(m.name)).map((m) => ((m as ts.PropertySignature).name as ts.Identifier).text);
+      const props = members
+        .filter((m) => (ts.isPropertySignature(m) || ts.isPropertyDeclaration(m)) && m.name && ts.isIdentifier(m.name))
+        .map((m) => ((m as ts.PropertySignature).name as ts.Identifier).text);
       declareGroup(props);
       if (ts.isClassLike(n)) {
         const methods = new Map<string, number>();
@@ -258,7 +282,11 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
       }
     }
     if (ts.isObjectLiteralExpression(n)) {
-      declareGroup(n.properties.filter((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && ts.isIdentifier(p.name)).map((p) => (p.name as ts.Identifier).text));
+      declareGroup(
+        n.properties
+          .filter((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && ts.isIdentifier(p.name))
+          .map((p) => (p.name as ts.Identifier).text),
+      );
     }
     ts.forEachChild(n, scan);
   };
@@ -268,7 +296,8 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
     if (ts.isVariableStatement(st)) {
       for (const d of st.declarationList.declarations) {
         const init = d.initializer && unwrapParens(d.initializer);
-        if (ts.isIdentifier(d.name) && init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) fileFunctions.set(d.name.text, init.parameters.length);
+        if (ts.isIdentifier(d.name) && init && (ts.isArrowFunction(init) || ts.isFunctionExpression(init)))
+          fileFunctions.set(d.name.text, init.parameters.length);
       }
     }
   }
@@ -312,7 +341,13 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
         (ts.isCallExpression(p) && p.expression === node) ||
         ts.isPropertyAssignment(p) ||
         ts.isShorthandPropertyAssignment(p) ||
-        ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isBindingElement(p) || ts.isFunctionDeclaration(p) || ts.isClassLike(p) || isFunctionNode(p)) && (p as { name?: ts.Node }).name === node) ||
+        ((ts.isVariableDeclaration(p) ||
+          ts.isParameter(p) ||
+          ts.isBindingElement(p) ||
+          ts.isFunctionDeclaration(p) ||
+          ts.isClassLike(p) ||
+          isFunctionNode(p)) &&
+          (p as { name?: ts.Node }).name === node) ||
         ts.isImportSpecifier(p) ||
         ts.isImportClause(p) ||
         ts.isExportSpecifier(p) ||
@@ -338,7 +373,9 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
     if (ts.isPropertyAccessExpression(node) && !node.questionDotToken && !(ts.isCallExpression(node.parent) && node.parent.expression === node)) {
       const name = node.name.text;
       const seenOnReceiver = fieldsByReceiver.get(node.expression.getText(sf)) ?? new Set<string>();
-      const alternatives = [...new Set([...seenOnReceiver, ...(declaredSiblings.get(name) ?? [])])].filter((a) => a !== name && !calledNames.has(a) && a !== 'length').slice(0, MAX_ALTERNATIVES);
+      const alternatives = [...new Set([...seenOnReceiver, ...(declaredSiblings.get(name) ?? [])])]
+        .filter((a) => a !== name && !calledNames.has(a) && a !== 'length')
+        .slice(0, MAX_ALTERNATIVES);
       if (alternatives.length) sites.push({ kind: 'member', name, range: range(node.name), alternatives });
     }
     // ── a property read off a value that may be missing: where `?.` would go ──
@@ -400,17 +437,31 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
       sites.push({ kind: 'index', range: range(node.argumentExpression) });
     }
     // ── condition clauses and guards ──
-    const condition = ts.isIfStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node) ? node.expression : ts.isConditionalExpression(node) ? node.condition : ts.isForStatement(node) ? node.condition : undefined;
+    const condition =
+      ts.isIfStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node)
+        ? node.expression
+        : ts.isConditionalExpression(node)
+          ? node.condition
+          : ts.isForStatement(node)
+            ? node.condition
+            : undefined;
     if (condition) {
       for (const op of [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken]) {
         const parts = flattenLogical(condition, op);
-        if (parts.length >= 2) sites.push({ kind: 'clauses', op: op === ts.SyntaxKind.AmpersandAmpersandToken ? '&&' : '||', range: range(condition), clauses: parts.map(range) });
+        if (parts.length >= 2)
+          sites.push({ kind: 'clauses', op: op === ts.SyntaxKind.AmpersandAmpersandToken ? '&&' : '||', range: range(condition), clauses: parts.map(range) });
       }
       const rs = receivers(condition);
       if (rs.length) sites.push({ kind: 'guardable', range: range(condition), receivers: rs });
     }
     // a filter/find/some/every callback's condition: `xs.filter((x) => x.ok)`
-    if (ts.isArrowFunction(node) && !ts.isBlock(node.body) && ts.isCallExpression(node.parent) && ts.isPropertyAccessExpression(node.parent.expression) && ['filter', 'find', 'some', 'every', 'findIndex'].includes(node.parent.expression.name.text)) {
+    if (
+      ts.isArrowFunction(node) &&
+      !ts.isBlock(node.body) &&
+      ts.isCallExpression(node.parent) &&
+      ts.isPropertyAccessExpression(node.parent.expression) &&
+      ['filter', 'find', 'some', 'every', 'findIndex'].includes(node.parent.expression.name.text)
+    ) {
       const rs = receivers(node.body);
       if (rs.length) sites.push({ kind: 'guardable', range: range(node.body), receivers: rs });
     }
@@ -428,7 +479,10 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
         const fnBody = ts.isBlock(node.parent) && isFunctionNode(node.parent.parent);
         const removable =
           /^\s*$/.test(after) &&
-          (ts.isExpressionStatement(node) || ts.isBreakOrContinueStatement(node) || (ts.isIfStatement(node) && !node.elseStatement) || (ts.isReturnStatement(node) && !(isLast && fnBody)));
+          (ts.isExpressionStatement(node) ||
+            ts.isBreakOrContinueStatement(node) ||
+            (ts.isIfStatement(node) && !node.elseStatement) ||
+            (ts.isReturnStatement(node) && !(isLast && fnBody)));
         sites.push({
           kind: 'statement',
           range: r,
@@ -458,8 +512,13 @@ export function tsStructuralSites({ sf, text, start, end }: { sf: ts.SourceFile;
             return { name, type: declared !== 'unknown' ? declared : usageClass(name, node.body as ts.Block) };
           });
         const own = ownReturns(node);
-        const returns = [...new Set(own.filter((r) => r.expression && isSimpleReturn(r.expression, names)).map((r) => (r.expression as ts.Expression).getText(sf)))];
-        const empty = emptyOf(node.type?.getText(sf), own.map((r) => r.expression).filter((e): e is ts.Expression => !!e));
+        const returns = [
+          ...new Set(own.filter((r) => r.expression && isSimpleReturn(r.expression, names)).map((r) => (r.expression as ts.Expression).getText(sf))),
+        ];
+        const empty = emptyOf(
+          node.type?.getText(sf),
+          own.map((r) => r.expression).filter((e): e is ts.Expression => !!e),
+        );
         sites.push({ kind: 'entry', insertAt: lineStart, indent, params, returns, ...(empty ? { empty } : {}) });
       }
     }
@@ -478,7 +537,12 @@ function emptyOf(type: string | undefined, returns: ts.Expression[]): string | u
   if (type) return undefined;
   const stringy = (e: ts.Expression): boolean => {
     const x = unwrapParens(e);
-    return ts.isStringLiteral(x) || ts.isNoSubstitutionTemplateLiteral(x) || ts.isTemplateExpression(x) || (ts.isBinaryExpression(x) && x.operatorToken.kind === ts.SyntaxKind.PlusToken && (stringy(x.left) || stringy(x.right)));
+    return (
+      ts.isStringLiteral(x) ||
+      ts.isNoSubstitutionTemplateLiteral(x) ||
+      ts.isTemplateExpression(x) ||
+      (ts.isBinaryExpression(x) && x.operatorToken.kind === ts.SyntaxKind.PlusToken && (stringy(x.left) || stringy(x.right)))
+    );
   };
   if (returns.some(stringy)) return "''";
   if (returns.some((e) => ts.isArrayLiteralExpression(unwrapParens(e)))) return '[]';
@@ -487,5 +551,10 @@ function emptyOf(type: string | undefined, returns: ts.Expression[]): string | u
 
 function isLiteralish(e: ts.Expression): boolean {
   const x = unwrapParens(e);
-  return ts.isNumericLiteral(x) || ts.isStringLiteral(x) || ts.isNoSubstitutionTemplateLiteral(x) || (ts.isPrefixUnaryExpression(x) && ts.isNumericLiteral(x.operand));
+  return (
+    ts.isNumericLiteral(x) ||
+    ts.isStringLiteral(x) ||
+    ts.isNoSubstitutionTemplateLiteral(x) ||
+    (ts.isPrefixUnaryExpression(x) && ts.isNumericLiteral(x.operand))
+  );
 }

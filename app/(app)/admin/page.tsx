@@ -19,7 +19,9 @@ export default async function AdminPage({ searchParams }: { searchParams: Promis
   return (
     <main className="page">
       <h1 className="page-title">Admin</h1>
-      <p className="page-subtitle">Users and roles, CI tokens, the repositories flowfix repairs, the model price table and the code hosts they live on. Every change here is audited.</p>
+      <p className="page-subtitle">
+        Users and roles, CI tokens, the repositories flowfix repairs, the model price table and the code hosts they live on. Every change here is audited.
+      </p>
       <SandboxPanel />
       <AdminTabs current={tab} />
       <div role="tabpanel" data-testid={`admin-panel-${tab}`}>

@@ -171,7 +171,12 @@ export const pyGradesBugs: CorpusBug[] = [
     kind: 'stale-expectation',
     title: 'Report card: percentages',
     description: 'describe now shows the score as a percentage.',
-    change: [{ file: 'grades/letters.py', replace: [['    return name + ": " + letter(score) + " (" + str(score) + ")"', '    return name + ": " + letter(score) + " (" + str(score) + "%)"']] }],
+    change: [
+      {
+        file: 'grades/letters.py',
+        replace: [['    return name + ": " + letter(score) + " (" + str(score) + ")"', '    return name + ": " + letter(score) + " (" + str(score) + "%)"']],
+      },
+    ],
     failingTests: [letters('test_describe')],
     truth: { file: 'tests/test_letters.py', symbol: 'test_describe' },
     offlineFixable: true,

@@ -132,7 +132,10 @@ export const pyInventoryBugs: CorpusBug[] = [
         file: 'inventory/stock.py',
         replace: [
           ['        self.levels = {}\n', '        self.levels = {}\n        self.history = []\n'],
-          ['        if qty > have:\n            raise OutOfStock(sku)\n        self.levels[sku] = have - qty', '        if qty >= have:\n            raise OutOfStock(sku)\n        self.levels[sku] = have - qty\n        self.history.append((sku, qty))'],
+          [
+            '        if qty > have:\n            raise OutOfStock(sku)\n        self.levels[sku] = have - qty',
+            '        if qty >= have:\n            raise OutOfStock(sku)\n        self.levels[sku] = have - qty\n        self.history.append((sku, qty))',
+          ],
         ],
       },
     ],
@@ -150,7 +153,12 @@ export const pyInventoryBugs: CorpusBug[] = [
     change: [
       {
         file: 'inventory/stock.py',
-        replace: [['        return sorted(sku for sku, n in self.levels.items() if n < threshold)', '        low = [sku for sku, level in self.levels.items() if level > threshold]\n        return sorted(low)']],
+        replace: [
+          [
+            '        return sorted(sku for sku, n in self.levels.items() if n < threshold)',
+            '        low = [sku for sku, level in self.levels.items() if level > threshold]\n        return sorted(low)',
+          ],
+        ],
       },
     ],
     failingTests: [stock('test_low_stock_lists_skus_below_threshold')],
@@ -186,7 +194,10 @@ export const pyInventoryBugs: CorpusBug[] = [
       {
         file: 'inventory/pricing.py',
         replace: [
-          ['def order_total(base, qty, tax_rate=0.2):\n    net = unit_price(base, qty) * qty\n    return round(net * (1 + tax_rate), 2)', 'def order_total(base, qty, tax_rate=0.2, shipping=0):\n    net = unit_price(base, qty) * qty + shipping\n    return round(net * (1 - tax_rate), 2)'],
+          [
+            'def order_total(base, qty, tax_rate=0.2):\n    net = unit_price(base, qty) * qty\n    return round(net * (1 + tax_rate), 2)',
+            'def order_total(base, qty, tax_rate=0.2, shipping=0):\n    net = unit_price(base, qty) * qty + shipping\n    return round(net * (1 - tax_rate), 2)',
+          ],
         ],
       },
     ],
@@ -205,8 +216,14 @@ export const pyInventoryBugs: CorpusBug[] = [
       {
         file: 'inventory/stock.py',
         replace: [
-          ['        if qty <= 0:\n            raise ValueError("quantity must be positive")', '        if not qty <= 0:\n            raise ValueError("quantity must be positive")'],
-          ['    def remove(self, sku, qty):', '    def add_many(self, delivery):\n        for sku, qty in delivery.items():\n            self.add(sku, qty)\n\n    def remove(self, sku, qty):'],
+          [
+            '        if qty <= 0:\n            raise ValueError("quantity must be positive")',
+            '        if not qty <= 0:\n            raise ValueError("quantity must be positive")',
+          ],
+          [
+            '    def remove(self, sku, qty):',
+            '    def add_many(self, delivery):\n        for sku, qty in delivery.items():\n            self.add(sku, qty)\n\n    def remove(self, sku, qty):',
+          ],
         ],
       },
     ],
@@ -231,9 +248,17 @@ export const pyInventoryBugs: CorpusBug[] = [
     change: [
       {
         file: 'inventory/pricing.py',
-        replace: [['    if qty >= 10:\n        return round(base * 0.9, 2)', '    if qty >= 50:\n        return round(base * 0.85, 2)\n    if qty >= 11:\n        return round(base * 0.9, 2)']],
+        replace: [
+          [
+            '    if qty >= 10:\n        return round(base * 0.9, 2)',
+            '    if qty >= 50:\n        return round(base * 0.85, 2)\n    if qty >= 11:\n        return round(base * 0.9, 2)',
+          ],
+        ],
       },
-      { file: 'tests/test_pricing.py', replace: [['    assert unit_price(10, 99) == 9.0\n', '    assert unit_price(10, 49) == 9.0\n    assert unit_price(10, 99) == 8.5\n']] },
+      {
+        file: 'tests/test_pricing.py',
+        replace: [['    assert unit_price(10, 99) == 9.0\n', '    assert unit_price(10, 49) == 9.0\n    assert unit_price(10, 99) == 8.5\n']],
+      },
     ],
     failingTests: [pricing('test_order_total_adds_tax'), pricing('test_unit_price_tiers')],
     truth: { file: 'inventory/pricing.py', symbol: 'unit_price' },
@@ -250,7 +275,10 @@ export const pyInventoryBugs: CorpusBug[] = [
       {
         file: 'inventory/pricing.py',
         replace: [
-          ['def order_total(base, qty, tax_rate=0.2):', 'def _round_money(value, places=2):\n    return round(value, places)\n\n\ndef order_total(base, qty, tax_rate=0.2):'],
+          [
+            'def order_total(base, qty, tax_rate=0.2):',
+            'def _round_money(value, places=2):\n    return round(value, places)\n\n\ndef order_total(base, qty, tax_rate=0.2):',
+          ],
           ['    return round(net * (1 + tax_rate), 2)', '    return _round_money(2, net * (1 + tax_rate))'],
         ],
       },
@@ -281,9 +309,17 @@ export const pyInventoryBugs: CorpusBug[] = [
     change: [
       {
         file: 'inventory/stock.py',
-        replace: [['    def low_stock(self, threshold=5):', '    def has(self, sku, qty=1):\n        if self.levels.get(sku, 0) >= qty:\n            return False\n        return True\n\n    def low_stock(self, threshold=5):']],
+        replace: [
+          [
+            '    def low_stock(self, threshold=5):',
+            '    def has(self, sku, qty=1):\n        if self.levels.get(sku, 0) >= qty:\n            return False\n        return True\n\n    def low_stock(self, threshold=5):',
+          ],
+        ],
       },
-      { file: 'tests/test_stock.py', append: '\n\ndef test_has():\n    s = make(a=2)\n    assert s.has("a", 2)\n    assert not s.has("a", 3)\n    assert not s.has("b")\n' },
+      {
+        file: 'tests/test_stock.py',
+        append: '\n\ndef test_has():\n    s = make(a=2)\n    assert s.has("a", 2)\n    assert not s.has("a", 3)\n    assert not s.has("b")\n',
+      },
     ],
     failingTests: [stock('test_has')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.has' },
@@ -301,10 +337,16 @@ export const pyInventoryBugs: CorpusBug[] = [
         file: 'inventory/stock.py',
         replace: [
           ['        self.levels = {}\n', '        self.levels = {}\n        self.discontinued = set()\n'],
-          ['    def low_stock(self, threshold=5):', '    def discontinue(self, sku):\n        self.discontinued.add(sku)\n\n    def low_stock(self, threshold=5):'],
+          [
+            '    def low_stock(self, threshold=5):',
+            '    def discontinue(self, sku):\n        self.discontinued.add(sku)\n\n    def low_stock(self, threshold=5):',
+          ],
         ],
       },
-      { file: 'tests/test_stock.py', append: '\n\ndef test_low_stock_skips_discontinued():\n    s = make(a=1, b=2)\n    s.discontinue("a")\n    assert s.low_stock() == ["b"]\n' },
+      {
+        file: 'tests/test_stock.py',
+        append: '\n\ndef test_low_stock_skips_discontinued():\n    s = make(a=1, b=2)\n    s.discontinue("a")\n    assert s.low_stock() == ["b"]\n',
+      },
     ],
     failingTests: [stock('test_low_stock_skips_discontinued')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.low_stock' },

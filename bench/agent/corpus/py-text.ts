@@ -102,7 +102,12 @@ export const pyTextBugs: CorpusBug[] = [
     change: [
       {
         file: 'textkit/fmt.py',
-        replace: [['    return fill * (width - len(text)) + text', '    missing = width - len(text)\n    padding = (fill * missing)[: missing - 1]\n    return padding + text']],
+        replace: [
+          [
+            '    return fill * (width - len(text)) + text',
+            '    missing = width - len(text)\n    padding = (fill * missing)[: missing - 1]\n    return padding + text',
+          ],
+        ],
       },
     ],
     failingTests: [fmt('test_pad_left')],
@@ -151,7 +156,12 @@ export const pyTextBugs: CorpusBug[] = [
     change: [
       {
         file: 'textkit/fmt.py',
-        replace: [['def join_names(names, sep=", "):\n    return sep.join(n.strip() for n in names if n.strip())', 'def join_names(names, sep=" ,"):\n    return sep.join(n.strip() for n in names if n and n.strip())']],
+        replace: [
+          [
+            'def join_names(names, sep=", "):\n    return sep.join(n.strip() for n in names if n.strip())',
+            'def join_names(names, sep=" ,"):\n    return sep.join(n.strip() for n in names if n and n.strip())',
+          ],
+        ],
       },
     ],
     failingTests: [fmt('test_join_names')],
@@ -199,7 +209,10 @@ export const pyTextBugs: CorpusBug[] = [
     description: '"1.5h" is ninety minutes.',
     change: [
       { file: 'tests/test_parse.py', append: '\n\ndef test_parse_decimal_duration():\n    assert parse_duration("1.5h") == 5400\n' },
-      { file: 'textkit/parse.py', replace: [['def parse_duration(text):\n', 'def parse_duration(text):\n    """Seconds in a duration like 1h30m or 1.5h."""\n']] },
+      {
+        file: 'textkit/parse.py',
+        replace: [['def parse_duration(text):\n', 'def parse_duration(text):\n    """Seconds in a duration like 1h30m or 1.5h."""\n']],
+      },
     ],
     failingTests: [parse('test_parse_decimal_duration')],
     truth: { file: 'textkit/parse.py', symbol: 'parse_duration' },

@@ -141,10 +141,17 @@ export const tsCartBugs: CorpusBug[] = [
       {
         file: 'src/cart.ts',
         replace: [
-          ['  return subtotalCents >= threshold ? 0 : 499;\n}\n', '  const free = subtotalCents > threshold;\n  return free ? 0 : 499;\n}\n\nexport function freeShippingGap(subtotalCents: number, threshold = 5000): number {\n  return Math.max(0, threshold - subtotalCents);\n}\n'],
+          [
+            '  return subtotalCents >= threshold ? 0 : 499;\n}\n',
+            '  const free = subtotalCents > threshold;\n  return free ? 0 : 499;\n}\n\nexport function freeShippingGap(subtotalCents: number, threshold = 5000): number {\n  return Math.max(0, threshold - subtotalCents);\n}\n',
+          ],
         ],
       },
-      { file: 'test/cart.test.ts', append: "\ntest('freeShippingGap is what is left to spend', async () => {\n  const { freeShippingGap } = await import('../src/cart.ts');\n  assert.equal(freeShippingGap(4000), 1000);\n  assert.equal(freeShippingGap(6000), 0);\n});\n" },
+      {
+        file: 'test/cart.test.ts',
+        append:
+          "\ntest('freeShippingGap is what is left to spend', async () => {\n  const { freeShippingGap } = await import('../src/cart.ts');\n  assert.equal(freeShippingGap(4000), 1000);\n  assert.equal(freeShippingGap(6000), 0);\n});\n",
+      },
     ],
     failingTests: [id('shipping is free from the threshold')],
     truth: { file: 'src/cart.ts', symbol: 'shippingCents' },
@@ -161,7 +168,10 @@ export const tsCartBugs: CorpusBug[] = [
       {
         file: 'src/money.ts',
         replace: [
-          ['  const base = Math.floor(cents / parts);\n  const remainder = cents - base * parts;', "  if (parts <= 0) throw new RangeError('parts must be positive');\n  const base = Math.floor(cents / parts);\n  const remainder = cents + base * parts;"],
+          [
+            '  const base = Math.floor(cents / parts);\n  const remainder = cents - base * parts;',
+            "  if (parts <= 0) throw new RangeError('parts must be positive');\n  const base = Math.floor(cents / parts);\n  const remainder = cents + base * parts;",
+          ],
         ],
       },
     ],
@@ -185,7 +195,10 @@ export const tsCartBugs: CorpusBug[] = [
         file: 'src/cart.ts',
         replace: [
           ["import { roundCents } from './money.ts';", "import { clamp, roundCents } from './money.ts';"],
-          ['  if (percent <= 0) return cents;\n  if (percent >= 100) return 0;\n  return cents - roundCents((cents * percent) / 100);', '  const p = clamp(0, percent, 100);\n  return cents - roundCents((cents * p) / 100);'],
+          [
+            '  if (percent <= 0) return cents;\n  if (percent >= 100) return 0;\n  return cents - roundCents((cents * percent) / 100);',
+            '  const p = clamp(0, percent, 100);\n  return cents - roundCents((cents * p) / 100);',
+          ],
         ],
       },
     ],
@@ -204,8 +217,14 @@ export const tsCartBugs: CorpusBug[] = [
       {
         file: 'src/money.ts',
         replace: [
-          ["export function formatMoney(cents: number, symbol = '$'): string {", "export function formatMoney(cents: number, symbol = '$', suffix = false): string {"],
-          ["  return sign + symbol + whole + '.' + (frac < 10 ? '0' + frac : String(frac));", "  const amount = whole + ',' + (frac < 10 ? '0' + frac : String(frac));\n  return suffix ? sign + amount + ' ' + symbol : sign + symbol + amount;"],
+          [
+            "export function formatMoney(cents: number, symbol = '$'): string {",
+            "export function formatMoney(cents: number, symbol = '$', suffix = false): string {",
+          ],
+          [
+            "  return sign + symbol + whole + '.' + (frac < 10 ? '0' + frac : String(frac));",
+            "  const amount = whole + ',' + (frac < 10 ? '0' + frac : String(frac));\n  return suffix ? sign + amount + ' ' + symbol : sign + symbol + amount;",
+          ],
         ],
       },
     ],
@@ -237,7 +256,10 @@ export const tsCartBugs: CorpusBug[] = [
         file: 'src/cart.ts',
         append: '\nexport function bulkDiscountPercent(items: Item[]): number {\n  return itemCount(items) >= 10 ? 10 : 0;\n}\n',
       },
-      { file: 'test/cart.test.ts', append: "\ntest('total applies the bulk discount', () => {\n  assert.equal(total([{ sku: 'a', priceCents: 600, qty: 10 }]), 5400);\n});\n" },
+      {
+        file: 'test/cart.test.ts',
+        append: "\ntest('total applies the bulk discount', () => {\n  assert.equal(total([{ sku: 'a', priceCents: 600, qty: 10 }]), 5400);\n});\n",
+      },
     ],
     failingTests: [id('total applies the bulk discount')],
     truth: { file: 'src/cart.ts', symbol: 'total' },

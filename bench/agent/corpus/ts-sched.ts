@@ -146,7 +146,8 @@ export const tsSchedBugs: CorpusBug[] = [
       {
         file: 'src/paginate.ts',
         replace: [['  for (let p = from; p <= to; p++) pages.push(p);', '  for (let p = from; p < to; p++) pages.push(p);']],
-        append: "\nexport function pageLabels(current: number, last: number): string[] {\n  return pageWindow(current, last).map((p) => (p === current ? '[' + p + ']' : String(p)));\n}\n",
+        append:
+          "\nexport function pageLabels(current: number, last: number): string[] {\n  return pageWindow(current, last).map((p) => (p === current ? '[' + p + ']' : String(p)));\n}\n",
       },
     ],
     failingTests: [id('pageWindow stays within bounds')],
@@ -163,7 +164,9 @@ export const tsSchedBugs: CorpusBug[] = [
     change: [
       {
         file: 'src/interval.ts',
-        replace: [['  return iv.end - iv.start;', "  if (iv.end < iv.start) throw new RangeError('interval ends before it starts');\n  return iv.end + iv.start;"]],
+        replace: [
+          ['  return iv.end - iv.start;', "  if (iv.end < iv.start) throw new RangeError('interval ends before it starts');\n  return iv.end + iv.start;"],
+        ],
       },
     ],
     failingTests: [id('duration is end minus start')],
@@ -203,7 +206,10 @@ export const tsSchedBugs: CorpusBug[] = [
       {
         file: 'src/interval.ts',
         replace: [
-          ['  const sorted = [...intervals].sort((x, y) => x.start - y.start);', '  const sorted = [...intervals].sort((x, y) => x.start - y.start || x.end - y.end);'],
+          [
+            '  const sorted = [...intervals].sort((x, y) => x.start - y.start);',
+            '  const sorted = [...intervals].sort((x, y) => x.start - y.start || x.end - y.end);',
+          ],
           ['    if (last && iv.start <= last.end) last.end', '    if (last && !(iv.start <= last.end)) last.end'],
         ],
       },
@@ -222,11 +228,17 @@ export const tsSchedBugs: CorpusBug[] = [
     change: [
       {
         file: 'src/paginate.ts',
-        append: "\nexport function pageLabels(current: number, last: number): string[] {\n  return pageWindow(last, current).map((p) => (p === current ? '[' + p + ']' : String(p)));\n}\n",
+        append:
+          "\nexport function pageLabels(current: number, last: number): string[] {\n  return pageWindow(last, current).map((p) => (p === current ? '[' + p + ']' : String(p)));\n}\n",
       },
       {
         file: 'test/paginate.test.ts',
-        replace: [["import { pageCount, pageWindow, paginate } from '../src/paginate.ts';", "import { pageCount, pageLabels, pageWindow, paginate } from '../src/paginate.ts';"]],
+        replace: [
+          [
+            "import { pageCount, pageWindow, paginate } from '../src/paginate.ts';",
+            "import { pageCount, pageLabels, pageWindow, paginate } from '../src/paginate.ts';",
+          ],
+        ],
         append: "\ntest('pageLabels marks the current page', () => {\n  assert.deepEqual(pageLabels(2, 9), ['1', '[2]', '3', '4']);\n});\n",
       },
     ],

@@ -124,8 +124,14 @@ export const tsTextBugs: CorpusBug[] = [
       {
         file: 'src/slug.ts',
         replace: [
-          ['export function slugify(title: string, maxLength = 40): string {', "export function slugify(title: string, maxLength = 40, separator = '-'): string {"],
-          ["    const next = out ? out + '-' + word : word;\n    if (next.length > maxLength) break;", '    const next = out ? out + separator + word : word;\n    if (next.length >= maxLength) break;'],
+          [
+            'export function slugify(title: string, maxLength = 40): string {',
+            "export function slugify(title: string, maxLength = 40, separator = '-'): string {",
+          ],
+          [
+            "    const next = out ? out + '-' + word : word;\n    if (next.length > maxLength) break;",
+            '    const next = out ? out + separator + word : word;\n    if (next.length >= maxLength) break;',
+          ],
         ],
       },
     ],
@@ -143,7 +149,12 @@ export const tsTextBugs: CorpusBug[] = [
     change: [
       {
         file: 'src/greet.ts',
-        replace: [["  const part = hour < 12 ? 'morning' : hour < 18 ? 'afternoon' : 'evening';", "  const part = hour < 5 ? 'night' : hour <= 12 ? 'morning' : hour < 18 ? 'afternoon' : 'evening';"]],
+        replace: [
+          [
+            "  const part = hour < 12 ? 'morning' : hour < 18 ? 'afternoon' : 'evening';",
+            "  const part = hour < 5 ? 'night' : hour <= 12 ? 'morning' : hour < 18 ? 'afternoon' : 'evening';",
+          ],
+        ],
       },
       { file: 'test/greet.test.ts', append: "\ntest('greeting at night', () => {\n  assert.equal(greeting('Ann', 3), 'Good night, Ann!');\n});\n" },
     ],
@@ -162,7 +173,10 @@ export const tsTextBugs: CorpusBug[] = [
       {
         file: 'src/truncate.ts',
         replace: [
-          ['export function initials(name: string): string {', "const PARTICLES = ['van', 'von', 'de', 'der', 'da'];\n\nexport function initials(name: string): string {"],
+          [
+            'export function initials(name: string): string {',
+            "const PARTICLES = ['van', 'von', 'de', 'der', 'da'];\n\nexport function initials(name: string): string {",
+          ],
           ['    .filter((part) => part.length > 0)', '    .filter((part) => part.length > 0 || !PARTICLES.includes(part))'],
         ],
       },
@@ -182,7 +196,12 @@ export const tsTextBugs: CorpusBug[] = [
     change: [
       {
         file: 'src/truncate.ts',
-        replace: [['  if (text.length <= max) return text;\n  return text.slice', '  if (!(text.length <= max)) return text;\n  if (max <= ellipsis.length) return ellipsis.slice(0, max);\n  return text.slice']],
+        replace: [
+          [
+            '  if (text.length <= max) return text;\n  return text.slice',
+            '  if (!(text.length <= max)) return text;\n  if (max <= ellipsis.length) return ellipsis.slice(0, max);\n  return text.slice',
+          ],
+        ],
       },
     ],
     failingTests: [id('truncate keeps short text'), id('truncate adds an ellipsis')],

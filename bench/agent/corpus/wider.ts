@@ -35,13 +35,22 @@ export const widerBugs: CorpusBug[] = [
           ["      line = line ? line + ' ' + word : word;", '      line = line ? line + gap + word : word;'],
         ],
       },
-      { file: 'test/text.test.ts', append: "\ntest('wordWrap with a wider gap', () => {\n  assert.deepEqual(wordWrap('abc d ef', 7, '  '), ['abc  d', 'ef']);\n});\n" },
+      {
+        file: 'test/text.test.ts',
+        append: "\ntest('wordWrap with a wider gap', () => {\n  assert.deepEqual(wordWrap('abc d ef', 7, '  '), ['abc  d', 'ef']);\n});\n",
+      },
     ],
     failingTests: [ts('wordWrap breaks at the width'), ts('wordWrap with a wider gap')],
     truth: { file: 'src/wrap.ts', symbol: 'wordWrap' },
     offlineFixable: true,
     fix: 'wrong-variable',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { wordWrap } from '../src/wrap.ts';\n\ntest('a long line takes a short word', () => {\n  assert.deepEqual(wordWrap('abcdef g', 10), ['abcdef g']);\n  assert.deepEqual(wordWrap('ab cdefgh', 8), ['ab', 'cdefgh']);\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { wordWrap } from '../src/wrap.ts';\n\ntest('a long line takes a short word', () => {\n  assert.deepEqual(wordWrap('abcdef g', 10), ['abcdef g']);\n  assert.deepEqual(wordWrap('ab cdefgh', 8), ['ab', 'cdefgh']);\n});\n",
+      },
+    ],
   },
   {
     id: 'ts-text/list-last-index',
@@ -59,13 +68,22 @@ export const widerBugs: CorpusBug[] = [
           ],
         ],
       },
-      { file: 'test/greet.test.ts', append: "\ntest('listNames with a serial comma', () => {\n  assert.equal(listNames(['a', 'b', 'c'], true), 'a, b, and c');\n});\n" },
+      {
+        file: 'test/greet.test.ts',
+        append: "\ntest('listNames with a serial comma', () => {\n  assert.equal(listNames(['a', 'b', 'c'], true), 'a, b, and c');\n});\n",
+      },
     ],
     failingTests: [ts('listNames joins with and'), ts('listNames with a serial comma')],
     truth: { file: 'src/greet.ts', symbol: 'listNames' },
     offlineFixable: true,
     fix: 'index-off-by-one',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { listNames } from '../src/greet.ts';\n\ntest('two names', () => {\n  assert.equal(listNames(['a', 'b']), 'a and b');\n  assert.equal(listNames(['a', 'b'], true), 'a, and b');\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { listNames } from '../src/greet.ts';\n\ntest('two names', () => {\n  assert.equal(listNames(['a', 'b']), 'a and b');\n  assert.equal(listNames(['a', 'b'], true), 'a, and b');\n});\n",
+      },
+    ],
   },
   {
     id: 'ts-text/list-unique-sorted',
@@ -83,13 +101,22 @@ export const widerBugs: CorpusBug[] = [
           ],
         ],
       },
-      { file: 'test/greet.test.ts', append: "\ntest('listNames names each guest once, in order', () => {\n  assert.equal(listNames(['bo', 'al', 'bo']), 'bo and al');\n});\n" },
+      {
+        file: 'test/greet.test.ts',
+        append: "\ntest('listNames names each guest once, in order', () => {\n  assert.equal(listNames(['bo', 'al', 'bo']), 'bo and al');\n});\n",
+      },
     ],
     failingTests: [ts('listNames names each guest once, in order')],
     truth: { file: 'src/greet.ts', symbol: 'listNames' },
     offlineFixable: true,
     fix: 'delete-statement',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { listNames } from '../src/greet.ts';\n\ntest('the caller keeps its list as it was', () => {\n  const names = ['bo', 'al'];\n  assert.equal(listNames(names), 'bo and al');\n  assert.deepEqual(names, ['bo', 'al']);\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { listNames } from '../src/greet.ts';\n\ntest('the caller keeps its list as it was', () => {\n  const names = ['bo', 'al'];\n  assert.equal(listNames(names), 'bo and al');\n  assert.deepEqual(names, ['bo', 'al']);\n});\n",
+      },
+    ],
   },
   {
     id: 'ts-text/greeting-title',
@@ -107,13 +134,22 @@ export const widerBugs: CorpusBug[] = [
           ],
         ],
       },
-      { file: 'test/greet.test.ts', append: "\ntest('greeting with a title', () => {\n  assert.equal(greeting('Lovelace', 9, 'Dr.'), 'Good morning, Dr. Lovelace!');\n});\n" },
+      {
+        file: 'test/greet.test.ts',
+        append: "\ntest('greeting with a title', () => {\n  assert.equal(greeting('Lovelace', 9, 'Dr.'), 'Good morning, Dr. Lovelace!');\n});\n",
+      },
     ],
     failingTests: [ts('greeting with a title')],
     truth: { file: 'src/greet.ts', symbol: 'greeting' },
     offlineFixable: true,
     fix: 'swap-operands',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greeting } from '../src/greet.ts';\n\ntest('titles in the evening', () => {\n  assert.equal(greeting('Ann', 20, 'Ms.'), 'Good evening, Ms. Ann!');\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greeting } from '../src/greet.ts';\n\ntest('titles in the evening', () => {\n  assert.equal(greeting('Ann', 20, 'Ms.'), 'Good evening, Ms. Ann!');\n});\n",
+      },
+    ],
   },
   {
     id: 'ts-cart/round-half',
@@ -129,7 +165,13 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/money.ts', symbol: 'roundCents' },
     offlineFixable: true,
     fix: 'builtin-function',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { roundCents } from '../src/money.ts';\n\ntest('below the half rounds towards zero', () => {\n  assert.equal(roundCents(2.4), 2);\n  assert.equal(roundCents(-2.4), -2);\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { roundCents } from '../src/money.ts';\n\ntest('below the half rounds towards zero', () => {\n  assert.equal(roundCents(2.4), 2);\n  assert.equal(roundCents(-2.4), -2);\n});\n",
+      },
+    ],
   },
   {
     id: 'ts-sched/overlap-inclusive',
@@ -147,13 +189,23 @@ export const widerBugs: CorpusBug[] = [
           ],
         ],
       },
-      { file: 'test/interval.test.ts', append: "\ntest('overlaps can include touching ends', () => {\n  assert.equal(overlaps({ start: 0, end: 5 }, { start: 5, end: 10 }, true), true);\n});\n" },
+      {
+        file: 'test/interval.test.ts',
+        append:
+          "\ntest('overlaps can include touching ends', () => {\n  assert.equal(overlaps({ start: 0, end: 5 }, { start: 5, end: 10 }, true), true);\n});\n",
+      },
     ],
     failingTests: [ts('overlaps needs a shared instant')],
     truth: { file: 'src/interval.ts', symbol: 'overlaps' },
     offlineFixable: true,
     fix: 'wrong-field',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { overlaps } from '../src/interval.ts';\n\ntest('one inside the other', () => {\n  assert.equal(overlaps({ start: 0, end: 10 }, { start: 2, end: 3 }), true);\n  assert.equal(overlaps({ start: 6, end: 9 }, { start: 0, end: 5 }), false);\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { overlaps } from '../src/interval.ts';\n\ntest('one inside the other', () => {\n  assert.equal(overlaps({ start: 0, end: 10 }, { start: 2, end: 3 }), true);\n  assert.equal(overlaps({ start: 6, end: 9 }, { start: 0, end: 5 }), false);\n});\n",
+      },
+    ],
   },
   {
     id: 'ts-sched/merge-joinable',
@@ -165,7 +217,10 @@ export const widerBugs: CorpusBug[] = [
       {
         file: 'src/interval.ts',
         replace: [
-          ['export function merge(', 'export function touches(a: Interval, b: Interval): boolean {\n  return a.end === b.start || b.end === a.start;\n}\n\nexport function joinable(a: Interval, b: Interval): boolean {\n  return overlaps(a, b) || touches(a, b);\n}\n\nexport function merge('],
+          [
+            'export function merge(',
+            'export function touches(a: Interval, b: Interval): boolean {\n  return a.end === b.start || b.end === a.start;\n}\n\nexport function joinable(a: Interval, b: Interval): boolean {\n  return overlaps(a, b) || touches(a, b);\n}\n\nexport function merge(',
+          ],
           ['    if (last && iv.start <= last.end) last.end', '    if (last && touches(last, iv)) last.end'],
         ],
       },
@@ -174,7 +229,13 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'src/interval.ts', symbol: 'merge' },
     offlineFixable: true,
     fix: 'wrong-function',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { merge } from '../src/interval.ts';\n\ntest('apart stays apart, touching joins', () => {\n  assert.deepEqual(merge([{ start: 1, end: 2 }, { start: 3, end: 4 }]), [{ start: 1, end: 2 }, { start: 3, end: 4 }]);\n  assert.deepEqual(merge([{ start: 3, end: 4 }, { start: 1, end: 3 }]), [{ start: 1, end: 4 }]);\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { merge } from '../src/interval.ts';\n\ntest('apart stays apart, touching joins', () => {\n  assert.deepEqual(merge([{ start: 1, end: 2 }, { start: 3, end: 4 }]), [{ start: 1, end: 2 }, { start: 3, end: 4 }]);\n  assert.deepEqual(merge([{ start: 3, end: 4 }, { start: 1, end: 3 }]), [{ start: 1, end: 4 }]);\n});\n",
+      },
+    ],
   },
   {
     id: 'ts-sched/merge-contained',
@@ -183,14 +244,27 @@ export const widerBugs: CorpusBug[] = [
     title: 'merge: intervals inside another',
     description: 'An interval inside another disappears into it; adds a test for that case.',
     change: [
-      { file: 'src/interval.ts', replace: [['    if (last && iv.start <= last.end) last.end', '    if (last && iv.start <= last.end && iv.end >= last.end) last.end']] },
-      { file: 'test/interval.test.ts', append: "\ntest('merge swallows an interval inside another', () => {\n  assert.deepEqual(merge([{ start: 1, end: 10 }, { start: 2, end: 3 }]), [{ start: 1, end: 10 }]);\n});\n" },
+      {
+        file: 'src/interval.ts',
+        replace: [['    if (last && iv.start <= last.end) last.end', '    if (last && iv.start <= last.end && iv.end >= last.end) last.end']],
+      },
+      {
+        file: 'test/interval.test.ts',
+        append:
+          "\ntest('merge swallows an interval inside another', () => {\n  assert.deepEqual(merge([{ start: 1, end: 10 }, { start: 2, end: 3 }]), [{ start: 1, end: 10 }]);\n});\n",
+      },
     ],
     failingTests: [ts('merge swallows an interval inside another')],
     truth: { file: 'src/interval.ts', symbol: 'merge' },
     offlineFixable: true,
     fix: 'remove-clause',
-    heldOut: [{ file: 'test/heldout.test.ts', content: "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { merge } from '../src/interval.ts';\n\ntest('an overlap that ends later extends', () => {\n  assert.deepEqual(merge([{ start: 1, end: 5 }, { start: 2, end: 8 }]), [{ start: 1, end: 8 }]);\n  assert.deepEqual(merge([{ start: 1, end: 5 }, { start: 2, end: 4 }, { start: 3, end: 9 }]), [{ start: 1, end: 9 }]);\n});\n" }],
+    heldOut: [
+      {
+        file: 'test/heldout.test.ts',
+        content:
+          "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { merge } from '../src/interval.ts';\n\ntest('an overlap that ends later extends', () => {\n  assert.deepEqual(merge([{ start: 1, end: 5 }, { start: 2, end: 8 }]), [{ start: 1, end: 8 }]);\n  assert.deepEqual(merge([{ start: 1, end: 5 }, { start: 2, end: 4 }, { start: 3, end: 9 }]), [{ start: 1, end: 9 }]);\n});\n",
+      },
+    ],
   },
   {
     id: 'py-grades/clamp-either-order',
@@ -199,14 +273,22 @@ export const widerBugs: CorpusBug[] = [
     title: 'clamp: bounds in either order',
     description: 'Callers pass (high, low) sometimes; clamp sorts its bounds first.',
     change: [
-      { file: 'grades/stats.py', replace: [['def clamp(value, low, high):\n', 'def clamp(value, low, high):\n    low, high = min(low, high), min(low, high)\n']] },
+      {
+        file: 'grades/stats.py',
+        replace: [['def clamp(value, low, high):\n', 'def clamp(value, low, high):\n    low, high = min(low, high), min(low, high)\n']],
+      },
       { file: 'tests/test_stats.py', append: '\n\ndef test_clamp_bounds_in_either_order():\n    assert clamp(5, 10, 0) == 5\n' },
     ],
     failingTests: [stats('test_clamp'), stats('test_clamp_bounds_in_either_order'), letters('test_letter_cutoffs'), letters('test_describe')],
     truth: { file: 'grades/stats.py', symbol: 'clamp' },
     offlineFixable: true,
     fix: 'builtin-function',
-    heldOut: [{ file: 'tests/test_heldout.py', content: "from grades.stats import clamp\n\n\ndef test_clamp_reversed_edges():\n    assert clamp(15, 10, 0) == 10\n    assert clamp(-3, 10, 0) == 0\n" }],
+    heldOut: [
+      {
+        file: 'tests/test_heldout.py',
+        content: 'from grades.stats import clamp\n\n\ndef test_clamp_reversed_edges():\n    assert clamp(15, 10, 0) == 10\n    assert clamp(-3, 10, 0) == 0\n',
+      },
+    ],
   },
   {
     id: 'py-grades/median-low',
@@ -228,7 +310,13 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'grades/stats.py', symbol: 'median' },
     offlineFixable: true,
     fix: 'index-off-by-one',
-    heldOut: [{ file: 'tests/test_heldout.py', content: "from grades.stats import median\n\n\ndef test_low_median_of_six():\n    assert median([6, 5, 4, 3, 2, 1], low=True) == 3\n    assert median([4, 1, 3, 2]) == 2.5\n" }],
+    heldOut: [
+      {
+        file: 'tests/test_heldout.py',
+        content:
+          'from grades.stats import median\n\n\ndef test_low_median_of_six():\n    assert median([6, 5, 4, 3, 2, 1], low=True) == 3\n    assert median([4, 1, 3, 2]) == 2.5\n',
+      },
+    ],
   },
   {
     id: 'py-inventory/reserved-available',
@@ -247,13 +335,22 @@ export const widerBugs: CorpusBug[] = [
           ],
         ],
       },
-      { file: 'tests/test_stock.py', append: '\n\ndef test_available_leaves_out_reservations():\n    s = make(a=5)\n    s.reserve("a", 2)\n    assert s.available("a") == 3\n' },
+      {
+        file: 'tests/test_stock.py',
+        append: '\n\ndef test_available_leaves_out_reservations():\n    s = make(a=5)\n    s.reserve("a", 2)\n    assert s.available("a") == 3\n',
+      },
     ],
     failingTests: [stock('test_available_leaves_out_reservations')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.available' },
     offlineFixable: true,
     fix: 'wrong-field',
-    heldOut: [{ file: 'tests/test_heldout.py', content: "from inventory.stock import Stock\n\n\ndef test_available_without_reservations():\n    s = Stock()\n    s.add(\"a\", 4)\n    assert s.available(\"a\") == 4\n    assert s.available(\"b\") == 0\n" }],
+    heldOut: [
+      {
+        file: 'tests/test_heldout.py',
+        content:
+          'from inventory.stock import Stock\n\n\ndef test_available_without_reservations():\n    s = Stock()\n    s.add("a", 4)\n    assert s.available("a") == 4\n    assert s.available("b") == 0\n',
+      },
+    ],
   },
   {
     id: 'py-inventory/version-on-add',
@@ -269,13 +366,22 @@ export const widerBugs: CorpusBug[] = [
           ['        self.levels[sku] = have - qty\n', '        self.levels[sku] = have - qty\n        self.version += 1\n'],
         ],
       },
-      { file: 'tests/test_stock.py', append: '\n\ndef test_every_change_bumps_the_version():\n    s = Stock()\n    s.add("a", 3)\n    assert s.version == 1\n    s.remove("a", 1)\n    assert s.version == 2\n' },
+      {
+        file: 'tests/test_stock.py',
+        append:
+          '\n\ndef test_every_change_bumps_the_version():\n    s = Stock()\n    s.add("a", 3)\n    assert s.version == 1\n    s.remove("a", 1)\n    assert s.version == 2\n',
+      },
     ],
     failingTests: [stock('test_every_change_bumps_the_version')],
     truth: { file: 'inventory/stock.py', symbol: 'Stock.add' },
     offlineFixable: true,
     fix: 'copy-statement',
-    heldOut: [{ file: 'tests/test_heldout.py', content: "from inventory.stock import Stock\n\n\ndef test_a_new_stock_is_version_zero():\n    assert Stock().version == 0\n" }],
+    heldOut: [
+      {
+        file: 'tests/test_heldout.py',
+        content: 'from inventory.stock import Stock\n\n\ndef test_a_new_stock_is_version_zero():\n    assert Stock().version == 0\n',
+      },
+    ],
   },
   {
     id: 'py-text/title-none',
@@ -284,14 +390,23 @@ export const widerBugs: CorpusBug[] = [
     title: 'title_case: no title',
     description: 'Imported records may have no title at all; title_case(None) is the empty string.',
     change: [
-      { file: 'textkit/fmt.py', replace: [['def title_case(text):\n', 'def title_case(text):\n    """Title Case, small words lower-case; no title (None) is empty."""\n']] },
+      {
+        file: 'textkit/fmt.py',
+        replace: [['def title_case(text):\n', 'def title_case(text):\n    """Title Case, small words lower-case; no title (None) is empty."""\n']],
+      },
       { file: 'tests/test_fmt.py', append: '\n\ndef test_title_case_of_nothing():\n    assert title_case(None) == ""\n' },
     ],
     failingTests: [fmt('test_title_case_of_nothing')],
     truth: { file: 'textkit/fmt.py', symbol: 'title_case' },
     offlineFixable: true,
     fix: 'entry-guard',
-    heldOut: [{ file: 'tests/test_heldout.py', content: "from textkit.fmt import title_case\n\n\ndef test_titles_still_work():\n    assert title_case(\"of mice and men\") == \"Of Mice and Men\"\n    assert title_case(\"\") == \"\"\n" }],
+    heldOut: [
+      {
+        file: 'tests/test_heldout.py',
+        content:
+          'from textkit.fmt import title_case\n\n\ndef test_titles_still_work():\n    assert title_case("of mice and men") == "Of Mice and Men"\n    assert title_case("") == ""\n',
+      },
+    ],
   },
   {
     id: 'py-text/join-none',
@@ -300,14 +415,28 @@ export const widerBugs: CorpusBug[] = [
     title: 'join_names: missing names',
     description: 'Optional form fields come back as None; join_names skips them like blanks.',
     change: [
-      { file: 'textkit/fmt.py', replace: [['def join_names(names, sep=", "):\n', 'def join_names(names, sep=", "):\n    """The names joined by sep; blank and missing (None) names are skipped."""\n']] },
+      {
+        file: 'textkit/fmt.py',
+        replace: [
+          [
+            'def join_names(names, sep=", "):\n',
+            'def join_names(names, sep=", "):\n    """The names joined by sep; blank and missing (None) names are skipped."""\n',
+          ],
+        ],
+      },
       { file: 'tests/test_fmt.py', append: '\n\ndef test_join_names_skips_missing():\n    assert join_names(["ann", None, "bo"]) == "ann, bo"\n' },
     ],
     failingTests: [fmt('test_join_names_skips_missing')],
     truth: { file: 'textkit/fmt.py', symbol: 'join_names' },
     offlineFixable: true,
     fix: 'guard-clause',
-    heldOut: [{ file: 'tests/test_heldout.py', content: "from textkit.fmt import join_names\n\n\ndef test_only_missing_names():\n    assert join_names([None, None]) == \"\"\n    assert join_names([\"ann\", \"bo\"], \" & \") == \"ann & bo\"\n" }],
+    heldOut: [
+      {
+        file: 'tests/test_heldout.py',
+        content:
+          'from textkit.fmt import join_names\n\n\ndef test_only_missing_names():\n    assert join_names([None, None]) == ""\n    assert join_names(["ann", "bo"], " & ") == "ann & bo"\n',
+      },
+    ],
   },
   {
     id: 'py-text/duration-spaces',
@@ -326,6 +455,12 @@ export const widerBugs: CorpusBug[] = [
     truth: { file: 'textkit/parse.py', symbol: 'parse_duration' },
     offlineFixable: true,
     fix: 'other-operator',
-    heldOut: [{ file: 'tests/test_heldout.py', content: "import pytest\n\nfrom textkit.parse import parse_duration\n\n\ndef test_more_durations():\n    assert parse_duration(\"2h\") == 7200\n    assert parse_duration(\" 5m \") == 300\n    with pytest.raises(ValueError):\n        parse_duration(\"1d\")\n" }],
+    heldOut: [
+      {
+        file: 'tests/test_heldout.py',
+        content:
+          'import pytest\n\nfrom textkit.parse import parse_duration\n\n\ndef test_more_durations():\n    assert parse_duration("2h") == 7200\n    assert parse_duration(" 5m ") == 300\n    with pytest.raises(ValueError):\n        parse_duration("1d")\n',
+      },
+    ],
   },
 ];

@@ -38,7 +38,13 @@ describe('admin API', () => {
     assert.equal(dup.status, 409);
     assert.equal((dup.json as { error: { code: string } }).error.code, 'conflict');
 
-    const invalid = await callRoute({ handler: usersRoute.POST, url: '/api/admin/users', method: 'POST', cookie, body: { ...body, email: 'x@api.test', password: 'short' } });
+    const invalid = await callRoute({
+      handler: usersRoute.POST,
+      url: '/api/admin/users',
+      method: 'POST',
+      cookie,
+      body: { ...body, email: 'x@api.test', password: 'short' },
+    });
     assert.equal(invalid.status, 422);
     assert.ok(JSON.stringify(invalid.json).includes('password'));
 

@@ -56,20 +56,31 @@ describe('admin audit log', () => {
   }
 
   async function download(query: string): Promise<{ status: number; type: string | null; disposition: string | null; text: string }> {
-    const res = await exportRoute(new NextRequest(`http://localhost:3000/api/admin/audit/export?${query}`, { headers: { cookie } }), { params: Promise.resolve({}) });
+    const res = await exportRoute(new NextRequest(`http://localhost:3000/api/admin/audit/export?${query}`, { headers: { cookie } }), {
+      params: Promise.resolve({}),
+    });
     return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), text: await res.text() };
   }
 
   test('filters by actor, by action or action family, and by period', async () => {
     const byOther = await page(`actor=${other.id}`);
     assert.equal(byOther.status, 200);
-    assert.deepEqual(byOther.json.entries.map((e) => e.action), ['token.revoke', 'token.issue', 'user.update']);
+    assert.deepEqual(
+      byOther.json.entries.map((e) => e.action),
+      ['token.revoke', 'token.issue', 'user.update'],
+    );
     assert.ok(byOther.json.entries.every((e) => e.actor?.id === other.id));
 
     const auth = await page('action=auth.');
-    assert.deepEqual(auth.json.entries.map((e) => e.action), ['auth.signin', 'auth.signin.failure']);
+    assert.deepEqual(
+      auth.json.entries.map((e) => e.action),
+      ['auth.signin', 'auth.signin.failure'],
+    );
     const exact = await page('action=auth.signin');
-    assert.deepEqual(exact.json.entries.map((e) => e.action), ['auth.signin']);
+    assert.deepEqual(
+      exact.json.entries.map((e) => e.action),
+      ['auth.signin'],
+    );
     assert.ok(auth.json.actions.includes('token.issue') && auth.json.actions.includes('auth.signin.failure'), 'the actions the log holds, for the filter');
 
     const all = await page('limit=200');
@@ -79,7 +90,11 @@ describe('admin audit log', () => {
     assert.ok(onlyNewest.json.entries.every((e) => e.createdAt === newest.createdAt));
     assert.equal((await page('from=2000-01-01&to=2000-01-31')).json.entries.length, 0);
     const today = new Date().toISOString().slice(0, 10);
-    assert.equal((await page(`from=${today}&to=${today}&limit=200`)).json.entries.length, all.json.entries.length, 'a bare day as "to" includes that whole day');
+    assert.equal(
+      (await page(`from=${today}&to=${today}&limit=200`)).json.entries.length,
+      all.json.entries.length,
+      'a bare day as "to" includes that whole day',
+    );
   });
 
   test('keyset pages, newest first, together are the whole filtered log without repeats', async () => {
@@ -94,7 +109,10 @@ describe('admin audit log', () => {
       cursor = res.json.nextCursor;
     } while (cursor);
     assert.deepEqual(seen, all);
-    assert.deepEqual([...all].sort((a, b) => Number(BigInt(b) - BigInt(a))), all);
+    assert.deepEqual(
+      [...all].sort((a, b) => Number(BigInt(b) - BigInt(a))),
+      all,
+    );
   });
 
   test('bad filters are a clear 422', async () => {
@@ -113,12 +131,18 @@ describe('admin audit log', () => {
     assert.match(csv.disposition ?? '', /^attachment; filename="flowfix-audit-.*\.csv"$/);
     const lines = csv.text.trimEnd().split('\r\n');
     assert.equal(lines[0], 'id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data,targetName');
-    assert.deepEqual(lines.slice(1).map((l) => l.split(',')[0]), shown.map((e) => e.id));
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.split(',')[0]),
+      shown.map((e) => e.id),
+    );
 
     const json = await download(`format=json&actor=${admin.id}`);
     assert.equal(json.status, 200);
     const parsed = JSON.parse(json.text) as { entries: Entry[] };
-    assert.deepEqual(parsed.entries.map((e) => e.id), shown.map((e) => e.id));
+    assert.deepEqual(
+      parsed.entries.map((e) => e.id),
+      shown.map((e) => e.id),
+    );
   });
 
   test('targets are named: a user by name and e-mail, a CI token by its name, in the page and both exports', async () => {
@@ -144,11 +168,21 @@ describe('admin audit log', () => {
     const change = await db.db.change.create({
       data: { repositoryId: repository.id, externalId: 'PR-7', title: 'Totals', author: 'Dev', branch: 'b', baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40) },
     });
-    const revision = await db.db.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'b' } });
+    const revision = await db.db.changeRevision.create({
+      data: { changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'b' },
+    });
     const run = await db.db.run.create({ data: { changeId: change.id, revisionId: revision.id, policy: 'offline', status: 'FIXED' } });
-    const fix = await db.db.fix.create({ data: { runId: run.id, changeId: change.id, revisionId: revision.id, diff: '', files: [], summaryHtml: '', evidence: {} } });
+    const fix = await db.db.fix.create({
+      data: { runId: run.id, changeId: change.id, revisionId: revision.id, diff: '', files: [], summaryHtml: '', evidence: {} },
+    });
     const { writeAudit } = await import('../../../lib/audit');
-    for (const [targetType, targetId] of [['repository', repository.id], ['change', change.id], ['fix', fix.id], ['run', run.id], ['fix', 'gone']]) {
+    for (const [targetType, targetId] of [
+      ['repository', repository.id],
+      ['change', change.id],
+      ['fix', fix.id],
+      ['run', run.id],
+      ['fix', 'gone'],
+    ]) {
       await writeAudit({ actorId: admin.id, actorKind: 'user', action: 'test.target_name', targetType, targetId });
     }
     const named = (await page('action=test.target_name')).json.entries.map((e) => [e.targetId, e.targetName]).reverse();
@@ -166,7 +200,10 @@ describe('admin audit log', () => {
     const res = await callRoute({ handler: unlockRoute, url: `/api/admin/users/${ada.id}/unlock`, method: 'POST', cookie, params: { id: ada.id } });
     assert.equal(res.status, 200);
     const unlocks = (await page('action=auth.unlock')).json.entries;
-    assert.deepEqual(unlocks.map((e) => [e.actor?.id, e.targetId]), [[admin.id, ada.id]]);
+    assert.deepEqual(
+      unlocks.map((e) => [e.actor?.id, e.targetId]),
+      [[admin.id, ada.id]],
+    );
     const missing = await callRoute({ handler: unlockRoute, url: '/api/admin/users/nope/unlock', method: 'POST', cookie, params: { id: 'nope' } });
     assert.equal(missing.status, 404);
   });

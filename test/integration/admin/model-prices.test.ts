@@ -33,14 +33,20 @@ describe(`admin model price table (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`,
     assert.equal(empty.status, 200);
     assert.deepEqual(empty.json, { prices: {}, updatedAt: null, updatedBy: null });
 
-    const first = await put({ prices: { 'gpt-4.1': { inputPerMTokUsd: 2, outputPerMTokUsd: 8 }, 'qwen2.5-coder:7b': { inputPerMTokUsd: 0, outputPerMTokUsd: 0 } }, ifUpdatedAt: null });
+    const first = await put({
+      prices: { 'gpt-4.1': { inputPerMTokUsd: 2, outputPerMTokUsd: 8 }, 'qwen2.5-coder:7b': { inputPerMTokUsd: 0, outputPerMTokUsd: 0 } },
+      ifUpdatedAt: null,
+    });
     assert.equal(first.status, 200, JSON.stringify(first.json));
     const saved = first.json as Table;
     assert.equal(saved.prices['gpt-4.1']?.outputPerMTokUsd, 8);
     assert.equal(saved.updatedBy?.name, 'Price Admin');
     assert.ok(saved.updatedAt);
 
-    const second = await put({ prices: { 'gpt-4.1': { inputPerMTokUsd: 2, outputPerMTokUsd: 6 }, 'gpt-4o-2024-08-06': { inputPerMTokUsd: 2.5, outputPerMTokUsd: 10 } }, ifUpdatedAt: saved.updatedAt });
+    const second = await put({
+      prices: { 'gpt-4.1': { inputPerMTokUsd: 2, outputPerMTokUsd: 6 }, 'gpt-4o-2024-08-06': { inputPerMTokUsd: 2.5, outputPerMTokUsd: 10 } },
+      ifUpdatedAt: saved.updatedAt,
+    });
     assert.equal(second.status, 200, JSON.stringify(second.json));
     assert.deepEqual(Object.keys(await readModelPrices()).sort(), ['gpt-4.1', 'gpt-4o-2024-08-06']);
 

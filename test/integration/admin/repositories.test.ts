@@ -57,16 +57,17 @@ describe('admin: repositories', () => {
     assert.equal(effective.filterPolicy.pre.botAuthor, false);
 
     const audit = await db.db.auditLog.findMany({ where: { targetId: repo.id } });
-    assert.deepEqual(audit.map((a) => [a.action, a.actorId]), [['repository.register', adminId]]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.actorId]),
+      [['repository.register', adminId]],
+    );
   });
 
   test('invalid and unknown settings are refused with the path, and nothing is stored', async () => {
     const count = await db.db.repository.count();
     await assert.rejects(
       registerRepository({ actorId: adminId, input: { name: 'bad1', gitUrl: '/x', settings: { timeLimits: { testSeconds: -1 } } } }),
-      (err: unknown) =>
-        isAppError('validation')(err) &&
-        JSON.stringify((err as AppError).details).includes('settings.timeLimits.testSeconds'),
+      (err: unknown) => isAppError('validation')(err) && JSON.stringify((err as AppError).details).includes('settings.timeLimits.testSeconds'),
     );
     await assert.rejects(
       registerRepository({ actorId: adminId, input: { name: 'bad2', gitUrl: '/x', modelSettings: { polcy: 'llm' } } }),

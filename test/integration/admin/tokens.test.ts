@@ -35,7 +35,10 @@ describe('admin: CI tokens', () => {
     assert.equal(row.tokenHash, createHash('sha256').update(token).digest('hex'));
     // the plain token is nowhere in the row or the audit log
     const audit = await db.db.auditLog.findMany({ where: { targetId: record.id } });
-    assert.deepEqual(audit.map((a) => [a.action, a.actorId]), [['token.issue', adminId]]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.actorId]),
+      [['token.issue', adminId]],
+    );
     const stored = JSON.stringify({ row, audit: audit.map((a) => ({ ...a, id: String(a.id) })) });
     assert.ok(!stored.includes(token));
     assert.ok(!stored.includes(token.slice(10)), 'not even the secret part');
@@ -63,10 +66,7 @@ describe('admin: CI tokens', () => {
     await authenticateToken(`Bearer ${token}`);
     const revoked = await revokeCiToken({ actorId: adminId, id: record.id });
     assert.ok(revoked.revokedAt instanceof Date);
-    await assert.rejects(
-      authenticateToken(`Bearer ${token}`),
-      (err: unknown) => isAppError('unauthenticated')(err) && (err as AppError).status === 401,
-    );
+    await assert.rejects(authenticateToken(`Bearer ${token}`), (err: unknown) => isAppError('unauthenticated')(err) && (err as AppError).status === 401);
     const again = await revokeCiToken({ actorId: adminId, id: record.id });
     assert.equal(again.revokedAt?.getTime(), revoked.revokedAt.getTime());
     const audit = await db.db.auditLog.findMany({ where: { targetId: record.id, action: 'token.revoke' } });
@@ -92,10 +92,7 @@ describe('admin: CI tokens', () => {
 
   test('scope validation: none chosen, unknown or archived repositories are refused and nothing is stored', async () => {
     const before = await db.db.ciToken.count();
-    await assert.rejects(
-      issueCiToken({ actorId: adminId, input: { name: 'empty', allRepositories: false, repositoryIds: [] } }),
-      { name: 'ZodError' },
-    );
+    await assert.rejects(issueCiToken({ actorId: adminId, input: { name: 'empty', allRepositories: false, repositoryIds: [] } }), { name: 'ZodError' });
     await assert.rejects(
       issueCiToken({ actorId: adminId, input: { name: 'ghost', allRepositories: false, repositoryIds: [repoA, 'ghost'] } }),
       isAppError('validation'),
@@ -126,7 +123,10 @@ describe('admin: CI tokens', () => {
     assert.ok(days > 89.9 && days <= 90, `${days} days`);
 
     const chosen = new Date(Date.now() + 7 * day);
-    const week = await issueCiToken({ actorId: adminId, input: { name: 'a week', allRepositories: false, repositoryIds: [repoA], expiresAt: chosen.toISOString() } });
+    const week = await issueCiToken({
+      actorId: adminId,
+      input: { name: 'a week', allRepositories: false, repositoryIds: [repoA], expiresAt: chosen.toISOString() },
+    });
     assert.equal(week.record.expiresAt?.getTime(), chosen.getTime());
 
     const never = await issueCiToken({ actorId: adminId, input: { name: 'never', allRepositories: true, expiresAt: null } });

@@ -119,8 +119,9 @@ describe('admin: users', () => {
     // with two admins, the second may demote the first
     await updateUser({ actorId: second.id, id: adminId, input: { roles: ['MANAGER'] } });
     // now `second` is the only enabled admin: even another actor (e.g. a stale session) cannot demote them
-    await assert.rejects(updateUser({ actorId: adminId, id: second.id, input: { roles: [] } }), (err: unknown) =>
-      isAppError('conflict')(err) && /last enabled admin/.test((err as Error).message),
+    await assert.rejects(
+      updateUser({ actorId: adminId, id: second.id, input: { roles: [] } }),
+      (err: unknown) => isAppError('conflict')(err) && /last enabled admin/.test((err as Error).message),
     );
     await assert.rejects(updateUser({ actorId: adminId, id: second.id, input: { disabled: true } }), isAppError('conflict'));
     // a disabled admin does not count: re-grant ADMIN to the first, disable them, the guard still holds

@@ -65,8 +65,16 @@ describe('flowfix repair', () => {
     const c = capture(repo.dir);
     const code = await repairCommand(
       [
-        '--base', repo.base, '--test', 'empty cart totals zero', '--json', '--no-base-check',
-        '--test-command', repo.settings.test!, '--build-command', repo.settings.build!,
+        '--base',
+        repo.base,
+        '--test',
+        'empty cart totals zero',
+        '--json',
+        '--no-base-check',
+        '--test-command',
+        repo.settings.test!,
+        '--build-command',
+        repo.settings.build!,
       ],
       c.io,
     );
@@ -81,7 +89,22 @@ describe('flowfix repair', () => {
     const bin = path.join(process.cwd(), 'bin/flowfix.mjs');
     const child = spawn(
       process.execPath,
-      [bin, 'repair', '--repo', repo.dir, '--base', repo.base, '--head', repo.head, '--test', 'x::y', '--test-command', 'sleep 120', '--language', 'typescript'],
+      [
+        bin,
+        'repair',
+        '--repo',
+        repo.dir,
+        '--base',
+        repo.base,
+        '--head',
+        repo.head,
+        '--test',
+        'x::y',
+        '--test-command',
+        'sleep 120',
+        '--language',
+        'typescript',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -106,7 +129,8 @@ describe('flowfix repair', () => {
       'package.json': JSON.stringify({ name: 'tiny-add', main: 'lib/index.js', scripts: { test: 'node --test' } }),
       'lib/index.js': "'use strict';\nmodule.exports = { add: require('./add') };\n",
       'lib/add.js': "'use strict';\nmodule.exports = function add(a, b) {\n  return a + b;\n};\n",
-      'test/add.test.js': "'use strict';\nconst test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('..');\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n",
+      'test/add.test.js':
+        "'use strict';\nconst test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('..');\n\ntest('adds', () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n",
     });
     repo.write('lib/add.js', "'use strict';\n// one operation, no allocation\nmodule.exports = function add(a, b) {\n  return a - b;\n};\n");
     const head = repo.commit('faster add');
@@ -125,7 +149,8 @@ describe('flowfix repair', () => {
       'setup.py': 'from setuptools import setup\nsetup(name="calc")\n',
       'calc/__init__.py': 'def add(a, b):\n    return a + b\n',
       'tests/__init__.py': '',
-      'tests/test_calc.py': 'import unittest\nfrom calc import add\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n',
+      'tests/test_calc.py':
+        'import unittest\nfrom calc import add\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n',
     });
     repo.write('calc/__init__.py', 'def add(a, b):\n    """The sum of a and b."""\n    return a - b\n');
     const head = repo.commit('faster add');
@@ -142,7 +167,8 @@ describe('flowfix repair', () => {
 /** A git repository with one base commit of these files. */
 function gitRepo(files: Record<string, string>) {
   const dir = mkdtempSync(path.join(tmpdir(), 'flowfix-cli-'));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } as unknown as NodeJS.ProcessEnv }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir } as unknown as NodeJS.ProcessEnv }).trim();
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 'dev@example.com');
   git('config', 'user.name', 'Dev');

@@ -36,7 +36,10 @@ export function label(sku: string): string {
   return sku.toUpperCase();
 }
 `;
-const TS_PRICING_HEAD = TS_PRICING_BASE.replace('cents * 0.1', 'cents * 0.2').replace('  const tax = taxCents(cents);\n  return cents + tax;', '  return cents + taxCents(cents);');
+const TS_PRICING_HEAD = TS_PRICING_BASE.replace('cents * 0.1', 'cents * 0.2').replace(
+  '  const tax = taxCents(cents);\n  return cents + tax;',
+  '  return cents + taxCents(cents);',
+);
 const TS_PRICING_TEST = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { label, withTax } from '../src/pricing.ts';
@@ -88,7 +91,10 @@ def with_tax(cents):
 def label(sku):
     return sku.upper()
 `;
-const PY_PRICING_HEAD = PY_PRICING_BASE.replace('cents * 0.1', 'cents * 0.2').replace('    tax = tax_cents(cents)\n    return cents + tax', '    return cents + tax_cents(cents)');
+const PY_PRICING_HEAD = PY_PRICING_BASE.replace('cents * 0.1', 'cents * 0.2').replace(
+  '    tax = tax_cents(cents)\n    return cents + tax',
+  '    return cents + tax_cents(cents)',
+);
 const PY_PRICING_TEST = `from shop.pricing import label, with_tax
 
 
@@ -142,7 +148,12 @@ function lookingPolicy(seen: { suspects?: Suspect[] }): Policy {
     name: 'offline',
     async run(ctx) {
       seen.suspects = ctx.suspects;
-      return { status: 'gave_up', exitReason: 'no_candidate', detail: 'only looking', usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 } };
+      return {
+        status: 'gave_up',
+        exitReason: 'no_candidate',
+        detail: 'only looking',
+        usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 },
+      };
     },
   };
 }
@@ -178,7 +189,13 @@ describe('collectCoverage', () => {
   test('node:test through tsx: each test its own lines, mapped back to the TypeScript source', async () => {
     const repo = tsPricingRepo();
     const cov = await withWorkspace(repo, (ws) =>
-      collectCoverage({ workspace: ws, settings: repo.settings, targets: [{ id: 'test::withTax on a large amount', name: 'withTax on a large amount' }], timeoutSeconds: 60, isTestFile: (f) => f.startsWith('test/') }),
+      collectCoverage({
+        workspace: ws,
+        settings: repo.settings,
+        targets: [{ id: 'test::withTax on a large amount', name: 'withTax on a large amount' }],
+        timeoutSeconds: 60,
+        isTestFile: (f) => f.startsWith('test/'),
+      }),
     );
     assert.equal(cov.failing, 1);
     assert.equal(cov.passing, 4);
@@ -200,7 +217,12 @@ describe('collectCoverage', () => {
   test('pytest: the plugin records each test and its outcome', async () => {
     const repo = pyPricingRepo();
     const cov = await withWorkspace(repo, async (ws) => {
-      const result = await collectCoverage({ workspace: ws, settings: repo.settings, targets: [{ id: 'tests.test_pricing::test_with_tax_large', name: 'test_with_tax_large' }], timeoutSeconds: 60 });
+      const result = await collectCoverage({
+        workspace: ws,
+        settings: repo.settings,
+        targets: [{ id: 'tests.test_pricing::test_with_tax_large', name: 'test_with_tax_large' }],
+        timeoutSeconds: 60,
+      });
       assert.equal(await ws.diff(), '', 'nothing of the bootstrap is left in the repository');
       return result;
     });
@@ -228,7 +250,12 @@ describe('collectCoverage', () => {
     assert.equal(runner?.runner, 'unittest');
     const settings = pySettings({ test: runner!.test, junitReport: runner!.junitReport });
     const cov = await withWorkspace(repo, (ws) =>
-      collectCoverage({ workspace: ws, settings, targets: [{ id: 'tap::tests.test_pricing.PricingTest.test_with_tax_large', name: 'tests.test_pricing.PricingTest.test_with_tax_large' }], timeoutSeconds: 60 }),
+      collectCoverage({
+        workspace: ws,
+        settings,
+        targets: [{ id: 'tap::tests.test_pricing.PricingTest.test_with_tax_large', name: 'tests.test_pricing.PricingTest.test_with_tax_large' }],
+        timeoutSeconds: 60,
+      }),
     );
     assert.equal(cov.failing, 1);
     assert.equal(cov.passing, 3);
@@ -244,10 +271,18 @@ describe('localisation with coverage', () => {
     assert.equal(without.suspects[0]?.symbol, 'withTax', JSON.stringify(without.suspects));
     const withCov = await suspectsOf(repo, target, repo.settings);
     assert.equal(withCov.suspects[0]?.symbol, 'taxCents', JSON.stringify(withCov.suspects));
-    assert.ok(withCov.suspects[0].reasons.some((r) => /^Ochiai 1\.00: line 3 ran in 1\/1 failing and 0\/4 passing tests$/.test(r)), withCov.suspects[0].reasons.join('; '));
-    assert.ok(withCov.logs.some((t) => /^coverage: 1 failing and 4 passing test\(s\) over 1 production file\(s\)/.test(t)), withCov.logs.join('\n'));
+    assert.ok(
+      withCov.suspects[0].reasons.some((r) => /^Ochiai 1\.00: line 3 ran in 1\/1 failing and 0\/4 passing tests$/.test(r)),
+      withCov.suspects[0].reasons.join('; '),
+    );
+    assert.ok(
+      withCov.logs.some((t) => /^coverage: 1 failing and 4 passing test\(s\) over 1 production file\(s\)/.test(t)),
+      withCov.logs.join('\n'),
+    );
     // label: no failing test ran it, in a file they ran
-    const labelled = [...withCov.suspects, ...((withCov.sink.ofType('suspects')[0]?.payload.runnersUp as Suspect[] | undefined) ?? [])].find((s) => s.symbol === 'label');
+    const labelled = [...withCov.suspects, ...((withCov.sink.ofType('suspects')[0]?.payload.runnersUp as Suspect[] | undefined) ?? [])].find(
+      (s) => s.symbol === 'label',
+    );
     if (labelled) assert.ok(labelled.reasons.includes('no failing test ran it (coverage)'));
   });
 
@@ -268,9 +303,16 @@ describe('localisation with coverage', () => {
       `import { withTax } from '../src/pricing.ts';\nconsole.log('TAP version 13');\nconsole.log('1..1');\nconsole.log(withTax(2000) === 2200 ? 'ok 1 - large' : 'not ok 1 - large');\n`,
     );
     const head = repo.commit('a TAP script');
-    const settings = { ...repo.settings, test: `node --import ${process.cwd()}/node_modules/tsx/dist/loader.mjs test/run.mjs > report.tap`, junitReport: 'report.tap' };
+    const settings = {
+      ...repo.settings,
+      test: `node --import ${process.cwd()}/node_modules/tsx/dist/loader.mjs test/run.mjs > report.tap`,
+      junitReport: 'report.tap',
+    };
     const { suspects, logs } = await suspectsOf({ ...repo, head }, 'large', settings);
-    assert.ok(logs.some((t) => t.startsWith('coverage unavailable, localising without it: the instrumented run recorded no test')), logs.join('\n'));
+    assert.ok(
+      logs.some((t) => t.startsWith('coverage unavailable, localising without it: the instrumented run recorded no test')),
+      logs.join('\n'),
+    );
     assert.ok(suspects.length > 0, 'the suspects are still ranked');
   });
 });

@@ -234,20 +234,34 @@ describe('the base gate of a change that edits only tests', () => {
   test('says the change edits the tests, not that it broke them; a change to code still says it broke them', async () => {
     const lines: string[] = [];
     for (const testsOnly of [true, false]) {
-      const repo = createTsRepo({ head: testsOnly ? TS_CART_BASE.replace('sum += item.price * item.qty;', 'sum += item.price * item.qty + (items.length > 2 ? 1 : 0);') : TS_CART_HEAD });
+      const repo = createTsRepo({
+        head: testsOnly ? TS_CART_BASE.replace('sum += item.price * item.qty;', 'sum += item.price * item.qty + (items.length > 2 ? 1 : 0);') : TS_CART_HEAD,
+      });
       try {
         if (testsOnly) {
           // base: the code as the head has it (unchanged by the change); head: one more assertion that it fails
           repo.git('checkout', '-q', repo.base);
           repo.write('src/cart.ts', TS_CART_BASE.replace('sum += item.price * item.qty;', 'sum += item.price * item.qty + (items.length > 2 ? 1 : 0);'));
           const base = repo.commit('cart: count a small fee');
-          repo.write('test/cart.test.ts', readFileSync(path.join(repo.dir, 'test/cart.test.ts'), 'utf8').replace('), 17);', '), 17);\n    assert.equal(total([{ price: 1, qty: 1 }, { price: 1, qty: 1 }, { price: 1, qty: 1 }]), 3);'));
+          repo.write(
+            'test/cart.test.ts',
+            readFileSync(path.join(repo.dir, 'test/cart.test.ts'), 'utf8').replace(
+              '), 17);',
+              '), 17);\n    assert.equal(total([{ price: 1, qty: 1 }, { price: 1, qty: 1 }, { price: 1, qty: 1 }]), 3);',
+            ),
+          );
           repo.commit('test: three items');
           Object.assign(repo, { base });
         }
         const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
         try {
-          const gates = createGates({ workspace: ws, settings: { ...repo.settings, build: undefined }, targets: [{ id: TARGET }], sink: new ArraySink(), changedFiles: testsOnly ? ['test/cart.test.ts'] : ['src/cart.ts', 'README.md'] });
+          const gates = createGates({
+            workspace: ws,
+            settings: { ...repo.settings, build: undefined },
+            targets: [{ id: TARGET }],
+            sink: new ArraySink(),
+            changedFiles: testsOnly ? ['test/cart.test.ts'] : ['src/cart.ts', 'README.md'],
+          });
           assert.equal((await gates.runTargets('red', 'fail')).verdict.passed, true);
           await ws.checkoutRevision(repo.base);
           const { verdict } = await gates.runTargets('base', 'fail');

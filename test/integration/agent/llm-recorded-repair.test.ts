@@ -74,16 +74,38 @@ async function seedBug({ name, modelSettings }: { name: string; modelSettings: R
     },
   });
   const change = await db.db.change.create({
-    data: { repositoryId: repository.id, externalId: name, title: bug.title, description: bug.description, author: 'dev', branch: 'feature', baseRev: repo.base, headRev: repo.head, failingTestCount: 1 },
+    data: {
+      repositoryId: repository.id,
+      externalId: name,
+      title: bug.title,
+      description: bug.description,
+      author: 'dev',
+      branch: 'feature',
+      baseRev: repo.base,
+      headRev: repo.head,
+      failingTestCount: 1,
+    },
   });
   const revision = await db.db.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: repo.base, headRev: repo.head, branch: 'feature' } });
   for (const testId of bug.failingTests) {
-    await db.db.failure.create({ data: { changeId: change.id, revisionId: revision.id, testId, testName: testId.replace(/^test::/, ''), message: 'shipping is charged at the threshold' } });
+    await db.db.failure.create({
+      data: { changeId: change.id, revisionId: revision.id, testId, testName: testId.replace(/^test::/, ''), message: 'shipping is charged at the threshold' },
+    });
   }
   return { changeId: change.id };
 }
 
-async function repairThrough({ dialect, server, modelSettings, name }: { dialect: Dialect; server: ScriptedModelServer; modelSettings: Record<string, unknown>; name: string }) {
+async function repairThrough({
+  dialect,
+  server,
+  modelSettings,
+  name,
+}: {
+  dialect: Dialect;
+  server: ScriptedModelServer;
+  modelSettings: Record<string, unknown>;
+  name: string;
+}) {
   const { changeId } = await seedBug({ name, modelSettings: { model: 'coder-7b', baseUrl: server.url, dialect, maxToolCalls: 30, ...modelSettings } });
   const { runId } = await requestRun({ changeId, trigger: 'MANUAL', policy: 'llm', model: 'coder-7b' });
   const run = await waitFor(
@@ -115,7 +137,10 @@ function assertRepairedWithEveryGate({ run, events, fixes }: Awaited<ReturnType<
   assert.deepEqual(compile.slice(0, 2), [false, true], JSON.stringify(compile));
   // every later gate ran and passed: GREEN (run_tests, finish), the regression suite, the final rerun
   for (const gate of ['green', 'regression', 'final']) {
-    assert.ok(events.some((e) => e.type === 'gate' && payload(e).gate === gate && payload(e).passed === true), `a passing ${gate} gate`);
+    assert.ok(
+      events.some((e) => e.type === 'gate' && payload(e).gate === gate && payload(e).passed === true),
+      `a passing ${gate} gate`,
+    );
   }
   assert.ok(run.toolCalls >= 6, `${run.toolCalls} tool calls`);
   assert.ok(run.promptTokens > 0 && run.completionTokens > 0);
@@ -157,7 +182,10 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
       assert.equal(r.apiKeyHeader, MODEL_KEY);
       assert.equal(r.authorization, undefined);
     }
-    assert.ok(server.requests.slice(0, -1).every((r) => r.body?.tools?.length), 'native tools were sent on every turn of the repair');
+    assert.ok(
+      server.requests.slice(0, -1).every((r) => r.body?.tools?.length),
+      'native tools were sent on every turn of the repair',
+    );
     assert.deepEqual(
       events.filter((e) => e.type === 'tool_call').map((e) => payload(e).name),
       ['search_code', 'read_file', 'edit_file', 'edit_file', 'run_tests', 'finish'],
@@ -171,7 +199,11 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
   });
 
   test('the text protocol on the llama.cpp dialect, streamed: no tools sent, tokens from timings, cost unknown (null, not 0)', async () => {
-    const server = await startScriptedModelServer({ dialect: 'llamacpp', apiKey: MODEL_KEY, script: [...scriptFromConversation(conversation, 'text'), { kind: 'reply', text: SUMMARY_REPLY }] });
+    const server = await startScriptedModelServer({
+      dialect: 'llamacpp',
+      apiKey: MODEL_KEY,
+      script: [...scriptFromConversation(conversation, 'text'), { kind: 'reply', text: SUMMARY_REPLY }],
+    });
     servers.push(server);
     const result = await repairThrough({
       dialect: 'llamacpp',
@@ -201,7 +233,10 @@ describe(`the recorded repair of ${bug?.id ?? 'a corpus bug'}`, () => {
   });
 
   test('auto on the vLLM dialect: two malformed tool calls, then the rest of the run in text, recorded in the trajectory', async () => {
-    const server = await startScriptedModelServer({ dialect: 'vllm', script: [...scriptFromConversation(conversation, 'text', { malformedFirst: 2 }), { kind: 'reply', text: SUMMARY_REPLY }] });
+    const server = await startScriptedModelServer({
+      dialect: 'vllm',
+      script: [...scriptFromConversation(conversation, 'text', { malformedFirst: 2 }), { kind: 'reply', text: SUMMARY_REPLY }],
+    });
     servers.push(server);
     const result = await repairThrough({ dialect: 'vllm', server, name: 'vllm-auto', modelSettings: { editProtocol: 'auto', textFallbackAfter: 2 } });
     assertRepairedWithEveryGate(result);

@@ -65,13 +65,18 @@ describe('offline policy after a regression refusal', () => {
     assert.equal(result.exitReason, 'fixed', `${result.exitReason}: ${result.exitDetail}`);
     assert.match(result.diff, /^\+  return age >= 18;$/m);
 
-    const tried = sink.ofType('candidate').map((e) => ({ rank: Number(e.payload.rank), outcome: String(e.payload.outcome), description: String(e.payload.description) }));
+    const tried = sink
+      .ofType('candidate')
+      .map((e) => ({ rank: Number(e.payload.rank), outcome: String(e.payload.outcome), description: String(e.payload.description) }));
     const ranks = tried.map((t) => t.rank);
     assert.deepEqual(ranks, [...new Set(ranks)], `each candidate is validated once: ${ranks.join(', ')}`);
     for (let i = 1; i < ranks.length; i += 1) assert.ok(ranks[i] > ranks[i - 1], `in order: ${ranks.join(', ')}`);
 
     // one GREEN candidate was refused by the regression suite, and the next validated is the one after it
-    const regressions = sink.ofType('gate').filter((e) => e.payload.gate === 'regression').map((e) => e.payload.passed);
+    const regressions = sink
+      .ofType('gate')
+      .filter((e) => e.payload.gate === 'regression')
+      .map((e) => e.payload.passed);
     assert.deepEqual(regressions, [false, true]);
     const greens = tried.filter((t) => t.outcome === 'green');
     assert.equal(greens.length, 2);
@@ -80,6 +85,9 @@ describe('offline policy after a regression refusal', () => {
     const resumedAt = tried.findIndex((t) => t.rank === refused) + 1;
     assert.equal(tried[resumedAt]?.rank, refused + 1, 'the next turn starts right after the refused candidate');
     const thoughts = sink.ofType('thought').map((e) => String(e.payload.text));
-    assert.ok(thoughts.some((t) => t.startsWith(`The regression suite refused candidate ${refused}; going on from candidate ${refused + 1} of `)), thoughts.join('\n'));
+    assert.ok(
+      thoughts.some((t) => t.startsWith(`The regression suite refused candidate ${refused}; going on from candidate ${refused + 1} of `)),
+      thoughts.join('\n'),
+    );
   });
 });

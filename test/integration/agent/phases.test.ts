@@ -70,7 +70,10 @@ describe('setup', () => {
     assert.equal(ready.workspace.headRev, repo.head);
     assert.equal(ready.baseCommit, repo.base);
     assert.equal(ready.change.title, 'rework total');
-    assert.deepEqual(ready.change.editedSpans.find((span) => span.file === 'src/cart.ts'), { file: 'src/cart.ts', startLine: 9, endLine: 9 });
+    assert.deepEqual(
+      ready.change.editedSpans.find((span) => span.file === 'src/cart.ts'),
+      { file: 'src/cart.ts', startLine: 9, endLine: 9 },
+    );
     assert.match(ready.changeDiff, /^\+    sum \+= item\.price \+ item\.qty;$/m);
     assert.deepEqual(
       sink.events.map((e) => [e.type, e.phase]),
@@ -85,7 +88,10 @@ describe('setup', () => {
     const { state: s } = state({ settings: { ...repo.settings, build: undefined, install: 'echo "registry unreachable"; exit 7' } });
     const exit = await exitOf(setup(s));
     assert.equal(exit.exitReason, 'setup_failed');
-    assert.match(exit.detail, /^install failed: command `echo "registry unreachable"; exit 7` \(exit code 7\); output \(last \d+ characters\):\nregistry unreachable/);
+    assert.match(
+      exit.detail,
+      /^install failed: command `echo "registry unreachable"; exit 7` \(exit code 7\); output \(last \d+ characters\):\nregistry unreachable/,
+    );
     assert.ok(s.workspace, 'the run folder exists, for the pipeline to remove');
   });
 
@@ -95,7 +101,11 @@ describe('setup', () => {
       // a dependency added to package.json without updating the lock file (a local one: no registry needed)
       stale.write('package.json', JSON.stringify({ name: 'calc', version: '1.0.0', private: true, dependencies: { util: 'file:./util' } }, null, 2) + '\n');
       stale.write('util/package.json', JSON.stringify({ name: 'util', version: '1.0.0' }) + '\n');
-      stale.write('package-lock.json', JSON.stringify({ name: 'calc', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'calc', version: '1.0.0' } } }, null, 2) + '\n');
+      stale.write(
+        'package-lock.json',
+        JSON.stringify({ name: 'calc', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'calc', version: '1.0.0' } } }, null, 2) +
+          '\n',
+      );
       stale.write('.gitignore', 'node_modules/\n');
       const base = stale.commit('base');
       const { state: s, sink } = state({
@@ -106,7 +116,10 @@ describe('setup', () => {
       });
       const ready = await setup(s);
       const logs = sink.ofType('log').map((e) => String(e.payload.text));
-      assert.ok(logs.some((t) => /^npm ci failed \(exit code \d+\); falling back to `npm install --no-save --no-audit --no-fund`/.test(t)), logs.join('\n'));
+      assert.ok(
+        logs.some((t) => /^npm ci failed \(exit code \d+\); falling back to `npm install --no-save --no-audit --no-fund`/.test(t)),
+        logs.join('\n'),
+      );
       assert.ok(await ready.workspace.exists('node_modules/util/package.json'), 'the dependency is installed');
       // npm install --no-save leaves the lock file as it is: nothing of it in a fix's diff
       assert.deepEqual(await ready.workspace.changedFiles(), []);
@@ -158,7 +171,10 @@ describe('RED', () => {
   test('targets that pass on the head: not_reproduced, saying they passed', async () => {
     const exit = await exitOf(red(await setup(state({ targetTests: [EMPTY, DISCOUNT] }).state)));
     assert.equal(exit.exitReason, 'not_reproduced');
-    assert.equal(exit.detail, 'the target tests pass on the head revision (test::cart > empty cart totals zero, test::cart > discount takes a percentage off): the failure did not reproduce (flaky?)');
+    assert.equal(
+      exit.detail,
+      'the target tests pass on the head revision (test::cart > empty cart totals zero, test::cart > discount takes a percentage off): the failure did not reproduce (flaky?)',
+    );
   });
 
   test('targets the report does not list: not_reproduced, saying so and never that they pass', async () => {
@@ -171,7 +187,10 @@ describe('RED', () => {
     // some passed, some absent: each is named for what its result shows
     const mixed = await exitOf(red(await setup(state({ targetTests: [EMPTY, GONE] }).state)));
     assert.equal(mixed.exitReason, 'not_reproduced');
-    assert.match(mixed.detail, /^no target test fails on the head revision: the failure did not reproduce \(not in the test report: test::cart > total was renamed away; passed: test::cart > empty cart totals zero\)$/);
+    assert.match(
+      mixed.detail,
+      /^no target test fails on the head revision: the failure did not reproduce \(not in the test report: test::cart > total was renamed away; passed: test::cart > empty cart totals zero\)$/,
+    );
   });
 
   test('a test command that writes no report is a setup failure, not a pass', async () => {
@@ -193,7 +212,10 @@ describe('RED', () => {
     const settings = { ...repo.settings, build: undefined, test: 'echo still going; sleep 60', timeLimits: { ...repo.settings.timeLimits, testSeconds: 2 } };
     const exit = await exitOf(red(await setup(state({ settings }).state)));
     assert.equal(exit.exitReason, 'time_limit');
-    assert.match(exit.detail, /^the target tests timed out on the head revision \(testSeconds 2\): command `echo still going; sleep 60` \(killed by SIGTERM\)[^]*still going/);
+    assert.match(
+      exit.detail,
+      /^the target tests timed out on the head revision \(testSeconds 2\): command `echo still going; sleep 60` \(killed by SIGTERM\)[^]*still going/,
+    );
   });
 
   test('a run cancelled while the target tests run ends as cancelled, not as a setup failure', async () => {
@@ -220,7 +242,10 @@ describe('localise', () => {
     assert.deepEqual(localised.failure.expectedActual[0], { testId: TOTAL, actual: '11', expected: '17', operator: 'strictEqual' });
     assert.ok(localised.suspects.length > 0);
     // the only frame is the test's own: the change's edit outside the tests is the suspect, never the test
-    assert.ok(localised.suspects.every((x) => x.kind === 'window' && /^(stack frame|edited by the change) /.test(x.reasons[0])), JSON.stringify(localised.suspects));
+    assert.ok(
+      localised.suspects.every((x) => x.kind === 'window' && /^(stack frame|edited by the change) /.test(x.reasons[0])),
+      JSON.stringify(localised.suspects),
+    );
     assert.ok(localised.suspects.some((x) => x.file === 'src/cart.ts'));
     assert.ok(localised.suspects.every((x) => !x.file.startsWith('test/')));
     assert.ok(sink.events.some((e) => e.type === 'log' && /^the retrieval scaffold failed \(index unavailable\)/.test(String(e.payload.text))));
@@ -277,7 +302,12 @@ describe('patch and verify', () => {
   });
 
   test('patch then verify then summarise: a fix accepted by the whole suite', async () => {
-    const { state: s } = state({ checkBase: false, localise: async () => [], policy: scripted([FIX]), summarise: async () => ({ html: '<p>ok</p>', source: 'evidence' }) });
+    const { state: s } = state({
+      checkBase: false,
+      localise: async () => [],
+      policy: scripted([FIX]),
+      summarise: async () => ({ html: '<p>ok</p>', source: 'evidence' }),
+    });
     const localised = await localise(await red(await setup(s)));
     await patch(localised, 1);
     assert.equal(localised.policy, 'offline');

@@ -21,7 +21,9 @@ function scriptedPolicy(edits: Edit[], seen?: { ctx?: PolicyContext }): Policy {
         if (!verdict.passed) return { status: 'gave_up', exitReason: 'no_candidate', detail: 'edit refused', usage };
       }
       const { verdict } = await ctx.gates.green();
-      return verdict.passed ? { status: 'patched', usage: { ...usage, toolCalls: edits.length } } : { status: 'gave_up', exitReason: 'no_candidate', detail: 'not green', usage };
+      return verdict.passed
+        ? { status: 'patched', usage: { ...usage, toolCalls: edits.length } }
+        : { status: 'gave_up', exitReason: 'no_candidate', detail: 'not green', usage };
     },
   };
 }
@@ -77,15 +79,35 @@ describe('runRepair on a TypeScript repository', () => {
     assert.deepEqual(ctx.evidence.expectedActual[0], { testId: TARGET, actual: '11', expected: '17', operator: 'strictEqual' });
     assert.equal(ctx.suspects[0]?.file, 'src/cart.ts');
     assert.equal(ctx.suspects[0]?.symbol, 'total');
-    assert.deepEqual(ctx.change.editedSpans.find((s) => s.file === 'src/cart.ts'), { file: 'src/cart.ts', startLine: 9, endLine: 9 });
+    assert.deepEqual(
+      ctx.change.editedSpans.find((s) => s.file === 'src/cart.ts'),
+      { file: 'src/cart.ts', startLine: 9, endLine: 9 },
+    );
     assert.equal(ctx.redRun.results[0].status, 'failed');
 
     // the trajectory: phases in order, gate verdicts, suspects, a final event
-    const phases = sink.ofType('phase').filter((e) => e.payload.status === 'started').map((e) => e.phase);
+    const phases = sink
+      .ofType('phase')
+      .filter((e) => e.payload.status === 'started')
+      .map((e) => e.phase);
     assert.deepEqual(phases, ['setup', 'red', 'localise', 'patch', 'verify', 'summary']);
     const gates = sink.ofType('gate').map((e) => `${e.payload.gate}:${e.payload.passed}`);
     // GREEN and the final rerun three times each (proof.runs), then the head without the fix twice more: still failing, so proven
-    assert.deepEqual(gates, ['red:true', 'base:false', 'compile:true', 'green:true', 'green:true', 'green:true', 'green:true', 'regression:true', 'final:true', 'final:true', 'final:true', 'red:true', 'red:true']);
+    assert.deepEqual(gates, [
+      'red:true',
+      'base:false',
+      'compile:true',
+      'green:true',
+      'green:true',
+      'green:true',
+      'green:true',
+      'regression:true',
+      'final:true',
+      'final:true',
+      'final:true',
+      'red:true',
+      'red:true',
+    ]);
     assert.equal(result.evidence.proof?.status, 'proven');
     assert.equal(sink.ofType('suspects').length, 1);
     assert.equal(sink.events.at(-1)?.type, 'final');
@@ -156,10 +178,16 @@ describe('runRepair on a TypeScript repository', () => {
       assert.equal(result.exitReason, 'fixed', `${result.exitReason}: ${result.exitDetail}`);
       assert.deepEqual(result.evidence.targets, [TARGET]);
       assert.equal(result.evidence.notCausedByChange, false);
-      assert.deepEqual(result.evidence.droppedTargets?.map((d) => d.id), [discount]);
+      assert.deepEqual(
+        result.evidence.droppedTargets?.map((d) => d.id),
+        [discount],
+      );
       assert.match(result.evidence.droppedTargets?.[0].reason ?? '', /fails on the base revision too/);
       const logs = sink.ofType('log').map((e) => String(e.payload.text));
-      assert.ok(logs.some((t) => t.includes(`left out 1 target test(s) that fail on the base revision too (not caused by the change): ${discount}`)), logs.join('\n'));
+      assert.ok(
+        logs.some((t) => t.includes(`left out 1 target test(s) that fail on the base revision too (not caused by the change): ${discount}`)),
+        logs.join('\n'),
+      );
       // the regression suite still fails there, and that is not held against the fix
       assert.equal(result.evidence.regression?.passed, true, result.evidence.regression?.detail);
       assert.match(result.evidence.regression?.detail ?? '', /not counted: 1 failing on the base revision too/);
@@ -218,7 +246,9 @@ describe('runRepair on a TypeScript repository', () => {
   test('tiers: the second policy runs on a clean workspace after the first gives up', async () => {
     const repo = tsRepo();
     const wrong: Edit = { ...FIX, newText: 'item.price - item.qty' } as Edit;
-    const result = await runRepair(input(repo, { policy: [scriptedPolicy([wrong]), { ...scriptedPolicy([FIX]), name: 'llm' }], checkBase: false, runRegression: false }));
+    const result = await runRepair(
+      input(repo, { policy: [scriptedPolicy([wrong]), { ...scriptedPolicy([FIX]), name: 'llm' }], checkBase: false, runRegression: false }),
+    );
     assert.equal(result.exitReason, 'fixed');
     assert.equal(result.policy, 'llm');
     assert.doesNotMatch(result.diff, /item\.price - item\.qty/);
@@ -272,7 +302,11 @@ describe('runRepair on a Python repository', () => {
       policy: createOfflinePolicy(),
       sink,
     });
-    assert.equal(result.exitReason, 'fixed', `${result.exitReason}: ${result.exitDetail}\n${JSON.stringify(sink.ofType('gate').map((e) => e.payload)).slice(0, 2000)}`);
+    assert.equal(
+      result.exitReason,
+      'fixed',
+      `${result.exitReason}: ${result.exitDetail}\n${JSON.stringify(sink.ofType('gate').map((e) => e.payload)).slice(0, 2000)}`,
+    );
     assert.deepEqual(result.files, ['shop/cart.py']);
     assert.deepEqual(result.evidence.failure?.expectedActual[0], { testId: 'tests.test_cart::test_total', actual: '11', expected: '17', operator: '==' });
     assert.equal(result.suspects[0]?.file, 'shop/cart.py');

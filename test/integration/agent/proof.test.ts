@@ -98,9 +98,26 @@ describe('proof of a fix for a randomized target', () => {
     assert.match(String(proofs[0].payload.detail), /^unproven \(flaky target\): .*lucky draw passed without the fix in 2 of 3 runs/);
     // every repeat is its own gate verdict, numbered, after a seed from the second on
     const gates = sink.ofType('gate').map((e) => `${e.payload.gate}:${e.payload.passed}`);
-    assert.deepEqual(gates, ['red:true', 'base:false', 'compile:true', 'green:true', 'green:true', 'green:true', 'green:true', 'regression:true', 'final:true', 'final:true', 'final:true', 'red:false', 'red:false']);
+    assert.deepEqual(gates, [
+      'red:true',
+      'base:false',
+      'compile:true',
+      'green:true',
+      'green:true',
+      'green:true',
+      'green:true',
+      'regression:true',
+      'final:true',
+      'final:true',
+      'final:true',
+      'red:false',
+      'red:false',
+    ]);
     const repeats = sink.ofType('gate').filter((e) => e.payload.repeat);
-    assert.deepEqual(repeats.map((e) => (e.payload.repeat as { index: number }).index), [2, 3, 2, 3, 2, 3]);
+    assert.deepEqual(
+      repeats.map((e) => (e.payload.repeat as { index: number }).index),
+      [2, 3, 2, 3, 2, 3],
+    );
     assert.ok(repeats.every((e) => typeof (e.payload.repeat as { seed?: number }).seed === 'number'));
 
     // the base gate of a test the change adds says the test is not there, not that the change broke it

@@ -20,14 +20,20 @@ test('pytest addopts naming a missing plugin (--cov): retried once with -o addop
   repo.write('pytest.ini', '[pytest]\naddopts = --cov=pkg\n');
   repo.write('pkg/__init__.py', 'def double(x):\n    return x + x\n');
   repo.write('tests/__init__.py', '');
-  repo.write('tests/test_pkg.py', 'from pkg import double\n\ndef test_double():\n    assert double(2) == 4\n\ndef test_double_fails():\n    assert double(3) == 7\n');
+  repo.write(
+    'tests/test_pkg.py',
+    'from pkg import double\n\ndef test_double():\n    assert double(2) == 4\n\ndef test_double_fails():\n    assert double(3) == 7\n',
+  );
   repo.commit('base');
   const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
   try {
     const run = await runTests({ workspace: ws, settings: pySettings(), kind: 'regression', targets: [] });
     assert.equal(run.reportError, undefined, `${run.reportError}\n${run.command.output}`);
     assert.match(run.command.command, /-o addopts=$/);
-    assert.match(run.command.output, /\[flowfix\] pytest exited 4 \(unrecognized arguments: --cov=pkg from addopts in pytest\.ini.*retried once with -o addopts=/);
+    assert.match(
+      run.command.output,
+      /\[flowfix\] pytest exited 4 \(unrecognized arguments: --cov=pkg from addopts in pytest\.ini.*retried once with -o addopts=/,
+    );
     const byName = Object.fromEntries(run.results.map((r) => [r.id.split('::').pop(), r.status]));
     assert.equal(byName.test_double, 'passed', JSON.stringify(run.results));
     assert.equal(byName.test_double_fails, 'failed', JSON.stringify(run.results));

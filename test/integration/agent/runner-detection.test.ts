@@ -31,7 +31,11 @@ describe('runner detection on real repositories', () => {
     assert.match(command, /--timeout 10000 test\//);
     assert.doesNotMatch(command, /dot|--bail/);
     assert.equal(res.code, 0, res.out.slice(-3000) + res.err.slice(-3000));
-    const result = JSON.parse(res.out) as { exitReason: string; diff: string; evidence: { targets: string[]; regression?: { counts?: { run: number; passed: number } } } };
+    const result = JSON.parse(res.out) as {
+      exitReason: string;
+      diff: string;
+      evidence: { targets: string[]; regression?: { counts?: { run: number; passed: number } } };
+    };
     assert.equal(result.exitReason, 'fixed');
     assert.match(result.diff, /^\+.*item\.price \* item\.qty/m);
     assert.equal(result.evidence.targets.length, 1);

@@ -36,8 +36,24 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
     layout: {
       packageJson: { scripts: { lint: 'echo lint', test: 'npm run lint && vitest run' }, devDependencies: { vitest: '3.2.4' } },
       tests: {
-        base: { 'test/total.test.js': cjsTest("import { test, expect } from 'vitest';\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);", false, 'test', '', (a, b) => `expect(${a}).toBe(${b})`) },
-        head: { 'test/total.test.js': cjsTest("import { test, expect } from 'vitest';\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);", true, 'test', '', (a, b) => `expect(${a}).toBe(${b})`) },
+        base: {
+          'test/total.test.js': cjsTest(
+            "import { test, expect } from 'vitest';\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);",
+            false,
+            'test',
+            '',
+            (a, b) => `expect(${a}).toBe(${b})`,
+          ),
+        },
+        head: {
+          'test/total.test.js': cjsTest(
+            "import { test, expect } from 'vitest';\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);",
+            true,
+            'test',
+            '',
+            (a, b) => `expect(${a}).toBe(${b})`,
+          ),
+        },
       },
     },
     report: /vitest run \{files\} --reporter=default --reporter=junit/,
@@ -59,8 +75,16 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
     layout: {
       packageJson: { scripts: { test: 'echo xo && ava' }, devDependencies: { ava: '6.4.1' } },
       tests: {
-        base: { 'test.js': cjsTest("const test = require('ava');", false, 'test', '', (a, b) => `t.is(${a}, ${b})`).replace(/\(\) => \{/g, '(t) => {').replace("require('../index.js')", "require('./index.js')") },
-        head: { 'test.js': cjsTest("const test = require('ava');", true, 'test', '', (a, b) => `t.is(${a}, ${b})`).replace(/\(\) => \{/g, '(t) => {').replace("require('../index.js')", "require('./index.js')") },
+        base: {
+          'test.js': cjsTest("const test = require('ava');", false, 'test', '', (a, b) => `t.is(${a}, ${b})`)
+            .replace(/\(\) => \{/g, '(t) => {')
+            .replace("require('../index.js')", "require('./index.js')"),
+        },
+        head: {
+          'test.js': cjsTest("const test = require('ava');", true, 'test', '', (a, b) => `t.is(${a}, ${b})`)
+            .replace(/\(\) => \{/g, '(t) => {')
+            .replace("require('../index.js')", "require('./index.js')"),
+        },
       },
     },
     report: /ava --tap > flowfix-report\.tap$/,
@@ -70,8 +94,18 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
     layout: {
       packageJson: { scripts: { test: 'tap' }, tap: { 'check-coverage': true }, devDependencies: { tap: '16.3.10' } },
       tests: {
-        base: { 'test/total.js': cjsTest("const t = require('tap');", false, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(/\(\) => \{/g, '(t) => {') },
-        head: { 'test/total.js': cjsTest("const t = require('tap');", true, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(/\(\) => \{/g, '(t) => {') },
+        base: {
+          'test/total.js': cjsTest("const t = require('tap');", false, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(
+            /\(\) => \{/g,
+            '(t) => {',
+          ),
+        },
+        head: {
+          'test/total.js': cjsTest("const t = require('tap');", true, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(
+            /\(\) => \{/g,
+            '(t) => {',
+          ),
+        },
       },
     },
     report: /tap --reporter=tap --no-coverage > flowfix-report\.tap$/,
@@ -79,11 +113,24 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
   // fastify: node-tap 21 behind test:unit, a .taprc, tape also listed
   'node-tap 21': {
     layout: {
-      packageJson: { scripts: { test: 'npm run test:unit && npm run test:types', 'test:unit': 'tap', 'test:types': 'echo tsd' }, devDependencies: { tap: '21.1.0' } },
+      packageJson: {
+        scripts: { test: 'npm run test:unit && npm run test:types', 'test:unit': 'tap', 'test:types': 'echo tsd' },
+        devDependencies: { tap: '21.1.0' },
+      },
       files: { '.taprc': 'files:\n  - test/**/*.test.js\n' },
       tests: {
-        base: { 'test/total.test.js': cjsTest("const t = require('tap');", false, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(/\(\) => \{/g, '(t) => {') },
-        head: { 'test/total.test.js': cjsTest("const t = require('tap');", true, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(/\(\) => \{/g, '(t) => {') },
+        base: {
+          'test/total.test.js': cjsTest("const t = require('tap');", false, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(
+            /\(\) => \{/g,
+            '(t) => {',
+          ),
+        },
+        head: {
+          'test/total.test.js': cjsTest("const t = require('tap');", true, 't.test', '', (a, b) => `t.equal(${a}, ${b}); t.end()`).replace(
+            /\(\) => \{/g,
+            '(t) => {',
+          ),
+        },
       },
     },
     report: /tap --reporter=tap --disable-coverage > flowfix-report\.tap$/,
@@ -93,7 +140,10 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
     layout: {
       packageJson: { scripts: { test: 'npm run tests-only', 'tests-only': "nyc tape 'test/**/*.js'" }, devDependencies: { tape: '5.9.0' } },
       tests: {
-        base: { 'test/total.js': "const test = require('tape');\nconst { total } = require('../index.js');\n\ntest('is 0 for no items', (t) => {\n  t.equal(total([]), 0);\n  t.end();\n});\n" },
+        base: {
+          'test/total.js':
+            "const test = require('tape');\nconst { total } = require('../index.js');\n\ntest('is 0 for no items', (t) => {\n  t.equal(total([]), 0);\n  t.end();\n});\n",
+        },
         head: {
           'test/total.js':
             "const test = require('tape');\nconst { total } = require('../index.js');\n\ntest('is 0 for no items', (t) => {\n  t.equal(total([]), 0);\n  t.end();\n});\ntest('multiplies price by quantity', (t) => {\n  if (total([{ price: 5, qty: 3 }]) !== 15) throw new Error('wrong total');\n  t.pass('total');\n  t.end();\n});\n",
@@ -111,7 +161,7 @@ async function repair(dir: string, args: string[]) {
   return { code, out: out.join(''), err: err.join('') };
 }
 
-describe('a new user\'s repositories set up with no command written by hand', { concurrency: 2 }, () => {
+describe("a new user's repositories set up with no command written by hand", { concurrency: 2 }, () => {
   for (const [runner, { layout, report }] of Object.entries(layouts)) {
     test(`${runner}: detected, installed, its own report read, repaired`, { timeout: 600_000 }, async () => {
       const repo = createRunnerRepo(layout);

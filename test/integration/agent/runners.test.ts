@@ -94,9 +94,12 @@ describe('hangs', () => {
     }
   });
 
-  test("a bug that makes the target slow: candidates get a few times what the target took before the change, not what the slow head took", async () => {
+  test('a bug that makes the target slow: candidates get a few times what the target took before the change, not what the slow head took', async () => {
     // the change multiplies wrongly and, with it, waits 8 s: RED takes ~9 s, so RED alone would give each candidate 4 × 9 + 5 ≈ 41 s
-    const slowHead = TS_CART_BASE.replace('sum += item.price * item.qty;', 'sum += item.price + item.qty;\n    const until = Date.now() + 8000;\n    while (Date.now() < until);');
+    const slowHead = TS_CART_BASE.replace(
+      'sum += item.price * item.qty;',
+      'sum += item.price + item.qty;\n    const until = Date.now() + 8000;\n    while (Date.now() < until);',
+    );
     const repo = createTsRepo({ head: slowHead });
     repos.push(repo);
     const ws = await Workspace.create({ source: repo.dir, headRev: 'HEAD' });
@@ -162,7 +165,12 @@ describe('a test file that fails to load', () => {
         }
         ids.push(run.results.map((r) => r.id).sort());
         // node's TAP names it the same way
-        const tap = await runTests({ workspace: ws, settings: { ...settings, test: 'node --test --test-reporter=tap test/ > report.tap', junitReport: 'report.tap' }, kind: 'regression', targets: [] });
+        const tap = await runTests({
+          workspace: ws,
+          settings: { ...settings, test: 'node --test --test-reporter=tap test/ > report.tap', junitReport: 'report.tap' },
+          kind: 'regression',
+          targets: [],
+        });
         assert.deepEqual(tap.results.map((r) => r.id).sort(), ['tap::adds', 'tap::test/broken.test.js']);
       } finally {
         await ws.dispose();

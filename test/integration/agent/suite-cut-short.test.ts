@@ -49,7 +49,12 @@ test('discount takes a percentage off', async () => {
 `;
 
 const TARGET = 'total multiplies price by quantity';
-const FIX: Extract<Edit, { kind: 'replace' }> = { kind: 'replace', file: 'src/cart.js', oldText: 'sum += item.price + item.qty;', newText: 'sum += item.price * item.qty;' };
+const FIX: Extract<Edit, { kind: 'replace' }> = {
+  kind: 'replace',
+  file: 'src/cart.js',
+  oldText: 'sum += item.price + item.qty;',
+  newText: 'sum += item.price * item.qty;',
+};
 const usage = { promptTokens: 0, completionTokens: 0, costUsd: 0, toolCalls: 0 };
 
 function cartRepo() {
@@ -100,7 +105,10 @@ async function repairWith(report: 'tap' | 'junit', crash: string) {
   const sink = new ArraySink();
   const policy = crashThenFix(crash);
   const result = await runRepair({ repoPath: repo.dir, baseRev: base, headRev: head, targetTests: [TARGET], settings, policy, sink, checkBase: false });
-  const regressions = sink.ofType('gate').filter((e) => e.payload.gate === 'regression').map((e) => e.payload);
+  const regressions = sink
+    .ofType('gate')
+    .filter((e) => e.payload.gate === 'regression')
+    .map((e) => e.payload);
   const logs = sink.ofType('log').map((e) => String(e.payload.text));
   return { result, regressions, logs, policy };
 }
@@ -110,7 +118,10 @@ describe('a candidate that makes the suite die after its first tests', () => {
   test('TAP cut short by process.exit(0): the plan is missing, GREEN refuses the candidate although the target passed, the next one fixes', async () => {
     const { result, regressions, policy } = await repairWith('tap', 'if (items.length === 0) setTimeout(() => process.exit(0), 20);');
     assert.equal(policy.greens.length, 2, policy.greens.join('\n'));
-    assert.match(policy.greens[0]!, /^FAIL the report does not account for every test \(report\.tap: the TAP stream ends before its plan.*\); 1 passed, 0 failing of 1 target tests$/);
+    assert.match(
+      policy.greens[0]!,
+      /^FAIL the report does not account for every test \(report\.tap: the TAP stream ends before its plan.*\); 1 passed, 0 failing of 1 target tests$/,
+    );
     assert.match(policy.greens[1]!, /^PASS /);
     assert.equal(result.exitReason, 'fixed', `${result.exitReason}: ${result.exitDetail}`);
     assert.doesNotMatch(result.diff, /process\.exit/);
@@ -120,7 +131,10 @@ describe('a candidate that makes the suite die after its first tests', () => {
 
   test('JUnit, every test "passed" but an exception thrown from a timer made the process exit 1: GREEN refuses it', async () => {
     const { result, policy } = await repairWith('junit', "if (items.length === 0) setTimeout(() => { throw new Error('cart closed'); }, 20);");
-    assert.match(policy.greens[0]!, /^FAIL the report does not account for every test \(the test command exited with code 1, but its report names no failing test\)/);
+    assert.match(
+      policy.greens[0]!,
+      /^FAIL the report does not account for every test \(the test command exited with code 1, but its report names no failing test\)/,
+    );
     assert.equal(result.exitReason, 'fixed', `${result.exitReason}: ${result.exitDetail}`);
     assert.doesNotMatch(result.diff, /cart closed/);
   });

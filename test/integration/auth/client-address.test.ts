@@ -27,7 +27,10 @@ describe('client address without a proxy', () => {
     const browser = new AuthClient(server.url);
     assert.equal(await browser.signIn({ email: 'ada@example.test', password: 'wrong', headers: { 'x-forwarded-for': '203.0.113.50' } }), 'CredentialsSignin');
     assert.equal(await browser.signIn({ email: 'ada@example.test', password: 'right-password-1' }), null);
-    const rows = await db.db.auditLog.findMany({ where: { action: { in: ['auth.signin.failure', 'auth.signin'] }, targetId: { in: [u.email, u.id] } }, orderBy: { id: 'asc' } });
+    const rows = await db.db.auditLog.findMany({
+      where: { action: { in: ['auth.signin.failure', 'auth.signin'] }, targetId: { in: [u.email, u.id] } },
+      orderBy: { id: 'asc' },
+    });
     assert.deepEqual(
       rows.map((r) => [r.action, (r.data as { address?: unknown }).address]),
       [

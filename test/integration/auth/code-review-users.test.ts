@@ -55,7 +55,11 @@ describe('code-review identities can never sign in or grade', () => {
   test('no single sign-on: not matched by email, and no account provisioned in the reserved domain', async () => {
     const signIn = getAuthOptions().callbacks!.signIn!;
     const attempt = (email: string, sub: string) =>
-      signIn({ user: { id: sub, email, name: 'Someone' }, account: { provider: 'oidc', type: 'oauth', providerAccountId: sub }, profile: { email, sub } } as never);
+      signIn({
+        user: { id: sub, email, name: 'Someone' },
+        account: { provider: 'oidc', type: 'oauth', providerAccountId: sub },
+        profile: { email, sub },
+      } as never);
     assert.equal(await attempt(shadow.email, 'idp-subject-1'), false);
     assert.equal((await db.db.user.findUniqueOrThrow({ where: { id: shadow.id } })).oidcSubject, null, 'the identity was not taken over');
     assert.equal(await attempt('someone-else@github-zzz.code-review.invalid', 'idp-subject-2'), false);
@@ -78,19 +82,46 @@ describe('code-review identities can never sign in or grade', () => {
     );
     assert.equal(users.find((u) => u.id === admin.id)?.kind, 'PERSON');
 
-    const role = await callRoute({ handler: userRoute.PATCH, url: `/api/admin/users/${shadow.id}`, method: 'PATCH', cookie: adminCookie, params: { id: shadow.id }, body: { roles: ['GRADER'] } });
+    const role = await callRoute({
+      handler: userRoute.PATCH,
+      url: `/api/admin/users/${shadow.id}`,
+      method: 'PATCH',
+      cookie: adminCookie,
+      params: { id: shadow.id },
+      body: { roles: ['GRADER'] },
+    });
     assert.equal(role.status, 409, JSON.stringify(role.json));
     assert.match(JSON.stringify(role.json), /code-review identity/);
-    const password = await callRoute({ handler: userRoute.PATCH, url: `/api/admin/users/${shadow.id}`, method: 'PATCH', cookie: adminCookie, params: { id: shadow.id }, body: { password: 'a-new-password-1' } });
+    const password = await callRoute({
+      handler: userRoute.PATCH,
+      url: `/api/admin/users/${shadow.id}`,
+      method: 'PATCH',
+      cookie: adminCookie,
+      params: { id: shadow.id },
+      body: { password: 'a-new-password-1' },
+    });
     assert.equal(password.status, 409);
     const row = await db.db.user.findUniqueOrThrow({ where: { id: shadow.id } });
     assert.deepEqual([row.roles, row.passwordHash], [[], null]);
     // disabling stays possible (it changes nothing they could do, and keeps the record)
-    const disable = await callRoute({ handler: userRoute.PATCH, url: `/api/admin/users/${shadow.id}`, method: 'PATCH', cookie: adminCookie, params: { id: shadow.id }, body: { disabled: true } });
+    const disable = await callRoute({
+      handler: userRoute.PATCH,
+      url: `/api/admin/users/${shadow.id}`,
+      method: 'PATCH',
+      cookie: adminCookie,
+      params: { id: shadow.id },
+      body: { disabled: true },
+    });
     assert.equal(disable.status, 200);
     await db.db.user.update({ where: { id: shadow.id }, data: { disabledAt: null } });
 
-    const create = await callRoute({ handler: usersRoute.POST, url: '/api/admin/users', method: 'POST', cookie: adminCookie, body: { email: 'mallory@github-abc.code-review.invalid', name: 'M', password: 'long-enough-pass', roles: ['ADMIN'] } });
+    const create = await callRoute({
+      handler: usersRoute.POST,
+      url: '/api/admin/users',
+      method: 'POST',
+      cookie: adminCookie,
+      body: { email: 'mallory@github-abc.code-review.invalid', name: 'M', password: 'long-enough-pass', roles: ['ADMIN'] },
+    });
     assert.equal(create.status, 422, JSON.stringify(create.json));
   });
 
@@ -102,7 +133,10 @@ describe('code-review identities can never sign in or grade', () => {
     assert.ok(graders.includes(admin.id));
     assert.ok(!graders.includes(shadow.id));
     await assert.rejects(
-      createQueue({ actor: { id: admin.id, email: admin.email, name: admin.name, roles: ['ADMIN', 'MANAGER'] }, input: { name: 'q', gradersPerFix: 1, graderIds: [shadow.id], filter: {}, instructions: '' } as never }),
+      createQueue({
+        actor: { id: admin.id, email: admin.email, name: admin.name, roles: ['ADMIN', 'MANAGER'] },
+        input: { name: 'q', gradersPerFix: 1, graderIds: [shadow.id], filter: {}, instructions: '' } as never,
+      }),
       (err: Error) => /grader/.test(err.message),
     );
   });

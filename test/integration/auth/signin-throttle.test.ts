@@ -67,7 +67,15 @@ describe('sign-in limits', () => {
     const audit = await db.db.auditLog.findMany({ where: { targetId: { in: [u.email, u.id] }, action: { startsWith: 'auth.' } }, orderBy: { id: 'asc' } });
     assert.deepEqual(
       audit.map((e) => e.action),
-      ['auth.signin.failure', 'auth.signin.failure', 'auth.signin.failure', 'auth.signin.failure', 'auth.signin.failure', 'auth.lockout', 'auth.signin.refused'],
+      [
+        'auth.signin.failure',
+        'auth.signin.failure',
+        'auth.signin.failure',
+        'auth.signin.failure',
+        'auth.signin.failure',
+        'auth.lockout',
+        'auth.signin.refused',
+      ],
     );
     assert.equal((audit[0].data as { reason: string }).reason, 'wrong_password');
     assert.ok(!JSON.stringify(audit.map((e) => e.data)).includes(u.password), 'no password reaches the audit log');
@@ -111,10 +119,11 @@ describe('sign-in limits', () => {
 
   test('40 parallel wrong attempts all count: no lost updates', async () => {
     const u = await newUser();
-    const codes = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => attempt(session, { email: u.email, password: `wrong-${i}`, address: '198.18.0.40' })),
+    const codes = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(session, { email: u.email, password: `wrong-${i}`, address: '198.18.0.40' })));
+    assert.ok(
+      codes.every((c) => c === 'CredentialsSignin' || /^SignInThrottled:/.test(c ?? '')),
+      codes.join(','),
     );
-    assert.ok(codes.every((c) => c === 'CredentialsSignin' || /^SignInThrottled:/.test(c ?? '')), codes.join(','));
     const account = await db.db.signInThrottle.findUniqueOrThrow({ where: { scope_subject: { scope: 'account', subject: u.email } } });
     const client = await db.db.signInThrottle.findUniqueOrThrow({ where: { scope_subject: { scope: 'address', subject: '198.18.0.40' } } });
     assert.equal(account.failures, 40);

@@ -36,7 +36,15 @@ describe('runOracleCase', () => {
   test('a wrong fix is a loss, with the phase and the reason the run ended', async () => {
     const wrong = TS_CART_HEAD.replace('sum += item.price + item.qty;', 'sum += item.price - item.qty;');
     const fixDiff = await fixDiffFromFiles(repo.dir, repo.head, { 'src/cart.ts': wrong });
-    const outcome = await runOracleCase({ id: 'cart-wrong', repoPath: repo.dir, baseRev: repo.base, headRev: repo.head, targetTests: [TARGET], fixDiff, settings });
+    const outcome = await runOracleCase({
+      id: 'cart-wrong',
+      repoPath: repo.dir,
+      baseRev: repo.base,
+      headRev: repo.head,
+      targetTests: [TARGET],
+      fixDiff,
+      settings,
+    });
     assert.equal(outcome.reached, false);
     assert.equal(outcome.status, 'no_fix');
     assert.equal(outcome.phase, 'patch');

@@ -120,7 +120,7 @@ before(async () => {
         revisionId: 'rev_1',
         testId: 'test/cart.test.js::total adds prices',
         testName: `total ${HOSTILE}`,
-        message: "Expected values to be strictly equal:\n\n9 !== 10\n",
+        message: 'Expected values to be strictly equal:\n\n9 !== 10\n',
         logExcerpt: "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n  actual: 9,\n  expected: 10,\n  operator: 'strictEqual'",
       },
       {
@@ -339,11 +339,17 @@ describe('listReviewQueue', () => {
       });
     }
     const first = await listReviewQueue({ limit: 2 });
-    assert.deepEqual(first.items.map((i) => i.fixId), ['fix_q2', 'fix_q0']);
+    assert.deepEqual(
+      first.items.map((i) => i.fixId),
+      ['fix_q2', 'fix_q0'],
+    );
     assert.equal(first.items[0].summaryText, 'q2 & bold');
     assert.ok(first.nextCursor);
     const second = await listReviewQueue({ limit: 2, cursor: first.nextCursor! });
-    assert.deepEqual(second.items.map((i) => i.fixId), ['fix_1']);
+    assert.deepEqual(
+      second.items.map((i) => i.fixId),
+      ['fix_1'],
+    );
     assert.equal(second.nextCursor, null);
     assert.match(second.items[0].summaryText, /^Root cause: total\(\) applies a discount\./);
     assert.doesNotMatch(second.items[0].summaryText, /onerror|<script/);
@@ -370,10 +376,7 @@ describe('routes', () => {
     assert.doesNotMatch((fix.json as { summaryHtml: string }).summaryHtml, /onerror/);
     const files = await callRoute({ handler: getFilesRoute, url: '/api/fixes/fix_1/files', cookie: reviewerCookie, params: { id: 'fix_1' } });
     assert.equal(files.status, 200);
-    assert.deepEqual(
-      (files.json as { files: Array<{ path: string }> }).files.map((f) => f.path).sort(),
-      ['added.js', 'cart.js'],
-    );
+    assert.deepEqual((files.json as { files: Array<{ path: string }> }).files.map((f) => f.path).sort(), ['added.js', 'cart.js']);
     const none = await callRoute({ handler: getFilesRoute, url: '/api/fixes/x/files', cookie: reviewerCookie, params: { id: 'x' } });
     assert.equal(none.status, 404);
   });

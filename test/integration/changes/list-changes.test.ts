@@ -24,17 +24,86 @@ type Seed = Omit<Prisma.ChangeCreateManyInput, 'repositoryId' | 'baseRev' | 'hea
 
 function seedRows(): Seed[] {
   const rows: Seed[] = [
-    { id: 'c_offbyone', repo: 'alpha', externalId: 'PR-101', title: 'Fix off-by-one in pager', author: 'ada', branch: 'fix/pager', status: 'FIX_READY', lastFailureAt: new Date(NOW.getTime() - 1 * HOUR), failingTestCount: 2, revisionNumber: 3 },
-    { id: 'c_renovate', repo: 'alpha', externalId: 'PR-102', title: 'Bump lodash to 4.17.21', author: 'renovate[bot]', authorKind: 'BOT', branch: 'renovate/lodash', status: 'SKIPPED', statusReason: 'bot author', lastFailureAt: new Date(NOW.getTime() - 2 * HOUR) },
-    { id: 'c_operator', repo: 'beta', externalId: 'PR-7', title: 'Use >= for the retry limit', author: 'grace', branch: 'feature/retries', status: 'NO_FIX', lastFailureAt: new Date(NOW.getTime() - 30 * HOUR) },
-    { id: 'c_history', repo: 'beta', externalId: 'HIST-1', title: 'Historical change about parsers', author: 'ada', branch: 'old/parser', status: 'APPLIED', origin: 'DEMO_HISTORY', lastFailureAt: new Date(NOW.getTime() - 20 * 24 * HOUR) },
-    { id: 'c_percent', repo: 'alpha', externalId: 'PR-103', title: 'Coverage to 100% in utils', author: 'linus', branch: 'chore/coverage_utils', status: 'NEW', lastFailureAt: new Date(NOW.getTime() - 3 * HOUR) },
-    { id: 'c_stale', repo: 'beta', externalId: 'PR-8', title: 'Rename config loader', author: 'Grace', branch: 'refactor/config', status: 'STALE', lastFailureAt: new Date(NOW.getTime() - 8 * 24 * HOUR) },
+    {
+      id: 'c_offbyone',
+      repo: 'alpha',
+      externalId: 'PR-101',
+      title: 'Fix off-by-one in pager',
+      author: 'ada',
+      branch: 'fix/pager',
+      status: 'FIX_READY',
+      lastFailureAt: new Date(NOW.getTime() - 1 * HOUR),
+      failingTestCount: 2,
+      revisionNumber: 3,
+    },
+    {
+      id: 'c_renovate',
+      repo: 'alpha',
+      externalId: 'PR-102',
+      title: 'Bump lodash to 4.17.21',
+      author: 'renovate[bot]',
+      authorKind: 'BOT',
+      branch: 'renovate/lodash',
+      status: 'SKIPPED',
+      statusReason: 'bot author',
+      lastFailureAt: new Date(NOW.getTime() - 2 * HOUR),
+    },
+    {
+      id: 'c_operator',
+      repo: 'beta',
+      externalId: 'PR-7',
+      title: 'Use >= for the retry limit',
+      author: 'grace',
+      branch: 'feature/retries',
+      status: 'NO_FIX',
+      lastFailureAt: new Date(NOW.getTime() - 30 * HOUR),
+    },
+    {
+      id: 'c_history',
+      repo: 'beta',
+      externalId: 'HIST-1',
+      title: 'Historical change about parsers',
+      author: 'ada',
+      branch: 'old/parser',
+      status: 'APPLIED',
+      origin: 'DEMO_HISTORY',
+      lastFailureAt: new Date(NOW.getTime() - 20 * 24 * HOUR),
+    },
+    {
+      id: 'c_percent',
+      repo: 'alpha',
+      externalId: 'PR-103',
+      title: 'Coverage to 100% in utils',
+      author: 'linus',
+      branch: 'chore/coverage_utils',
+      status: 'NEW',
+      lastFailureAt: new Date(NOW.getTime() - 3 * HOUR),
+    },
+    {
+      id: 'c_stale',
+      repo: 'beta',
+      externalId: 'PR-8',
+      title: 'Rename config loader',
+      author: 'Grace',
+      branch: 'refactor/config',
+      status: 'STALE',
+      lastFailureAt: new Date(NOW.getTime() - 8 * 24 * HOUR),
+    },
   ];
   // 23 changes failing at the very same millisecond: the id breaks the tie
   for (let i = 0; i < 23; i += 1) {
     const n = String(i).padStart(2, '0');
-    rows.push({ id: `t_${n}`, repo: i % 2 ? 'alpha' : 'beta', externalId: `TIE-${n}`, title: `Tied change ${n}`, author: 'tie-bot', authorKind: 'BOT', branch: `tie/${n}`, status: 'QUEUED', lastFailureAt: TIE });
+    rows.push({
+      id: `t_${n}`,
+      repo: i % 2 ? 'alpha' : 'beta',
+      externalId: `TIE-${n}`,
+      title: `Tied change ${n}`,
+      author: 'tie-bot',
+      authorKind: 'BOT',
+      branch: `tie/${n}`,
+      status: 'QUEUED',
+      lastFailureAt: TIE,
+    });
   }
   return rows;
 }
@@ -82,7 +151,10 @@ after(async () => {
 describe('listChanges', () => {
   test('orders by latest failure, newest first, then by id descending', async () => {
     const page = await list({});
-    assert.deepEqual(ids(page.items), expectedIds(() => true));
+    assert.deepEqual(
+      ids(page.items),
+      expectedIds(() => true),
+    );
     assert.equal(page.nextCursor, null);
     assert.deepEqual(page.total, { count: SEEDS.length, capped: false });
   });
@@ -116,15 +188,25 @@ describe('listChanges', () => {
     for (const limit of [1, 4, 7, 23]) {
       const pages = await allPages({}, limit);
       const flat = pages.flat();
-      assert.deepEqual(flat, expectedIds(() => true), `limit ${limit}`);
+      assert.deepEqual(
+        flat,
+        expectedIds(() => true),
+        `limit ${limit}`,
+      );
       assert.equal(new Set(flat).size, flat.length);
-      assert.ok(pages.slice(0, -1).every((p) => p.length === limit), 'every page but the last is full');
+      assert.ok(
+        pages.slice(0, -1).every((p) => p.length === limit),
+        'every page but the last is full',
+      );
     }
   });
 
   test('the cursor keeps working with filters applied', async () => {
     const pages = await allPages({ status: ['QUEUED'], repo: 'alpha' }, 5);
-    assert.deepEqual(pages.flat(), expectedIds((s) => s.status === 'QUEUED' && s.repo === 'alpha'));
+    assert.deepEqual(
+      pages.flat(),
+      expectedIds((s) => s.status === 'QUEUED' && s.repo === 'alpha'),
+    );
   });
 
   test('a page after the cursor starts strictly after it, and the last page has no cursor', async () => {
@@ -151,14 +233,23 @@ describe('listChanges', () => {
   });
 
   test('filters by repository name; an unknown or empty repository gives an empty list', async () => {
-    assert.deepEqual(ids((await list({ repo: 'beta' })).items), expectedIds((s) => s.repo === 'beta'));
+    assert.deepEqual(
+      ids((await list({ repo: 'beta' })).items),
+      expectedIds((s) => s.repo === 'beta'),
+    );
     assert.deepEqual((await list({ repo: 'no-such-repo' })).items, []);
     assert.deepEqual((await list({ repo: 'empty-repo' })).total, { count: 0, capped: false });
   });
 
   test('filters by author kind and by exact author', async () => {
-    assert.deepEqual(ids((await list({ kind: 'BOT' })).items), expectedIds((s) => s.authorKind === 'BOT'));
-    assert.deepEqual(ids((await list({ kind: 'HUMAN' })).items), expectedIds((s) => s.authorKind !== 'BOT'));
+    assert.deepEqual(
+      ids((await list({ kind: 'BOT' })).items),
+      expectedIds((s) => s.authorKind === 'BOT'),
+    );
+    assert.deepEqual(
+      ids((await list({ kind: 'HUMAN' })).items),
+      expectedIds((s) => s.authorKind !== 'BOT'),
+    );
     assert.deepEqual(ids((await list({ author: 'ada' })).items), ['c_offbyone', 'c_history']);
   });
 
@@ -171,7 +262,10 @@ describe('listChanges', () => {
   test('includes or hides demo history', async () => {
     const all = (await list({})).items;
     assert.equal(all.find((i) => i.id === 'c_history')?.isHistory, true);
-    assert.deepEqual(ids((await list({ history: 'exclude' })).items), expectedIds((s) => s.origin !== 'DEMO_HISTORY'));
+    assert.deepEqual(
+      ids((await list({ history: 'exclude' })).items),
+      expectedIds((s) => s.origin !== 'DEMO_HISTORY'),
+    );
   });
 
   test('a text search reports no total (counting matches of a common word is not bounded in cost)', async () => {
@@ -195,7 +289,10 @@ describe('listChanges', () => {
     assert.deepEqual(ids((await list({ q: '100%' })).items), ['c_percent']);
     assert.deepEqual(ids((await list({ q: '%' })).items), ['c_percent']);
     assert.deepEqual(ids((await list({ q: 'coverage_utils' })).items), ['c_percent']);
-    assert.deepEqual((await list({ q: '_' })).items.map((i) => i.id), ['c_percent']);
+    assert.deepEqual(
+      (await list({ q: '_' })).items.map((i) => i.id),
+      ['c_percent'],
+    );
   });
 
   test('filters by age of the latest failure', async () => {

@@ -84,7 +84,10 @@ describe('flowfix fix show', () => {
     assert.match(res.stdout, /Target tests\n {2}cart::total/);
     assert.ok(res.stdout.includes(`-${BUGGY.trimEnd()}\n+${FIXED.trimEnd()}`), res.stdout);
     const decisions = await db.db.decision.findMany({ where: { fixId: fix.id } });
-    assert.deepEqual(decisions.map((d) => [d.kind, d.surface, d.userId]), [['PREVIEW', 'CLI', reviewer.id]]);
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.surface, d.userId]),
+      [['PREVIEW', 'CLI', reviewer.id]],
+    );
     assert.equal((await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status, 'READY');
   });
 
@@ -103,13 +106,19 @@ describe('flowfix fix apply', () => {
     const { repo, fix, clone, reviewer, token } = await setup('Ada Apply');
     const res = await run(['fix', 'apply', fix.id], { cwd: clone, env: { FLOWFIX_SERVER: serverUrl, FLOWFIX_TOKEN: token } });
     assert.equal(res.code, 0, res.stderr);
-    assert.match(res.stdout, new RegExp(`Applied fix ${fix.id} in .*clone \\(staged, not committed\\):\\n {2}cart\\.js\\nRecorded your accept \\(surface cli\\)`));
+    assert.match(
+      res.stdout,
+      new RegExp(`Applied fix ${fix.id} in .*clone \\(staged, not committed\\):\\n {2}cart\\.js\\nRecorded your accept \\(surface cli\\)`),
+    );
     assert.equal(fs.readFileSync(path.join(clone, 'cart.js'), 'utf8'), FIXED);
     assert.equal(git(clone, 'diff', '--cached', '--name-only'), 'cart.js');
     const row = await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } });
     assert.deepEqual([row.status, row.appliedById, row.appliedCommit], ['APPLIED', reviewer.id, null]);
     const decisions = await db.db.decision.findMany({ where: { fixId: fix.id } });
-    assert.deepEqual(decisions.map((d) => [d.kind, d.surface, d.userId]), [['ACCEPT', 'CLI', reviewer.id]]);
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.surface, d.userId]),
+      [['ACCEPT', 'CLI', reviewer.id]],
+    );
     // the reviewer applies it where they work: the server's branch is not moved
     assert.equal(git(repo.dir, 'rev-parse', BRANCH), repo.headRev);
     const audit = await db.db.auditLog.findFirstOrThrow({ where: { action: 'fix.accept', targetId: fix.id } });
@@ -137,7 +146,15 @@ describe('flowfix fix apply', () => {
     const grader = await createUser(db.db, 'Gail Grader', ['GRADER']);
     const graderToken = (await issuePersonalToken({ userId: grader.id, input: { name: 'g', scope: 'decide' } })).token;
     const other = fs.mkdtempSync(path.join(root, 'grader-'));
-    git(other, 'clone', '-q', '--branch', BRANCH, (await db.db.repository.findFirstOrThrow({ where: { changes: { some: { id: fix.changeId } } } })).gitUrl, 'c');
+    git(
+      other,
+      'clone',
+      '-q',
+      '--branch',
+      BRANCH,
+      (await db.db.repository.findFirstOrThrow({ where: { changes: { some: { id: fix.changeId } } } })).gitUrl,
+      'c',
+    );
     const forbidden = await run(['fix', 'apply', fix.id], { cwd: path.join(other, 'c'), env: { FLOWFIX_SERVER: serverUrl, FLOWFIX_TOKEN: graderToken } });
     assert.equal(forbidden.code, 1);
     // a grader who holds no other role cannot even read the fix (graders grade blind)

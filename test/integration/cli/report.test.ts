@@ -76,7 +76,13 @@ async function buildCheckout(): Promise<{ clone: string; mainTip: string }> {
   await git(clone, 'checkout', '-q', '-b', 'feature/discount');
   const linus = { GIT_AUTHOR_NAME: 'Linus Example', GIT_AUTHOR_EMAIL: 'linus@example.com' };
   await commitFile(clone, 'discount.js', 'export const discount = (t) => t * 0.9;\n', 'Add discount', linus);
-  await commitFile(clone, 'cart.js', 'export const total = (xs) => xs.reduce((a, b) => a + b, 1);\nexport const n = 1;\n', 'Apply a discount to the cart total\n\nThe total now starts at one.', linus);
+  await commitFile(
+    clone,
+    'cart.js',
+    'export const total = (xs) => xs.reduce((a, b) => a + b, 1);\nexport const n = 1;\n',
+    'Apply a discount to the cart total\n\nThe total now starts at one.',
+    linus,
+  );
   // main moves on after the branch point: the base must stay the merge-base
   await commitFile(origin, 'later.md', 'later\n', 'later on main');
   await git(clone, 'fetch', '-q', 'origin');
@@ -98,7 +104,10 @@ before(async () => {
       duplex: 'half',
     } as ConstructorParameters<typeof NextRequest>[1];
     const nextReq = new NextRequest(new URL(req.url ?? '/', serverUrl), init);
-    const route = req.url === '/api/v1/failures' && req.method === 'POST' ? POST(nextReq, { params: Promise.resolve({}) }) : Promise.resolve(new Response('not found', { status: 404 }));
+    const route =
+      req.url === '/api/v1/failures' && req.method === 'POST'
+        ? POST(nextReq, { params: Promise.resolve({}) })
+        : Promise.resolve(new Response('not found', { status: 404 }));
     route
       .then(async (answer) => {
         res.writeHead(answer.status, Object.fromEntries(answer.headers));
@@ -173,8 +182,10 @@ describe('flowfix report', () => {
 
   test('many failing tests: the first 20 with their messages shortened to a line, then how many more; a UTF-16 report is read', async () => {
     const long = `AssertionError: totals differ\n\n${'x'.repeat(600)}\n    at Object.total (cart.test.js:3:9)`;
-    const cases = Array.from({ length: 25 }, (_, i) =>
-      `<testcase classname="cart" name="case ${String(i).padStart(2, '0')}"><failure message="${i === 0 ? long.replace(/\n/g, '&#10;') : `wrong ${i}`}"/></testcase>`,
+    const cases = Array.from(
+      { length: 25 },
+      (_, i) =>
+        `<testcase classname="cart" name="case ${String(i).padStart(2, '0')}"><failure message="${i === 0 ? long.replace(/\n/g, '&#10;') : `wrong ${i}`}"/></testcase>`,
     ).join('');
     const xml = `<?xml version="1.0" encoding="UTF-16"?>\n<testsuite name="cart">${cases}<testcase classname="cart" name="größe ✓"><failure message="attendu 3, reçu 4 — €"/></testcase></testsuite>`;
     const file = path.join(work, 'report-utf16.xml');
@@ -205,7 +216,23 @@ describe('flowfix report', () => {
   test('--base, --repo, --server and --token flags override the defaults', async () => {
     const first = await git(clone, 'rev-parse', 'HEAD~1');
     const res = await flowfix(
-      ['report', '--junit', JUNIT, '--repository', 'shop', '--change', 'PR-8', '--base', first, '--repo', clone, '--server', serverUrl, '--token', seeded.tokens.all],
+      [
+        'report',
+        '--junit',
+        JUNIT,
+        '--repository',
+        'shop',
+        '--change',
+        'PR-8',
+        '--base',
+        first,
+        '--repo',
+        clone,
+        '--server',
+        serverUrl,
+        '--token',
+        seeded.tokens.all,
+      ],
       { cwd: work, env: { FLOWFIX_SERVER: 'http://127.0.0.1:9', FLOWFIX_TOKEN: 'ffx_wrong' } },
     );
     assert.equal(res.code, 0, res.stderr);

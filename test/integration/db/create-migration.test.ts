@@ -16,11 +16,9 @@ import { diffDatabaseToSchema, engineDatabaseFor, readSchemaFile } from '../../.
 const run = promisify(execFile);
 
 async function createMigration({ name, schema, migrations }: { name: string; schema: string; migrations: string }) {
-  const { stdout } = await run(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/db.ts', 'create', name, '--schema', schema, '--migrations', migrations],
-    { cwd: process.cwd() },
-  );
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/db.ts', 'create', name, '--schema', schema, '--migrations', migrations], {
+    cwd: process.cwd(),
+  });
   return stdout;
 }
 

@@ -4,21 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDb, type DbHandle } from '../../../lib/db';
-import {
-  DEFAULT_MIGRATIONS_DIR,
-  applyMigrations,
-  checksumOf,
-  getMigrationStatus,
-  readMigrations,
-  type AppliedMigrationRow,
-} from '../../../scripts/db/migrate';
-import {
-  diagnoseMigrationHistory,
-  diffDatabaseToSchema,
-  engineDatabaseFor,
-  readMigrationList,
-  readSchemaFile,
-} from '../../../scripts/db/schema-engine';
+import { DEFAULT_MIGRATIONS_DIR, applyMigrations, checksumOf, getMigrationStatus, readMigrations, type AppliedMigrationRow } from '../../../scripts/db/migrate';
+import { diagnoseMigrationHistory, diffDatabaseToSchema, engineDatabaseFor, readMigrationList, readSchemaFile } from '../../../scripts/db/schema-engine';
 import { createEmptyPostgresDatabase } from '../../helpers/test-db';
 
 // Runs against BOTH backends in one run, whatever FLOWFIX_TEST_DB says: the
@@ -55,10 +42,7 @@ async function migrationRows(handle: DbHandle): Promise<AppliedMigrationRow[]> {
 }
 
 async function tableExists(handle: DbHandle, table: string): Promise<boolean> {
-  const rows = await handle.db.$queryRawUnsafe<{ exists: boolean }[]>(
-    `SELECT to_regclass($1) IS NOT NULL AS "exists"`,
-    `"${table}"`,
-  );
+  const rows = await handle.db.$queryRawUnsafe<{ exists: boolean }[]>(`SELECT to_regclass($1) IS NOT NULL AS "exists"`, `"${table}"`);
   return rows[0]?.exists === true;
 }
 
@@ -211,9 +195,7 @@ describe('concurrent runs', () => {
     try {
       // allSettled: with one failure, still wait for the other before dropping
       const settled = await Promise.allSettled([applyMigrations({ handle: a }), applyMigrations({ handle: b })]);
-      const results = settled
-        .map((r) => (r.status === 'fulfilled' ? r.value.applied : assert.fail(String(r.reason))))
-        .sort((x, y) => y.length - x.length);
+      const results = settled.map((r) => (r.status === 'fulfilled' ? r.value.applied : assert.fail(String(r.reason)))).sort((x, y) => y.length - x.length);
       const names = committed.map((m) => m.name);
       assert.deepEqual(results, [names, []]);
       const rows = await migrationRows(a);
@@ -232,9 +214,7 @@ describe('concurrent runs', () => {
     const { handle, drop } = await emptyPglite();
     try {
       const settled = await Promise.allSettled([applyMigrations({ handle }), applyMigrations({ handle })]);
-      const results = settled
-        .map((r) => (r.status === 'fulfilled' ? r.value.applied : assert.fail(String(r.reason))))
-        .sort((x, y) => y.length - x.length);
+      const results = settled.map((r) => (r.status === 'fulfilled' ? r.value.applied : assert.fail(String(r.reason)))).sort((x, y) => y.length - x.length);
       assert.deepEqual(results, [committed.map((m) => m.name), []]);
       assert.equal((await migrationRows(handle)).length, committed.length);
     } finally {

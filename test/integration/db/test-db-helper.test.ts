@@ -44,10 +44,7 @@ test('drop() of a postgres test database removes the database', async () => {
   await testDb.drop();
   const probe = await createTestDb({ kind: 'postgres' });
   try {
-    const rows = await probe.db.$queryRawUnsafe<{ n: number }[]>(
-      'SELECT count(*)::int AS n FROM pg_database WHERE datname = $1',
-      name,
-    );
+    const rows = await probe.db.$queryRawUnsafe<{ n: number }[]>('SELECT count(*)::int AS n FROM pg_database WHERE datname = $1', name);
     assert.equal(rows[0]?.n, 0);
   } finally {
     await probe.drop();

@@ -174,7 +174,10 @@ describe('the lifecycle writes through the hook', () => {
     await rejectFix({ fixId, userId: reviewer.id, reason: 'WRONG_FIX' });
 
     const committed = heard.filter((h) => h.when === 'commit');
-    assert.ok(committed.every((h) => h.changeIds.includes(changeId)), JSON.stringify(committed));
+    assert.ok(
+      committed.every((h) => h.changeIds.includes(changeId)),
+      JSON.stringify(committed),
+    );
     const kinds = committed.map((h) => h.kinds.join('+'));
     // ingestion (the change), its AUTO run queued, the claim (a lease), the finish (the run and its fix), the reject
     for (const expected of ['change', 'run', 'lease', 'fix+run', 'decision']) assert.ok(kinds.includes(expected), `${expected} in ${kinds.join(', ')}`);

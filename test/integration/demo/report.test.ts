@@ -64,11 +64,7 @@ describe('demo reporter', () => {
         assert.equal(row.baseRev, change.baseSha);
         assert.equal(row.title, change.spec.title);
         assert.equal(row.authorKind, change.spec.authorKind);
-        assert.deepEqual(
-          row.failures.map((f) => f.testId).sort(),
-          [...change.spec.failingTests].sort(),
-          `${repo.spec.name} ${change.spec.branch}`,
-        );
+        assert.deepEqual(row.failures.map((f) => f.testId).sort(), [...change.spec.failingTests].sort(), `${repo.spec.name} ${change.spec.branch}`);
         assert.match(row.revisions[0].ciLog, /flowfix demo CI/);
       }
     }

@@ -57,7 +57,11 @@ describe('demo repositories', () => {
   });
 
   test('covers every kind of demo change the product needs', () => {
-    const kinds = (name: string) => repos.find((r) => r.spec.name === name)!.changes.map((c) => c.spec.kind).sort();
+    const kinds = (name: string) =>
+      repos
+        .find((r) => r.spec.name === name)!
+        .changes.map((c) => c.spec.kind)
+        .sort();
     assert.deepEqual(kinds('checkout-ts'), ['bot', 'flaky', 'off_by_one', 'oversized', 'stale_expectation', 'wrong_operator']);
     assert.deepEqual(kinds('ledger-py'), ['off_by_one', 'stale_expectation', 'wrong_operator']);
   });

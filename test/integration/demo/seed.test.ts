@@ -154,7 +154,10 @@ describe('demo seed', () => {
     const sum = runs.reduce((t, r) => t + (r.costUsd ?? 0), 0);
     assert.ok((cost.data as { total: { costUsd: number } }).total.costUsd > 0);
     assert.ok(Math.abs((cost.data as { total: { costUsd: number } }).total.costUsd - sum) < 0.01);
-    assert.deepEqual((cost.data as { prices: unknown }).prices, models.map((model) => ({ model, priced: true, ...prices[model] })));
+    assert.deepEqual(
+      (cost.data as { prices: unknown }).prices,
+      models.map((model) => ({ model, priced: true, ...prices[model] })),
+    );
   });
 
   test('leaves the Insights rollups built from the history, equal to a recomputation from the raw rows', async () => {

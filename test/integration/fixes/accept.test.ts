@@ -56,7 +56,19 @@ function fixCommitsOnBranch(dir: string, since: string, fixId: string): string[]
     .filter((l) => l.includes(`Flowfix-Fix: ${fixId}`));
 }
 
-function assertFixCommit({ dir, headRev, fixId, runId, reviewer }: { dir: string; headRev: string; fixId: string; runId: string; reviewer: { name: string; email: string } }) {
+function assertFixCommit({
+  dir,
+  headRev,
+  fixId,
+  runId,
+  reviewer,
+}: {
+  dir: string;
+  headRev: string;
+  fixId: string;
+  runId: string;
+  reviewer: { name: string; email: string };
+}) {
   const info = commitInfo(dir, `refs/heads/${BRANCH}`);
   assert.equal(info.author, reviewer.name);
   assert.equal(info.authorEmail, reviewer.email);
@@ -103,7 +115,10 @@ describe('accept on a working repository on the server (a local path)', () => {
     );
     assert.equal((await db.db.change.findUniqueOrThrow({ where: { id: change.id } })).status, 'APPLIED');
     const audit = await db.db.auditLog.findMany({ where: { targetType: 'fix', targetId: fix.id } });
-    assert.deepEqual(audit.map((a) => [a.action, a.actorId]), [['fix.accept', reviewer.id]]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.actorId]),
+      [['fix.accept', reviewer.id]],
+    );
     assert.equal((audit[0].data as { commit: string }).commit, result.commit);
   });
 
@@ -197,10 +212,13 @@ describe('ten reviewers accepting the same fix at once', () => {
     test(`exactly one commit and one ACCEPT; the others get 409 naming the winner (${kind})`, async () => {
       const dir = tmpDir();
       const repo = buildWorkingRepo(dir);
-      const target = kind === 'local' ? { gitUrl: repo.dir, inspect: repo.dir } : (() => {
-        const { bare, url } = buildBareRemote(dir, repo.dir);
-        return { gitUrl: url, inspect: bare };
-      })();
+      const target =
+        kind === 'local'
+          ? { gitUrl: repo.dir, inspect: repo.dir }
+          : (() => {
+              const { bare, url } = buildBareRemote(dir, repo.dir);
+              return { gitUrl: url, inspect: bare };
+            })();
       const reviewers = await Promise.all(Array.from({ length: 10 }, (_, i) => createUser(db.db, `Reviewer ${i}`, ['REVIEWER'])));
       const { fix } = await createFixFor(db.db, { gitUrl: target.gitUrl, headRev: repo.headRev, baseRev: repo.baseRev });
 
@@ -257,7 +275,10 @@ describe('a crash between the push and the database write', () => {
     assert.equal(row.appliedCommit, pushed.outcome === 'applied' ? pushed.commit : '');
     assert.equal(git(repo.dir, 'rev-list', '--count', `${repo.headRev}..${BRANCH}`), '1');
     const decisions = await db.db.decision.findMany({ where: { fixId: fix.id } });
-    assert.deepEqual(decisions.map((d) => [d.kind, d.userId]), [['ACCEPT', ana.id]]);
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.userId]),
+      [['ACCEPT', ana.id]],
+    );
     const audit = await db.db.auditLog.findFirstOrThrow({ where: { action: 'fix.accept', targetId: fix.id } });
     assert.equal((audit.data as { reconciled?: boolean }).reconciled, true);
   });

@@ -83,10 +83,13 @@ describe(`edit then accept (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => 
 
     const done = await finishedRun(runId);
     assert.equal(done.status, 'FIXED', `${done.exitReason}: ${done.exitDetail}`);
-    const applied = await waitFor(async () => {
-      const f = await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } });
-      return f.status === 'APPLIED' ? f : undefined;
-    }, { what: 'the edited fix to be applied' });
+    const applied = await waitFor(
+      async () => {
+        const f = await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } });
+        return f.status === 'APPLIED' ? f : undefined;
+      },
+      { what: 'the edited fix to be applied' },
+    );
     assert.equal(applied.appliedById, reviewer.id);
     const tip = git(world.repo.dir, 'rev-parse', BRANCH);
     assert.equal(applied.appliedCommit, tip);
@@ -94,12 +97,18 @@ describe(`edit then accept (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => 
     assert.match(git(world.repo.dir, 'show', `${BRANCH}:src/cart.ts`), /sum \+= item\.qty \* item\.price;/);
     assert.match(git(world.repo.dir, 'log', '-1', '--format=%an|%cn|%B', BRANCH), new RegExp(`^Edda Editor\\|flowfix\\|[\\s\\S]*Flowfix-Fix: ${fix.id}`));
     const decisions = await db.db.decision.findMany({ where: { fixId: fix.id } });
-    assert.deepEqual(decisions.map((d) => [d.kind, d.editedDiff, d.runId, d.commit]), [['EDIT_ACCEPT', diff, runId, tip]]);
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.editedDiff, d.runId, d.commit]),
+      [['EDIT_ACCEPT', diff, runId, tip]],
+    );
     assert.equal((await db.db.change.findUniqueOrThrow({ where: { id: world.changeId } })).status, 'APPLIED');
     assert.ok(await db.db.auditLog.findFirst({ where: { action: 'fix.edit_accept', targetId: fix.id } }));
     // the re-validation's own fix row is not a second fix to review
     const extra = await db.db.fix.findMany({ where: { runId } });
-    assert.ok(extra.every((f) => f.status !== 'READY'), JSON.stringify(extra.map((f) => f.status)));
+    assert.ok(
+      extra.every((f) => f.status !== 'READY'),
+      JSON.stringify(extra.map((f) => f.status)),
+    );
   });
 
   test('a failing edit leaves the fix READY and the branch alone; the run says why', async () => {
@@ -110,7 +119,10 @@ describe(`edit then accept (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => 
     const { runId } = await editAccept({ fixId: fix.id, userId: reviewer.id, diff });
     const done = await finishedRun(runId);
     assert.notEqual(done.status, 'FIXED');
-    assert.match(done.exitDetail ?? '', /^the target tests do not pass with the edited fix: failing: test::cart > total multiplies price by quantity \(|compile gate/);
+    assert.match(
+      done.exitDetail ?? '',
+      /^the target tests do not pass with the edited fix: failing: test::cart > total multiplies price by quantity \(|compile gate/,
+    );
     await waitFor(async () => (await db.db.auditLog.findFirst({ where: { action: 'fix.edit_accept.failed', targetId: fix.id } })) ?? undefined, {
       what: 'the failed re-validation to be recorded',
     });
@@ -127,7 +139,10 @@ describe(`edit then accept (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => 
     const grader = await createUser(db.db, 'Gus', ['GRADER']);
     const runsBefore = await db.db.run.count();
     // the fix was applied by the first test: deciding again is a conflict naming who did
-    await assert.rejects(editAccept({ fixId: fixRow.id, userId: reviewer.id, diff: 'hello' }), (e: AppError) => e.status === 409 && /Edda Editor accepted/.test(e.message));
+    await assert.rejects(
+      editAccept({ fixId: fixRow.id, userId: reviewer.id, diff: 'hello' }),
+      (e: AppError) => e.status === 409 && /Edda Editor accepted/.test(e.message),
+    );
     await assert.rejects(editAccept({ fixId: fixRow.id, userId: grader.id, diff: 'x' }), (e: AppError) => e.status === 403);
     const second = worlds[1];
     const ready = await db.db.fix.findFirstOrThrow({ where: { changeId: second.changeId, status: 'READY' } });

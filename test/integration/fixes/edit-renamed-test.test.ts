@@ -97,7 +97,12 @@ async function worldWithStaleExpectationFix() {
   repo.git('checkout', '-q', 'main');
 
   const repository = await db.db.repository.create({
-    data: { name: `money-${Math.random().toString(36).slice(2, 8)}`, gitUrl: repo.dir, language: 'typescript', settings: { ...tsSettings(), build: undefined } },
+    data: {
+      name: `money-${Math.random().toString(36).slice(2, 8)}`,
+      gitUrl: repo.dir,
+      language: 'typescript',
+      settings: { ...tsSettings(), build: undefined },
+    },
   });
   const change = await db.db.change.create({
     data: {
@@ -114,12 +119,24 @@ async function worldWithStaleExpectationFix() {
     },
   });
   const revision = await db.db.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: base, headRev: head, branch: BRANCH } });
-  await db.db.failure.create({ data: { changeId: change.id, revisionId: revision.id, testId: TARGET, testName: 'money > rounds half a cent up', message: '12 !== 13' } });
-  const run = await db.db.run.create({ data: { changeId: change.id, revisionId: revision.id, policy: 'offline', status: 'FIXED', exitReason: 'fixed', finishedAt: new Date() } });
+  await db.db.failure.create({
+    data: { changeId: change.id, revisionId: revision.id, testId: TARGET, testName: 'money > rounds half a cent up', message: '12 !== 13' },
+  });
+  const run = await db.db.run.create({
+    data: { changeId: change.id, revisionId: revision.id, policy: 'offline', status: 'FIXED', exitReason: 'fixed', finishedAt: new Date() },
+  });
   // the agent's fix: the stale expectation updated (one line)
   const diff = testDiff(repo, MONEY_TEST.replace('roundCents(12.5), 13', 'roundCents(12.5), 12'));
   const fix = await db.db.fix.create({
-    data: { runId: run.id, changeId: change.id, revisionId: revision.id, diff, files: ['test/money.test.ts'], summaryHtml: '<p>The test expected halves rounded up.</p>', evidence: {} },
+    data: {
+      runId: run.id,
+      changeId: change.id,
+      revisionId: revision.id,
+      diff,
+      files: ['test/money.test.ts'],
+      summaryHtml: '<p>The test expected halves rounded up.</p>',
+      evidence: {},
+    },
   });
   return { repo, head, changeId: change.id, fix };
 }
@@ -146,18 +163,30 @@ describe(`edit then accept, the failing test renamed (${process.env.FLOWFIX_TEST
     assert.equal(done.status, 'FIXED', `${done.exitReason}: ${done.exitDetail}`);
     const events = await db.db.runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
     const logs = events.filter((e) => e.type === 'log').map((e) => String((e.payload as { text?: unknown }).text));
-    assert.ok(logs.some((t) => t === `the edit renamed 1 target test(s): ${TARGET} → ${RENAMED} (test/money.test.ts)`), logs.join('\n'));
+    assert.ok(
+      logs.some((t) => t === `the edit renamed 1 target test(s): ${TARGET} → ${RENAMED} (test/money.test.ts)`),
+      logs.join('\n'),
+    );
     // GREEN and the final rerun judged the renamed test; the head without the fix, the test as the head names it
     const gates = events.filter((e) => e.type === 'gate').map((e) => e.payload as { gate: string; passed: boolean; tests?: Array<{ id: string }> });
-    assert.deepEqual(gates.filter((g) => g.gate === 'final').map((g) => [g.passed, g.tests?.map((t) => t.id)]).at(0), [true, [RENAMED]]);
+    assert.deepEqual(
+      gates
+        .filter((g) => g.gate === 'final')
+        .map((g) => [g.passed, g.tests?.map((t) => t.id)])
+        .at(0),
+      [true, [RENAMED]],
+    );
     const proof = events.find((e) => e.type === 'proof')?.payload as { status: string; withoutFix: { runs: number; failed: number } } | undefined;
     assert.equal(proof?.status, 'proven', JSON.stringify(proof));
     assert.equal(proof?.withoutFix.failed, proof?.withoutFix.runs);
 
-    const applied = await waitFor(async () => {
-      const f = await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } });
-      return f.status === 'APPLIED' ? f : undefined;
-    }, { what: 'the edited fix to be applied' });
+    const applied = await waitFor(
+      async () => {
+        const f = await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } });
+        return f.status === 'APPLIED' ? f : undefined;
+      },
+      { what: 'the edited fix to be applied' },
+    );
     assert.match(git(repo.dir, 'show', `${BRANCH}:test/money.test.ts`), /'rounds half a cent to even'/);
     assert.equal(git(repo.dir, 'rev-parse', `${BRANCH}^`), head);
 
@@ -175,7 +204,10 @@ describe(`edit then accept, the failing test renamed (${process.env.FLOWFIX_TEST
 
     // the re-validation's own fix row is not a second fix, and nothing is listed as dropped
     const detail = await getChangeDetail({ id: changeId });
-    assert.deepEqual(detail.fixes.map((f) => [f.id, f.status]), [[fix.id, 'APPLIED']]);
+    assert.deepEqual(
+      detail.fixes.map((f) => [f.id, f.status]),
+      [[fix.id, 'APPLIED']],
+    );
   });
 
   test('a renamed test that still fails: refused, with the test and its message on the change and the fix', async () => {
@@ -187,10 +219,13 @@ describe(`edit then accept, the failing test renamed (${process.env.FLOWFIX_TEST
     const done = await finishedRun(runId);
     assert.equal(done.status, 'NO_FIX');
     assert.match(done.exitDetail ?? '', new RegExp(`^the target tests do not pass with the edited fix: failing: ${RENAMED} \\([^)]*12 !== 14[^)]*\\)`));
-    const change = await waitFor(async () => {
-      const c = await db.db.change.findUniqueOrThrow({ where: { id: changeId } });
-      return c.statusReason?.startsWith('the edited fix did not pass re-validation') ? c : undefined;
-    }, { what: 'the refusal on the change' });
+    const change = await waitFor(
+      async () => {
+        const c = await db.db.change.findUniqueOrThrow({ where: { id: changeId } });
+        return c.statusReason?.startsWith('the edited fix did not pass re-validation') ? c : undefined;
+      },
+      { what: 'the refusal on the change' },
+    );
     assert.equal(change.status, 'FIX_READY');
     assert.match(change.statusReason!, /rounds half a cent to even \([^)]*12 !== 14/);
     assert.doesNotMatch(change.statusReason!, /no_candidate/);
@@ -204,14 +239,20 @@ describe(`edit then accept, the failing test renamed (${process.env.FLOWFIX_TEST
     assert.match(view.revalidation?.message ?? '', /12 !== 14/);
 
     // the reviewer corrects the edit: the earlier refusal is no longer the change's word, and the new edit is applied
-    const second = await editAccept({ fixId: fix.id, userId: reviewer.id, diff: testDiff(repo, edited.replace('roundCents(12.5), 14', 'roundCents(12.5), 12')) });
+    const second = await editAccept({
+      fixId: fix.id,
+      userId: reviewer.id,
+      diff: testDiff(repo, edited.replace('roundCents(12.5), 14', 'roundCents(12.5), 12')),
+    });
     assert.notEqual(second.runId, runId);
     assert.equal((await db.db.change.findUniqueOrThrow({ where: { id: changeId } })).statusReason, null);
     const pending = await getFixById({ id: fix.id });
     assert.equal(pending.revalidation?.runId, second.runId);
     assert.equal(pending.revalidation?.message, null);
     assert.equal((await finishedRun(second.runId)).status, 'FIXED');
-    await waitFor(async () => (await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status === 'APPLIED', { what: 'the corrected edit to be applied' });
+    await waitFor(async () => (await db.db.fix.findUniqueOrThrow({ where: { id: fix.id } })).status === 'APPLIED', {
+      what: 'the corrected edit to be applied',
+    });
     assert.deepEqual((await getFixById({ id: fix.id })).edited, { runId: second.runId });
   });
 });

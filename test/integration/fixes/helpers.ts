@@ -43,15 +43,7 @@ export const EDITED = 'export const total = (xs) => xs.reduce((sum, x) => sum + 
 
 /** The fix's diff: cart.js from BUGGY to `to`. */
 export function fixDiff(to = FIXED): string {
-  return [
-    'diff --git a/cart.js b/cart.js',
-    '--- a/cart.js',
-    '+++ b/cart.js',
-    '@@ -1 +1 @@',
-    `-${BUGGY.trimEnd()}`,
-    `+${to.trimEnd()}`,
-    '',
-  ].join('\n');
+  return ['diff --git a/cart.js b/cart.js', '--- a/cart.js', '+++ b/cart.js', '@@ -1 +1 @@', `-${BUGGY.trimEnd()}`, `+${to.trimEnd()}`, ''].join('\n');
 }
 
 export interface BuiltRepo {

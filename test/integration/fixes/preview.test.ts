@@ -90,9 +90,7 @@ describe('recordPreview', () => {
   });
 
   test('another person, or the same person on another surface, is another preview', async () => {
-    const [ann, bob] = await Promise.all(
-      ['ann', 'bob'].map((n) => db.db.user.create({ data: { email: `${n}@example.test`, name: n, roles: ['REVIEWER'] } })),
-    );
+    const [ann, bob] = await Promise.all(['ann', 'bob'].map((n) => db.db.user.create({ data: { email: `${n}@example.test`, name: n, roles: ['REVIEWER'] } })));
     const fixId = await postedFix('PR-OTHERS');
     await Promise.all([
       recordPreview({ fixId, userId: ann.id, surface: 'DASHBOARD' }),
@@ -101,10 +99,7 @@ describe('recordPreview', () => {
       recordPreview({ fixId, userId: ann.id, surface: 'CLI' }),
     ]);
     const rows = await db.db.decision.findMany({ where: { fixId, kind: 'PREVIEW' }, select: { userId: true, surface: true } });
-    assert.deepEqual(
-      rows.map((r) => `${r.userId === ann.id ? 'ann' : 'bob'}:${r.surface}`).sort(),
-      ['ann:CLI', 'ann:DASHBOARD', 'bob:DASHBOARD'],
-    );
+    assert.deepEqual(rows.map((r) => `${r.userId === ann.id ? 'ann' : 'bob'}:${r.surface}`).sort(), ['ann:CLI', 'ann:DASHBOARD', 'bob:DASHBOARD']);
   });
 
   test('an unknown fix is 404 and records nothing', async () => {

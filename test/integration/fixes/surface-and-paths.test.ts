@@ -33,7 +33,14 @@ describe('decision surface and edited-diff paths', () => {
     const { fix } = await newFix();
     const viaCookie = await callRoute({ handler: previewRoute, url: `/api/fixes/${fix.id}/preview`, method: 'POST', cookie, body: {}, params: { id: fix.id } });
     assert.equal(viaCookie.status, 200);
-    const viaToken = await callRoute({ handler: previewRoute, url: `/api/fixes/${fix.id}/preview`, method: 'POST', authorization: bearer, body: {}, params: { id: fix.id } });
+    const viaToken = await callRoute({
+      handler: previewRoute,
+      url: `/api/fixes/${fix.id}/preview`,
+      method: 'POST',
+      authorization: bearer,
+      body: {},
+      params: { id: fix.id },
+    });
     assert.equal(viaToken.status, 200);
     const rejected = await callRoute({
       handler: rejectRoute,
@@ -45,17 +52,23 @@ describe('decision surface and edited-diff paths', () => {
     });
     assert.equal(rejected.status, 200);
     const decisions = await db.db.decision.findMany({ where: { fixId: fix.id }, orderBy: { createdAt: 'asc' } });
-    assert.deepEqual(decisions.map((d) => [d.kind, d.surface]), [
-      ['PREVIEW', 'DASHBOARD'],
-      ['PREVIEW', 'CLI'],
-      ['REJECT', 'CLI'],
-    ]);
+    assert.deepEqual(
+      decisions.map((d) => [d.kind, d.surface]),
+      [
+        ['PREVIEW', 'DASHBOARD'],
+        ['PREVIEW', 'CLI'],
+        ['REJECT', 'CLI'],
+      ],
+    );
     const audit = await db.db.auditLog.findMany({ where: { targetId: fix.id }, orderBy: { id: 'asc' } });
-    assert.deepEqual(audit.map((e) => [e.action, (e.data as { surface?: string }).surface]), [
-      ['fix.preview', 'DASHBOARD'],
-      ['fix.preview', 'CLI'],
-      ['fix.reject', 'CLI'],
-    ]);
+    assert.deepEqual(
+      audit.map((e) => [e.action, (e.data as { surface?: string }).surface]),
+      [
+        ['fix.preview', 'DASHBOARD'],
+        ['fix.preview', 'CLI'],
+        ['fix.reject', 'CLI'],
+      ],
+    );
   });
 
   test('a surface in the body is refused with a clear 422 on every decision route, and nothing is recorded', async () => {
@@ -64,7 +77,11 @@ describe('decision surface and edited-diff paths', () => {
       { handler: previewRoute, path: 'preview', body: { surface: 'CLI' } },
       { handler: rejectRoute, path: 'reject', body: { reason: 'WRONG_FIX', surface: 'API' } },
       { handler: acceptRoute, path: 'accept', body: { mode: 'local', surface: 'DASHBOARD' } },
-      { handler: editAcceptRoute, path: 'edit-accept', body: { diff: 'diff --git a/cart.js b/cart.js\n--- a/cart.js\n+++ b/cart.js\n@@ -1 +1 @@\n-a\n+b\n', surface: 'API' } },
+      {
+        handler: editAcceptRoute,
+        path: 'edit-accept',
+        body: { diff: 'diff --git a/cart.js b/cart.js\n--- a/cart.js\n+++ b/cart.js\n@@ -1 +1 @@\n-a\n+b\n', surface: 'API' },
+      },
     ];
     for (const c of cases) {
       const res = await callRoute({ handler: c.handler, url: `/api/fixes/${fix.id}/${c.path}`, method: 'POST', cookie, body: c.body, params: { id: fix.id } });
@@ -85,12 +102,26 @@ describe('decision surface and edited-diff paths', () => {
     ];
     for (const [from, to] of escapes) {
       const diff = `diff --git a/${from} b/${to}\n--- a/${from}\n+++ b/${to}\n@@ -1 +1 @@\n-a\n+b\n`;
-      const res = await callRoute({ handler: editAcceptRoute, url: `/api/fixes/${fix.id}/edit-accept`, method: 'POST', cookie, body: { diff }, params: { id: fix.id } });
+      const res = await callRoute({
+        handler: editAcceptRoute,
+        url: `/api/fixes/${fix.id}/edit-accept`,
+        method: 'POST',
+        cookie,
+        body: { diff },
+        params: { id: fix.id },
+      });
       assert.equal(res.status, 422, `${to}: ${JSON.stringify(res.json)}`);
       assert.match(JSON.stringify(res.json), /outside the repository|inside \.git/, to);
     }
     const renameOut = 'diff --git a/cart.js b/cart.js\nsimilarity index 100%\nrename from cart.js\nrename to ../cart.js\n';
-    const res = await callRoute({ handler: editAcceptRoute, url: `/api/fixes/${fix.id}/edit-accept`, method: 'POST', cookie, body: { diff: renameOut + '--- a/cart.js\n+++ b/cart.js\n' }, params: { id: fix.id } });
+    const res = await callRoute({
+      handler: editAcceptRoute,
+      url: `/api/fixes/${fix.id}/edit-accept`,
+      method: 'POST',
+      cookie,
+      body: { diff: renameOut + '--- a/cart.js\n+++ b/cart.js\n' },
+      params: { id: fix.id },
+    });
     assert.equal(res.status, 422, JSON.stringify(res.json));
     assert.equal(await db.db.run.count({ where: { changeId: change.id, trigger: 'REVALIDATE' } }), 0);
   });

@@ -27,7 +27,17 @@ after(() => {
 const BASE_TXT = 'one\ntwo\nthree\n';
 const HEAD_TXT = 'one\ntwo at head\nthree\n';
 
-const LOCAL_HOOKS = ['pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-checkout', 'reference-transaction', 'post-index-change', 'pre-push', 'pre-auto-gc'];
+const LOCAL_HOOKS = [
+  'pre-commit',
+  'prepare-commit-msg',
+  'commit-msg',
+  'post-commit',
+  'post-checkout',
+  'reference-transaction',
+  'post-index-change',
+  'pre-push',
+  'pre-auto-gc',
+];
 const REMOTE_HOOKS = ['pre-receive', 'update', 'post-receive', 'post-update', 'reference-transaction'];
 
 interface Hostile {
@@ -123,18 +133,39 @@ function markersOf(h: Hostile): string[] {
 /** The fix's diff: a.txt from the head's text to `to`. */
 function diffOfA(from: string, to: string): string {
   const lines = (t: string) => t.trimEnd().split('\n');
-  return ['diff --git a/a.txt b/a.txt', '--- a/a.txt', '+++ b/a.txt', `@@ -1,${lines(from).length} +1,${lines(to).length} @@`, ...lines(from).map((l) => `-${l}`), ...lines(to).map((l) => `+${l}`), ''].join('\n');
+  return [
+    'diff --git a/a.txt b/a.txt',
+    '--- a/a.txt',
+    '+++ b/a.txt',
+    `@@ -1,${lines(from).length} +1,${lines(to).length} @@`,
+    ...lines(from).map((l) => `-${l}`),
+    ...lines(to).map((l) => `+${l}`),
+    '',
+  ].join('\n');
 }
 
 /** a.txt from base to head with the blob ids, so that `git apply --3way` can merge it (through the merge driver). */
 async function threeWayPatch(h: Hostile): Promise<string> {
   const blob = async (rev: string) => (await runGit('read', h.repo, ['rev-parse', `${rev}:a.txt`])).stdout.trim();
-  return diffOfA(BASE_TXT, HEAD_TXT).replace('diff --git a/a.txt b/a.txt', `diff --git a/a.txt b/a.txt\nindex ${await blob(h.base)}..${await blob(h.head)} 100644`);
+  return diffOfA(BASE_TXT, HEAD_TXT).replace(
+    'diff --git a/a.txt b/a.txt',
+    `diff --git a/a.txt b/a.txt\nindex ${await blob(h.base)}..${await blob(h.head)} 100644`,
+  );
 }
 
 // git with nothing but the machine's own configuration kept out: what the repository says, goes
 function plainEnv(h: Hostile): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: h.root, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } as unknown as NodeJS.ProcessEnv;
+  return {
+    PATH: process.env.PATH,
+    HOME: h.root,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@t',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@t',
+  } as unknown as NodeJS.ProcessEnv;
 }
 
 function plain(h: Hostile, cwd: string, args: string[], input = ''): void {
@@ -262,9 +293,20 @@ describe('a repository whose config names programs', () => {
     const local = await applyFixCommit({ gitUrl: repo, branch: 'feature', expectedHead: head, diff, author, message: 'fix\n\nFlowfix-Fix: f1\n', fixId: 'f1' });
     assert.equal(local.outcome, 'applied');
     assert.equal(await findFixCommit({ gitUrl: repo, branch: 'feature', since: head, fixId: 'f1' }), local.outcome === 'applied' ? local.commit : null);
-    const remote = await applyFixCommit({ gitUrl: h.remoteUrl, branch: 'feature', expectedHead: head, diff, author, message: 'fix\n\nFlowfix-Fix: f2\n', fixId: 'f2' });
+    const remote = await applyFixCommit({
+      gitUrl: h.remoteUrl,
+      branch: 'feature',
+      expectedHead: head,
+      diff,
+      author,
+      message: 'fix\n\nFlowfix-Fix: f2\n',
+      fixId: 'f2',
+    });
     assert.equal(remote.outcome, 'applied');
-    assert.equal(await findFixCommit({ gitUrl: h.remoteUrl, branch: 'feature', since: head, fixId: 'f2' }), remote.outcome === 'applied' ? remote.commit : null);
+    assert.equal(
+      await findFixCommit({ gitUrl: h.remoteUrl, branch: 'feature', since: head, fixId: 'f2' }),
+      remote.outcome === 'applied' ? remote.commit : null,
+    );
     // the only credentials are the ones handed in
     const filled = await runGit('push', repo, ['credential', 'fill'], {
       input: 'protocol=https\nhost=example.com\n\n',

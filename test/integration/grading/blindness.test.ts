@@ -69,12 +69,37 @@ async function buildWorld(spec: WorldSpec): Promise<World> {
     const id = `${tag}-k${k}`;
     const createdAt = new Date(Date.UTC(2026, 0, 1, 0, k));
     const change = await d.change.create({
-      data: { id, repositoryId: repo.id, externalId: `PR-${k}`, title: `Change ${k}`, description: 'd', author: 'Dev', branch: `b${k}`, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), status: 'FIX_READY', createdAt },
+      data: {
+        id,
+        repositoryId: repo.id,
+        externalId: `PR-${k}`,
+        title: `Change ${k}`,
+        description: 'd',
+        author: 'Dev',
+        branch: `b${k}`,
+        baseRev: 'a'.repeat(40),
+        headRev: 'b'.repeat(40),
+        status: 'FIX_READY',
+        createdAt,
+      },
     });
-    const revision = await d.changeRevision.create({ data: { id, changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: change.branch } });
-    const run = await d.run.create({ data: { id, changeId: change.id, revisionId: revision.id, policy: 'offline', status: 'FIXED', exitReason: 'fixed', finishedAt: createdAt } });
+    const revision = await d.changeRevision.create({
+      data: { id, changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: change.branch },
+    });
+    const run = await d.run.create({
+      data: { id, changeId: change.id, revisionId: revision.id, policy: 'offline', status: 'FIXED', exitReason: 'fixed', finishedAt: createdAt },
+    });
     const fix = await d.fix.create({
-      data: { id, runId: run.id, changeId: change.id, revisionId: revision.id, diff: `diff --git a/x.js b/x.js\n--- a/x.js\n+++ b/x.js\n@@ -1 +1 @@\n-${k}\n+${k + 1}\n`, files: ['x.js'], status: 'READY', createdAt },
+      data: {
+        id,
+        runId: run.id,
+        changeId: change.id,
+        revisionId: revision.id,
+        diff: `diff --git a/x.js b/x.js\n--- a/x.js\n+++ b/x.js\n@@ -1 +1 @@\n-${k}\n+${k + 1}\n`,
+        files: ['x.js'],
+        status: 'READY',
+        createdAt,
+      },
     });
     fixIds.push(fix.id);
   }
@@ -94,7 +119,10 @@ async function buildWorld(spec: WorldSpec): Promise<World> {
   assert.equal(created.status, 201, JSON.stringify(created.json));
   const queueId = (created.json as { id: string }).id;
   const items = await d.gradingItem.findMany({ where: { queueId }, orderBy: { position: 'asc' } });
-  assert.deepEqual(items.map((i) => i.fixId), fixIds);
+  assert.deepEqual(
+    items.map((i) => i.fixId),
+    fixIds,
+  );
   const world: World = { tag, queueId, itemIds: items.map((i) => i.id), fixIds, cookies };
   for (const [k, who, label] of spec.labels) {
     const r = await grade(world, who, k, { label, rationale: `${who} on ${k}: ${label}` });
@@ -113,7 +141,8 @@ function call(w: World, who: Who | 'manager', file: string, method: string, extr
 
 const q = (w: World) => ({ id: w.queueId });
 const qi = (w: World, k: number) => ({ id: w.queueId, itemId: w.itemIds[k] });
-const grade = (w: World, who: Who, k: number, body: unknown) => call(w, who, 'grading/queues/[id]/items/[itemId]/grade/route.ts', 'POST', { params: qi(w, k), body });
+const grade = (w: World, who: Who, k: number, body: unknown) =>
+  call(w, who, 'grading/queues/[id]/items/[itemId]/grade/route.ts', 'POST', { params: qi(w, k), body });
 
 /** The answer with what legitimately differs between the worlds replaced: their ids, names carrying the tag, and timestamps. */
 function normalise(w: World, r: { status: number; json: unknown }): { status: number; json: unknown } {
@@ -126,7 +155,11 @@ function normalise(w: World, r: { status: number; json: unknown }): { status: nu
 }
 
 /** Calls `request` in each world (one after the other) and asserts the grader got the same answer. */
-async function same(what: string, worlds: World[], request: (w: World) => Promise<{ status: number; json: unknown }>): Promise<{ status: number; json: unknown }> {
+async function same(
+  what: string,
+  worlds: World[],
+  request: (w: World) => Promise<{ status: number; json: unknown }>,
+): Promise<{ status: number; json: unknown }> {
   const answers = [];
   for (const w of worlds) {
     const r = await request(w);
@@ -146,13 +179,19 @@ function gradingCalls(who: Who): Record<string, Array<(w: World) => ReturnType<t
       (w) => call(w, who, 'grading/queues/[id]/route.ts', 'GET', { params: q(w) }),
       (w) => call(w, who, 'grading/queues/[id]/route.ts', 'PATCH', { params: q(w), body: { status: 'CLOSED' } }),
     ],
-    'grading/queues/[id]/items/[itemId]/route.ts': items.map((k) => (w: World) => call(w, who, 'grading/queues/[id]/items/[itemId]/route.ts', 'GET', { params: qi(w, k) })),
-    'grading/queues/[id]/items/[itemId]/files/route.ts': [(w) => call(w, who, 'grading/queues/[id]/items/[itemId]/files/route.ts', 'GET', { params: qi(w, 0) })],
+    'grading/queues/[id]/items/[itemId]/route.ts': items.map(
+      (k) => (w: World) => call(w, who, 'grading/queues/[id]/items/[itemId]/route.ts', 'GET', { params: qi(w, k) }),
+    ),
+    'grading/queues/[id]/items/[itemId]/files/route.ts': [
+      (w) => call(w, who, 'grading/queues/[id]/items/[itemId]/files/route.ts', 'GET', { params: qi(w, 0) }),
+    ],
     'grading/queues/[id]/mine/route.ts': [(w) => call(w, who, 'grading/queues/[id]/mine/route.ts', 'GET', { params: q(w) })],
     'grading/queues/[id]/disputed/route.ts': [(w) => call(w, who, 'grading/queues/[id]/disputed/route.ts', 'GET', { params: q(w) })],
     'grading/queues/[id]/agreement/route.ts': [(w) => call(w, who, 'grading/queues/[id]/agreement/route.ts', 'GET', { params: q(w) })],
     'grading/queues/[id]/export/route.ts': [(w) => call(w, who, 'grading/queues/[id]/export/route.ts', 'GET', { params: q(w), query: '?format=json' })],
-    'grading/queues/[id]/items/[itemId]/settle/route.ts': [(w) => call(w, who, 'grading/queues/[id]/items/[itemId]/settle/route.ts', 'POST', { params: qi(w, 0), body: { label: 'CORRECT', note: 'n' } })],
+    'grading/queues/[id]/items/[itemId]/settle/route.ts': [
+      (w) => call(w, who, 'grading/queues/[id]/items/[itemId]/settle/route.ts', 'POST', { params: qi(w, 0), body: { label: 'CORRECT', note: 'n' } }),
+    ],
     'grading/precision/route.ts': [(w) => call(w, who, 'grading/precision/route.ts', 'GET')],
     'grading/options/route.ts': [(w) => call(w, who, 'grading/options/route.ts', 'GET')],
     // the ones that write are called in the test itself, in an order that keeps the worlds comparable
@@ -166,7 +205,11 @@ function gradingCalls(who: Who): Record<string, Array<(w: World) => ReturnType<t
 /** Every read of the API as this grader, compared across the worlds; the writes of the rest of the API with an empty body (refused). */
 async function everyRead(worlds: World[], who: Who, when: string): Promise<void> {
   const calls = gradingCalls(who);
-  assert.deepEqual(Object.keys(calls).sort(), routeFiles.filter((f) => f.startsWith('grading/')), 'every grading route is listed here');
+  assert.deepEqual(
+    Object.keys(calls).sort(),
+    routeFiles.filter((f) => f.startsWith('grading/')),
+    'every grading route is listed here',
+  );
   for (const [file, list] of Object.entries(calls)) {
     for (const [n, c] of list.entries()) await same(`${when}: ${file} #${n}`, worlds, c);
   }
@@ -175,7 +218,9 @@ async function everyRead(worlds: World[], who: Who, when: string): Promise<void>
     for (const method of METHODS) {
       if (typeof mod[method] !== 'function') continue;
       const params = Object.fromEntries([...file.matchAll(/\[(\w+)\]/g)].map((m) => [m[1], 'nonexistent']));
-      await same(`${when}: ${method} ${file}`, worlds, (w) => call(w, who, file, method, { params, body: method === 'GET' || method === 'DELETE' ? undefined : {} }));
+      await same(`${when}: ${method} ${file}`, worlds, (w) =>
+        call(w, who, file, method, { params, body: method === 'GET' || method === 'DELETE' ? undefined : {} }),
+      );
     }
   }
 }
@@ -212,12 +257,18 @@ describe('blind grading, across two worlds', () => {
 
     // her writes, each compared: a blind revision of an item still waiting for labels
     await same('revising item 1 (two of three)', worlds, (w) => grade(w, 'ann', 1, { label: 'OVERFITTING', rationale: 'on reflection' }));
-    await same('disputing item 1 (her label is not final)', worlds, (w) => call(w, 'ann', 'grading/queues/[id]/items/[itemId]/dispute/route.ts', 'POST', { params: qi(w, 1), body: { label: 'CORRECT', note: 'n' } }));
+    await same('disputing item 1 (her label is not final)', worlds, (w) =>
+      call(w, 'ann', 'grading/queues/[id]/items/[itemId]/dispute/route.ts', 'POST', { params: qi(w, 1), body: { label: 'CORRECT', note: 'n' } }),
+    );
     // item 0 has all its labels: hers is final, a change of mind is a dispute
     const frozen = await same('revising item 0 (complete, unsettled)', worlds, (w) => grade(w, 'ann', 0, { label: 'CORRECT' }));
     assert.equal(frozen.status, 409, JSON.stringify(frozen.json));
-    await same('disputing item 0', worlds, (w) => call(w, 'ann', 'grading/queues/[id]/items/[itemId]/dispute/route.ts', 'POST', { params: qi(w, 0), body: { label: 'CORRECT', note: 'second thoughts' } }));
-    await same('skipping item 3', worlds, (w) => call(w, 'ann', 'grading/queues/[id]/items/[itemId]/skip/route.ts', 'POST', { params: qi(w, 3), body: { reason: 'later' } }));
+    await same('disputing item 0', worlds, (w) =>
+      call(w, 'ann', 'grading/queues/[id]/items/[itemId]/dispute/route.ts', 'POST', { params: qi(w, 0), body: { label: 'CORRECT', note: 'second thoughts' } }),
+    );
+    await same('skipping item 3', worlds, (w) =>
+      call(w, 'ann', 'grading/queues/[id]/items/[itemId]/skip/route.ts', 'POST', { params: qi(w, 3), body: { reason: 'later' } }),
+    );
     const next = await same('her next item', worlds, (w) => call(w, 'ann', 'grading/queues/[id]/next/route.ts', 'POST', { params: q(w) }));
     assert.equal((next.json as { item: { item: { id: string } } }).item.item.id, '<item 2>');
     // the last label: one world settles it (unanimous), the other waits for the lead
@@ -238,12 +289,13 @@ describe('blind grading, across two worlds', () => {
     }
 
     // what may differ is the settlement itself, which nothing can change now
-    const viewOf = async (w: World) => (await call(w, 'ann', 'grading/queues/[id]/items/[itemId]/route.ts', 'GET', { params: qi(w, 2) })).json as {
-      mine: { label: string };
-      others: unknown;
-      consensus: { label: string; automatic: boolean } | null;
-      labelsComplete: boolean;
-    };
+    const viewOf = async (w: World) =>
+      (await call(w, 'ann', 'grading/queues/[id]/items/[itemId]/route.ts', 'GET', { params: qi(w, 2) })).json as {
+        mine: { label: string };
+        others: unknown;
+        consensus: { label: string; automatic: boolean } | null;
+        labelsComplete: boolean;
+      };
     const waiting = await viewOf(disagreeing);
     assert.equal(waiting.others, null);
     assert.equal(waiting.consensus, null);
@@ -256,21 +308,45 @@ describe('blind grading, across two worlds', () => {
       const rows = (r.json as { items: Array<Record<string, unknown>> }).items;
       return { status: r.status, json: rows.map((row) => (row.itemId === w.itemIds[2] ? { ...row, settled: '-', consensus: '-' } : row)) };
     });
-    assert.ok((mine.json as Array<{ itemId: string; locked: boolean }>).filter((r) => r.itemId === '<item 0>' || r.itemId === '<item 2>').every((r) => r.locked));
+    assert.ok(
+      (mine.json as Array<{ itemId: string; locked: boolean }>).filter((r) => r.itemId === '<item 0>' || r.itemId === '<item 2>').every((r) => r.locked),
+    );
 
     // the label that stays is the one she gave blind; nothing settled as unanimous where the others disagreed
     const d = db.db;
-    assert.equal((await d.grade.findUniqueOrThrow({ where: { fixId_graderId: { fixId: disagreeing.fixIds[2], graderId: `${disagreeing.tag}-ann` } } })).label, 'CORRECT');
+    assert.equal(
+      (await d.grade.findUniqueOrThrow({ where: { fixId_graderId: { fixId: disagreeing.fixIds[2], graderId: `${disagreeing.tag}-ann` } } })).label,
+      'CORRECT',
+    );
     assert.equal(await d.consensus.count({ where: { fixId: disagreeing.fixIds[2] } }), 0);
     assert.equal((await d.consensus.findUniqueOrThrow({ where: { fixId: agreeing.fixIds[2] } })).automatic, true);
   });
 
   test('the lead grader, who still has a label to revise, reads the same agreement figures whatever the others labelled', async () => {
     // Cy leads; on item 0 she and Bob have labelled (two of three), Bob agreeing with her in one world only
-    const agreeing = await buildWorld({ items: 2, lead: 'cy', labels: [[0, 'cy', 'CORRECT'], [0, 'bob', 'CORRECT']] });
-    const disagreeing = await buildWorld({ items: 2, lead: 'cy', labels: [[0, 'cy', 'CORRECT'], [0, 'bob', 'IRRELEVANT']] });
+    const agreeing = await buildWorld({
+      items: 2,
+      lead: 'cy',
+      labels: [
+        [0, 'cy', 'CORRECT'],
+        [0, 'bob', 'CORRECT'],
+      ],
+    });
+    const disagreeing = await buildWorld({
+      items: 2,
+      lead: 'cy',
+      labels: [
+        [0, 'cy', 'CORRECT'],
+        [0, 'bob', 'IRRELEVANT'],
+      ],
+    });
     const worlds = [agreeing, disagreeing];
-    for (const file of ['grading/queues/route.ts', 'grading/queues/[id]/route.ts', 'grading/queues/[id]/agreement/route.ts', 'grading/queues/[id]/mine/route.ts']) {
+    for (const file of [
+      'grading/queues/route.ts',
+      'grading/queues/[id]/route.ts',
+      'grading/queues/[id]/agreement/route.ts',
+      'grading/queues/[id]/mine/route.ts',
+    ]) {
       await same(`the lead: GET ${file}`, worlds, (w) => call(w, 'cy', file, 'GET', { params: q(w) }));
     }
     await same('the lead: item 0', worlds, (w) => call(w, 'cy', 'grading/queues/[id]/items/[itemId]/route.ts', 'GET', { params: qi(w, 0) }));
@@ -284,13 +360,21 @@ describe('blind grading, across two worlds', () => {
     // the majority, and the revision settled the fix as "unanimous"
     const w = await buildWorld({
       items: 2,
-      labels: [[0, 'bob', 'INCORRECT'], [0, 'cy', 'INCORRECT'], [0, 'ann', 'CORRECT'], [1, 'bob', 'CORRECT'], [1, 'cy', 'INCORRECT']],
+      labels: [
+        [0, 'bob', 'INCORRECT'],
+        [0, 'cy', 'INCORRECT'],
+        [0, 'ann', 'CORRECT'],
+        [1, 'bob', 'CORRECT'],
+        [1, 'cy', 'INCORRECT'],
+      ],
     });
     const d = db.db;
     const ann = `${w.tag}-ann`;
     const later = new Date(Date.now() + 60_000);
     await d.grade.update({ where: { fixId_graderId: { fixId: w.fixIds[0], graderId: ann } }, data: { label: 'INCORRECT', rationale: 'with the others' } });
-    await d.gradeEvent.create({ data: { fixId: w.fixIds[0], actorId: ann, queueId: w.queueId, kind: 'revise', label: 'INCORRECT', rationale: 'with the others', createdAt: later } });
+    await d.gradeEvent.create({
+      data: { fixId: w.fixIds[0], actorId: ann, queueId: w.queueId, kind: 'revise', label: 'INCORRECT', rationale: 'with the others', createdAt: later },
+    });
     await d.consensus.create({ data: { fixId: w.fixIds[0], label: 'INCORRECT', automatic: true, note: 'Unanimous: 3 labels', settledAt: later } });
 
     const r = await call(w, 'manager', 'grading/queues/[id]/agreement/route.ts', 'GET', { params: q(w) });

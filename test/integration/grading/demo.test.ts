@@ -60,7 +60,12 @@ describe('demo grading queue', () => {
     const fixOf = async (itemId: string) => (await db.db.gradingItem.findUniqueOrThrow({ where: { id: itemId } })).fixId;
     assert.equal((await db.db.consensus.findUniqueOrThrow({ where: { fixId: await fixOf(first.itemId) } })).automatic, true);
     const second = (await nextItem({ queueId: queue.id, user: grader }))!;
-    const disputed = await submitGrade({ queueId: queue.id, itemId: second.itemId, user: grader, input: GradeInputSchema.parse({ label: 'IRRELEVANT', rationale: 'Unrelated' }) });
+    const disputed = await submitGrade({
+      queueId: queue.id,
+      itemId: second.itemId,
+      user: grader,
+      input: GradeInputSchema.parse({ label: 'IRRELEVANT', rationale: 'Unrelated' }),
+    });
     assert.deepEqual(disputed, { outcome: 'label' });
     assert.equal(await db.db.consensus.count({ where: { fixId: await fixOf(second.itemId) } }), 0);
   });

@@ -72,7 +72,10 @@ describe('grading service', () => {
     assert.ok(a.seed);
     const again = await selectFixes({ ...base, sample: 5, seed: a.seed! });
     const items = await db.db.gradingItem.findMany({ where: { queueId: a.id }, orderBy: { position: 'asc' } });
-    assert.deepEqual(items.map((i) => i.fixId), again);
+    assert.deepEqual(
+      items.map((i) => i.fixId),
+      again,
+    );
     const other = await selectFixes({ ...base, sample: 5, seed: `${a.seed}-other` });
     assert.notDeepEqual(other, again, 'another seed, another sample');
     const q = await db.db.gradingQueue.findUniqueOrThrow({ where: { id: a.id } });
@@ -96,7 +99,11 @@ describe('grading service', () => {
     assert.equal((await nextItem({ queueId: id, user: a }))?.itemId, first.itemId, 'asking again returns the same item');
     await db.db.gradingLease.updateMany({ where: { graderId: a.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     assert.equal((await nextItem({ queueId: id, user: b }))?.itemId, first.itemId, 'expired: handed to someone else');
-    await rejectsWith(submitGrade({ queueId: id, itemId: first.itemId, user: a, input: grade('CORRECT') }), 'conflict', /already has its 1 labels or reservations/);
+    await rejectsWith(
+      submitGrade({ queueId: id, itemId: first.itemId, user: a, input: grade('CORRECT') }),
+      'conflict',
+      /already has its 1 labels or reservations/,
+    );
   });
 
   test('two tabs submitting at once store one label; every change is in the history', async () => {
@@ -111,7 +118,10 @@ describe('grading service', () => {
     const fixId = (await db.db.gradingItem.findUniqueOrThrow({ where: { id: item.itemId } })).fixId;
     assert.equal(await db.db.grade.count({ where: { fixId, graderId: a.id } }), 1);
     const events = await db.db.gradeEvent.findMany({ where: { fixId }, orderBy: { createdAt: 'asc' } });
-    assert.deepEqual(events.map((e) => e.kind), ['label', 'revise']);
+    assert.deepEqual(
+      events.map((e) => e.kind),
+      ['label', 'revise'],
+    );
     await submitGrade({ queueId: id, itemId: item.itemId, user: a, input: grade('OVERFITTING', 'on reflection') });
     const grades = await db.db.grade.findMany({ where: { fixId } });
     assert.equal(grades.length, 1);
@@ -133,12 +143,15 @@ describe('grading service', () => {
     assert.equal(settled.automatic, true);
     assert.equal(settled.settledById, null, 'the labels settled it: no grader is named as its settler');
     const audit = await db.db.auditLog.findMany({ where: { targetId: fixId }, orderBy: { id: 'asc' } });
-    assert.deepEqual(audit.map((a) => [a.action, a.actorKind, a.actorId]), [
-      ['grading.label', 'user', graders[0].id],
-      ['grading.label', 'user', graders[1].id],
-      ['grading.label', 'user', graders[2].id],
-      ['grading.auto_settle', 'system', null],
-    ]);
+    assert.deepEqual(
+      audit.map((a) => [a.action, a.actorKind, a.actorId]),
+      [
+        ['grading.label', 'user', graders[0].id],
+        ['grading.label', 'user', graders[1].id],
+        ['grading.label', 'user', graders[2].id],
+        ['grading.auto_settle', 'system', null],
+      ],
+    );
     assert.equal(await db.db.gradeReveal.count({ where: { fixId, via: 'settled' } }), 3, 'all three have seen the others once settled');
     await rejectsWith(submitGrade({ queueId: id, itemId, user: graders[0], input: grade('INCORRECT') }), 'conflict', /Your label on this fix is final/);
     assert.equal((await db.db.consensus.findUniqueOrThrow({ where: { fixId } })).label, 'CORRECT');

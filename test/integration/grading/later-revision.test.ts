@@ -48,15 +48,30 @@ describe('the grading page reads the change and the developer’s next revision 
     const grader = (await createUser(d, 'Gil Grader')) as unknown as SessionUser;
     const repo = await d.repository.create({ data: { name: 'cart-later', gitUrl: dir, language: 'javascript' } });
     const change = await d.change.create({
-      data: { repositoryId: repo.id, externalId: 'PR-9', title: 'Totals', description: 'd', author: 'dev', branch: 'totals', baseRev: revs.base, headRev: revs.later, status: 'FIX_READY' },
+      data: {
+        repositoryId: repo.id,
+        externalId: 'PR-9',
+        title: 'Totals',
+        description: 'd',
+        author: 'dev',
+        branch: 'totals',
+        baseRev: revs.base,
+        headRev: revs.later,
+        status: 'FIX_READY',
+      },
     });
     const first = await d.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: revs.base, headRev: revs.head, branch: 'totals' } });
     await d.changeRevision.create({ data: { changeId: change.id, number: 2, baseRev: revs.base, headRev: revs.later, branch: 'totals' } });
-    const run = await d.run.create({ data: { changeId: change.id, revisionId: first.id, policy: 'offline', status: 'FIXED', exitReason: 'fixed', finishedAt: new Date() } });
+    const run = await d.run.create({
+      data: { changeId: change.id, revisionId: first.id, policy: 'offline', status: 'FIXED', exitReason: 'fixed', finishedAt: new Date() },
+    });
     await d.fix.create({
       data: { runId: run.id, changeId: change.id, revisionId: first.id, diff: 'diff --git a/cart.js b/cart.js\n', files: ['cart.js'], status: 'STALE' },
     });
-    const queue = await createQueue({ actor: manager, input: CreateQueueSchema.parse({ name: 'later', graderIds: [grader.id], gradersPerFix: 1, filter: { repositoryIds: [repo.id] } }) });
+    const queue = await createQueue({
+      actor: manager,
+      input: CreateQueueSchema.parse({ name: 'later', graderIds: [grader.id], gradersPerFix: 1, filter: { repositoryIds: [repo.id] } }),
+    });
     const handed = await nextItem({ queueId: queue.id, user: grader });
     assert.ok(handed, 'an item is handed out');
     const view = await getItemView({ queueId: queue.id, itemId: handed.itemId, user: grader });

@@ -55,7 +55,7 @@ describe('precision over settled fixes', () => {
     assert.equal(row.overfitting.count, 1);
     assert.equal(row.incorrect.count, 1);
     assert.deepEqual(row.irrelevant, { count: 0, share: 0, low: 0, high: row.irrelevant.high });
-    assert.ok(row.irrelevant.high! > 0.39 && row.irrelevant.high! < 0.40, String(row.irrelevant.high)); // 0/6 → 0 to 0.390
+    assert.ok(row.irrelevant.high! > 0.39 && row.irrelevant.high! < 0.4, String(row.irrelevant.high)); // 0/6 → 0 to 0.390
   });
 
   test('by repository, with Wilson intervals', async () => {
@@ -75,15 +75,24 @@ describe('precision over settled fixes', () => {
   test('by policy, model and month; filters', async () => {
     assert.deepEqual(
       (await precision({}, 'policy')).map((r) => [r.key, r.settled]),
-      [['llm', 2], ['offline', 4]],
+      [
+        ['llm', 2],
+        ['offline', 4],
+      ],
     );
     assert.deepEqual(
       (await precision({}, 'model')).map((r) => [r.key, r.label, r.settled]),
-      [['m1', 'm1', 2], [null, 'no model', 4]],
+      [
+        ['m1', 'm1', 2],
+        [null, 'no model', 4],
+      ],
     );
     assert.deepEqual(
       (await precision({}, 'month')).map((r) => [r.key, r.settled]),
-      [['2026-11', 4], ['2026-12', 2]],
+      [
+        ['2026-11', 4],
+        ['2026-12', 2],
+      ],
     );
     assert.equal((await precision({ repositoryId: beta }))[0].settled, 2);
     assert.equal((await precision({ model: 'm1' }))[0].settled, 2);

@@ -67,7 +67,17 @@ describe('a runâ€™s clone of a private repository on a code host, with the hostâ
   async function runInput({ repository, externalId, head }: { repository: string; externalId: string; head: string }) {
     const sink = new ArraySink();
     const change = await db.db.change.create({
-      data: { repositoryId: repositories[repository], externalId, title: `change ${externalId}`, author: 'dev', branch: 'b', baseRev: base, headRev: head, failingTestCount: 1, filesChanged: 1 },
+      data: {
+        repositoryId: repositories[repository],
+        externalId,
+        title: `change ${externalId}`,
+        author: 'dev',
+        branch: 'b',
+        baseRev: base,
+        headRev: head,
+        failingTestCount: 1,
+        filesChanged: 1,
+      },
     });
     const revision = await db.db.changeRevision.create({ data: { changeId: change.id, number: nextChange++, baseRev: base, headRev: head, branch: 'b' } });
     const run = await db.db.run.create({ data: { changeId: change.id, revisionId: revision.id, policy: 'offline' } });
@@ -83,7 +93,10 @@ describe('a runâ€™s clone of a private repository on a code host, with the hostâ
 
   /** Every file under the clone's .git folder and the run's tmp/ (the install's output), and the run's events: none may hold `token`. */
   function assertTokenNowhere(state: RunState & { workspace: NonNullable<RunState['workspace']> }, sink: ArraySink, token: string) {
-    const files = [...fs.readdirSync(path.join(state.workspace.root, '.git'), { recursive: true }).map((f) => path.join(state.workspace.root, '.git', String(f))), path.join(state.workspace.tmpDir, INSTALL_OUTPUT)];
+    const files = [
+      ...fs.readdirSync(path.join(state.workspace.root, '.git'), { recursive: true }).map((f) => path.join(state.workspace.root, '.git', String(f))),
+      path.join(state.workspace.tmpDir, INSTALL_OUTPUT),
+    ];
     for (const file of files) {
       if (!fs.statSync(file).isFile()) continue;
       assert.ok(!fs.readFileSync(file).includes(token), `${path.relative(state.workspace.runDir, file)} holds the token`);
@@ -125,10 +138,16 @@ describe('a runâ€™s clone of a private repository on a code host, with the hostâ
       repositories[name] = (await db.db.repository.create({ data: { name, gitUrl: `${gitServer.url}/${name}.git`, settings } })).id;
     }
     gh.repositories.push({ id: 301, owner: 'acme', name: 'shop', installationId: 77, cloneUrl: `${gitServer.url}/acme/shop.git` });
-    const github = await registerHost({ actorId: admin.id, input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: 'clone-secret' } });
+    const github = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: 'clone-secret' },
+    });
     await linkRepository({ actorId: admin.id, hostId: github.id, input: { externalId: '301', repositoryId: repositories['acme/shop'] } });
     gl.projects.push({ id: 701, path: 'group/shop', httpUrlToRepo: `${gitServer.url}/group/shop.git` });
-    const gitlab = await registerHost({ actorId: admin.id, input: { kind: 'GITLAB', name: 'gl', apiBaseUrl: gl.url, token: gl.token, webhookSecret: 'clone-hook-token' } });
+    const gitlab = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITLAB', name: 'gl', apiBaseUrl: gl.url, token: gl.token, webhookSecret: 'clone-hook-token' },
+    });
     await linkRepository({ actorId: admin.id, hostId: gitlab.id, input: { externalId: '701', repositoryId: repositories['group/shop'] } });
   });
   after(async () => {
@@ -147,7 +166,10 @@ describe('a runâ€™s clone of a private repository on a code host, with the hostâ
     const forkHead = commitOnBase('fork.txt');
     publish('acme/shop', 'refs/pull/12/head', forkHead);
 
-    for (const [externalId, head] of [['11', branchHead], ['12', forkHead]] as const) {
+    for (const [externalId, head] of [
+      ['11', branchHead],
+      ['12', forkHead],
+    ] as const) {
       const { input, sink } = await runInput({ repository: 'acme/shop', externalId, head });
       const token = gh.issuedTokens.at(-1)?.token ?? '';
       assert.ok(token, 'an installation token was issued for the clone');
@@ -160,7 +182,10 @@ describe('a runâ€™s clone of a private repository on a code host, with the hostâ
       assertTokenNowhere(ready, sink, token);
       assert.match(fs.readFileSync(path.join(ready.workspace.tmpDir, INSTALL_OUTPUT), 'utf8'), /^HOME=/m, 'the install ran and wrote its environment');
     }
-    assert.ok(gitServer.requests.some((r) => r.repo === 'acme/shop.git' && r.user === null && !r.allowed), 'anonymous reads were refused');
+    assert.ok(
+      gitServer.requests.some((r) => r.repo === 'acme/shop.git' && r.user === null && !r.allowed),
+      'anonymous reads were refused',
+    );
     assert.ok(gitServer.requests.some((r) => r.repo === 'acme/shop.git' && r.user === 'x-access-token' && r.allowed));
   });
 

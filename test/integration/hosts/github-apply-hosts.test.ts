@@ -28,7 +28,8 @@ import { git, githubDelivery, JUNIT_FAILING, waitFor, zipOf, waitForSettledDeliv
 
 const SECRET = 'apply-webhook-secret';
 const ctx = { params: Promise.resolve({}) };
-const DIFF = 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
+const DIFF =
+  'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
 
 describe('GitHub: applying from the pull request with the App’s token (hosts)', () => {
   let db: TestDb;
@@ -64,14 +65,36 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
       maintainerCanModify: opts.fork?.maintainerCanModify ?? false,
     });
     const runId = nextRun++;
-    gh.runs.set(runId, { id: runId, repositoryId: 101, headSha: head, artifacts: [{ id: runId, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }], jobs: [] });
+    gh.runs.set(runId, {
+      id: runId,
+      repositoryId: 101,
+      headSha: head,
+      artifacts: [{ id: runId, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }],
+      jobs: [],
+    });
     const deliveryId = `run-${runId}`;
-    await post(githubDelivery({ secret: SECRET, event: 'workflow_run', deliveryId, payload: { action: 'completed', workflow_run: { id: runId, head_sha: head, conclusion: 'failure', html_url: `${gh.url}/r/${runId}`, pull_requests: [{ number }] }, repository: { id: 101 }, installation: { id: 55 } } }));
+    await post(
+      githubDelivery({
+        secret: SECRET,
+        event: 'workflow_run',
+        deliveryId,
+        payload: {
+          action: 'completed',
+          workflow_run: { id: runId, head_sha: head, conclusion: 'failure', html_url: `${gh.url}/r/${runId}`, pull_requests: [{ number }] },
+          repository: { id: 101 },
+          installation: { id: 55 },
+        },
+      }),
+    );
     assert.equal((await settled(deliveryId)).status, 'PROCESSED');
     const change = await db.db.change.findFirstOrThrow({ where: { externalId: String(number) } });
     const run = await db.db.run.findFirstOrThrow({ where: { changeId: change.id } });
     assert.ok((await claimRun({ runId: run.id, workerId: 'w' })).claimed);
-    await finishRun({ runId: run.id, workerId: 'w', result: { status: 'fixed', exitReason: 'fixed', diff: DIFF.replace('a + b;\n', `a + b;\n`), files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' } });
+    await finishRun({
+      runId: run.id,
+      workerId: 'w',
+      result: { status: 'fixed', exitReason: 'fixed', diff: DIFF.replace('a + b;\n', `a + b;\n`), files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' },
+    });
     // as the worker does once a run ends
     await notifyCodeHostOfRun(run.id);
     const fix = await db.db.fix.findFirstOrThrow({ where: { changeId: change.id } });
@@ -80,7 +103,20 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
 
   async function command(number: number, login: string, body: string) {
     const deliveryId = `comment-${number}-${login}-${Math.random()}`;
-    const res = await post(githubDelivery({ secret: SECRET, event: 'issue_comment', deliveryId, payload: { action: 'created', issue: { number, pull_request: { url: 'x' } }, comment: { body, user: { login, type: 'User' }, author_association: 'OWNER' }, repository: { id: 101 }, installation: { id: 55 } } }));
+    const res = await post(
+      githubDelivery({
+        secret: SECRET,
+        event: 'issue_comment',
+        deliveryId,
+        payload: {
+          action: 'created',
+          issue: { number, pull_request: { url: 'x' } },
+          comment: { body, user: { login, type: 'User' }, author_association: 'OWNER' },
+          repository: { id: 101 },
+          installation: { id: 55 },
+        },
+      }),
+    );
     assert.equal(res.status, 202);
     return settled(deliveryId);
   }
@@ -103,12 +139,18 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
       git(root, ['clone', '-q', '--bare', work, bare(name)]);
     }
     // only the installation tokens the API double issued may touch the repositories
-    gitServer = await startGitHttpServer({ root, authorize: ({ user, password }) => user === 'x-access-token' && gh.issuedTokens.some((t) => t.token === password) });
+    gitServer = await startGitHttpServer({
+      root,
+      authorize: ({ user, password }) => user === 'x-access-token' && gh.issuedTokens.some((t) => t.token === password),
+    });
     admin = await db.db.user.create({ data: { email: 'admin@apply.test', name: 'Admin', roles: ['ADMIN', 'REVIEWER'] } });
     const repository = await db.db.repository.create({ data: { name: 'acme/shop', gitUrl: `${gitServer.url}/acme/shop.git` } });
     gh.repositories.push({ id: 101, owner: 'acme', name: 'shop', installationId: 55, cloneUrl: `${gitServer.url}/acme/shop.git` });
     gh.permissions.set('maintainer', 'maintain').set('visitor', 'read').set('triager', 'triage');
-    const host = await registerHost({ actorId: admin.id, input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET } });
+    const host = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET },
+    });
     await linkRepository({ actorId: admin.id, hostId: host.id, input: { externalId: '101', repositoryId: repository.id } });
     worker = await startDeliveryWorker({ pollMs: 50 });
   });
@@ -124,8 +166,18 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
   test('without a token the git server refuses: the token path is what makes pushes work', async () => {
     // asynchronously: the git server runs in this process
     const run = promisify(execFile);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NODE_ENV: 'test' as const };
-    await assert.rejects(run('git', ['ls-remote', `${gitServer.url}/acme/shop.git`], { env, timeout: 20_000 }), /Authentication failed|could not read Username|terminal prompts disabled|401/);
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: '/nonexistent',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+      NODE_ENV: 'test' as const,
+    };
+    await assert.rejects(
+      run('git', ['ls-remote', `${gitServer.url}/acme/shop.git`], { env, timeout: 20_000 }),
+      /Authentication failed|could not read Username|terminal prompts disabled|401/,
+    );
     const made = `http://x-access-token:ghs_made_up@${gitServer.url.slice('http://'.length)}/acme/shop.git`;
     await assert.rejects(run('git', ['ls-remote', made], { env, timeout: 20_000 }), /Authentication failed|401/);
   });
@@ -178,15 +230,27 @@ describe('GitHub: applying from the pull request with the App’s token (hosts)'
 
   test('a fork whose author does not allow maintainer edits is never written (409 from the dashboard, refused in the thread, the comment says how to apply by hand); one that does is pushed to', async () => {
     const closed = await failingPull(23, { fork: { name: 'dev/shop', maintainerCanModify: false } });
-    const comment = await waitFor(async () => gh.comments.find((c) => c.issueNumber === 23 && c.body.includes('Apply it by hand')), { what: 'the comment with the by-hand instructions' });
+    const comment = await waitFor(async () => gh.comments.find((c) => c.issueNumber === 23 && c.body.includes('Apply it by hand')), {
+      what: 'the comment with the by-hand instructions',
+    });
     assert.match(comment.body, /flowfix cannot push this fix: the branch `feature-23` lives in the fork dev\/shop/);
     assert.match(comment.body, /git apply/);
     assert.ok(comment.body.includes(`http://localhost:3000/api/fixes/${closed.fixId}/patch`), 'a link to the patch');
     assert.ok(comment.body.includes('+export const sum = (a, b) => a + b;'), 'the diff itself, to save as a file');
 
-    const res = await callRoute({ handler: acceptRoute.POST, url: `/api/fixes/${closed.fixId}/accept`, method: 'POST', cookie: await sessionCookie(admin), params: { id: closed.fixId }, body: {} });
+    const res = await callRoute({
+      handler: acceptRoute.POST,
+      url: `/api/fixes/${closed.fixId}/accept`,
+      method: 'POST',
+      cookie: await sessionCookie(admin),
+      params: { id: closed.fixId },
+      body: {},
+    });
     assert.equal(res.status, 409, JSON.stringify(res.json));
-    assert.match((res.json as { error: { message: string } }).error.message, /fork dev\/shop, whose author does not allow maintainers to edit it.*Apply it by hand/s);
+    assert.match(
+      (res.json as { error: { message: string } }).error.message,
+      /fork dev\/shop, whose author does not allow maintainers to edit it.*Apply it by hand/s,
+    );
 
     const refused = await command(23, 'maintainer', '/flowfix apply');
     assert.match(refused.detail ?? '', /fork dev\/shop, whose author does not allow maintainers to edit it/);

@@ -23,7 +23,8 @@ import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type Git
 
 const SECRET = 'draft-webhook-secret';
 const ctx = { params: Promise.resolve({}) };
-const DIFF = 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
+const DIFF =
+  'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
 const sha = (c: string) => c.repeat(40);
 
 describe('GitHub: draft and bot pull requests follow the filter policy (hosts)', () => {
@@ -55,9 +56,20 @@ describe('GitHub: draft and bot pull requests follow the filter policy (hosts)',
   /** A failed workflow run of the pull request's head, delivered and settled. */
   async function failedRun(number: number, head: string) {
     const runId = nextRun++;
-    gh.runs.set(runId, { id: runId, repositoryId: 101, headSha: head, artifacts: [{ id: runId, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }], jobs: [] });
+    gh.runs.set(runId, {
+      id: runId,
+      repositoryId: 101,
+      headSha: head,
+      artifacts: [{ id: runId, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }],
+      jobs: [],
+    });
     const deliveryId = `run-${runId}`;
-    const payload = { action: 'completed', workflow_run: { id: runId, head_sha: head, conclusion: 'failure', html_url: `${gh.url}/acme/shop/actions/runs/${runId}`, pull_requests: [{ number }] }, repository: { id: 101 }, installation: { id: 55 } };
+    const payload = {
+      action: 'completed',
+      workflow_run: { id: runId, head_sha: head, conclusion: 'failure', html_url: `${gh.url}/acme/shop/actions/runs/${runId}`, pull_requests: [{ number }] },
+      repository: { id: 101 },
+      installation: { id: 55 },
+    };
     assert.equal((await post(githubDelivery({ secret: SECRET, event: 'workflow_run', payload, deliveryId }))).status, 202);
     return settled(deliveryId);
   }
@@ -74,7 +86,11 @@ describe('GitHub: draft and bot pull requests follow the filter policy (hosts)',
     const check = await waitFor(async () => checksOf(head).find((c) => c.status === 'completed'), { what: `the check of #${number}` });
     assert.equal(check.conclusion, 'skipped');
     assert.match(check.output.title ?? '', title);
-    assert.deepEqual(check.history.map((h) => h.status), ['completed'], 'never queued or in progress');
+    assert.deepEqual(
+      check.history.map((h) => h.status),
+      ['completed'],
+      'never queued or in progress',
+    );
     assert.equal(checksOf(head).length, 1);
     assert.equal(commentsOn(number).length, commentsBefore, 'no comment for a skipped change');
     return check;
@@ -89,7 +105,10 @@ describe('GitHub: draft and bot pull requests follow the filter policy (hosts)',
     cookie = await sessionCookie(admin);
     repositoryId = (await db.db.repository.create({ data: { name: 'acme/shop', gitUrl: repo.dir } })).id;
     gh.repositories.push({ id: 101, owner: 'acme', name: 'shop', installationId: 55 });
-    const host = await registerHost({ actorId: admin.id, input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET } });
+    const host = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET },
+    });
     await linkRepository({ actorId: admin.id, hostId: host.id, input: { externalId: '101', repositoryId } });
     worker = await startDeliveryWorker({ pollMs: 50 });
   });
@@ -125,12 +144,20 @@ describe('GitHub: draft and bot pull requests follow the filter policy (hosts)',
     const running = await waitFor(async () => checksOf(sha('4')).find((c) => c.status === 'in_progress'), { what: 'a check in progress' });
     assert.match(running.output.title ?? '', /^Working on it/);
     assert.equal(checksOf(sha('4')).length, 2);
-    assert.deepEqual(checksOf(sha('4'))[0].history.map((h) => h.status), ['completed'], 'the skipped check was left as it was');
+    assert.deepEqual(
+      checksOf(sha('4'))[0].history.map((h) => h.status),
+      ['completed'],
+      'the skipped check was left as it was',
+    );
     assert.ok(!gh.requests.some((r) => r.method === 'PATCH' && r.status === 422), 'no attempt to reopen a completed check run');
 
     const run = change.runs[0];
     assert.ok((await claimRun({ runId: run.id, workerId: 'w' })).claimed);
-    await finishRun({ runId: run.id, workerId: 'w', result: { status: 'fixed', exitReason: 'fixed', diff: DIFF, files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' } });
+    await finishRun({
+      runId: run.id,
+      workerId: 'w',
+      result: { status: 'fixed', exitReason: 'fixed', diff: DIFF, files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' },
+    });
     await notifyCodeHostOfRun(run.id);
     const done = await waitFor(async () => (running.status === 'completed' ? running : null), { what: 'the new check to complete' });
     assert.equal(done.output.title, 'A fix is ready');
@@ -168,10 +195,24 @@ describe('GitHub: draft and bot pull requests follow the filter policy (hosts)',
   });
 
   test('the draft filter is part of the filter policy an admin edits: switched off, a draft’s failure is repaired', async () => {
-    const bad = await callRoute({ handler: repositoryRoute.PATCH, url: `/api/admin/repositories/${repositoryId}`, method: 'PATCH', cookie, params: { id: repositoryId }, body: { filterPolicy: { pre: { draft: 'no' } } } });
+    const bad = await callRoute({
+      handler: repositoryRoute.PATCH,
+      url: `/api/admin/repositories/${repositoryId}`,
+      method: 'PATCH',
+      cookie,
+      params: { id: repositoryId },
+      body: { filterPolicy: { pre: { draft: 'no' } } },
+    });
     assert.equal(bad.status, 422, JSON.stringify(bad.json));
     assert.match(JSON.stringify(bad.json), /draft/);
-    const res = await callRoute({ handler: repositoryRoute.PATCH, url: `/api/admin/repositories/${repositoryId}`, method: 'PATCH', cookie, params: { id: repositoryId }, body: { filterPolicy: { pre: { draft: false } } } });
+    const res = await callRoute({
+      handler: repositoryRoute.PATCH,
+      url: `/api/admin/repositories/${repositoryId}`,
+      method: 'PATCH',
+      cookie,
+      params: { id: repositoryId },
+      body: { filterPolicy: { pre: { draft: false } } },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.json));
     assert.equal((res.json as { repository: { effective: { filterPolicy: { pre: { draft: boolean } } } } }).repository.effective.filterPolicy.pre.draft, false);
 

@@ -22,7 +22,8 @@ import { githubDelivery, JUNIT_FAILING, makeGitFixture, waitFor, zipOf, type Git
 
 const SECRET = 'review-webhook-secret';
 const ctx = { params: Promise.resolve({}) };
-const DIFF = 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
+const DIFF =
+  'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
 
 describe('GitHub: the check run and the one comment per change (hosts)', () => {
   let db: TestDb;
@@ -47,8 +48,17 @@ describe('GitHub: the check run and the one comment per change (hosts)', () => {
       base: { ref: 'main', sha: repo.base },
       files: [{ filename: 'sum.js', patch: '@@ -1 +1 @@\n-export const sum = (a, b) => a + b;\n+export const sum = (a, b) => a - b;' }],
     });
-    gh.runs.set(1, { id: 1, repositoryId: 101, headSha: repo.head, artifacts: [{ id: 1, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }], jobs: [] });
-    const host = await registerHost({ actorId: admin.id, input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET } });
+    gh.runs.set(1, {
+      id: 1,
+      repositoryId: 101,
+      headSha: repo.head,
+      artifacts: [{ id: 1, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }],
+      jobs: [],
+    });
+    const host = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: SECRET },
+    });
     await linkRepository({ actorId: admin.id, hostId: host.id, input: { externalId: '101', repositoryId: repository.id } });
     worker = await startDeliveryWorker({ pollMs: 50 });
   });
@@ -90,7 +100,13 @@ describe('GitHub: the check run and the one comment per change (hosts)', () => {
     await finishRun({
       runId: run.id,
       workerId: 'test-worker',
-      result: { status: 'fixed', exitReason: 'fixed', diff: DIFF, files: ['sum.js'], summaryHtml: '<p>sum subtracted instead of adding.</p><p>Restored the addition.</p>' },
+      result: {
+        status: 'fixed',
+        exitReason: 'fixed',
+        diff: DIFF,
+        files: ['sum.js'],
+        summaryHtml: '<p>sum subtracted instead of adding.</p><p>Restored the addition.</p>',
+      },
     });
     await notifyCodeHostOfRun(run.id);
     const check = await waitFor(async () => gh.checkRuns.find((c) => c.head_sha === repo.head && c.status === 'completed'), { what: 'the completed check' });
@@ -105,7 +121,10 @@ describe('GitHub: the check run and the one comment per change (hosts)', () => {
     assert.match(comment.body, /posted as suggested changes on this pull request’s diff/);
     assert.equal(gh.reviews.length, 1, 'one review with the suggestions');
     assert.equal(gh.reviews[0].commitId, repo.head);
-    assert.deepEqual(gh.reviews[0].comments.map((c) => [c.path, c.line, c.side, c.body]), [['sum.js', 1, 'RIGHT', '```suggestion\nexport const sum = (a, b) => a + b;\n```']]);
+    assert.deepEqual(
+      gh.reviews[0].comments.map((c) => [c.path, c.line, c.side, c.body]),
+      [['sum.js', 1, 'RIGHT', '```suggestion\nexport const sum = (a, b) => a + b;\n```']],
+    );
     assert.ok(comment.body.includes(`(http://localhost:3000/changes/${changeId})`));
   });
 
@@ -116,7 +135,10 @@ describe('GitHub: the check run and the one comment per change (hosts)', () => {
     const edited = await waitFor(async () => (gh.comments[0].edits > 0 ? gh.comments[0] : null), { what: 'the comment to be edited' });
     assert.equal(gh.comments.length, 1, 'never a second comment');
     assert.match(edited.body, /\*\*Rejected\*\*: the test is wrong, not the code/);
-    assert.ok(edited.body.indexOf('sum subtracted') < edited.body.indexOf('<details><summary>The fix (diff)</summary>'), 'root cause first, then the diff, collapsed once no longer pending');
+    assert.ok(
+      edited.body.indexOf('sum subtracted') < edited.body.indexOf('<details><summary>The fix (diff)</summary>'),
+      'root cause first, then the diff, collapsed once no longer pending',
+    );
     assert.equal(gh.reviews.length, 1, 'suggestions are posted once per fix');
     const check = await waitFor(async () => (gh.checkRuns[0].output.title === 'Fix rejected' ? gh.checkRuns[0] : null), { what: 'the check to say rejected' });
     assert.equal(check.conclusion, 'neutral');

@@ -28,7 +28,8 @@ import { git, gitlabDelivery, waitFor, waitForSettledDelivery } from './helpers'
 
 const HOOK_TOKEN = 'gitlab-apply-hook-token';
 const ctx = { params: Promise.resolve({}) };
-const DIFF = 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
+const DIFF =
+  'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -1 +1 @@\n-export const sum = (a, b) => a - b;\n+export const sum = (a, b) => a + b;\n';
 
 describe('GitLab: applying over smart HTTP with the project access token, and forks (hosts)', () => {
   let db: TestDb;
@@ -56,16 +57,43 @@ describe('GitLab: applying over smart HTTP with the project access token, and fo
     git(work, ['commit', '-q', '-m', `break sum in !${iid}`]);
     const head = git(work, ['rev-parse', 'HEAD']);
     git(work, ['push', '-q', remote, `${branch}:${branch}`]);
-    gl.mergeRequests.push({ projectId: 501, iid, title: `MR ${iid}`, author: 'dev', sourceBranch: branch, baseSha: base, headSha: head, ...(opts.fork ? { sourceProjectId: opts.fork.projectId, allowCollaboration: opts.fork.allowCollaboration } : {}) });
+    gl.mergeRequests.push({
+      projectId: 501,
+      iid,
+      title: `MR ${iid}`,
+      author: 'dev',
+      sourceBranch: branch,
+      baseSha: base,
+      headSha: head,
+      ...(opts.fork ? { sourceProjectId: opts.fork.projectId, allowCollaboration: opts.fork.allowCollaboration } : {}),
+    });
     const pipelineId = nextPipeline++;
-    gl.pipelines.set(pipelineId, { id: pipelineId, projectId: 501, sha: head, status: 'failed', testCases: [{ status: 'failed', name: 'adds', classname: 'sum', system_output: 'expected 3, got -1' }], jobs: [] });
+    gl.pipelines.set(pipelineId, {
+      id: pipelineId,
+      projectId: 501,
+      sha: head,
+      status: 'failed',
+      testCases: [{ status: 'failed', name: 'adds', classname: 'sum', system_output: 'expected 3, got -1' }],
+      jobs: [],
+    });
     const deliveryId = `pipeline-${pipelineId}`;
-    await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', deliveryId, payload: { object_kind: 'pipeline', object_attributes: { id: pipelineId, status: 'failed', sha: head }, merge_request: { iid }, project: { id: 501 } } }));
+    await post(
+      gitlabDelivery({
+        token: HOOK_TOKEN,
+        event: 'Pipeline Hook',
+        deliveryId,
+        payload: { object_kind: 'pipeline', object_attributes: { id: pipelineId, status: 'failed', sha: head }, merge_request: { iid }, project: { id: 501 } },
+      }),
+    );
     assert.equal((await settled(deliveryId)).status, 'PROCESSED');
     const change = await db.db.change.findFirstOrThrow({ where: { externalId: String(iid) } });
     const run = await db.db.run.findFirstOrThrow({ where: { changeId: change.id } });
     assert.ok((await claimRun({ runId: run.id, workerId: 'w' })).claimed);
-    await finishRun({ runId: run.id, workerId: 'w', result: { status: 'fixed', exitReason: 'fixed', diff: DIFF, files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' } });
+    await finishRun({
+      runId: run.id,
+      workerId: 'w',
+      result: { status: 'fixed', exitReason: 'fixed', diff: DIFF, files: ['sum.js'], summaryHtml: '<p>Subtraction.</p>' },
+    });
     // as the worker does once a run ends
     await notifyCodeHostOfRun(run.id);
     const fix = await db.db.fix.findFirstOrThrow({ where: { changeId: change.id } });
@@ -74,7 +102,13 @@ describe('GitLab: applying over smart HTTP with the project access token, and fo
 
   async function command(iid: number, body: string) {
     const deliveryId = `note-${iid}-${Math.random()}`;
-    const payload = { object_kind: 'note', object_attributes: { noteable_type: 'MergeRequest', note: body }, merge_request: { iid }, user: { id: 42, username: 'developer' }, project: { id: 501 } };
+    const payload = {
+      object_kind: 'note',
+      object_attributes: { noteable_type: 'MergeRequest', note: body },
+      merge_request: { iid },
+      user: { id: 42, username: 'developer' },
+      project: { id: 501 },
+    };
     assert.equal((await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Note Hook', payload, deliveryId }))).status, 202);
     return settled(deliveryId);
   }
@@ -107,7 +141,10 @@ describe('GitLab: applying over smart HTTP with the project access token, and fo
     const reviewer = await db.db.user.create({ data: { email: 'reviewer@gl-apply.test', name: 'Reviewer', roles: ['REVIEWER'] } });
     reviewerCookie = await sessionCookie(reviewer);
     const repository = await db.db.repository.create({ data: { name: 'acme/shop', gitUrl: `${gitServer.url}/acme/shop.git` } });
-    const host = await registerHost({ actorId: admin.id, input: { kind: 'GITLAB', name: 'gl', apiBaseUrl: gl.url, token: gl.token, webhookSecret: HOOK_TOKEN } });
+    const host = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITLAB', name: 'gl', apiBaseUrl: gl.url, token: gl.token, webhookSecret: HOOK_TOKEN },
+    });
     await linkRepository({ actorId: admin.id, hostId: host.id, input: { externalId: '501', repositoryId: repository.id } });
     worker = await startDeliveryWorker({ pollMs: 50 });
   });
@@ -121,8 +158,18 @@ describe('GitLab: applying over smart HTTP with the project access token, and fo
 
   test('without the token the git server refuses: the token is what lets flowfix in', async () => {
     const run = promisify(execFile);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', NODE_ENV: 'test' as const };
-    await assert.rejects(run('git', ['ls-remote', `${gitServer.url}/acme/shop.git`], { env, timeout: 20_000 }), /Authentication failed|could not read Username|terminal prompts disabled|401/);
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: '/nonexistent',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+      NODE_ENV: 'test' as const,
+    };
+    await assert.rejects(
+      run('git', ['ls-remote', `${gitServer.url}/acme/shop.git`], { env, timeout: 20_000 }),
+      /Authentication failed|could not read Username|terminal prompts disabled|401/,
+    );
     const wrong = `http://oauth2:glpat-made-up@${gitServer.url.slice('http://'.length)}/acme/shop.git`;
     await assert.rejects(run('git', ['ls-remote', wrong], { env, timeout: 20_000 }), /Authentication failed|401/);
   });
@@ -144,13 +191,22 @@ describe('GitLab: applying over smart HTTP with the project access token, and fo
 
   test('a fork whose author does not allow commits from members: refused with 409 from the dashboard and in the thread, nothing written, and the note says how to apply by hand', async () => {
     const mr = await failingMergeRequest(11, { fork: { projectId: 601, name: 'dev/shop', allowCollaboration: false } });
-    const note = await waitFor(async () => gl.notes.find((n) => n.iid === 11 && n.body.includes('Apply it by hand')), { what: 'the merge request note with the by-hand instructions' });
+    const note = await waitFor(async () => gl.notes.find((n) => n.iid === 11 && n.body.includes('Apply it by hand')), {
+      what: 'the merge request note with the by-hand instructions',
+    });
     assert.match(note.body, /flowfix cannot push this fix: the branch `feature-11` lives in the fork dev\/shop/);
     assert.match(note.body, /git apply/);
     assert.ok(note.body.includes(`http://localhost:3000/api/fixes/${mr.fixId}/patch`), 'a link to the patch');
     assert.ok(note.body.includes('+export const sum = (a, b) => a + b;'), 'the diff itself, to save as a file');
 
-    const res = await callRoute({ handler: acceptRoute.POST, url: `/api/fixes/${mr.fixId}/accept`, method: 'POST', cookie: reviewerCookie, params: { id: mr.fixId }, body: {} });
+    const res = await callRoute({
+      handler: acceptRoute.POST,
+      url: `/api/fixes/${mr.fixId}/accept`,
+      method: 'POST',
+      cookie: reviewerCookie,
+      params: { id: mr.fixId },
+      body: {},
+    });
     assert.equal(res.status, 409, JSON.stringify(res.json));
     const message = (res.json as { error: { message: string } }).error.message;
     assert.match(message, /fork dev\/shop, whose author does not allow commits from members who can merge/);

@@ -34,14 +34,35 @@ describe('GitLab: draft and bot merge requests follow the filter policy (hosts)'
 
   function mergeRequest(iid: number, head: string, opts: { draft?: boolean; author?: string } = {}) {
     gl.mergeRequests = gl.mergeRequests.filter((m) => m.iid !== iid);
-    gl.mergeRequests.push({ projectId: 501, iid, title: `MR ${iid}`, author: opts.author ?? 'dev', sourceBranch: `feature-${iid}`, baseSha: repo.base, headSha: head, draft: opts.draft ?? false });
+    gl.mergeRequests.push({
+      projectId: 501,
+      iid,
+      title: `MR ${iid}`,
+      author: opts.author ?? 'dev',
+      sourceBranch: `feature-${iid}`,
+      baseSha: repo.base,
+      headSha: head,
+      draft: opts.draft ?? false,
+    });
   }
 
   async function failedPipeline(iid: number, head: string) {
     const id = nextPipeline++;
-    gl.pipelines.set(id, { id, projectId: 501, sha: head, status: 'failed', testCases: [{ status: 'failed', name: 'adds', classname: 'sum', system_output: 'expected 3, got -1' }], jobs: [] });
+    gl.pipelines.set(id, {
+      id,
+      projectId: 501,
+      sha: head,
+      status: 'failed',
+      testCases: [{ status: 'failed', name: 'adds', classname: 'sum', system_output: 'expected 3, got -1' }],
+      jobs: [],
+    });
     const deliveryId = `pipeline-${id}`;
-    const payload = { object_kind: 'pipeline', object_attributes: { id, status: 'failed', sha: head, ref: `feature-${iid}` }, merge_request: { iid }, project: { id: 501 } };
+    const payload = {
+      object_kind: 'pipeline',
+      object_attributes: { id, status: 'failed', sha: head, ref: `feature-${iid}` },
+      merge_request: { iid },
+      project: { id: 501 },
+    };
     assert.equal((await post(gitlabDelivery({ token: HOOK_TOKEN, event: 'Pipeline Hook', payload, deliveryId }))).status, 202);
     return settled(deliveryId);
   }
@@ -59,7 +80,11 @@ describe('GitLab: draft and bot merge requests follow the filter policy (hosts)'
     assert.match(status.description ?? '', description);
     // a commit status has no "skipped" on every GitLab version flowfix supports: success, which never fails the pipeline
     assert.equal(status.state, 'success');
-    assert.deepEqual(statusesOf(head).map((s) => s.state), ['success'], 'never pending or running');
+    assert.deepEqual(
+      statusesOf(head).map((s) => s.state),
+      ['success'],
+      'never pending or running',
+    );
     assert.equal(gl.notes.filter((n) => n.iid === iid).length, 0, 'no note for a skipped change');
   }
 
@@ -70,7 +95,10 @@ describe('GitLab: draft and bot merge requests follow the filter policy (hosts)'
     const admin = await db.db.user.create({ data: { email: 'admin@gl-draft.test', name: 'Admin', roles: ['ADMIN'] } });
     repositoryId = (await db.db.repository.create({ data: { name: 'acme/shop', gitUrl: repo.dir } })).id;
     gl.projects.push({ id: 501, path: 'acme/shop' });
-    const host = await registerHost({ actorId: admin.id, input: { kind: 'GITLAB', name: 'gl', apiBaseUrl: gl.url, token: gl.token, webhookSecret: HOOK_TOKEN } });
+    const host = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITLAB', name: 'gl', apiBaseUrl: gl.url, token: gl.token, webhookSecret: HOOK_TOKEN },
+    });
     await linkRepository({ actorId: admin.id, hostId: host.id, input: { externalId: '501', repositoryId } });
     worker = await startDeliveryWorker({ pollMs: 50 });
   });
@@ -92,7 +120,11 @@ describe('GitLab: draft and bot merge requests follow the filter policy (hosts)'
 
   test('marked ready (changes.draft): the last failure is repaired like a new one, the status runs', async () => {
     mergeRequest(7, sha('a'), { draft: false });
-    const row = await mergeRequestHook(7, { draft: false, work_in_progress: false, last_commit: { id: sha('a') } }, { draft: { previous: true, current: false } });
+    const row = await mergeRequestHook(
+      7,
+      { draft: false, work_in_progress: false, last_commit: { id: sha('a') } },
+      { draft: { previous: true, current: false } },
+    );
     assert.equal(row.status, 'PROCESSED', row.detail ?? '');
     assert.match(row.detail ?? '', /ready for review: the failure of .* queued for repair/);
     const change = await changeOf(7);
@@ -113,7 +145,11 @@ describe('GitLab: draft and bot merge requests follow the filter policy (hosts)'
 
   test('marked as draft: recorded, and the next failure is skipped', async () => {
     mergeRequest(7, sha('c'), { draft: true });
-    const row = await mergeRequestHook(7, { draft: true, work_in_progress: true, last_commit: { id: sha('a') } }, { draft: { previous: false, current: true } });
+    const row = await mergeRequestHook(
+      7,
+      { draft: true, work_in_progress: true, last_commit: { id: sha('a') } },
+      { draft: { previous: false, current: true } },
+    );
     assert.equal(row.status, 'PROCESSED', row.detail ?? '');
     assert.equal((await changeOf(7)).draft, true);
     await failedPipeline(7, sha('c'));

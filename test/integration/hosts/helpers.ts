@@ -21,7 +21,18 @@ export function git(dir: string, args: string[], input?: string): string {
   return execFileSync('git', args, {
     cwd: dir,
     input,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com', NODE_ENV: 'test' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: '/nonexistent',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_AUTHOR_NAME: 'Dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.com',
+      GIT_COMMITTER_NAME: 'Dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.com',
+      NODE_ENV: 'test',
+    },
   })
     .toString()
     .trim();
@@ -62,18 +73,46 @@ export const JUNIT_FAILING = `<?xml version="1.0" encoding="UTF-8"?>
 export { zipOf } from '../../doubles/github-api-double';
 
 /** A GitHub delivery: X-Hub-Signature-256 over the exact body bytes. */
-export function githubDelivery({ secret, event, payload, deliveryId = randomUUID(), signature }: { secret: string; event: string; payload: unknown; deliveryId?: string; signature?: string }): NextRequest {
+export function githubDelivery({
+  secret,
+  event,
+  payload,
+  deliveryId = randomUUID(),
+  signature,
+}: {
+  secret: string;
+  event: string;
+  payload: unknown;
+  deliveryId?: string;
+  signature?: string;
+}): NextRequest {
   const body = JSON.stringify(payload);
   const sig = signature ?? `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
   return new NextRequest('http://localhost:3000/api/hosts/github/webhook', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': deliveryId, 'x-hub-signature-256': sig, 'user-agent': 'GitHub-Hookshot/test' },
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': deliveryId,
+      'x-hub-signature-256': sig,
+      'user-agent': 'GitHub-Hookshot/test',
+    },
     body,
   });
 }
 
 /** A GitLab delivery: the hook's secret token in X-Gitlab-Token. */
-export function gitlabDelivery({ token, event, payload, deliveryId = randomUUID() }: { token: string; event: string; payload: unknown; deliveryId?: string }): NextRequest {
+export function gitlabDelivery({
+  token,
+  event,
+  payload,
+  deliveryId = randomUUID(),
+}: {
+  token: string;
+  event: string;
+  payload: unknown;
+  deliveryId?: string;
+}): NextRequest {
   return new NextRequest('http://localhost:3000/api/hosts/gitlab/webhook', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-gitlab-event': event, 'x-gitlab-event-uuid': deliveryId, 'x-gitlab-token': token },

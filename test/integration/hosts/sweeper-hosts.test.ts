@@ -40,10 +40,27 @@ describe('webhook deliveries: the sweeper for stuck deliveries (hosts)', () => {
   /** A failed run of pull request #number, recorded as the webhook route records it, and not queued. */
   async function recordedNotQueued(number: number, runId: number): Promise<string> {
     const head = String(number).padStart(2, '0').repeat(20);
-    gh.pulls.set(`acme/shop#${number}`, { number, title: `PR ${number}`, user: { login: 'dev' }, head: { ref: `f-${number}`, sha: head }, base: { ref: 'main', sha: repo.base } });
-    gh.runs.set(runId, { id: runId, repositoryId: 101, headSha: head, artifacts: [{ id: runId, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }], jobs: [] });
+    gh.pulls.set(`acme/shop#${number}`, {
+      number,
+      title: `PR ${number}`,
+      user: { login: 'dev' },
+      head: { ref: `f-${number}`, sha: head },
+      base: { ref: 'main', sha: repo.base },
+    });
+    gh.runs.set(runId, {
+      id: runId,
+      repositoryId: 101,
+      headSha: head,
+      artifacts: [{ id: runId, name: 'junit', zip: zipOf({ 'junit.xml': JUNIT_FAILING }) }],
+      jobs: [],
+    });
     const deliveryId = `lost-${runId}`;
-    const payload = { action: 'completed', workflow_run: { id: runId, head_sha: head, conclusion: 'failure', html_url: `${gh.url}/r/${runId}`, pull_requests: [{ number }] }, repository: { id: 101 }, installation: { id: 55 } };
+    const payload = {
+      action: 'completed',
+      workflow_run: { id: runId, head_sha: head, conclusion: 'failure', html_url: `${gh.url}/r/${runId}`, pull_requests: [{ number }] },
+      repository: { id: 101 },
+      installation: { id: 55 },
+    };
     const recorded = await recordDelivery('github', { host, deliveryId, event: 'workflow_run', payload });
     assert.equal(recorded.status, 'recorded');
     return deliveryId;
@@ -65,7 +82,10 @@ describe('webhook deliveries: the sweeper for stuck deliveries (hosts)', () => {
     const admin = await db.db.user.create({ data: { email: 'admin@sweep.test', name: 'Admin', roles: ['ADMIN'] } });
     const repository = await db.db.repository.create({ data: { name: 'acme/shop', gitUrl: repo.dir } });
     gh.repositories.push({ id: 101, owner: 'acme', name: 'shop', installationId: 55 });
-    const view = await registerHost({ actorId: admin.id, input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: 'sweep-webhook-secret' } });
+    const view = await registerHost({
+      actorId: admin.id,
+      input: { kind: 'GITHUB', name: 'gh', apiBaseUrl: gh.url, appId: gh.appId, privateKey: gh.privateKey, webhookSecret: 'sweep-webhook-secret' },
+    });
     await linkRepository({ actorId: admin.id, hostId: view.id, input: { externalId: '101', repositoryId: repository.id } });
     host = await db.db.codeHost.findUniqueOrThrow({ where: { id: view.id } });
   });

@@ -31,9 +31,7 @@ after(async () => {
   await db.drop();
 });
 beforeEach(async () => {
-  await db.db.$executeRawUnsafe(
-    'TRUNCATE "AuditLog", "Failure", "Fix", "Run", "ChangeRevision", "Change", "CiTokenScope", "CiToken", "Repository" CASCADE',
-  );
+  await db.db.$executeRawUnsafe('TRUNCATE "AuditLog", "Failure", "Fix", "Run", "ChangeRevision", "Change", "CiTokenScope", "CiToken", "Repository" CASCADE');
   seeded = await seed(db.db);
 });
 
@@ -45,9 +43,7 @@ describe('each JUnit producer, uploaded as a CI step would (multipart)', () => {
         .results.filter((r) => r.status === 'failed' || r.status === 'error')
         .map((r) => r.id)
         .sort();
-      const res = await send(
-        multipartRequest({ token: seeded.tokens.scoped, meta: metadata({ change: { externalId: producer } }), junit: [xml] }),
-      );
+      const res = await send(multipartRequest({ token: seeded.tokens.scoped, meta: metadata({ change: { externalId: producer } }), junit: [xml] }));
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.created, true);
       assert.equal(res.body.revisionNumber, 1);
@@ -69,9 +65,7 @@ describe('each JUnit producer, uploaded as a CI step would (multipart)', () => {
   }
 
   test('a report split over several junit parts (shards) is one failure set', async () => {
-    const res = await send(
-      multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [fixture('jest-junit.xml'), fixture('pytest.xml')] }),
-    );
+    const res = await send(multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [fixture('jest-junit.xml'), fixture('pytest.xml')] }));
     assert.equal(res.status, 201);
     assert.equal(res.body.failures, 2 + 4);
   });
@@ -79,9 +73,7 @@ describe('each JUnit producer, uploaded as a CI step would (multipart)', () => {
 
 describe('nothing in an upload is lost', () => {
   test('jest-junit repeating a name in a broken suite: all 6 failures stored, under distinct ids', async () => {
-    const res = await send(
-      multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [fixture('jest-junit-duplicates.xml')] }),
-    );
+    const res = await send(multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [fixture('jest-junit-duplicates.xml')] }));
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.failures, 6);
     const stored = await db.db.failure.findMany({ where: { changeId: res.body.changeId as string } });
@@ -239,7 +231,11 @@ describe('refusals: clear 4xx and nothing stored', () => {
   });
 
   test('an unknown and an out-of-scope repository answer a token exactly alike (404), so a token cannot learn which repositories exist', async () => {
-    const outOfScope = await assertRefused(jsonRequest({ token: seeded.tokens.unscoped, body: metadata({ junit: FAILING_XML }) }), 404, /No repository "shop" this CI token may report to/);
+    const outOfScope = await assertRefused(
+      jsonRequest({ token: seeded.tokens.unscoped, body: metadata({ junit: FAILING_XML }) }),
+      404,
+      /No repository "shop" this CI token may report to/,
+    );
     const unknown = await assertRefused(
       jsonRequest({ token: seeded.tokens.unscoped, body: metadata({ junit: FAILING_XML, repository: 'nope' }) }),
       404,
@@ -290,11 +286,7 @@ describe('refusals: clear 4xx and nothing stored', () => {
 
   test('an upload in which nothing failed → 422 "nothing failed"', async () => {
     const passing = '<testsuite name="s"><testcase classname="a" name="ok"/><testcase classname="a" name="skip"><skipped/></testcase></testsuite>';
-    await assertRefused(
-      multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [passing] }),
-      422,
-      /Nothing failed: none of the 2 tests/,
-    );
+    await assertRefused(multipartRequest({ token: seeded.tokens.scoped, meta: metadata(), junit: [passing] }), 422, /Nothing failed: none of the 2 tests/);
     await assertRefused(jsonRequest({ token: seeded.tokens.scoped, body: metadata() }), 422, /Nothing failed: the upload holds no test results/);
   });
 
@@ -323,9 +315,7 @@ describe('refusals: clear 4xx and nothing stored', () => {
   });
 
   test('billion laughs (entity expansion) → 400', async () => {
-    const entities = Array.from({ length: 10 }, (_, i) =>
-      i === 0 ? '<!ENTITY lol0 "lol">' : `<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`,
-    ).join('\n');
+    const entities = Array.from({ length: 10 }, (_, i) => (i === 0 ? '<!ENTITY lol0 "lol">' : `<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`)).join('\n');
     const bomb = `<?xml version="1.0"?>\n<!DOCTYPE lolz [\n${entities}\n]>\n<testsuite><testcase classname="a" name="b"><failure message="&lol9;"/></testcase></testsuite>`;
     await assertRefused(jsonRequest({ token: seeded.tokens.scoped, body: metadata({ junit: bomb }) }), 400, /DOCTYPE/);
   });
@@ -464,9 +454,7 @@ describe('revisions of a change', () => {
   }
 
   test('a newer revision supersedes the older one and stales its pending work', async () => {
-    const first = await send(
-      jsonRequest({ token: seeded.tokens.scoped, body: metadata({ junit: FAILING_XML, headCommittedAt: '2026-11-01T10:00:00Z' }) }),
-    );
+    const first = await send(jsonRequest({ token: seeded.tokens.scoped, body: metadata({ junit: FAILING_XML, headCommittedAt: '2026-11-01T10:00:00Z' }) }));
     const changeId = first.body.changeId as string;
     const work = await seedWork(first.body.revisionId as string, changeId);
     await db.db.change.update({ where: { id: changeId }, data: { status: 'FIX_READY' } });
@@ -477,7 +465,10 @@ describe('revisions of a change', () => {
         body: metadata({
           headRev: 'c'.repeat(40),
           headCommittedAt: '2026-11-01T11:00:00Z',
-          tests: [{ name: 'other', classname: 'x' }, { name: 'again', classname: 'x' }],
+          tests: [
+            { name: 'other', classname: 'x' },
+            { name: 'again', classname: 'x' },
+          ],
           change: { title: 'Fix the cart total (v2)' },
         }),
       }),
@@ -517,7 +508,11 @@ describe('revisions of a change', () => {
         body: metadata({
           headRev: 'b'.repeat(40),
           headCommittedAt: '2026-11-01T10:00:00Z',
-          tests: [{ name: 'a', classname: 'x' }, { name: 'b', classname: 'x' }, { name: 'c', classname: 'x' }],
+          tests: [
+            { name: 'a', classname: 'x' },
+            { name: 'b', classname: 'x' },
+            { name: 'c', classname: 'x' },
+          ],
           change: { title: 'old title' },
         }),
       }),

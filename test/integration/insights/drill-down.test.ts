@@ -28,7 +28,19 @@ let seq = 0;
 /** the skips seeded for a reason, when */
 const skipsAt: Array<{ reason: string; at: number }> = [];
 
-async function change({ repo, at, bot = false, skip, status }: { repo: string; at: number; bot?: boolean; skip?: string | null; status?: 'SKIPPED' | 'NO_FIX' }) {
+async function change({
+  repo,
+  at,
+  bot = false,
+  skip,
+  status,
+}: {
+  repo: string;
+  at: number;
+  bot?: boolean;
+  skip?: string | null;
+  status?: 'SKIPPED' | 'NO_FIX';
+}) {
   const n = ++seq;
   const c = await db.db.change.create({
     data: {
@@ -64,7 +76,21 @@ async function revision(c: { id: string; n: number }, number: number, at: number
 
 async function droppedRun(
   c: { id: string; revisionId: string; at: number },
-  { reason, policy = 'offline', trigger = 'AUTO', revisionId = c.revisionId, status = 'DROPPED', after = 10 }: { reason: string | null; policy?: 'offline' | 'llm'; trigger?: 'AUTO' | 'MANUAL' | 'REVALIDATE'; revisionId?: string; status?: 'DROPPED' | 'READY'; after?: number },
+  {
+    reason,
+    policy = 'offline',
+    trigger = 'AUTO',
+    revisionId = c.revisionId,
+    status = 'DROPPED',
+    after = 10,
+  }: {
+    reason: string | null;
+    policy?: 'offline' | 'llm';
+    trigger?: 'AUTO' | 'MANUAL' | 'REVALIDATE';
+    revisionId?: string;
+    status?: 'DROPPED' | 'READY';
+    after?: number;
+  },
 ) {
   const run = await db.db.run.create({
     data: {
@@ -81,7 +107,16 @@ async function droppedRun(
     },
   });
   await db.db.fix.create({
-    data: { runId: run.id, changeId: c.id, revisionId, diff: 'diff', files: ['a.ts'], status, dropReason: status === 'DROPPED' ? reason : null, createdAt: new Date(c.at + after * MIN) },
+    data: {
+      runId: run.id,
+      changeId: c.id,
+      revisionId,
+      diff: 'diff',
+      files: ['a.ts'],
+      status,
+      dropReason: status === 'DROPPED' ? reason : null,
+      createdAt: new Date(c.at + after * MIN),
+    },
   });
 }
 

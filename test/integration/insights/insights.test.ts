@@ -117,7 +117,14 @@ async function addChange({
   });
   if (supersededAfterMin !== undefined) {
     await db.db.changeRevision.create({
-      data: { changeId: change.id, number: 2, baseRev: 'a'.repeat(40), headRev: 'c'.repeat(40), branch: `b${n}`, createdAt: new Date(at + supersededAfterMin * MIN) },
+      data: {
+        changeId: change.id,
+        number: 2,
+        baseRev: 'a'.repeat(40),
+        headRev: 'c'.repeat(40),
+        branch: `b${n}`,
+        createdAt: new Date(at + supersededAfterMin * MIN),
+      },
     });
   }
   for (const [i, spec] of runs.entries()) {
@@ -200,14 +207,30 @@ before(async () => {
     repo: a,
     at: RECENT,
     runs: [llm(10, 1000, 100, 0.5, 'fixed', { phases: { setup: 1000, red: 2000 } })],
-    fix: { minutes: 10, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'ACCEPT', surface: 'DASHBOARD' }], consensus: 'CORRECT' },
+    fix: {
+      minutes: 10,
+      status: 'APPLIED',
+      decisions: [
+        { kind: 'PREVIEW', surface: 'DASHBOARD' },
+        { kind: 'ACCEPT', surface: 'DASHBOARD' },
+      ],
+      consensus: 'CORRECT',
+    },
     reviewerId: r,
   }); // C5
   await addChange({
     repo: b,
     at: RECENT + MIN,
     runs: [offline(6, 'fixed', { phases: { setup: 3000, red: 4000 } }), offline(1, 'fixed', { trigger: 'REVALIDATE' })],
-    fix: { minutes: 20, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'CLI' }, { kind: 'EDIT_ACCEPT', surface: 'CLI' }], consensus: 'CORRECT' },
+    fix: {
+      minutes: 20,
+      status: 'APPLIED',
+      decisions: [
+        { kind: 'PREVIEW', surface: 'CLI' },
+        { kind: 'EDIT_ACCEPT', surface: 'CLI' },
+      ],
+      consensus: 'CORRECT',
+    },
     reviewerId: r,
   }); // C6
   await addChange({
@@ -217,7 +240,10 @@ before(async () => {
     fix: {
       minutes: 30,
       status: 'REJECTED',
-      decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'REJECT', surface: 'DASHBOARD', reason: 'WRONG_FIX' }],
+      decisions: [
+        { kind: 'PREVIEW', surface: 'DASHBOARD' },
+        { kind: 'REJECT', surface: 'DASHBOARD', reason: 'WRONG_FIX' },
+      ],
       consensus: 'INCORRECT',
     },
     reviewerId: r,
@@ -292,16 +318,44 @@ describe('funnel', () => {
 
   test('all time includes October; a repository, a policy and bot authors narrow it', async () => {
     assert.deepEqual(steps(await section('funnel', { period: 'all' })), {
-      changes: 13, skipped: 3, attempted: 10, found: 7, dropped: 2, posted: 5, previewed: 4, applied: 3,
+      changes: 13,
+      skipped: 3,
+      attempted: 10,
+      found: 7,
+      dropped: 2,
+      posted: 5,
+      previewed: 4,
+      applied: 3,
     });
     assert.deepEqual(steps(await section('funnel', { ...NOVEMBER, repo: 'repo-b' })), {
-      changes: 4, skipped: 1, attempted: 3, found: 2, dropped: 0, posted: 2, previewed: 2, applied: 1,
+      changes: 4,
+      skipped: 1,
+      attempted: 3,
+      found: 2,
+      dropped: 0,
+      posted: 2,
+      previewed: 2,
+      applied: 1,
     });
     assert.deepEqual(steps(await section('funnel', { ...NOVEMBER, policy: 'llm' })), {
-      changes: 12, skipped: 3, attempted: 4, found: 3, dropped: 1, posted: 2, previewed: 2, applied: 1,
+      changes: 12,
+      skipped: 3,
+      attempted: 4,
+      found: 3,
+      dropped: 1,
+      posted: 2,
+      previewed: 2,
+      applied: 1,
     });
     assert.deepEqual(steps(await section('funnel', { ...NOVEMBER, author: 'bot' })), {
-      changes: 1, skipped: 1, attempted: 0, found: 0, dropped: 0, posted: 0, previewed: 0, applied: 0,
+      changes: 1,
+      skipped: 1,
+      attempted: 0,
+      found: 0,
+      dropped: 0,
+      posted: 0,
+      previewed: 0,
+      applied: 0,
     });
     assert.equal(steps(await section('funnel', { ...NOVEMBER, repo: 'no-such-repo' })).changes, 0);
   });
@@ -349,7 +403,10 @@ describe('adoption', () => {
     );
     // the cost trend has the same axis
     const c = await section('cost', { ...NOVEMBER, bucket: 'day' });
-    assert.deepEqual(c.trend.map((t: { bucket: string }) => t.bucket), days);
+    assert.deepEqual(
+      c.trend.map((t: { bucket: string }) => t.bucket),
+      days,
+    );
     assert.deepEqual(c.trend[0], { bucket: days[0], runs: 0, costUsd: 0, posted: 0, applied: 0, costPerApplied: null });
   });
 });
@@ -482,7 +539,7 @@ describe('overview', () => {
     assert.equal(o.previous.precision.share, null);
   });
 
-  test('honours the period it shows: its figures are the funnel\'s for that period, against as many days before it', async () => {
+  test("honours the period it shows: its figures are the funnel's for that period, against as many days before it", async () => {
     const o = await section('overview', NOVEMBER);
     assert.equal(o.current.from, '2026-11-01T00:00:00.000Z');
     assert.equal(o.current.to, '2026-12-01T00:00:00.000Z');
@@ -532,7 +589,9 @@ describe('a period with no data', () => {
     assert.equal(c.total.costPerRun, null);
     assert.equal(c.zeroCost.share, null);
     const a = await section('adoption', empty);
-    assert.ok(a.surfaces.every((s: { applyPerPreview: number | null; applyPerPosted: number | null }) => s.applyPerPreview === null && s.applyPerPosted === null));
+    assert.ok(
+      a.surfaces.every((s: { applyPerPreview: number | null; applyPerPosted: number | null }) => s.applyPerPreview === null && s.applyPerPosted === null),
+    );
   });
 });
 
@@ -570,7 +629,13 @@ describe('a run whose model had no price', () => {
     const c = (await db.db.repository.create({ data: { name: 'repo-c', gitUrl: '/srv/c.git' } })).id;
     const reviewerId = (await db.db.user.findFirstOrThrow({ where: { email: 'r@example.test' } })).id;
     const at = Date.parse('2026-09-08T09:00:00Z');
-    await addChange({ repo: c, at, runs: [{ policy: 'llm', toolCalls: 7, prompt: 100, completion: 10, cost: null, exit: 'fixed' }], fix: { minutes: 9 }, reviewerId });
+    await addChange({
+      repo: c,
+      at,
+      runs: [{ policy: 'llm', toolCalls: 7, prompt: 100, completion: 10, cost: null, exit: 'fixed' }],
+      fix: { minutes: 9 },
+      reviewerId,
+    });
     await addChange({ repo: c, at: at + MIN, runs: [{ policy: 'llm', toolCalls: 3, cost: 0.4, exit: 'no_candidate' }], reviewerId });
     await rebuildInsightsRollups({ db: db.db });
     const cost = await section('cost', { period: 'custom', from: '2026-09-01', to: '2026-09-30', repo: 'repo-c' });
@@ -593,7 +658,14 @@ describe('overview at a fixed clock', () => {
       repo,
       at: Date.parse('2026-11-30T09:00:00Z'),
       runs: [{ policy: 'offline', toolCalls: 2, exit: 'fixed' }],
-      fix: { minutes: 10, status: 'APPLIED', decisions: [{ kind: 'PREVIEW', surface: 'DASHBOARD' }, { kind: 'ACCEPT', surface: 'DASHBOARD' }] },
+      fix: {
+        minutes: 10,
+        status: 'APPLIED',
+        decisions: [
+          { kind: 'PREVIEW', surface: 'DASHBOARD' },
+          { kind: 'ACCEPT', surface: 'DASHBOARD' },
+        ],
+      },
       reviewerId,
     });
     await rebuildInsightsRollups({ db: db.db });
@@ -609,7 +681,9 @@ describe('overview at a fixed clock', () => {
     assert.equal(steps(f).posted, 1);
     assert.equal(steps(f).applied, 1);
     // an hour before the change, it is not there yet
-    const before = (await insightsSection({ section: 'overview', query: q({ period: '7d', repo: 'repo-today' }), now: new Date('2026-11-30T08:00:00Z'), db: db.db })).data as { current: { fixesPosted: number } };
+    const before = (
+      await insightsSection({ section: 'overview', query: q({ period: '7d', repo: 'repo-today' }), now: new Date('2026-11-30T08:00:00Z'), db: db.db })
+    ).data as { current: { fixesPosted: number } };
     assert.equal(before.current.fixesPosted, 0);
   });
 });
@@ -620,7 +694,13 @@ describe('where the settled fixes come from', () => {
     const reviewerId = (await db.db.user.findFirstOrThrow({ where: { email: 'r@example.test' } })).id;
     const at = Date.parse('2026-08-11T09:00:00Z');
     for (let i = 0; i < 4; i++) {
-      await addChange({ repo, at: at + i * MIN, runs: [{ policy: 'offline', toolCalls: 1, exit: 'fixed' }], fix: { minutes: 5, consensus: i === 3 ? 'INCORRECT' : 'CORRECT' }, reviewerId });
+      await addChange({
+        repo,
+        at: at + i * MIN,
+        runs: [{ policy: 'offline', toolCalls: 1, exit: 'fixed' }],
+        fix: { minutes: 5, consensus: i === 3 ? 'INCORRECT' : 'CORRECT' },
+        reviewerId,
+      });
     }
     // unsettled: counts nowhere
     await addChange({ repo, at: at + 9 * MIN, runs: [{ policy: 'offline', toolCalls: 1, exit: 'fixed' }], fix: { minutes: 5 }, reviewerId });

@@ -40,16 +40,45 @@ async function addChange(n: number, opts: { repo: string; exit: string; suspects
   const d = db.db;
   const at = AT + n * MIN;
   const change = await d.change.create({
-    data: { repositoryId: opts.repo, externalId: `C${n}`, title: `change ${n}`, author: 'dev', branch: `b${n}`, baseRev: revs.base, headRev: opts.superseded === false ? revs.head : revs.next, createdAt: new Date(at), lastFailureAt: new Date(at) },
+    data: {
+      repositoryId: opts.repo,
+      externalId: `C${n}`,
+      title: `change ${n}`,
+      author: 'dev',
+      branch: `b${n}`,
+      baseRev: revs.base,
+      headRev: opts.superseded === false ? revs.head : revs.next,
+      createdAt: new Date(at),
+      lastFailureAt: new Date(at),
+    },
   });
   const first = await d.changeRevision.create({
-    data: { changeId: change.id, number: 1, baseRev: revs.base, headRev: revs.head, branch: `b${n}`, createdAt: new Date(at), supersededAt: opts.superseded === false ? null : new Date(at + 30 * MIN) },
+    data: {
+      changeId: change.id,
+      number: 1,
+      baseRev: revs.base,
+      headRev: revs.head,
+      branch: `b${n}`,
+      createdAt: new Date(at),
+      supersededAt: opts.superseded === false ? null : new Date(at + 30 * MIN),
+    },
   });
   if (opts.superseded !== false) {
-    await d.changeRevision.create({ data: { changeId: change.id, number: 2, baseRev: revs.base, headRev: revs.next, branch: `b${n}`, createdAt: new Date(at + 30 * MIN) } });
+    await d.changeRevision.create({
+      data: { changeId: change.id, number: 2, baseRev: revs.base, headRev: revs.next, branch: `b${n}`, createdAt: new Date(at + 30 * MIN) },
+    });
   }
   const run = await d.run.create({
-    data: { changeId: change.id, revisionId: first.id, policy: 'offline', status: 'NO_FIX', exitReason: opts.exit, createdAt: new Date(at + MIN), startedAt: new Date(at + MIN), finishedAt: new Date(at + 9 * MIN) },
+    data: {
+      changeId: change.id,
+      revisionId: first.id,
+      policy: 'offline',
+      status: 'NO_FIX',
+      exitReason: opts.exit,
+      createdAt: new Date(at + MIN),
+      startedAt: new Date(at + MIN),
+      finishedAt: new Date(at + 9 * MIN),
+    },
   });
   let seq = 0;
   if (opts.suspects) await d.runEvent.create({ data: { runId: run.id, seq: seq++, type: 'suspects', payload: { suspects: opts.suspects.map(suspect) } } });

@@ -160,11 +160,25 @@ describe('rollups kept by the writers', () => {
 
     // and what they say is the history above
     assert.deepEqual(steps(await section('funnel', { period: 'all' })), {
-      changes: 8, skipped: 1, attempted: 7, found: 4, dropped: 1, posted: 3, previewed: 2, applied: 1,
+      changes: 8,
+      skipped: 1,
+      attempted: 7,
+      found: 4,
+      dropped: 1,
+      posted: 3,
+      previewed: 2,
+      applied: 1,
     });
     assert.equal(steps(await section('funnel', { period: 'all', author: 'bot' })).changes, 2, 'PR-5 and PR-8, which moved');
     assert.deepEqual(steps(await section('funnel', { period: 'all', trigger: 'manual' })), {
-      changes: 8, skipped: 1, attempted: 1, found: 0, dropped: 0, posted: 0, previewed: 0, applied: 0,
+      changes: 8,
+      skipped: 1,
+      attempted: 1,
+      found: 0,
+      dropped: 0,
+      posted: 0,
+      previewed: 0,
+      applied: 0,
     });
     const cost = await section('cost', { period: 'all' });
     // ten runs: seven AUTO finished or waiting, PR-7's second AUTO run, PR-8's manual one… and PR-6's cancelled one
@@ -291,11 +305,32 @@ describe('a period that starts or ends inside a day', () => {
     for (const [i, c] of CHANGES.entries()) {
       const at = new Date(c.at);
       const change = await db.db.change.create({
-        data: { repositoryId, externalId: `E${i}`, title: 'e', author: 'Ada', branch: 'e', baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), createdAt: at, status: 'NO_FIX' },
+        data: {
+          repositoryId,
+          externalId: `E${i}`,
+          title: 'e',
+          author: 'Ada',
+          branch: 'e',
+          baseRev: 'a'.repeat(40),
+          headRev: 'b'.repeat(40),
+          createdAt: at,
+          status: 'NO_FIX',
+        },
       });
-      const revision = await db.db.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'e', createdAt: at } });
+      const revision = await db.db.changeRevision.create({
+        data: { changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'e', createdAt: at },
+      });
       const run = await db.db.run.create({
-        data: { changeId: change.id, revisionId: revision.id, policy: 'offline', status: c.settled ? 'FIXED' : 'NO_FIX', exitReason: c.settled ? 'fixed' : 'no_candidate', toolCalls: c.toolCalls, createdAt: at, finishedAt: at },
+        data: {
+          changeId: change.id,
+          revisionId: revision.id,
+          policy: 'offline',
+          status: c.settled ? 'FIXED' : 'NO_FIX',
+          exitReason: c.settled ? 'fixed' : 'no_candidate',
+          toolCalls: c.toolCalls,
+          createdAt: at,
+          finishedAt: at,
+        },
       });
       if (c.settled) {
         const fix = await db.db.fix.create({

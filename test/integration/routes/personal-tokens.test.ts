@@ -35,7 +35,13 @@ describe('personal tokens: issue with scope and expiry, list, revoke', () => {
 
   test('a token is issued with its scope and expiry; the list shows them, never the token', async () => {
     const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
-    const issued = await callRoute({ handler: issueRoute, url: '/api/me/tokens', method: 'POST', cookie, body: { name: 'laptop', scope: 'decide', expiresAt } });
+    const issued = await callRoute({
+      handler: issueRoute,
+      url: '/api/me/tokens',
+      method: 'POST',
+      cookie,
+      body: { name: 'laptop', scope: 'decide', expiresAt },
+    });
     assert.equal(issued.status, 201);
     const { token, record } = issued.json as { token: string; record: TokenView };
     assert.match(token, /^ffp_[A-Za-z0-9_-]{43}$/);
@@ -47,7 +53,13 @@ describe('personal tokens: issue with scope and expiry, list, revoke', () => {
     const list = await callRoute({ handler: listRoute, url: '/api/me/tokens', cookie });
     assert.equal(list.status, 200);
     const tokens = (list.json as { tokens: TokenView[] }).tokens;
-    assert.deepEqual(tokens.map((t) => [t.name, t.scope]), [['no scope said', 'read'], ['laptop', 'decide']]);
+    assert.deepEqual(
+      tokens.map((t) => [t.name, t.scope]),
+      [
+        ['no scope said', 'read'],
+        ['laptop', 'decide'],
+      ],
+    );
     assert.ok(!JSON.stringify(list.json).includes(token));
     // someone else's list is their own
     const others = await callRoute({ handler: listRoute, url: '/api/me/tokens', cookie: otherCookie });
@@ -75,7 +87,13 @@ describe('personal tokens: issue with scope and expiry, list, revoke', () => {
     const used = await db.db.personalToken.findUniqueOrThrow({ where: { id: record.id } });
     assert.ok(used.lastUsedAt);
 
-    const notMine = await callRoute({ handler: revokeRoute, url: `/api/me/tokens/${record.id}`, method: 'DELETE', cookie: otherCookie, params: { id: record.id } });
+    const notMine = await callRoute({
+      handler: revokeRoute,
+      url: `/api/me/tokens/${record.id}`,
+      method: 'DELETE',
+      cookie: otherCookie,
+      params: { id: record.id },
+    });
     assert.equal(notMine.status, 404);
     const revoked = await callRoute({ handler: revokeRoute, url: `/api/me/tokens/${record.id}`, method: 'DELETE', cookie, params: { id: record.id } });
     assert.equal(revoked.status, 200);

@@ -189,7 +189,10 @@ describe('every route handler × every role', () => {
     assert.ok(routeFiles.includes('app/api/v1/failures/route.ts'), routeFiles.join(', '));
     assert.ok(routeFiles.includes('app/api/hosts/github/webhook/route.ts'), routeFiles.join(', '));
     assert.ok(routeFiles.includes('app/api/hosts/gitlab/webhook/route.ts'), routeFiles.join(', '));
-    assert.ok(routes.every((r) => Object.keys(r.handlers).length > 0), 'every route file exports at least one method');
+    assert.ok(
+      routes.every((r) => Object.keys(r.handlers).length > 0),
+      'every route file exports at least one method',
+    );
   });
 
   for (const route of routes) {
@@ -226,7 +229,14 @@ describe('every route handler × every role', () => {
             assert.equal(await call({ route, method, headers: { authorization: `Bearer ${ciToken}` } }), 401);
           });
           test('a made-up signature or secret token → 401', async () => {
-            const headers = { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}`, 'x-gitlab-token': 'made-up-token', 'x-github-delivery': 'd1', 'x-github-event': 'workflow_run', 'x-gitlab-event': 'Pipeline Hook', 'x-gitlab-event-uuid': 'd1' };
+            const headers = {
+              'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+              'x-gitlab-token': 'made-up-token',
+              'x-github-delivery': 'd1',
+              'x-github-event': 'workflow_run',
+              'x-gitlab-event': 'Pipeline Hook',
+              'x-gitlab-event-uuid': 'd1',
+            };
             assert.equal(await call({ route, method, headers }), 401);
           });
           return;

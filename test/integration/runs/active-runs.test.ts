@@ -16,7 +16,18 @@ let otherRepoId: string;
 
 async function change(repositoryId: string, externalId: string, status: 'NEW' | 'QUEUED' | 'RUNNING' | 'FIX_READY', origin: 'CI' | 'DEMO_HISTORY' = 'CI') {
   const c = await db.db.change.create({
-    data: { repositoryId, externalId, title: externalId, author: 'ada', branch: 'b', baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), status, origin, lastFailureAt: new Date(NOW - 1000) },
+    data: {
+      repositoryId,
+      externalId,
+      title: externalId,
+      author: 'ada',
+      branch: 'b',
+      baseRev: 'a'.repeat(40),
+      headRev: 'b'.repeat(40),
+      status,
+      origin,
+      lastFailureAt: new Date(NOW - 1000),
+    },
   });
   const r = await db.db.changeRevision.create({ data: { changeId: c.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'b' } });
   return { changeId: c.id, revisionId: r.id };
@@ -39,7 +50,15 @@ before(async () => {
   // generated history, ten minutes a phase: must not move the estimate
   for (let i = 0; i < 5; i += 1) {
     const c = await change(repoId, `HIST-${i}`, 'FIX_READY', 'DEMO_HISTORY');
-    await db.db.run.create({ data: { ...c, policy: 'offline', status: 'FIXED', phaseTimings: { setup: 600_000, red: 600_000, localise: 600_000, patch: 600_000, verify: 600_000, summary: 600_000 }, finishedAt: new Date(NOW - 1000) } });
+    await db.db.run.create({
+      data: {
+        ...c,
+        policy: 'offline',
+        status: 'FIXED',
+        phaseTimings: { setup: 600_000, red: 600_000, localise: 600_000, patch: 600_000, verify: 600_000, summary: 600_000 },
+        finishedAt: new Date(NOW - 1000),
+      },
+    });
   }
   clearPhaseMediansCache();
 });
@@ -60,7 +79,9 @@ describe('active runs on the triage list', () => {
 
   test('a running change shows its phase and time left; a queued one the whole estimate; others nothing', async () => {
     const running = await change(repoId, 'RUN-1', 'RUNNING');
-    const run = await db.db.run.create({ data: { ...running, policy: 'offline', status: 'RUNNING', activeKey: running.revisionId, startedAt: new Date(NOW - 20_000), nextEventSeq: 6 } });
+    const run = await db.db.run.create({
+      data: { ...running, policy: 'offline', status: 'RUNNING', activeKey: running.revisionId, startedAt: new Date(NOW - 20_000), nextEventSeq: 6 },
+    });
     const phases: Array<[string, string, number]> = [
       ['setup', 'started', 20_000],
       ['setup', 'finished', 18_000],

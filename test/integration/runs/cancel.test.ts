@@ -45,7 +45,11 @@ function groupOf(marker: string): number | undefined {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/cmdline`, 'utf8') !== `sleep\0${marker}\0`) continue;
-      return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[2]);
+      return Number(
+        readFileSync(`/proc/${entry}/stat`, 'utf8')
+          .replace(/^.*\) /, '')
+          .split(' ')[2],
+      );
     } catch {
       // exited while we looked
     }
@@ -77,10 +81,13 @@ describe(`cancellation (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
 
     const asked = Date.now();
     await cancelRun({ runId });
-    const run = await waitFor(async () => {
-      const r = await runStatus(runId);
-      return TERMINAL.includes(r.status) ? r : undefined;
-    }, { what: 'the run to end', timeoutMs: 15_000 });
+    const run = await waitFor(
+      async () => {
+        const r = await runStatus(runId);
+        return TERMINAL.includes(r.status) ? r : undefined;
+      },
+      { what: 'the run to end', timeoutMs: 15_000 },
+    );
     const tookMs = Date.now() - asked;
     assert.equal(run.status, 'CANCELLED', `${run.exitReason}: ${run.exitDetail}`);
     assert.equal(run.exitReason, 'cancelled');
@@ -124,10 +131,13 @@ describe(`cancellation (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
     const head2 = w.repo.commit('second revision');
     const second = await report(head2);
     assert.equal(second.changeId, first.changeId);
-    const ended = await waitFor(async () => {
-      const r = await runStatus(run1.id);
-      return TERMINAL.includes(r.status) ? r : undefined;
-    }, { what: 'the stale run to end', timeoutMs: 15_000 });
+    const ended = await waitFor(
+      async () => {
+        const r = await runStatus(run1.id);
+        return TERMINAL.includes(r.status) ? r : undefined;
+      },
+      { what: 'the stale run to end', timeoutMs: 15_000 },
+    );
     assert.equal(ended.status, 'CANCELLED');
     await waitFor(async () => !groupAlive(pgid), { what: 'the stale run’s command to be killed', timeoutMs: 5_000 });
     const run2 = await db.db.run.findFirstOrThrow({ where: { revisionId: second.revisionId } });

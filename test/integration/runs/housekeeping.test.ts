@@ -36,16 +36,25 @@ describe(`worker housekeeping (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () 
     const queue = await getRunQueue();
     // the job is taken and dropped: the run stays QUEUED with nothing in the queue
     const taken = await queue.fetch(10);
-    assert.deepEqual(taken.map((j) => j.runId), [runId]);
+    assert.deepEqual(
+      taken.map((j) => j.runId),
+      [runId],
+    );
     await queue.complete(taken.map((j) => j.jobId));
     assert.deepEqual(await queue.fetch(10), []);
 
     const logged: Array<Record<string, unknown>> = [];
     await runHousekeeping({ queue, resendAfterMs: 0 }, (e) => logged.push(e));
-    assert.deepEqual(logged.find((e) => e.event === 'resent'), { event: 'resent', runs: [runId] });
+    assert.deepEqual(
+      logged.find((e) => e.event === 'resent'),
+      { event: 'resent', runs: [runId] },
+    );
     assert.ok(!logged.some((e) => e.event === 'housekeeping_error'), JSON.stringify(logged));
     const again = await queue.fetch(10);
-    assert.deepEqual(again.map((j) => j.runId), [runId]);
+    assert.deepEqual(
+      again.map((j) => j.runId),
+      [runId],
+    );
     await queue.complete(again.map((j) => j.jobId));
   });
 

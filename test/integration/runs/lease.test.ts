@@ -96,7 +96,11 @@ describe(`leases (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
     ]);
     assert.deepEqual(await heartbeat({ runId, workerId: 'w' }), { owned: true, cancelRequested: true });
     const diff = 'diff --git a/src/cart.ts b/src/cart.ts\n--- a/src/cart.ts\n+++ b/src/cart.ts\n@@ -1 +1 @@\n-a\n+b\n';
-    const out = await finishRun({ runId, workerId: 'w', result: { status: 'fixed', exitReason: 'fixed', diff, files: ['src/cart.ts'], summaryHtml: '<p>ok</p><script>alert(1)</script>' } });
+    const out = await finishRun({
+      runId,
+      workerId: 'w',
+      result: { status: 'fixed', exitReason: 'fixed', diff, files: ['src/cart.ts'], summaryHtml: '<p>ok</p><script>alert(1)</script>' },
+    });
     assert.equal(out.fixStatus, 'READY');
     const fix = await db.db.fix.findUniqueOrThrow({ where: { runId } });
     assert.doesNotMatch(fix.summaryHtml, /script/);
@@ -206,8 +210,14 @@ describe(`one fix waits per change (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`
     await db.db.change.update({ where: { id: w.changeId }, data: { origin: 'DEMO_HISTORY' } });
     const { out } = await runToEnd(w.changeId, { status: 'fixed', exitReason: 'fixed', diff, files: ['src/cart.ts'] });
     const { listReviewQueue } = await import('@/lib/fixes/queries');
-    assert.equal((await listReviewQueue({ limit: 200 })).items.some((i) => i.fixId === out.fixId), false);
-    assert.equal((await listReviewQueue({ limit: 200, history: 'include' })).items.some((i) => i.fixId === out.fixId), true);
+    assert.equal(
+      (await listReviewQueue({ limit: 200 })).items.some((i) => i.fixId === out.fixId),
+      false,
+    );
+    assert.equal(
+      (await listReviewQueue({ limit: 200, history: 'include' })).items.some((i) => i.fixId === out.fixId),
+      true,
+    );
     const { rejectFix } = await import('@/lib/fixes/decisions');
     const { acceptFix } = await import('@/lib/fixes/apply');
     const reviewer = await db.db.user.create({ data: { email: `hist-${w.changeId}@x.test`, name: 'Hist', roles: ['REVIEWER'] } });

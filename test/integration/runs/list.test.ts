@@ -40,7 +40,10 @@ describe(`the runs list (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
 
     const all = await listRuns({ query: query({}) });
     // newest first: the queued one, then the three finished ones from the last
-    assert.deepEqual(all.items.map((r) => r.id), [queued.runId, ids[2], ids[1], ids[0]]);
+    assert.deepEqual(
+      all.items.map((r) => r.id),
+      [queued.runId, ids[2], ids[1], ids[0]],
+    );
     assert.ok(all.repositories.includes('runs-a') && all.repositories.includes('runs-b'));
     assert.deepEqual(all.policies, ['offline']);
 
@@ -49,7 +52,10 @@ describe(`the runs list (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
     assert.ok(noFix.items.every((r) => r.exitReason === 'no_candidate' && r.durationMs !== null));
 
     const inA = await listRuns({ query: query({ repository: 'runs-a' }) });
-    assert.deepEqual(inA.items.map((r) => r.id), [ids[2], ids[0]]);
+    assert.deepEqual(
+      inA.items.map((r) => r.id),
+      [ids[2], ids[0]],
+    );
     assert.equal((await listRuns({ query: query({ policy: 'llm' }) })).items.length, 0);
 
     // one row a page: four pages, in order, then the end
@@ -60,7 +66,10 @@ describe(`the runs list (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})`, () => {
       seen.push(...page.items.map((r) => r.id));
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
-    assert.deepEqual(seen, all.items.map((r) => r.id));
+    assert.deepEqual(
+      seen,
+      all.items.map((r) => r.id),
+    );
   });
 
   test('a bad status or cursor is a 422 at the route', async () => {

@@ -53,10 +53,10 @@ async function killMidRun({ maxAttempts }: { maxAttempts?: number }) {
 
   const first = await spawnWorker();
   // mid-run: RED has started (the workspace exists, a test command is running)
-  await waitFor(
-    async () => (await db.db.runEvent.findFirst({ where: { runId, type: 'phase', payload: { path: ['phase'], equals: 'red' } } })) ?? undefined,
-    { what: `the first worker to reach RED\n${logOf(first)}`, timeoutMs: 90_000 },
-  );
+  await waitFor(async () => (await db.db.runEvent.findFirst({ where: { runId, type: 'phase', payload: { path: ['phase'], equals: 'red' } } })) ?? undefined, {
+    what: `the first worker to reach RED\n${logOf(first)}`,
+    timeoutMs: 90_000,
+  });
   const before = await db.db.run.findUniqueOrThrow({ where: { id: runId } });
   assert.equal(before.status, 'RUNNING');
   first.kill('SIGKILL');
@@ -85,7 +85,7 @@ describe('a worker killed with SIGKILL mid-run (real processes, PostgreSQL)', ()
     assert.equal(run.attempt, 2);
     assert.notEqual(before.leaseOwner, null);
     const events = await checkedEvents(db.db, runId);
-    const statuses = events.filter((e) => e.type === 'status').map((e) => (e.payload as { status: string; reason?: string }));
+    const statuses = events.filter((e) => e.type === 'status').map((e) => e.payload as { status: string; reason?: string });
     assert.deepEqual(
       statuses.map((s) => [s.status, s.reason]),
       [
@@ -96,7 +96,13 @@ describe('a worker killed with SIGKILL mid-run (real processes, PostgreSQL)', ()
       ],
     );
     // the first attempt's events stay, the second attempt starts over from setup
-    assert.equal(events.filter((e) => e.type === 'phase' && (e.payload as { phase: string; status: string }).phase === 'setup' && (e.payload as { status: string }).status === 'started').length, 2);
+    assert.equal(
+      events.filter(
+        (e) =>
+          e.type === 'phase' && (e.payload as { phase: string; status: string }).phase === 'setup' && (e.payload as { status: string }).status === 'started',
+      ).length,
+      2,
+    );
     assert.equal(await db.db.fix.count({ where: { runId } }), 1);
     assert.equal(second.exitCode, 0, 'the second worker stopped cleanly on SIGTERM');
   });

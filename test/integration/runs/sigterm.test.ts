@@ -40,10 +40,10 @@ describe('a worker stopped with SIGTERM mid-run (real processes, PostgreSQL)', (
     worlds.push(w);
     const { runId } = await requestRun({ changeId: w.changeId, trigger: 'MANUAL', policy: 'offline' });
     const first = await worker(500);
-    await waitFor(
-      async () => (await db.db.runEvent.findFirst({ where: { runId, type: 'phase', payload: { path: ['phase'], equals: 'red' } } })) ?? undefined,
-      { what: 'the first worker to reach RED', timeoutMs: 90_000 },
-    );
+    await waitFor(async () => (await db.db.runEvent.findFirst({ where: { runId, type: 'phase', payload: { path: ['phase'], equals: 'red' } } })) ?? undefined, {
+      what: 'the first worker to reach RED',
+      timeoutMs: 90_000,
+    });
     first.kill('SIGTERM');
     await processExited(first);
     assert.equal(first.exitCode, 0, first.log);
@@ -51,10 +51,13 @@ describe('a worker stopped with SIGTERM mid-run (real processes, PostgreSQL)', (
     assert.deepEqual([handedBack.status, handedBack.leaseOwner, handedBack.attempt], ['QUEUED', null, 0]);
 
     const second = await worker(0);
-    const run = await waitFor(async () => {
-      const r = await db.db.run.findUniqueOrThrow({ where: { id: runId } });
-      return TERMINAL.includes(r.status) ? r : undefined;
-    }, { what: 'the run to end', timeoutMs: 180_000, everyMs: 250 });
+    const run = await waitFor(
+      async () => {
+        const r = await db.db.run.findUniqueOrThrow({ where: { id: runId } });
+        return TERMINAL.includes(r.status) ? r : undefined;
+      },
+      { what: 'the run to end', timeoutMs: 180_000, everyMs: 250 },
+    );
     second.kill('SIGTERM');
     await processExited(second);
     assert.equal(run.status, 'FIXED', `${run.exitReason}: ${run.exitDetail}`);

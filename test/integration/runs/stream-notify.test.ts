@@ -122,7 +122,9 @@ describe('run event notifications on PostgreSQL', () => {
     const change = await db.db.change.create({
       data: { repositoryId: repo.id, externalId: 'PR-9', title: 't', author: 'a', branch: 'b', baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40) },
     });
-    const revision = await db.db.changeRevision.create({ data: { changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'b' } });
+    const revision = await db.db.changeRevision.create({
+      data: { changeId: change.id, number: 1, baseRev: 'a'.repeat(40), headRev: 'b'.repeat(40), branch: 'b' },
+    });
     const run = await db.db.run.create({ data: { changeId: change.id, revisionId: revision.id, policy: 'offline', activeKey: revision.id } });
     assert.equal((await claimRun({ runId: run.id, workerId: 'w1' })).claimed, true);
 

@@ -137,17 +137,10 @@ async function finish({ runId, workerId }: { runId: string; workerId: string }):
   await finishRun({ runId, workerId, result: { status: 'no_fix', exitReason: 'no_candidate', exitDetail: 'nothing worked' } });
 }
 
-function open({
-  runId,
-  lastEventId,
-  after: afterParam,
-  withCookie = true,
-}: {
-  runId: string;
-  lastEventId?: number;
-  after?: string;
-  withCookie?: boolean;
-}): { response: Promise<Response>; abort: () => void } {
+function open({ runId, lastEventId, after: afterParam, withCookie = true }: { runId: string; lastEventId?: number; after?: string; withCookie?: boolean }): {
+  response: Promise<Response>;
+  abort: () => void;
+} {
   const controller = new AbortController();
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (withCookie) headers.cookie = cookie;
@@ -218,7 +211,11 @@ describe('GET /api/runs/:id/events', () => {
 
     const all = [...firstPart, ...seqsOf(rest)];
     const total = await db.db.runEvent.count({ where: { runId: run.runId } });
-    assert.deepEqual(all, Array.from({ length: total }, (_, i) => i), 'contiguous from 0, each seq once');
+    assert.deepEqual(
+      all,
+      Array.from({ length: total }, (_, i) => i),
+      'contiguous from 0, each seq once',
+    );
     assert.equal(rest.at(-1)!.event, 'end');
   });
 
@@ -231,8 +228,14 @@ describe('GET /api/runs/:id/events', () => {
     const both = await connect({ runId: run.runId, after: '0', lastEventId: 3 });
     const b = await both.reader.readUntil(hasEnd);
     const total = await db.db.runEvent.count({ where: { runId: run.runId } });
-    assert.deepEqual(seqsOf(a), Array.from({ length: total - 3 }, (_, i) => i + 3));
-    assert.deepEqual(seqsOf(b), Array.from({ length: total - 4 }, (_, i) => i + 4));
+    assert.deepEqual(
+      seqsOf(a),
+      Array.from({ length: total - 3 }, (_, i) => i + 3),
+    );
+    assert.deepEqual(
+      seqsOf(b),
+      Array.from({ length: total - 4 }, (_, i) => i + 4),
+    );
   });
 
   test('a late viewer of a finished run replays everything, then `end`, and the stream closes', async () => {
@@ -245,7 +248,10 @@ describe('GET /api/runs/:id/events', () => {
     await reader.readUntil(() => reader.ended || false).catch(() => undefined);
     assert.equal(reader.ended, true, 'the stream closes after end');
     const total = await db.db.runEvent.count({ where: { runId: run.runId } });
-    assert.deepEqual(seqsOf(messages), Array.from({ length: total }, (_, i) => i));
+    assert.deepEqual(
+      seqsOf(messages),
+      Array.from({ length: total }, (_, i) => i),
+    );
     const end = messages.at(-1)!;
     assert.equal(end.event, 'end');
     assert.equal(end.id, undefined, 'end carries no id, so it never becomes a Last-Event-ID');
@@ -268,8 +274,14 @@ describe('GET /api/runs/:id/events', () => {
       b.map((m) => [m.id, typeOf(m)]),
     );
     const total = await db.db.runEvent.count({ where: { runId: run.runId } });
-    assert.deepEqual(seqsOf(a), Array.from({ length: total }, (_, i) => i));
-    assert.deepEqual(a.map((m) => m.data), b.map((m) => m.data));
+    assert.deepEqual(
+      seqsOf(a),
+      Array.from({ length: total }, (_, i) => i),
+    );
+    assert.deepEqual(
+      a.map((m) => m.data),
+      b.map((m) => m.data),
+    );
   });
 
   test('a notification wakes a tailing viewer (no waiting for the safety poll)', async () => {
@@ -315,7 +327,16 @@ describe('GET /api/runs/:id/events', () => {
     const { reader } = await connect({ runId: run.runId });
     const messages = await reader.readUntil(hasEnd);
     const wire = JSON.stringify(messages);
-    for (const secret of ['sk-live-abcdefghijklmnopqrstuvwxyz', 'hunter2-hunter2', 'abc.def.ghi', 's3cr3t-pass', 'eyJhbGciOiJIUzI1NiJ9', 'sk-proj-0123456789abcdefghijkl', 'topsecretvalue1', 'pw-1234567']) {
+    for (const secret of [
+      'sk-live-abcdefghijklmnopqrstuvwxyz',
+      'hunter2-hunter2',
+      'abc.def.ghi',
+      's3cr3t-pass',
+      'eyJhbGciOiJIUzI1NiJ9',
+      'sk-proj-0123456789abcdefghijkl',
+      'topsecretvalue1',
+      'pw-1234567',
+    ]) {
       assert.ok(!wire.includes(secret), `${secret} must not reach the browser`);
     }
     const call = messages.find((m) => typeOf(m) === 'tool_call')!.data as { payload: Record<string, unknown> };
@@ -363,14 +384,27 @@ describe('GET /api/runs/:id/events', () => {
     const first = await connect({ runId: run.runId });
     const all = await first.reader.readUntil(hasEnd);
     const total = await db.db.runEvent.count({ where: { runId: run.runId } });
-    assert.deepEqual(seqsOf(all), Array.from({ length: total }, (_, i) => i));
+    assert.deepEqual(
+      seqsOf(all),
+      Array.from({ length: total }, (_, i) => i),
+    );
     const hint = all.find((m) => m.id === seq)!;
     assert.equal(hint.event, 'message');
-    assert.deepEqual(hint.data, { seq, phase: 'patch', at: (hint.data as { at: string }).at, type: 'unknown', name: 'hint', payload: { text: 'look at fees.py', phase: 'patch' } });
+    assert.deepEqual(hint.data, {
+      seq,
+      phase: 'patch',
+      at: (hint.data as { at: string }).at,
+      type: 'unknown',
+      name: 'hint',
+      payload: { text: 'look at fees.py', phase: 'patch' },
+    });
 
     const resumed = await connect({ runId: run.runId, lastEventId: seq - 1 });
     const rest = await resumed.reader.readUntil(hasEnd);
-    assert.deepEqual(seqsOf(rest), Array.from({ length: total - seq }, (_, i) => seq + i));
+    assert.deepEqual(
+      seqsOf(rest),
+      Array.from({ length: total - seq }, (_, i) => seq + i),
+    );
     assert.deepEqual(rest[0]!.data, hint.data);
   });
 
@@ -404,7 +438,9 @@ describe('GET /api/runs/:id', () => {
       params: Promise.resolve({ id: run.runId }),
     });
     assert.equal(res.status, 200);
-    const { run: summary } = (await res.json()) as { run: { id: string; status: string; lastSeq: number; change: { id: string }; estimate: { basis: string } } };
+    const { run: summary } = (await res.json()) as {
+      run: { id: string; status: string; lastSeq: number; change: { id: string }; estimate: { basis: string } };
+    };
     assert.equal(summary.id, run.runId);
     assert.equal(summary.status, 'RUNNING');
     assert.equal(summary.lastSeq, 2);
@@ -412,7 +448,9 @@ describe('GET /api/runs/:id', () => {
     assert.ok(['history', 'default'].includes(summary.estimate.basis));
     const anonymous = await runRoute(new NextRequest(`http://localhost:3000/api/runs/${run.runId}`), { params: Promise.resolve({ id: run.runId }) });
     assert.equal(anonymous.status, 401);
-    const missing = await runRoute(new NextRequest('http://localhost:3000/api/runs/nope', { headers: { cookie } }), { params: Promise.resolve({ id: 'nope' }) });
+    const missing = await runRoute(new NextRequest('http://localhost:3000/api/runs/nope', { headers: { cookie } }), {
+      params: Promise.resolve({ id: 'nope' }),
+    });
     assert.equal(missing.status, 404);
   });
 });

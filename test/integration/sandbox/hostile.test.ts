@@ -35,7 +35,11 @@ let ws: Workspace;
 let settings: RepositorySettings;
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } as unknown as NodeJS.ProcessEnv }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } as unknown as NodeJS.ProcessEnv,
+  }).trim();
 }
 
 /** Runs one attack as a command of the run; returns the command's result and the attack's report. */
@@ -50,7 +54,9 @@ async function attack(name: string, opts: { network?: boolean; install?: boolean
   });
   const ran = existsSync(path.join(ws.root, 'markers', `${name}.ran`));
   const reportFile = path.join(ws.root, 'markers', `${name}.json`);
-  const report = existsSync(reportFile) ? (JSON.parse(readFileSync(reportFile, 'utf8')) as Record<string, { ok: boolean; error?: string; value?: string }>) : null;
+  const report = existsSync(reportFile)
+    ? (JSON.parse(readFileSync(reportFile, 'utf8')) as Record<string, { ok: boolean; error?: string; value?: string }>)
+    : null;
   return { result, ran, report };
 }
 
@@ -128,7 +134,19 @@ describe('a hostile repository in the sandbox', () => {
     const { result, ran, report } = await attack('files');
     assert.equal(result.exitCode, 0, result.output);
     assert.ok(ran);
-    assertAllFailed(report, ['readSecret', 'listData', 'writeNext', 'listOtherRun', 'readOtherRun', 'listRoot', 'writeUsr', 'writeGitHook', 'dotdot', 'symlink', 'hostProcesses']);
+    assertAllFailed(report, [
+      'readSecret',
+      'listData',
+      'writeNext',
+      'listOtherRun',
+      'readOtherRun',
+      'listRoot',
+      'writeUsr',
+      'writeGitHook',
+      'dotdot',
+      'symlink',
+      'hostProcesses',
+    ]);
     // the run folder's parent holds this run only
     assert.equal(report!.listRunParent.ok, true);
     assert.doesNotMatch(report!.listRunParent.value ?? '', new RegExp(path.basename(otherRun)));
@@ -211,7 +229,13 @@ describe('a hostile repository in the sandbox', () => {
     assert.equal(off.exitCode, 0, off.output);
     assert.equal(existsSync(marker), false, 'the postinstall script ran');
     assert.ok(existsSync(path.join(root, 'cache', 'npm', 'written-by-install')));
-    const test = await runWorkspaceCommand({ workspace: ws, settings, command: 'touch "$npm_config_cache/written-by-test"', timeoutSeconds: 30, network: false });
+    const test = await runWorkspaceCommand({
+      workspace: ws,
+      settings,
+      command: 'touch "$npm_config_cache/written-by-test"',
+      timeoutSeconds: 30,
+      network: false,
+    });
     assert.notEqual(test.exitCode, 0);
     assert.match(test.output, /Read-only file system/);
     const on = await install(true);

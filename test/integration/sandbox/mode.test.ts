@@ -43,7 +43,14 @@ describe(`without a working sandbox (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})
   test('a command is refused while the unsafe mode is off', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'flowfix-mode-'));
     try {
-      const opts = { command: 'echo ran', cwd: dir, env: buildSandboxEnv({ home: dir, tmpDir: dir }), timeoutMs: 10_000, network: false, sandbox: { writable: [dir] } };
+      const opts = {
+        command: 'echo ran',
+        cwd: dir,
+        env: buildSandboxEnv({ home: dir, tmpDir: dir }),
+        timeoutMs: 10_000,
+        network: false,
+        sandbox: { writable: [dir] },
+      };
       setProcessMode('sandboxed');
       const refused = await runCommand(opts);
       assert.equal(refused.exitCode, null);
@@ -90,10 +97,13 @@ describe(`without a working sandbox (${process.env.FLOWFIX_TEST_DB ?? 'pglite'})
     assert.deepEqual(audit[0].data, { from: 'sandboxed', to: 'unsafe' });
 
     const second = await requestRun({ changeId: world.changeId, trigger: 'MANUAL', policy: 'offline' });
-    const repaired = await waitFor(async () => {
-      const r = await db.db.run.findUniqueOrThrow({ where: { id: second.runId } });
-      return TERMINAL.includes(r.status) ? r : undefined;
-    }, { timeoutMs: 240_000 });
+    const repaired = await waitFor(
+      async () => {
+        const r = await db.db.run.findUniqueOrThrow({ where: { id: second.runId } });
+        return TERMINAL.includes(r.status) ? r : undefined;
+      },
+      { timeoutMs: 240_000 },
+    );
     assert.equal(repaired.exitReason, 'fixed', repaired.exitDetail ?? '');
   });
 });

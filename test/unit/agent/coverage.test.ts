@@ -81,7 +81,14 @@ describe('V8 coverage to lines', () => {
         result: [
           {
             url: pathToFileURL(abs).href,
-            functions: [{ ranges: [{ startOffset: start, endOffset: text.length - 1, count: 1 }, { startOffset: ifBlock, endOffset: text.indexOf('  return 2'), count: 0 }] }],
+            functions: [
+              {
+                ranges: [
+                  { startOffset: start, endOffset: text.length - 1, count: 1 },
+                  { startOffset: ifBlock, endOffset: text.indexOf('  return 2'), count: 0 },
+                ],
+              },
+            ],
           },
         ],
       },
@@ -126,8 +133,17 @@ describe('reading what the bootstrap wrote', () => {
 });
 
 describe('spectrumOf', () => {
-  const run = (results: TestRun['results']): TestRun => ({ command: { command: 'x', exitCode: 1, signal: null, timedOut: false, durationMs: 1, output: '', truncatedBytes: 0 }, results });
-  const rec = (id: string, name: string, outcome: 'passed' | 'failed' | undefined, ls: Record<string, number[]>) => ({ id, name, file: '', ...(outcome ? { outcome } : {}), lines: lines(ls) });
+  const run = (results: TestRun['results']): TestRun => ({
+    command: { command: 'x', exitCode: 1, signal: null, timedOut: false, durationMs: 1, output: '', truncatedBytes: 0 },
+    results,
+  });
+  const rec = (id: string, name: string, outcome: 'passed' | 'failed' | undefined, ls: Record<string, number[]>) => ({
+    id,
+    name,
+    file: '',
+    ...(outcome ? { outcome } : {}),
+    lines: lines(ls),
+  });
 
   test('failing targets and passing tests count; a passing target, another failure and test files do not', () => {
     const result = spectrumOf({

@@ -19,7 +19,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs a build-like command the way the gate sees it: stdout and stderr together, a non-zero exit. */
 function failingOutput(cwd: string, command: string): string {
-  const run = spawnSync('/bin/sh', ['-c', `${command} 2>&1`], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, LANG: 'C' } as unknown as NodeJS.ProcessEnv });
+  const run = spawnSync('/bin/sh', ['-c', `${command} 2>&1`], {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, LANG: 'C' } as unknown as NodeJS.ProcessEnv,
+  });
   assert.notEqual(run.status, 0, `${command} was expected to fail:\n${run.stdout}`);
   return run.stdout;
 }
@@ -80,17 +84,31 @@ describe('parseApplyDiagnostics on real git apply output', () => {
     repo = path.join(dir, 'repo');
     mkdirSync(path.join(repo, 'src'), { recursive: true });
     spawnSync('git', ['init', '-q'], { cwd: repo });
-    writeFileSync(path.join(repo, 'src/cart.ts'), 'export function total(items) {\n  let sum = 0;\n  for (const item of items) sum += item.price + item.qty;\n  return sum;\n}\n');
+    writeFileSync(
+      path.join(repo, 'src/cart.ts'),
+      'export function total(items) {\n  let sum = 0;\n  for (const item of items) sum += item.price + item.qty;\n  return sum;\n}\n',
+    );
   });
   const refusal = (patch: string) => {
-    const run = spawnSync('git', ['apply', '--recount', '--whitespace=nowarn', '--unidiff-zero', '--check', '-'], { cwd: repo, input: patch, encoding: 'utf8' });
+    const run = spawnSync('git', ['apply', '--recount', '--whitespace=nowarn', '--unidiff-zero', '--check', '-'], {
+      cwd: repo,
+      input: patch,
+      encoding: 'utf8',
+    });
     assert.notEqual(run.status, 0);
     return run.stderr;
   };
 
   test('a hunk whose context differs: the file and the line it was meant for', () => {
     const stderr = refusal(
-      ['--- a/src/cart.ts', '+++ b/src/cart.ts', '@@ -3,1 +3,1 @@', '-  for (const thing of things) sum += thing.price + thing.qty;', '+  for (const item of items) sum += item.price * item.qty;', ''].join('\n'),
+      [
+        '--- a/src/cart.ts',
+        '+++ b/src/cart.ts',
+        '@@ -3,1 +3,1 @@',
+        '-  for (const thing of things) sum += thing.price + thing.qty;',
+        '+  for (const item of items) sum += item.price * item.qty;',
+        '',
+      ].join('\n'),
     );
     assert.deepEqual(parseApplyDiagnostics(stderr), [
       { kind: 'apply', file: 'src/cart.ts', line: 3, message: 'the hunk does not match the file (context or removed lines differ)' },

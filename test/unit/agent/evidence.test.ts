@@ -18,22 +18,31 @@ function runFrom(fixture: string, output = ''): TestRun {
 describe('extractEvidence', () => {
   test('node --test: assert values, V8 frames from file:// URLs, node internals dropped', () => {
     const ev = extractEvidence({ run: runFrom('node-test.xml'), root: '/home/ci/cart', files: ['cart.test.mjs', 'cart.mjs'] });
-    assert.deepEqual(ev.failingTests.map((t) => t.id), ['test::cart > total sums prices', 'test::cart > empty cart', 'test::top-level throws']);
+    assert.deepEqual(
+      ev.failingTests.map((t) => t.id),
+      ['test::cart > total sums prices', 'test::cart > empty cart', 'test::top-level throws'],
+    );
     assert.deepEqual(ev.expectedActual[0], { testId: 'test::cart > total sums prices', actual: '4', expected: '3', operator: 'strictEqual' });
     assert.deepEqual(ev.expectedActual[1], { testId: 'test::cart > empty cart', actual: '{ a: 1 }', expected: '{ a: 0 }', operator: 'deepStrictEqual' });
-    assert.deepEqual(ev.frames.map((f) => `${f.file}:${f.line}`), ['cart.test.mjs:5', 'cart.test.mjs:6', 'cart.test.mjs:11']);
+    assert.deepEqual(
+      ev.frames.map((f) => `${f.file}:${f.line}`),
+      ['cart.test.mjs:5', 'cart.test.mjs:6', 'cart.test.mjs:11'],
+    );
     assert.equal(ev.failingTests[0].file, 'cart.test.mjs');
   });
 
   test('pytest: assertion operands, traceback locations with their functions', () => {
     const files = ['shop/__init__.py', 'shop/cart.py', 'tests/__init__.py', 'tests/test_cart.py'];
     const ev = extractEvidence({ run: runFrom('pytest.xml'), root: '/home/ci/shop', files });
-    assert.deepEqual(ev.expectedActual.find((e) => e.testId === 'tests.test_cart::test_total'), {
-      testId: 'tests.test_cart::test_total',
-      actual: '4',
-      expected: '3',
-      operator: '==',
-    });
+    assert.deepEqual(
+      ev.expectedActual.find((e) => e.testId === 'tests.test_cart::test_total'),
+      {
+        testId: 'tests.test_cart::test_total',
+        actual: '4',
+        expected: '3',
+        operator: '==',
+      },
+    );
     assert.ok(ev.frames.some((f) => f.file === 'shop/cart.py' && f.line === 6 && f.fn === 'average'));
     assert.ok(ev.frames.some((f) => f.file === 'tests/test_cart.py' && f.line === 8 && f.fn === 'test_total'));
     assert.ok(ev.symbols.includes('total'));
@@ -45,7 +54,10 @@ describe('extractEvidence', () => {
   test('targets narrow the evidence to the tests under repair', () => {
     const files = ['shop/cart.py', 'tests/test_cart.py'];
     const ev = extractEvidence({ run: runFrom('pytest.xml'), root: '/r', files, targets: ['tests.test_cart.TestAverage::test_empty'] });
-    assert.deepEqual(ev.failingTests.map((t) => t.id), ['tests.test_cart.TestAverage::test_empty']);
+    assert.deepEqual(
+      ev.failingTests.map((t) => t.id),
+      ['tests.test_cart.TestAverage::test_empty'],
+    );
   });
 
   test('jest-junit: Expected/Received, deep diffs, CI paths mapped by suffix', () => {
@@ -138,8 +150,13 @@ ok 2 - camelCase › plain
     const results = parseTap(AVA_TAP);
     const run: TestRun = { command: { command: 'x', exitCode: 1, signal: null, timedOut: false, durationMs: 1, output: '', truncatedBytes: 0 }, results };
     const ev = extractEvidence({ run, root: '/home/ci/camelcase', files: ['index.js', 'test.js'] });
-    assert.deepEqual(ev.expectedActual, [{ testId: 'tap::camelCase › number then separator', actual: "'b2BRegistrationRequest'", expected: "'b2bRegistrationRequest'", operator: 'is' }]);
-    assert.deepEqual(ev.frames.map((f) => `${f.file}:${f.line}`), ['test.js:5']);
+    assert.deepEqual(ev.expectedActual, [
+      { testId: 'tap::camelCase › number then separator', actual: "'b2BRegistrationRequest'", expected: "'b2bRegistrationRequest'", operator: 'is' },
+    ]);
+    assert.deepEqual(
+      ev.frames.map((f) => `${f.file}:${f.line}`),
+      ['test.js:5'],
+    );
   });
 });
 

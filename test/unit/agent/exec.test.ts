@@ -164,7 +164,11 @@ describe('runCommand', () => {
   }
 
   function parentOf(pid: number): number {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+    return Number(
+      readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ')[1],
+    );
   }
 
   async function waitForDeath(pids: number[]): Promise<number[]> {
@@ -259,7 +263,10 @@ describe('runCommand', () => {
 
   test("network off: the command sees only its own loopback, which works, and not the host's", async () => {
     const hostInterfaces = Object.keys(networkInterfaces());
-    assert.ok(hostInterfaces.some((n) => n !== 'lo'), 'host has a non-loopback interface');
+    assert.ok(
+      hostInterfaces.some((n) => n !== 'lo'),
+      'host has a non-loopback interface',
+    );
     const { createServer } = await import('node:net');
     const host = createServer((c) => c.end('host-pong')).listen(0, '127.0.0.1');
     await new Promise((r) => host.once('listening', r));

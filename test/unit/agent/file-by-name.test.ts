@@ -14,13 +14,22 @@ repo.write('test/other.js', "test('shared name', () => {});\n");
 repo.write('index.js', "// not a test: 'multiplies price by quantity' in a comment\n");
 repo.commit('base');
 
-const evidence = (...names: string[]): Evidence => ({ failingTests: names.map((name) => ({ id: `tap::${name}`, name, message: '' })), messages: [], expectedActual: [], frames: [], symbols: [] });
+const evidence = (...names: string[]): Evidence => ({
+  failingTests: names.map((name) => ({ id: `tap::${name}`, name, message: '' })),
+  messages: [],
+  expectedActual: [],
+  frames: [],
+  symbols: [],
+});
 const isTest = (rel: string) => rel === 'test.js' || rel.startsWith('test/');
 
 test('the one test file that holds the name; none when two do, or when only production code does', async () => {
   const e = evidence('multiplies price by quantity', 'shared name', 'suite > multiplies price by quantity');
   await fileByName(repo.dir, e, isTest);
-  assert.deepEqual(e.failingTests.map((t) => t.file), ['test.js', undefined, 'test.js']);
+  assert.deepEqual(
+    e.failingTests.map((t) => t.file),
+    ['test.js', undefined, 'test.js'],
+  );
   const prodOnly = evidence('multiplies price by quantity');
   await fileByName(repo.dir, prodOnly, (rel) => rel === 'test/other.js');
   assert.equal(prodOnly.failingTests[0]!.file, undefined);

@@ -72,7 +72,10 @@ describe('pre-execution filters', () => {
     assert.equal(policy.pre.draft, true);
     const d = pre({ draft: false });
     assert.equal(d.skip, false);
-    assert.deepEqual(d.checks.find((c) => c.filter === 'draft'), { filter: 'draft', enabled: true, triggered: false, detail: 'ready for review' });
+    assert.deepEqual(
+      d.checks.find((c) => c.filter === 'draft'),
+      { filter: 'draft', enabled: true, triggered: false, detail: 'ready for review' },
+    );
   });
 
   test('known-flaky tests are left out of the targets when others remain', () => {
@@ -188,7 +191,10 @@ describe('post-execution filters', () => {
       assertDropped(gitDiff({ 'test/cart.test.ts': [TEST, after] }), 'disables_tests');
     }
     assertDropped(gitDiff({ 'tests/test_cart.py': [PY_TEST, PY_TEST.replace('def test_total', '@pytest.mark.skip\ndef test_total')] }), 'disables_tests');
-    assertDropped(gitDiff({ 'tests/test_cart.py': [PY_TEST, PY_TEST.replace('def test_total', '@pytest.mark.xfail(reason="later")\ndef test_total')] }), 'disables_tests');
+    assertDropped(
+      gitDiff({ 'tests/test_cart.py': [PY_TEST, PY_TEST.replace('def test_total', '@pytest.mark.xfail(reason="later")\ndef test_total')] }),
+      'disables_tests',
+    );
     const java = 'class CartTest {\n  @Test\n  void total() {\n    assertEquals(3, cart.total());\n  }\n}\n';
     assertDropped(gitDiff({ 'src/test/java/CartTest.java': [java, java.replace('  @Test\n', '  @Test\n  @Ignore\n')] }), 'disables_tests');
     assertKept(
@@ -260,7 +266,13 @@ describe('diff reading', () => {
     const changed = SRC.replace('a + b', 'a - b');
     assert.deepEqual(editedSpans(gitDiff({ 'src/cart.ts': [SRC, changed] })), [{ file: 'src/cart.ts', startLine: 2, endLine: 2 }]);
     const files = parseUnifiedDiff(gitDiff({ 'a.ts': ['x\n', null], 'b.ts': [null, 'y\n'] }));
-    assert.deepEqual(files.map((f) => [f.status, f.oldPath, f.newPath]), [['deleted', 'a.ts', null], ['added', null, 'b.ts']]);
+    assert.deepEqual(
+      files.map((f) => [f.status, f.oldPath, f.newPath]),
+      [
+        ['deleted', 'a.ts', null],
+        ['added', null, 'b.ts'],
+      ],
+    );
   });
 });
 
@@ -278,7 +290,14 @@ describe('test and test-helper edits are never a fix, bar a stale expectation th
   });
 
   test("a helper beside the tests is a test file for every filter (the runner's configuration says so)", () => {
-    const d = runPostFilters({ fixDiff: helper, changeDiff: '', policy, testPathPatterns: [], testEditsAllowed: false, isTestFile: (f) => f.startsWith('spec/') });
+    const d = runPostFilters({
+      fixDiff: helper,
+      changeDiff: '',
+      policy,
+      testPathPatterns: [],
+      testEditsAllowed: false,
+      isTestFile: (f) => f.startsWith('spec/'),
+    });
     assert.equal(d.drop && d.reason, 'edits_tests');
   });
 

@@ -13,12 +13,27 @@ const report = {
       status: 'failed',
       message: '',
       assertionResults: [
-        { ancestorTitles: ['sum'], title: 'adds', fullName: 'sum adds', status: 'failed', failureMessages: ['Error: \u001b[2mexpect(\u001b[22mreceived).toBe(expected)\n\nExpected: 3\nReceived: -1\n    at Object.<anonymous> (/run/repo/__tests__/sum.test.js:2:50)'], duration: 8, location: null },
+        {
+          ancestorTitles: ['sum'],
+          title: 'adds',
+          fullName: 'sum adds',
+          status: 'failed',
+          failureMessages: [
+            'Error: \u001b[2mexpect(\u001b[22mreceived).toBe(expected)\n\nExpected: 3\nReceived: -1\n    at Object.<anonymous> (/run/repo/__tests__/sum.test.js:2:50)',
+          ],
+          duration: 8,
+          location: null,
+        },
         { ancestorTitles: ['sum'], title: 'zero', fullName: 'sum zero', status: 'passed', failureMessages: [], duration: 1 },
         { ancestorTitles: [], title: 'later', status: 'todo', failureMessages: [] },
       ],
     },
-    { name: '/run/repo/__tests__/broken.test.js', status: 'failed', message: "  ● Test suite failed to run\n\n    Cannot find module './nope' from '__tests__/broken.test.js'\n", assertionResults: [] },
+    {
+      name: '/run/repo/__tests__/broken.test.js',
+      status: 'failed',
+      message: "  ● Test suite failed to run\n\n    Cannot find module './nope' from '__tests__/broken.test.js'\n",
+      assertionResults: [],
+    },
   ],
 };
 
@@ -41,7 +56,7 @@ describe('parseJestJson', () => {
     assert.equal(results[3].message, "Cannot find module './nope' from '__tests__/broken.test.js'");
   });
 
-  test('an interrupted run is incomplete; a file that is not jest\'s report is refused with a reason', () => {
+  test("an interrupted run is incomplete; a file that is not jest's report is refused with a reason", () => {
     assert.equal(parseJestJson(JSON.stringify({ ...report, wasInterrupted: true })).incomplete, 'jest was interrupted before every test ran');
     assert.throws(() => parseJestJson('{"testResults": 3}'), /not jest's JSON report: testResults/);
     assert.throws(() => parseJestJson('<xml/>'), /not jest's JSON report/);

@@ -25,10 +25,44 @@ describe('the trajectory', () => {
     await sink.emit(gate('red', true));
     await sink.emit(gate('compile', true));
     await sink.emit(gate('green', false));
-    await sink.emit(runEvent('candidate', { rank: 1, template: 'swap-operator', file: 'src/a.ts', line: 3, symbol: 'total', description: 'swap + for *', score: 1, onEditedLine: true, edits: 1, outcome: 'tests_failed' }, 'patch'));
+    await sink.emit(
+      runEvent(
+        'candidate',
+        {
+          rank: 1,
+          template: 'swap-operator',
+          file: 'src/a.ts',
+          line: 3,
+          symbol: 'total',
+          description: 'swap + for *',
+          score: 1,
+          onEditedLine: true,
+          edits: 1,
+          outcome: 'tests_failed',
+        },
+        'patch',
+      ),
+    );
     await sink.emit(gate('compile', true));
     await sink.emit(gate('green', true));
-    await sink.emit(runEvent('candidate', { rank: 2, template: 'swap-operator', file: 'src/a.ts', line: 3, symbol: 'total', description: 'swap + for -', score: 1, onEditedLine: true, edits: 1, outcome: 'green' }, 'patch'));
+    await sink.emit(
+      runEvent(
+        'candidate',
+        {
+          rank: 2,
+          template: 'swap-operator',
+          file: 'src/a.ts',
+          line: 3,
+          symbol: 'total',
+          description: 'swap + for -',
+          score: 1,
+          onEditedLine: true,
+          edits: 1,
+          outcome: 'green',
+        },
+        'patch',
+      ),
+    );
     const text = lines.join('');
     const order = ['red', 'candidate 1', 'compile', 'green', 'candidate 2', 'compile', 'green'];
     let at = 0;
@@ -85,7 +119,17 @@ describe('the closing report', () => {
 
   test('the time line says how much of the run went to commands a time limit stopped', () => {
     assert.match(formatReport(result({})), /^Time: .*; no command timed out$/m);
-    const timings = { wallMs: 80_000, commandMs: 70_000, modelMs: 0, overheadMs: 10_000, builds: 0, targetRuns: 4, regressionRuns: 0, timeouts: 2, timeoutMs: 60_000 };
+    const timings = {
+      wallMs: 80_000,
+      commandMs: 70_000,
+      modelMs: 0,
+      overheadMs: 10_000,
+      builds: 0,
+      targetRuns: 4,
+      regressionRuns: 0,
+      timeouts: 2,
+      timeoutMs: 60_000,
+    };
     assert.match(formatReport(result({ timings })), /^Time: .*; 2 commands timed out: 60\.0 s, 75% of the run's 80\.0 s$/m);
     assert.match(formatReport(result({ timings: { ...timings, timeouts: 1, timeoutMs: 15_000 } })), /1 command timed out: 15\.0 s, 19% of the run's 80\.0 s$/m);
   });

@@ -3,13 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  checkPythonSyntax,
-  closePythonHelpers,
-  PythonHelperError,
-  pythonHelperPids,
-  pythonRequest,
-} from '@/agent/python/client';
+import { checkPythonSyntax, closePythonHelpers, PythonHelperError, pythonHelperPids, pythonRequest } from '@/agent/python/client';
 
 const src = (file: string, text: string | Buffer) => ({ file, bytes: typeof text === 'string' ? Buffer.from(text) : text });
 const alive = (pid: number) => {
@@ -113,7 +107,11 @@ describe('the pooled Python helper', () => {
         .filter((entry) => /^\d+$/.test(entry))
         .filter((entry) => {
           try {
-            const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+            const ppid = Number(
+              readFileSync(`/proc/${entry}/stat`, 'utf8')
+                .replace(/^.*\) /, '')
+                .split(' ')[1],
+            );
             return ppid === 1 && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(script);
           } catch {
             return false; // exited while we looked
@@ -201,7 +199,11 @@ function killTree(root: number): void {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+      const ppid = Number(
+        readFileSync(`/proc/${entry}/stat`, 'utf8')
+          .replace(/^.*\) /, '')
+          .split(' ')[1],
+      );
       children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
     } catch {
       // exited while we looked

@@ -26,7 +26,13 @@ const UP = { id: 'test::money > rounds half a cent up', name: 'money > rounds ha
 test('a target the edit renamed maps to the test the edited file now holds in its place', () => {
   const found = findRenamedTargets({ absent: [UP], files: [{ path: 'test/money.test.ts', atHead: HEAD, edited: EDITED }], results: suite });
   assert.deepEqual(found.unaccounted, []);
-  assert.deepEqual(found.renamed, [{ from: UP.id, file: 'test/money.test.ts', to: [{ id: 'test::money > rounds half a cent to even', name: 'money > rounds half a cent to even', file: 'test/money.test.ts' }] }]);
+  assert.deepEqual(found.renamed, [
+    {
+      from: UP.id,
+      file: 'test/money.test.ts',
+      to: [{ id: 'test::money > rounds half a cent to even', name: 'money > rounds half a cent to even', file: 'test/money.test.ts' }],
+    },
+  ]);
   const other = { id: 'test::money > rounds fractions to the nearest cent' };
   assert.deepEqual(
     followedTargets([UP, other], found).map((t) => t.id),
@@ -58,5 +64,8 @@ test("a report's file, when it names one, must be the edited file; parametrised 
     { id: 'tests.test_other::test_fee_is_35', name: 'test_fee_is_35', file: 'tests/test_other.py', status: 'passed' },
   ];
   const found = findRenamedTargets({ absent: [{ id: 'tests.test_fees::test_fee_is_25[a]', name: 'test_fee_is_25[a]' }], files: [py], results });
-  assert.deepEqual(found.renamed.map((r) => [r.from, r.to.map((t) => t.id)]), [['tests.test_fees::test_fee_is_25[a]', ['tests.test_fees::test_fee_is_35[a]']]]);
+  assert.deepEqual(
+    found.renamed.map((r) => [r.from, r.to.map((t) => t.id)]),
+    [['tests.test_fees::test_fee_is_25[a]', ['tests.test_fees::test_fee_is_35[a]']]],
+  );
 });

@@ -7,7 +7,10 @@ import { createPyRepo, createTsRepo, type TestRepo } from '../../helpers/agent-r
 
 describe('syntax checkers', () => {
   test('TypeScript: the parser error and its line; type errors are left to the build', () => {
-    const diags = syntaxCheckTypeScript('src/cart.ts', 'export function total(items: number[]) {\n  let sum = 0;\n  for (const n of items {\n    sum += n;\n  }\n  return sum;\n}\n');
+    const diags = syntaxCheckTypeScript(
+      'src/cart.ts',
+      'export function total(items: number[]) {\n  let sum = 0;\n  for (const n of items {\n    sum += n;\n  }\n  return sum;\n}\n',
+    );
     assert.ok(diags.length >= 1);
     assert.deepEqual([diags[0].kind, diags[0].file, diags[0].line], ['syntax', 'src/cart.ts', 3]);
     assert.match(diags[0].message, /'\)' expected/);

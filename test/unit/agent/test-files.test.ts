@@ -27,7 +27,17 @@ describe('isTestPath: the common layouts', () => {
     'conftest.py',
     'pkg/conftest.py',
   ];
-  const production = ['index.js', 'lib/parse.js', 'src/testing-utils-free.js', 'src/contest.py', 'src/attest.js', 'src/latest.ts', 'src/spectrum.js', 'pkg/core.py', 'src/test-runner.ts'];
+  const production = [
+    'index.js',
+    'lib/parse.js',
+    'src/testing-utils-free.js',
+    'src/contest.py',
+    'src/attest.js',
+    'src/latest.ts',
+    'src/spectrum.js',
+    'pkg/core.py',
+    'src/test-runner.ts',
+  ];
   for (const f of tests) test(`${f} is a test or test helper`, () => assert.equal(isTestPath(f), true));
   for (const f of production) test(`${f} is production code`, () => assert.equal(isTestPath(f), false));
 });

@@ -14,10 +14,7 @@ describe('renderTestCommand', () => {
       { id: 'test::cart > total sums', name: 'cart > total sums', file: 'test/cart.test.ts' },
       { id: "tests.x::it's", name: "it's" },
     ]);
-    assert.equal(
-      cmd,
-      `run 'test::cart > total sums' 'tests.x::it'\\''s' -- 'total sums' 'it'\\''s' | test/cart.test.ts | '^total sums$|^it'\\''s$'`,
-    );
+    assert.equal(cmd, `run 'test::cart > total sums' 'tests.x::it'\\''s' -- 'total sums' 'it'\\''s' | test/cart.test.ts | '^total sums$|^it'\\''s$'`);
   });
   test('no targets: placeholders vanish (the whole suite runs)', () => {
     assert.equal(renderTestCommand('pytest {ids}', []), 'pytest');
@@ -98,8 +95,14 @@ describe('repeated test ids (parametrised tests, runners that name every asserti
       'test/parse.js::should be equal [2] [2]',
       'test/parse.js::should be equal [3] [2]',
     ]);
-    assert.ok(warnings.some((w) => /repeated test id test\/clamp\.test\.ts::clamp > keeps the value inside the range stored as .* \[2\]/.test(w)), warnings.join('\n'));
-    assert.ok(warnings.some((w) => w.includes('across reports stored as test/parse.js::should be equal [3] [2]')), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => /repeated test id test\/clamp\.test\.ts::clamp > keeps the value inside the range stored as .* \[2\]/.test(w)),
+      warnings.join('\n'),
+    );
+    assert.ok(
+      warnings.some((w) => w.includes('across reports stored as test/parse.js::should be equal [3] [2]')),
+      warnings.join('\n'),
+    );
   });
 
   test('a target fails when any of its instances fails (here the second one)', async () => {
@@ -158,7 +161,10 @@ describe('a report cut short', () => {
       writeFileSync(path.join(dir, 'report.tap'), 'TAP version 13\n# Subtest: a\nok 1 - a\n  ---\n  duration_ms: 1\n  ...\n');
       const tap = await readTestReports(dir, 'report.tap');
       assert.equal(tap.reportError, undefined);
-      assert.deepEqual(tap.results.map((r) => [r.id, r.status]), [['tap::a', 'passed']]);
+      assert.deepEqual(
+        tap.results.map((r) => [r.id, r.status]),
+        [['tap::a', 'passed']],
+      );
       assert.equal(tap.incomplete, 'report.tap: the TAP stream ends before its plan (1..N), after 1 result(s)');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,9 @@ async function detectAndRun(root: string): Promise<{ tap: string; command: strin
   const d = detectRunner((rel) => (rel === 'package.json' ? pkg : null));
   assert.equal(d?.runner, 'uvu');
   assert.equal(d?.junitReport, TAP_REPORT);
-  await run('sh', ['-c', d!.test], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } }).catch((e: { code?: number }) => assert.equal(e.code, 1, 'uvu exits 1 when a test fails'));
+  await run('sh', ['-c', d!.test], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } }).catch((e: { code?: number }) =>
+    assert.equal(e.code, 1, 'uvu exits 1 when a test fails'),
+  );
   return { tap: await readFile(path.join(root, TAP_REPORT), 'utf8'), command: d!.test };
 }
 
@@ -87,7 +89,13 @@ describe("uvu through flowfix's own reporter", () => {
     // uvu requires -r's module by name (from its own folder): a package, as `-r esm` and `-r tsm` are
     const root = await repository('cjs', 'uvu -r answer-setup tests', {
       'node_modules/answer-setup/index.js': 'global.answer = 42;',
-      'tests/answer.test.js': ["const { test } = require('uvu');", "const assert = require('uvu/assert');", "test('knows the answer', () => assert.is(global.answer, 42));", "test('is wrong', () => assert.is('x', 'y'));", 'test.run();'].join('\n'),
+      'tests/answer.test.js': [
+        "const { test } = require('uvu');",
+        "const assert = require('uvu/assert');",
+        "test('knows the answer', () => assert.is(global.answer, 42));",
+        "test('is wrong', () => assert.is('x', 'y'));",
+        'test.run();',
+      ].join('\n'),
     });
     const results = parseTap((await detectAndRun(root)).tap);
     assert.deepEqual(
@@ -118,6 +126,8 @@ describe("uvu through flowfix's own reporter", () => {
 });
 
 test('the command as a person reads it names the reporter instead of spelling out its module', () => {
-  const d = detectRunner((rel) => (rel === 'package.json' ? JSON.stringify({ scripts: { test: 'uvu -r tsm tests' }, devDependencies: { uvu: '0.5' } }) : null))!;
+  const d = detectRunner((rel) =>
+    rel === 'package.json' ? JSON.stringify({ scripts: { test: 'uvu -r tsm tests' }, devDependencies: { uvu: '0.5' } }) : null,
+  )!;
   assert.equal(shownCommand(d.test), `PATH="$PWD/node_modules/.bin:$PATH" NODE_OPTIONS="$NODE_OPTIONS --import=<flowfix's uvu reporter>" uvu -r tsm tests`);
 });

@@ -21,7 +21,10 @@ test('one row per entry under a header, data as JSON, quoted where CSV needs it'
     'id,createdAt,actorKind,actorId,actorEmail,action,targetType,targetId,data,targetName\r\n' +
       '7,2026-12-01T10:00:00.000Z,user,u1,ada@example.test,auth.signin.failure,account,ada@example.test,"{""reason"":""wrong_password""}",ada@example.test\r\n',
   );
-  assert.equal(auditCsv([entry({ actor: null, targetType: null, targetId: null, targetName: null, data: {} })]).split('\r\n')[1], '7,2026-12-01T10:00:00.000Z,user,,,auth.signin.failure,,,{},');
+  assert.equal(
+    auditCsv([entry({ actor: null, targetType: null, targetId: null, targetName: null, data: {} })]).split('\r\n')[1],
+    '7,2026-12-01T10:00:00.000Z,user,,,auth.signin.failure,,,{},',
+  );
 });
 
 test('a caller-chosen value that a spreadsheet would run as a formula is defused', () => {

@@ -27,11 +27,20 @@ const outcome = (corpus: 'own' | 'realistic', order: number, plausible: boolean)
 describe('bench mutants: the groups', () => {
   it('the default run has all four groups, and the 200 split 80/40/50/30', () => {
     const groups = selectGroups('all', 'mixed');
-    assert.deepEqual(groups.map((g) => g.name), ['own-1', 'own-2', 'realistic-1', 'realistic-2']);
+    assert.deepEqual(
+      groups.map((g) => g.name),
+      ['own-1', 'own-2', 'realistic-1', 'realistic-2'],
+    );
     assert.deepEqual(splitSample(200, groups), [80, 40, 50, 30]);
     const small = splitSample(30, groups);
-    assert.equal(small.reduce((n, x) => n + x, 0), 30);
-    assert.ok(small.every((n) => n > 0), String(small));
+    assert.equal(
+      small.reduce((n, x) => n + x, 0),
+      30,
+    );
+    assert.ok(
+      small.every((n) => n > 0),
+      String(small),
+    );
   });
 
   it('--corpus own --order 1 is the bench as it was: one group, the whole sample', () => {
@@ -48,7 +57,11 @@ describe('bench mutants: the groups', () => {
       seed: 1,
       totalMs: 60_000,
       jobs: 2,
-      groups: { 'own-1': { screened: 1, killed: 1, modules: 1 }, 'own-2': { screened: 1, killed: 1, modules: 1 }, 'realistic-1': { screened: 2, killed: 2, modules: 1 } },
+      groups: {
+        'own-1': { screened: 1, killed: 1, modules: 1 },
+        'own-2': { screened: 1, killed: 1, modules: 1 },
+        'realistic-1': { screened: 2, killed: 2, modules: 1 },
+      },
     });
     assert.match(text, /^ {2}own-1 +1 +100\.0%/m);
     assert.match(text, /^ {2}own-2 +1 +0\.0%/m);

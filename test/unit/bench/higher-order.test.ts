@@ -51,7 +51,7 @@ describe('bench mutants: higher-order mutants', () => {
     assert.ok(pairs.some((p) => fn(p) === 'window') && pairs.some((p) => fn(p) === 'Meter.add'), pairs.map((p) => fn(p)).join(', '));
   });
 
-  it('the pairs are the seed\'s: the same seed gives the same pairs, another seed others', async () => {
+  it("the pairs are the seed's: the same seed gives the same pairs, another seed others", async () => {
     const mutants = await firstOrder();
     const fn = (m: { line: number }) => truthOf('src/w.ts', SOURCE, m.line);
     const ids = (seed: number) => higherOrderMutants(SOURCE, mutants, fn, seededRandom(seed)).map((p) => p.id);

@@ -27,7 +27,8 @@ def total(items):
 describe('bench mutants: Python mutants', () => {
   it("the classic operators over Python's ast, at exact character spans", () => {
     const { mutants } = pythonMutants('ledger/fees.py', SOURCE);
-    const has = (op: string, original: string, replacement: string) => mutants.some((m) => m.operator === op && m.original === original && m.replacement === replacement);
+    const has = (op: string, original: string, replacement: string) =>
+      mutants.some((m) => m.operator === op && m.original === original && m.replacement === replacement);
     assert.ok(has('EqualityOperator', '<', '<='), JSON.stringify(mutants.map((m) => [m.operator, m.original, m.replacement])));
     assert.ok(has('EqualityOperator', '>=', '>'));
     assert.ok(has('LogicalOperator', 'and', 'or'));
@@ -51,7 +52,12 @@ describe('bench mutants: Python mutants', () => {
   it('pairs of Python mutants stay inside one function', () => {
     const { mutants } = pythonMutants('ledger/fees.py', SOURCE);
     const fn = (m: { line: number }) => truthOf('ledger/fees.py', SOURCE, m.line);
-    const pairs = higherOrderMutants(SOURCE, mutants.filter((m) => fn(m) !== null), fn, seededRandom(2));
+    const pairs = higherOrderMutants(
+      SOURCE,
+      mutants.filter((m) => fn(m) !== null),
+      fn,
+      seededRandom(2),
+    );
     assert.ok(pairs.length > 0);
     for (const p of pairs) assert.equal(fn(p.parts![0]), fn(p.parts![1]));
   });

@@ -11,7 +11,8 @@ describe('bench mutants: the realistic repositories', () => {
 
   it("has the demo's repositories, the corpus's projects and the fixtures' library, each with its own settings", () => {
     const names = repos.map((r) => r.name);
-    for (const name of ['demo/checkout-ts', 'demo/ledger-py', 'corpus/ts-cart', 'corpus/ts-sched', 'corpus/py-grades', 'fixtures/slug-main']) assert.ok(names.includes(name), names.join(', '));
+    for (const name of ['demo/checkout-ts', 'demo/ledger-py', 'corpus/ts-cart', 'corpus/ts-sched', 'corpus/py-grades', 'fixtures/slug-main'])
+      assert.ok(names.includes(name), names.join(', '));
     const checkout = repos.find((r) => r.name === 'demo/checkout-ts');
     assert.equal(checkout?.settings.junitReport, 'reports/junit.xml');
     assert.ok(sourcesOf(checkout!).includes('src/cart.ts'));

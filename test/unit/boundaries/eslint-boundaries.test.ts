@@ -16,12 +16,18 @@ async function restricted(file: string, code: string): Promise<string[]> {
 
 test('client components take types from lib/ and agent/, nothing that runs', async () => {
   assert.match((await restricted('components/x/probe.tsx', "import { getDb } from '@/lib/db';\nexport const x = getDb;\n")).join(), /client code/);
-  assert.match((await restricted('components/x/probe.tsx', "import { runRepair } from '../../agent/pipeline';\nexport const x = runRepair;\n")).join(), /agent\/ runs on the server/);
+  assert.match(
+    (await restricted('components/x/probe.tsx', "import { runRepair } from '../../agent/pipeline';\nexport const x = runRepair;\n")).join(),
+    /agent\/ runs on the server/,
+  );
   assert.deepEqual(await restricted('components/x/probe.tsx', "import type { FixView } from '@/lib/fixes/views';\nexport type X = FixView;\n"), []);
 });
 
 test('lib/ never imports agent/', async () => {
-  assert.match((await restricted('lib/x/probe.ts', "import { runRepair } from '../../agent/pipeline';\nexport const x = runRepair;\n")).join(), /lib\/ never imports agent\//);
+  assert.match(
+    (await restricted('lib/x/probe.ts', "import { runRepair } from '../../agent/pipeline';\nexport const x = runRepair;\n")).join(),
+    /lib\/ never imports agent\//,
+  );
 });
 
 test('common/ is browser-safe: types only from the rest of the project', async () => {

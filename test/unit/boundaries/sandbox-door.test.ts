@@ -25,7 +25,9 @@ function sourceFiles(dir: string): string[] {
 
 function specifiers(file: string): string[] {
   const source = fs.readFileSync(path.join(ROOT, file), 'utf8');
-  return [...source.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2])!);
+  return [...source.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => (m[1] ?? m[2])!,
+  );
 }
 
 test('nothing outside lib/sandbox/ imports one of its parts', () => {

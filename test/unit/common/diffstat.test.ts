@@ -9,8 +9,7 @@ import { diffStatFromNumstat } from '@/common/diffstat';
 test('diff stat from real `git diff --numstat`: text files counted by line, a binary file as a file', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'flowfix-numstat-'));
   try {
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
     git('init', '-q');
     writeFileSync(path.join(dir, 'a.txt'), 'one\ntwo\nthree\n');
     git('add', '.');

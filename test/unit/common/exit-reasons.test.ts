@@ -38,13 +38,14 @@ test('what is not a named reason is "other", never a crash: a dropped fix, an un
   assert.equal(isExitReason('constructor'), false);
 });
 
-test('every exit reason the code writes is in the list (agent/, lib/: `exitReason: \'…\'`)', () => {
+test("every exit reason the code writes is in the list (agent/, lib/: `exitReason: '…'`)", () => {
   const written = new Map<string, string>();
   for (const file of [...sources('agent'), ...sources('lib').filter((f) => !f.startsWith(path.join('lib', 'generated')))]) {
     for (const m of readFileSync(path.join(root, file), 'utf8').matchAll(/exitReason:\s*'([a-z_]+)'/g)) written.set(m[1], file);
   }
   assert.ok(written.size >= 5, `found ${written.size}: the scan must see the writers`);
-  for (const [reason, file] of written) assert.ok((EXIT_REASONS as readonly string[]).includes(reason), `${file} writes "${reason}", which common/exit-reasons.ts does not name`);
+  for (const [reason, file] of written)
+    assert.ok((EXIT_REASONS as readonly string[]).includes(reason), `${file} writes "${reason}", which common/exit-reasons.ts does not name`);
 });
 
 test('flowfix failing itself is a reason of its own (not "other"), and the finish schema takes only named reasons', async () => {

@@ -13,17 +13,17 @@ describe('display formatters', () => {
   });
 
   test('durations from milliseconds to hours; unknown is a dash', () => {
-    assert.deepEqual(
-      [850, 4_230, 42_000, 185_000, 120_000, 7_800_000].map(formatDuration),
-      ['850 ms', '4.2 s', '42 s', '3 min 5 s', '2 min', '2 h 10 min'],
-    );
+    assert.deepEqual([850, 4_230, 42_000, 185_000, 120_000, 7_800_000].map(formatDuration), ['850 ms', '4.2 s', '42 s', '3 min 5 s', '2 min', '2 h 10 min']);
     assert.equal(formatDuration(null), '—');
     assert.equal(formatDuration(undefined), '—');
     assert.equal(formatDuration(Number.NaN), '—');
   });
 
   test('percentages: no data is a dash, never NaN% or 0%', () => {
-    assert.deepEqual([0.3784, 1, 0, 2 / 3].map((s) => formatPercent(s)), ['37.8%', '100%', '0%', '66.7%']);
+    assert.deepEqual(
+      [0.3784, 1, 0, 2 / 3].map((s) => formatPercent(s)),
+      ['37.8%', '100%', '0%', '66.7%'],
+    );
     assert.equal(formatPercent(null), '—');
     assert.equal(formatPercent(Number.NaN), '—');
     // a statistic undefined on its data says so (grading)
@@ -31,7 +31,7 @@ describe('display formatters', () => {
     assert.equal(formatPercent(0.125, 0), '13%');
   });
 
-  test('a UTC day stays that day whatever the reader\'s zone', () => {
+  test("a UTC day stays that day whatever the reader's zone", () => {
     assert.match(formatUtcDay('2026-11-23T00:00:00.000Z'), /23/);
   });
 
@@ -41,10 +41,14 @@ describe('display formatters', () => {
 
   test('relative ages, from a duration or a timestamp', () => {
     const minute = 60_000;
-    assert.deepEqual(
-      [10_000, 5 * minute, 3 * 60 * minute, 2 * 1440 * minute, 120 * 1440 * minute, 400 * 1440 * minute].map(formatAge),
-      ['just now', '5 min ago', '3 h ago', '2 d ago', '4 mo ago', '1 y ago'],
-    );
+    assert.deepEqual([10_000, 5 * minute, 3 * 60 * minute, 2 * 1440 * minute, 120 * 1440 * minute, 400 * 1440 * minute].map(formatAge), [
+      'just now',
+      '5 min ago',
+      '3 h ago',
+      '2 d ago',
+      '4 mo ago',
+      '1 y ago',
+    ]);
     const now = Date.parse('2026-12-01T12:00:00Z');
     assert.equal(formatAgo('2026-12-01T09:00:00Z', now), '3 h ago');
     assert.equal(formatAgo(null, now), 'never');

@@ -56,7 +56,15 @@ describe('phase medians', () => {
 describe('time left', () => {
   const started = (phase: string, ms: number) => ({ payload: { phase, status: 'started' }, at: at(ms) });
   const finished = (phase: string, ms: number) => ({ payload: { phase, status: 'finished' }, at: at(ms) });
-  const upToPatch = [started('setup', 0), finished('setup', 9000), started('red', 9000), finished('red', 15000), started('localise', 15000), finished('localise', 16000), started('patch', 16000)];
+  const upToPatch = [
+    started('setup', 0),
+    finished('setup', 9000),
+    started('red', 9000),
+    finished('red', 15000),
+    started('localise', 15000),
+    finished('localise', 16000),
+    started('patch', 16000),
+  ];
   const estimateOf = (samples: PhaseMedians['samples']): PhaseMedians => ({ ...medianPhaseDurations(samples), samples });
   const none = { currentPhase: null, currentPhaseStartedAt: null, completedPhases: [] };
   const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
@@ -92,12 +100,15 @@ describe('time left', () => {
 
   test('widened while comparable runs are few: the same spread of runs gives a wider range from 2 runs than from 40', () => {
     const spread = [20, 30, 40, 50, 60];
-    const runsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ setup: 0, red: 0, localise: 0, patch: spread[i % spread.length]! * 1000, verify: 0, summary: 0 }));
+    const runsOf = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ setup: 0, red: 0, localise: 0, patch: spread[i % spread.length]! * 1000, verify: 0, summary: 0 }));
     const width = (n: number) => {
       const e = estimateRemaining({ estimate: estimateOf(runsOf(n)), progress: none, now: T0 });
       return e.highMs - e.lowMs;
     };
-    const sorted = runsOf(40).map((r) => r.patch).sort((a, b) => a - b);
+    const sorted = runsOf(40)
+      .map((r) => r.patch)
+      .sort((a, b) => a - b);
     const samplesWidth = sorted[Math.round(0.9 * 39)]! - sorted[Math.round(0.1 * 39)]!;
     assert.ok(width(5) > width(10) && width(10) > width(40), `${width(5)} > ${width(10)} > ${width(40)}`);
     assert.ok(Math.abs(width(40) - samplesWidth) < Math.abs(width(5) - samplesWidth) / 2, 'the samples replace the prior as they accumulate');
@@ -130,7 +141,11 @@ describe('time left', () => {
   test('the prior alone for one phase: its spread, less what is spent, never below the tail of the elapsed time', () => {
     assert.deepEqual(priorPhaseLeft(10_000, 0), { low: 6_000, mid: 10_000, high: 25_000 });
     const over = priorPhaseLeft(10_000, 40_000);
-    assert.deepEqual(over, { low: Math.round(40_000 * TAIL_FROM_ELAPSED.low), mid: Math.round(40_000 * TAIL_FROM_ELAPSED.mid), high: Math.round(40_000 * TAIL_FROM_ELAPSED.high) });
+    assert.deepEqual(over, {
+      low: Math.round(40_000 * TAIL_FROM_ELAPSED.low),
+      mid: Math.round(40_000 * TAIL_FROM_ELAPSED.mid),
+      high: Math.round(40_000 * TAIL_FROM_ELAPSED.high),
+    });
     assert.ok(over.high > 40_000);
   });
 
@@ -172,7 +187,10 @@ describe('run page derivations', () => {
   test('mergeEvents keeps one event per seq, in order', () => {
     const a = [ev(0, 'log', {}), ev(1, 'log', {})];
     const merged = mergeEvents(a, [ev(1, 'log', { dup: true }), ev(3, 'log', {}), ev(2, 'log', {})]);
-    assert.deepEqual(merged.map((e) => e.seq), [0, 1, 2, 3]);
+    assert.deepEqual(
+      merged.map((e) => e.seq),
+      [0, 1, 2, 3],
+    );
     assert.equal(merged[1]!.payload.dup, undefined, 'the first copy wins');
     assert.equal(mergeEvents(a, []), a);
   });
@@ -191,7 +209,7 @@ describe('run page derivations', () => {
     assert.ok(Math.abs((live.costUsd ?? NaN) - 0.012) < 1e-9);
     const row = liveCounters({ events, row: { toolCalls: 9, promptTokens: 1000, completionTokens: 1, costUsd: 1, tokens: 1001 } });
     assert.equal(row.toolCalls, 9);
-    assert.equal(row.tokens, 1000 + 25, "each counter takes the larger of row and events");
+    assert.equal(row.tokens, 1000 + 25, 'each counter takes the larger of row and events');
   });
 
   test('one unpriced model call makes the cost unknown (null), never a partial sum', () => {
@@ -211,17 +229,26 @@ describe('run page derivations', () => {
       ev(2, 'phase', { phase: 'red', status: 'started' }),
     ];
     const running = phaseViews({ events, finished: false });
-    assert.deepEqual(running.map((v) => v.state), ['done', 'current', 'pending', 'pending', 'pending', 'pending']);
+    assert.deepEqual(
+      running.map((v) => v.state),
+      ['done', 'current', 'pending', 'pending', 'pending', 'pending'],
+    );
     assert.equal(running[0]!.durationMs, 900);
     const over = phaseViews({ events, finished: true });
-    assert.deepEqual(over.map((v) => v.state), ['done', 'stopped', 'skipped', 'skipped', 'skipped', 'skipped']);
+    assert.deepEqual(
+      over.map((v) => v.state),
+      ['done', 'stopped', 'skipped', 'skipped', 'skipped', 'skipped'],
+    );
   });
 
   test('status: end wins, then the row if finished, then the latest status event', () => {
     const events = [ev(0, 'status', { status: 'queued' }), ev(1, 'status', { status: 'running' })];
     assert.equal(liveStatus({ events, rowStatus: 'QUEUED', end: null }), 'RUNNING');
     assert.equal(liveStatus({ events, rowStatus: 'FIXED', end: null }), 'FIXED');
-    assert.equal(liveStatus({ events, rowStatus: 'RUNNING', end: { status: 'CANCELLED', exitReason: 'cancelled', exitDetail: null, fixId: null, lastSeq: 1 } }), 'CANCELLED');
+    assert.equal(
+      liveStatus({ events, rowStatus: 'RUNNING', end: { status: 'CANCELLED', exitReason: 'cancelled', exitDetail: null, fixId: null, lastSeq: 1 } }),
+      'CANCELLED',
+    );
   });
 
   test('search matches type, phase and payload text, ignoring case', () => {

@@ -26,7 +26,10 @@ test('zod errors become 422 with the failing paths', () => {
   assert.equal(result.success, false);
   const { status, body } = toHttpError(result.error);
   assert.equal(status, 422);
-  assert.deepEqual((body.error.details as Array<{ path: string }>).map((d) => d.path), ['limit']);
+  assert.deepEqual(
+    (body.error.details as Array<{ path: string }>).map((d) => d.path),
+    ['limit'],
+  );
 });
 
 test('unique-constraint violations become 409', () => {

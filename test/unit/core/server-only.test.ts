@@ -14,8 +14,7 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
-const SERVER_PACKAGE =
-  /^(node:.*|pg|pg-boss|@electric-sql\/.*|@prisma\/.*|pglite-prisma-adapter|next-auth(\/.*)?|openai|server-only)$/;
+const SERVER_PACKAGE = /^(node:.*|pg|pg-boss|@electric-sql\/.*|@prisma\/.*|pglite-prisma-adapter|next-auth(\/.*)?|openai|server-only)$/;
 const MARKER = /^import 'server-only';$/m;
 
 function sourceFiles(dir: string): string[] {
@@ -77,9 +76,7 @@ describe('server-only marks', () => {
   test('common/ is browser-safe: no server resource, nothing from lib/, agent/, demo/ or scripts/ at run time', () => {
     const offenders = sourceFiles('common').flatMap((file) => {
       const source = fs.readFileSync(path.join(ROOT, file), 'utf8');
-      const serverImports = runtimeImports(source).filter(
-        (s) => SERVER_PACKAGE.test(s) || /^(@\/|(\.\.\/)+)(lib|agent|demo|scripts)(\/|$)/.test(s),
-      );
+      const serverImports = runtimeImports(source).filter((s) => SERVER_PACKAGE.test(s) || /^(@\/|(\.\.\/)+)(lib|agent|demo|scripts)(\/|$)/.test(s));
       const reasons = [...serverImports, ...(/\bprocess\.env\b/.test(source) ? ['process.env'] : [])];
       return reasons.length ? [`${file} (${reasons.join(', ')})`] : [];
     });

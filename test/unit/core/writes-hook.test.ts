@@ -88,7 +88,10 @@ function bypasses(files: Array<{ file: string; source: string }>): string[] {
 describe('the write hook', () => {
   test('no transaction in lib/ or agent/ writes changes, runs, fixes, decisions or labels around writeTx', () => {
     const files = [...sourceFiles('lib'), ...sourceFiles('agent')].map((file) => ({ file, source: fs.readFileSync(path.join(ROOT, file), 'utf8') }));
-    assert.ok(files.some(({ source }) => /\bwriteTx\(/.test(source)), 'no writer uses writeTx: the scan is not looking where the writers are');
+    assert.ok(
+      files.some(({ source }) => /\bwriteTx\(/.test(source)),
+      'no writer uses writeTx: the scan is not looking where the writers are',
+    );
     assert.deepEqual(bypasses(files), []);
   });
 

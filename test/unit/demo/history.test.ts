@@ -60,15 +60,34 @@ test('every generated run event keeps the run-event contract, as if a worker had
 
 test('history yields every step of the Insights funnel and both kinds of "no candidate" run', () => {
   const rows = generateHistory(input);
-  assert.ok(rows.changes.some((c) => c.status === 'SKIPPED'), 'skipped');
+  assert.ok(
+    rows.changes.some((c) => c.status === 'SKIPPED'),
+    'skipped',
+  );
   assert.ok(rows.runs.length > 0, 'attempted');
-  assert.ok(rows.fixes.some((f) => f.status === 'DROPPED' && f.dropReason === 'stale'), 'dropped as stale');
-  assert.ok(rows.fixes.some((f) => f.status === 'DROPPED' && f.dropReason !== 'stale'), 'dropped by another filter');
-  for (const kind of ['PREVIEW', 'ACCEPT', 'EDIT_ACCEPT', 'REJECT'] as const) assert.ok(rows.decisions.some((d) => d.kind === kind), kind);
+  assert.ok(
+    rows.fixes.some((f) => f.status === 'DROPPED' && f.dropReason === 'stale'),
+    'dropped as stale',
+  );
+  assert.ok(
+    rows.fixes.some((f) => f.status === 'DROPPED' && f.dropReason !== 'stale'),
+    'dropped by another filter',
+  );
+  for (const kind of ['PREVIEW', 'ACCEPT', 'EDIT_ACCEPT', 'REJECT'] as const)
+    assert.ok(
+      rows.decisions.some((d) => d.kind === kind),
+      kind,
+    );
   const greenGate = new Set(rows.events.filter((e) => e.type === 'gate').map((e) => e.runId));
   const noCandidate = rows.runs.filter((r) => r.exitReason === 'no_candidate');
-  assert.ok(noCandidate.some((r) => greenGate.has(r.id!)), 'GREEN never reached');
-  assert.ok(noCandidate.some((r) => !greenGate.has(r.id!)), 'every candidate failed the compile gate');
+  assert.ok(
+    noCandidate.some((r) => greenGate.has(r.id!)),
+    'GREEN never reached',
+  );
+  assert.ok(
+    noCandidate.some((r) => !greenGate.has(r.id!)),
+    'every candidate failed the compile gate',
+  );
 });
 
 test('history settles as the product does: unanimous labels on their own with no settler, a dispute by a person; each settlement reveals the labels to every grader of the fix', () => {

@@ -1,13 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  applyFilePatch,
-  fragmentsFromPatch,
-  languageForPath,
-  parsePatch,
-  patchPath,
-  PatchMismatchError,
-} from '@/lib/diff/apply';
+import { applyFilePatch, fragmentsFromPatch, languageForPath, parsePatch, patchPath, PatchMismatchError } from '@/lib/diff/apply';
 import { unifiedDiffFromTexts, isSafeRelativePath } from '@/lib/diff/git-text';
 import { gitDiff } from '../../helpers/git-diff';
 

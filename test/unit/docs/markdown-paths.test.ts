@@ -21,7 +21,8 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 /** Folders that are generated, installed or local, never the repository's own. */
-const NOT_REPOSITORY = /^(node_modules|\.git|\.next.*|\.data.*|test-results|playwright-report|lib\/generated|bench\/out|.*\.tsbuildinfo|next-env\.d\.ts|\.env|\.env\.local)$/;
+const NOT_REPOSITORY =
+  /^(node_modules|\.git|\.next.*|\.data.*|test-results|playwright-report|lib\/generated|bench\/out|.*\.tsbuildinfo|next-env\.d\.ts|\.env|\.env\.local)$/;
 
 function repositoryEntry(rel: string): boolean {
   return !NOT_REPOSITORY.test(rel) && !rel.split('/').includes('node_modules');
@@ -84,7 +85,19 @@ export function pathRefs(markdown: string, topLevel: Set<string>): PathRef[] {
       const segments = token.replace(/^\.\//, '').split('/');
       if (!topLevel.has(segments[0]!)) continue;
       // a folder the repository leaves out (bench/out/, lib/generated/): made by a run, not kept
-      if (segments.some((_, n) => n > 0 && !repositoryEntry(segments.slice(0, n + 1).join('/').replace(/\/$/, '')))) continue;
+      if (
+        segments.some(
+          (_, n) =>
+            n > 0 &&
+            !repositoryEntry(
+              segments
+                .slice(0, n + 1)
+                .join('/')
+                .replace(/\/$/, ''),
+            ),
+        )
+      )
+        continue;
       refs.push({ text: token, kind: 'code', line: i + 1 });
     }
     const prose = line.replace(/(`+)[^`]+?\1(?!`)/g, '');

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFixEvidence } from '@/lib/fixes/evidence';
 
-test('a gate counts the tests its run reported, from the verdict\'s numbers, not the failures it lists', () => {
+test("a gate counts the tests its run reported, from the verdict's numbers, not the failures it lists", () => {
   const view = readFixEvidence({
     targets: ['tests.test_fees::test_overdraft'],
     green: {
@@ -22,7 +22,16 @@ test('a gate counts the tests its run reported, from the verdict\'s numbers, not
 
 test('evidence stored before verdicts carried counts: target gates count what they list, the regression gate has no number', () => {
   const view = readFixEvidence({
-    green: { gate: 'green', passed: true, durationMs: 900, detail: '2 passed, 0 failing of 2 target tests', tests: [{ id: 'a', status: 'passed' }, { id: 'b', status: 'passed' }] },
+    green: {
+      gate: 'green',
+      passed: true,
+      durationMs: 900,
+      detail: '2 passed, 0 failing of 2 target tests',
+      tests: [
+        { id: 'a', status: 'passed' },
+        { id: 'b', status: 'passed' },
+      ],
+    },
     regression: { gate: 'regression', passed: true, durationMs: 880, detail: '16 of 16 tests pass', tests: [] },
   });
   const byGate = Object.fromEntries(view.gates.map((g) => [g.gate, g.testCount]));

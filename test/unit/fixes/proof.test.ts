@@ -14,7 +14,13 @@ import { RepositorySettingsSchema } from '@/common/settings';
 // or a counted check.
 
 const target = 'test/lottery.test.ts::lucky draw';
-const gate = (name: string, passed: boolean) => ({ gate: name, passed, durationMs: 100, detail: `${name} detail`, counts: { run: 1, passed: passed ? 1 : 0, failed: passed ? 0 : 1, skipped: 0 } });
+const gate = (name: string, passed: boolean) => ({
+  gate: name,
+  passed,
+  durationMs: 100,
+  detail: `${name} detail`,
+  counts: { run: 1, passed: passed ? 1 : 0, failed: passed ? 0 : 1, skipped: 0 },
+});
 const UNPROVEN = {
   status: 'unproven',
   reason: 'flaky_target',
@@ -25,7 +31,14 @@ const UNPROVEN = {
   flakyTargets: [target],
   detail: `unproven (flaky target): ${target} passed without the fix in 2 of 3 runs (repeated); passing with the fix proves nothing`,
 };
-const evidenceWith = (proof: unknown) => ({ targets: [target], red: gate('red', true), green: gate('green', true), regression: gate('regression', true), final: gate('final', true), proof });
+const evidenceWith = (proof: unknown) => ({
+  targets: [target],
+  red: gate('red', true),
+  green: gate('green', true),
+  regression: gate('regression', true),
+  final: gate('final', true),
+  proof,
+});
 
 describe('the fix evidence read back', () => {
   test('an unproven proof marks the passes with the fix as proving nothing, with its evidence', () => {
@@ -41,12 +54,17 @@ describe('the fix evidence read back', () => {
   });
 
   test('a proven fix, and evidence with no proof (older rows, the history), count every pass', () => {
-    const proven = readFixEvidence(evidenceWith({ ...UNPROVEN, status: 'proven', reason: undefined, flakyTargets: undefined, detail: 'the targets passed 6 of 6 runs' }));
+    const proven = readFixEvidence(
+      evidenceWith({ ...UNPROVEN, status: 'proven', reason: undefined, flakyTargets: undefined, detail: 'the targets passed 6 of 6 runs' }),
+    );
     assert.equal(proven.proof?.label, 'proven');
     assert.deepEqual(provenChecks(proven), { passed: 4, unproven: 0, total: 4 });
     const none = readFixEvidence(evidenceWith(undefined));
     assert.equal(none.proof, null);
-    assert.equal(none.gates.some((g) => g.unproven), false);
+    assert.equal(
+      none.gates.some((g) => g.unproven),
+      false,
+    );
     // a malformed proof is dropped, the gates stay
     const odd = readFixEvidence(evidenceWith({ status: 'maybe' }));
     assert.equal(odd.proof, null);
@@ -79,7 +97,12 @@ describe('the surfaces', () => {
   });
 
   test('the pull request comment says "Unproven (flaky target)" with the evidence, and nothing when proven', () => {
-    const input = { changeId: 'c1', detailsUrl: 'http://x/changes/c1', fix: { id: 'fix1', status: 'READY' as const, diff: 'diff', summary: 'guard', appliedCommit: null }, suggestionsPosted: false };
+    const input = {
+      changeId: 'c1',
+      detailsUrl: 'http://x/changes/c1',
+      fix: { id: 'fix1', status: 'READY' as const, diff: 'diff', summary: 'guard', appliedCommit: null },
+      suggestionsPosted: false,
+    };
     const text = renderComment({ ...input, unproven: { label: 'unproven (flaky target)', detail: UNPROVEN.detail } });
     assert.match(text, /\*\*Unproven \(flaky target\)\*\*: unproven \(flaky target\): .* passed without the fix in 2 of 3 runs/);
     assert.ok(text.indexOf('Unproven') < text.indexOf('**Root cause**'), 'said before the root cause');
@@ -114,7 +137,10 @@ describe('the repeats', () => {
     assert.equal(shuffleArgsOf({ test: 'node --test', proof: { runs: 3 } }), null);
     // flags appended to a chain would reach its last command only
     assert.equal(shuffleArgsOf({ test: 'npm run build && npx vitest run', proof: { runs: 3 } }), null);
-    assert.equal(shuffleArgsOf({ test: 'pytest', proof: { runs: 3, shuffleArgs: '-p random_order --random-order-seed={seed}' } }), '-p random_order --random-order-seed={seed}');
+    assert.equal(
+      shuffleArgsOf({ test: 'pytest', proof: { runs: 3, shuffleArgs: '-p random_order --random-order-seed={seed}' } }),
+      '-p random_order --random-order-seed={seed}',
+    );
   });
 
   test('the first run is plain; each later one has its own deterministic seed, in the env and the shuffle', () => {

@@ -61,7 +61,18 @@ describe("Fleiss' kappa", () => {
   });
 
   test('perfect agreement over two categories is 1; one category only is n/a', () => {
-    assert.equal(fleissKappa(fromCounts([[3, 0], [0, 3]], ['a', 'b'])), 1);
+    assert.equal(
+      fleissKappa(
+        fromCounts(
+          [
+            [3, 0],
+            [0, 3],
+          ],
+          ['a', 'b'],
+        ),
+      ),
+      1,
+    );
     assert.equal(fleissKappa(fromCounts([[3], [3]], ['a'])), null);
     assert.equal(fleissKappa([]), null);
     assert.equal(fleissKappa([{ x: 'a' }, { y: 'b' }]), null, 'no item with two labels');
@@ -101,13 +112,33 @@ describe("Krippendorff's alpha (nominal)", () => {
 });
 
 describe("Cohen's kappa", () => {
-  test('Wikipedia\'s worked example (20 / 5 / 10 / 15 of 50): κ = 0.4', () => {
-    near(cohenKappaFromMatrix([[20, 5], [10, 15]]), 0.4);
+  test("Wikipedia's worked example (20 / 5 / 10 / 15 of 50): κ = 0.4", () => {
+    near(
+      cohenKappaFromMatrix([
+        [20, 5],
+        [10, 15],
+      ]),
+      0.4,
+    );
   });
 
-  test('the two tables of the same observed agreement (Feinstein & Cicchetti\'s paradox, as on Wikipedia): 0.1304 and 0.2593', () => {
-    near(cohenKappaFromMatrix([[45, 15], [25, 15]]), 0.1304, 4);
-    near(cohenKappaFromMatrix([[25, 35], [5, 35]]), 0.2593, 4);
+  test("the two tables of the same observed agreement (Feinstein & Cicchetti's paradox, as on Wikipedia): 0.1304 and 0.2593", () => {
+    near(
+      cohenKappaFromMatrix([
+        [45, 15],
+        [25, 15],
+      ]),
+      0.1304,
+      4,
+    );
+    near(
+      cohenKappaFromMatrix([
+        [25, 35],
+        [5, 35],
+      ]),
+      0.2593,
+      4,
+    );
   });
 
   test('per pair: shared items, confusion matrix and kappa; no shared item is n/a', () => {
@@ -118,9 +149,19 @@ describe("Cohen's kappa", () => {
       { ann: 'CORRECT', cy: 'CORRECT' },
     ];
     const pairs = pairwiseCohen(units, ['CORRECT', 'INCORRECT']);
-    assert.deepEqual(pairs.map((p) => [p.a, p.b, p.shared]), [['ann', 'bob', 3], ['ann', 'cy', 2], ['bob', 'cy', 1]]);
+    assert.deepEqual(
+      pairs.map((p) => [p.a, p.b, p.shared]),
+      [
+        ['ann', 'bob', 3],
+        ['ann', 'cy', 2],
+        ['bob', 'cy', 1],
+      ],
+    );
     const ab = pairs[0];
-    assert.deepEqual(ab.confusion, [[1, 1], [0, 1]]);
+    assert.deepEqual(ab.confusion, [
+      [1, 1],
+      [0, 1],
+    ]);
     // po = 2/3, pe = (2/3)(1/3) + (1/3)(2/3) = 4/9 → κ = (2/3 − 4/9) / (5/9) = 0.4
     near(ab.kappa, 0.4);
     assert.equal(ab.agreement, 2 / 3);
@@ -134,11 +175,7 @@ describe("Cohen's kappa", () => {
 describe('agreement with consensus', () => {
   test('per rater, over settled items only', () => {
     const rows = agreementWithConsensus(
-      [
-        { ann: 'CORRECT', bob: 'INCORRECT' },
-        { ann: 'CORRECT', bob: 'CORRECT' },
-        { ann: 'OVERFITTING' },
-      ],
+      [{ ann: 'CORRECT', bob: 'INCORRECT' }, { ann: 'CORRECT', bob: 'CORRECT' }, { ann: 'OVERFITTING' }],
       ['CORRECT', 'CORRECT', null],
     );
     assert.deepEqual(rows, [

@@ -2,8 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rightSideLines, suggestionsFor } from '../../../lib/code-review/suggestions';
 
-const PR_PATCH = '@@ -1,3 +1,4 @@\n export const sum = (a, b) => a - b;\n-export const two = 2;\n+export const two = 3;\n+export const three = 3;\n export const four = 4;';
-const FIX = 'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -2,2 +2,2 @@\n-export const two = 3;\n+export const two = 2;\n export const three = 3;\n';
+const PR_PATCH =
+  '@@ -1,3 +1,4 @@\n export const sum = (a, b) => a - b;\n-export const two = 2;\n+export const two = 3;\n+export const three = 3;\n export const four = 4;';
+const FIX =
+  'diff --git a/sum.js b/sum.js\n--- a/sum.js\n+++ b/sum.js\n@@ -2,2 +2,2 @@\n-export const two = 3;\n+export const two = 2;\n export const three = 3;\n';
 
 describe('suggested changes', () => {
   test('the new side of a pull request patch: added and context lines', () => {

@@ -41,8 +41,7 @@ describe('sanitizeHtml (allow-list)', () => {
 
   test('removes iframes, objects and svg (including svg script)', () => {
     const out = sanitizeHtml(
-      '<iframe src="https://evil.example"></iframe><object data="x"></object>' +
-        '<svg onload="alert(1)"><script>alert(2)</script></svg><p>kept</p>',
+      '<iframe src="https://evil.example"></iframe><object data="x"></object>' + '<svg onload="alert(1)"><script>alert(2)</script></svg><p>kept</p>',
     );
     assert.equal(out, '<p>kept</p>');
     assert.doesNotMatch(out, /alert/);

@@ -5,7 +5,7 @@ import { contentSecurityPolicy, newNonce, nonceFromPolicy } from '../../../lib/h
 // The root layout finds the request's nonce in the policy proxy.ts made, for
 // its inline theme script.
 
-test("the nonce comes back out of the policy it was put in", () => {
+test('the nonce comes back out of the policy it was put in', () => {
   for (let i = 0; i < 20; i++) {
     const nonce = newNonce();
     assert.equal(nonceFromPolicy(contentSecurityPolicy(nonce)), nonce);

@@ -19,7 +19,10 @@ function imports(file: string): string[] {
 test('lib/http/route.ts imports only the errors, env, auth and token modules', () => {
   const found = imports('lib/http/route.ts');
   assert.ok(found.length > 0);
-  assert.deepEqual(found.filter((s) => !ALLOWED.test(s)), []);
+  assert.deepEqual(
+    found.filter((s) => !ALLOWED.test(s)),
+    [],
+  );
 });
 
 test('the check sees a feature import', () => {

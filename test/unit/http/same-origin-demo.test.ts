@@ -8,8 +8,7 @@ process.env.NEXTAUTH_URL = 'http://localhost:3000';
 process.env.FLOWFIX_DEMO = '1';
 const { assertSameOrigin, isSameOrigin } = await import('../../../lib/http/route');
 
-const post = (origin: string) =>
-  new Request('http://127.0.0.1:3000/api/anything', { method: 'POST', headers: { origin, 'content-type': 'application/json' } });
+const post = (origin: string) => new Request('http://127.0.0.1:3000/api/anything', { method: 'POST', headers: { origin, 'content-type': 'application/json' } });
 
 test('the demo takes cookie requests from both loopback names, and from nothing else', () => {
   assert.equal(isSameOrigin(post('http://127.0.0.1:3000')), true);

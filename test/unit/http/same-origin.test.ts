@@ -47,15 +47,30 @@ test('without Origin, Sec-Fetch-Site decides; with neither, the request is refus
 
 test('a cookie request that changes something must be same-origin (403) and JSON (415); reads pass', () => {
   const ours = { origin: 'https://flowfix.example.com' };
-  assert.equal(refusal(() => assertSameOrigin(request('POST', { ...ours, 'content-type': 'application/json; charset=utf-8' }))), null);
-  assert.equal(refusal(() => assertSameOrigin(request('DELETE', { ...ours, 'content-type': 'Application/JSON' }))), null);
-  assert.deepEqual(refusal(() => assertSameOrigin(request('POST', { ...ours, 'content-type': 'text/plain' }))), { code: 'unsupported_media_type' });
-  assert.deepEqual(refusal(() => assertSameOrigin(request('PATCH', { ...ours }))), { code: 'unsupported_media_type' });
+  assert.equal(
+    refusal(() => assertSameOrigin(request('POST', { ...ours, 'content-type': 'application/json; charset=utf-8' }))),
+    null,
+  );
+  assert.equal(
+    refusal(() => assertSameOrigin(request('DELETE', { ...ours, 'content-type': 'Application/JSON' }))),
+    null,
+  );
+  assert.deepEqual(
+    refusal(() => assertSameOrigin(request('POST', { ...ours, 'content-type': 'text/plain' }))),
+    { code: 'unsupported_media_type' },
+  );
+  assert.deepEqual(
+    refusal(() => assertSameOrigin(request('PATCH', { ...ours }))),
+    { code: 'unsupported_media_type' },
+  );
   assert.deepEqual(
     refusal(() => assertSameOrigin(request('POST', { origin: 'https://evil.example', 'content-type': 'application/json' }))),
     { code: 'forbidden' },
   );
-  assert.equal(refusal(() => assertSameOrigin(request('GET', { origin: 'https://evil.example' }))), null);
+  assert.equal(
+    refusal(() => assertSameOrigin(request('GET', { origin: 'https://evil.example' }))),
+    null,
+  );
 });
 
 test('next-auth’s sign-in and sign-out POSTs are refused from another origin, before next-auth runs', async () => {

@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { inferAuthorKind } from '@/lib/ingest/author';
 
 describe('inferAuthorKind', () => {
-  for (const author of ['dependabot[bot]', 'renovate[bot]', 'Renovate Bot', 'renovate', 'github-actions[bot]', 'release-bot', 'project_501_bot_3f2a9c1d', 'group_12_bot']) {
+  for (const author of [
+    'dependabot[bot]',
+    'renovate[bot]',
+    'Renovate Bot',
+    'renovate',
+    'github-actions[bot]',
+    'release-bot',
+    'project_501_bot_3f2a9c1d',
+    'group_12_bot',
+  ]) {
     test(`${author} is a bot`, () => {
       assert.equal(inferAuthorKind({ author }), 'BOT');
     });

@@ -17,7 +17,10 @@ describe('collectFailures', () => {
   test('the same test failing in two reports of one upload is kept twice', () => {
     const xml = `<testsuite name="s"><testcase classname="c" name="t"><failure message="boom"/></testcase></testsuite>`;
     const { failures } = collectFailures({ junitReports: [xml, xml] });
-    assert.deepEqual(failures.map((f) => f.testId), ['c::t', 'c::t [2]']);
+    assert.deepEqual(
+      failures.map((f) => f.testId),
+      ['c::t', 'c::t [2]'],
+    );
   });
 
   test('failure and error of one case: both kinds and messages are stored', () => {

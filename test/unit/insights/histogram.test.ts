@@ -90,7 +90,7 @@ describe('percentiles from a histogram', () => {
 
   test('within 1.6% of the exact percentile_cont at any scale', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 20; trial++) {
       const values = Array.from({ length: 1 + Math.floor(random() * 300) }, () => Math.round(64 + random() ** 3 * 10_000_000));
       const ps = [0.1, 0.25, 0.5, 0.9, 0.95];
@@ -106,7 +106,10 @@ describe('percentiles from a histogram', () => {
     const h = histogramOf([100, 200, 300]);
     addToHistogram(h, bucketOf(5_000), 1);
     addToHistogram(h, bucketOf(5_000), -1);
-    assert.deepEqual([...h.keys()].sort((a, b) => a - b), [100, 200, 300].map(bucketOf));
+    assert.deepEqual(
+      [...h.keys()].sort((a, b) => a - b),
+      [100, 200, 300].map(bucketOf),
+    );
     assert.deepEqual(percentiles(new Map(), [0.5]), [null]);
   });
 });

@@ -1,13 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  InsightsQuerySchema,
-  insightsQueryFromSearchParams,
-  parseInsightsQuery,
-  ratio,
-  resolvePeriod,
-  toInsightsSearchParams,
-} from '@/common/insights-query';
+import { InsightsQuerySchema, insightsQueryFromSearchParams, parseInsightsQuery, ratio, resolvePeriod, toInsightsSearchParams } from '@/common/insights-query';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 

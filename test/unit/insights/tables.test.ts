@@ -17,7 +17,8 @@ describe('the rollup tables', () => {
 
   test('each histogram column belongs to the table its counts are folded into', () => {
     assert.ok(COHORT_TABLE.keyed.includes(HISTOGRAM_COLUMN[COUNTER.developerMs]!));
-    for (const prefix of [COUNTER.fixMs, COUNTER.phaseMs, COUNTER.toolCalls, COUNTER.tokens]) assert.ok(RUN_TABLE.keyed.includes(HISTOGRAM_COLUMN[prefix]!), prefix);
+    for (const prefix of [COUNTER.fixMs, COUNTER.phaseMs, COUNTER.toolCalls, COUNTER.tokens])
+      assert.ok(RUN_TABLE.keyed.includes(HISTOGRAM_COLUMN[prefix]!), prefix);
     for (const table of [COHORT_TABLE, RUN_TABLE, PRECISION_TABLE]) {
       for (const b of table.bigints) assert.ok(table.scalars.includes(b), `${table.name}.${b}`);
       assert.ok(table.dims.includes('day'), table.name);
@@ -28,8 +29,18 @@ describe('the rollup tables', () => {
     const a: Counts = new Map([['runs', 2]]);
     add(a, 'runs', -2);
     assert.equal(a.has('runs'), false);
-    const into: Counts = new Map([['found', 3], ['posted', 1]]);
-    addAll(into, new Map([['found', 1], ['posted', 1]]), -1);
+    const into: Counts = new Map([
+      ['found', 3],
+      ['posted', 1],
+    ]);
+    addAll(
+      into,
+      new Map([
+        ['found', 1],
+        ['posted', 1],
+      ]),
+      -1,
+    );
     assert.deepEqual([...into], [['found', 2]]);
   });
 });

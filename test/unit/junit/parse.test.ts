@@ -88,10 +88,7 @@ describe('producers', () => {
     const results = new Map(parsed.results.map((r) => [r.id, r]));
     assert.equal(results.get('src/cart.test.ts::cart > total sums prices')?.file, 'src/cart.test.ts');
     assert.equal(results.get('src/price.test.ts::price > formats cents')?.status, 'error');
-    assert.equal(
-      results.get('src/price.test.ts::price > formats cents')?.message,
-      "Cannot read properties of undefined (reading 'toFixed')",
-    );
+    assert.equal(results.get('src/price.test.ts::price > formats cents')?.message, "Cannot read properties of undefined (reading 'toFixed')");
     assert.match(results.get('src/cart.test.ts::cart > empty cart')?.systemOut ?? '', /total of \[\] is 0/);
   });
 
@@ -139,7 +136,8 @@ describe('test ids', () => {
 
 describe('encodings', () => {
   // what .NET, PowerShell and some Java tools write: UTF-16 with a byte order mark and a declaration saying so
-  const REPORT = '<?xml version="1.0" encoding="utf-16"?>\n<testsuites><testsuite name="Größe ✓"><testcase classname="Cart" name="total 🛒"><failure message="expected 3 but was 4 — €">at Cart.total</failure></testcase><testcase classname="Cart" name="empty"/></testsuite></testsuites>';
+  const REPORT =
+    '<?xml version="1.0" encoding="utf-16"?>\n<testsuites><testsuite name="Größe ✓"><testcase classname="Cart" name="total 🛒"><failure message="expected 3 but was 4 — €">at Cart.total</failure></testcase><testcase classname="Cart" name="empty"/></testsuite></testsuites>';
   const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
   const read = (bytes: Uint8Array) => {
     const parsed = parseJunitXml(bytes);
@@ -172,18 +170,26 @@ describe('encodings', () => {
   });
 
   test('a single-byte encoding its declaration names', () => {
-    const latin1 = '<?xml version="1.0" encoding="ISO-8859-1"?><testsuite><testcase classname="Größe" name="préféré"><failure message="naïve"/></testcase></testsuite>';
+    const latin1 =
+      '<?xml version="1.0" encoding="ISO-8859-1"?><testsuite><testcase classname="Größe" name="préféré"><failure message="naïve"/></testcase></testsuite>';
     const parsed = parseJunitXml(Buffer.from(latin1, 'latin1'));
     assert.equal(parsed.results[0].id, 'Größe::préféré');
     assert.equal(parsed.results[0].message, 'naïve');
-    const cp1252 = Buffer.concat([Buffer.from("<?xml version='1.0' encoding='windows-1252'?><testsuite><testcase classname='c' name='costs "), Buffer.from([0x80]), Buffer.from("'/></testsuite>")]);
+    const cp1252 = Buffer.concat([
+      Buffer.from("<?xml version='1.0' encoding='windows-1252'?><testsuite><testcase classname='c' name='costs "),
+      Buffer.from([0x80]),
+      Buffer.from("'/></testsuite>"),
+    ]);
     assert.equal(parseJunitXml(cp1252).results[0].name, 'costs €');
   });
 
   test('a declaration saying UTF-16 over single bytes is read as UTF-8, with a warning', () => {
     const parsed = parseJunitXml(Buffer.from(REPORT, 'utf8'));
     assert.equal(parsed.results[0].message, 'expected 3 but was 4 — €');
-    assert.ok(parsed.warnings.some((w) => /declares UTF-16 but is written in single bytes: read as UTF-8/.test(w)), parsed.warnings.join('; '));
+    assert.ok(
+      parsed.warnings.some((w) => /declares UTF-16 but is written in single bytes: read as UTF-8/.test(w)),
+      parsed.warnings.join('; '),
+    );
   });
 
   test('an encoding that cannot be read, UTF-32, and broken UTF-16 are refused with what was tried', () => {
@@ -192,7 +198,10 @@ describe('encodings', () => {
         () => parseJunitXml(bytes),
         (err: unknown) => err instanceof JunitParseError && err.reason === 'malformed' && message.test(err.message) && toHttpError(err).status === 400,
       );
-    refused(Buffer.from('<?xml version="1.0" encoding="EBCDIC-XYZ"?><testsuite/>'), /declares the encoding "EBCDIC-XYZ", which cannot be read here: write it in UTF-8 or UTF-16/);
+    refused(
+      Buffer.from('<?xml version="1.0" encoding="EBCDIC-XYZ"?><testsuite/>'),
+      /declares the encoding "EBCDIC-XYZ", which cannot be read here: write it in UTF-8 or UTF-16/,
+    );
     refused(Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('<\0\0\0')]), /UTF-32.*write it in UTF-8 or UTF-16/);
     // well-formed in UTF-16 until it is cut off in the middle of a tag
     const cut = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(REPORT, 'utf16le')]).subarray(0, 120);
@@ -203,13 +212,14 @@ describe('encodings', () => {
 describe('hostile and broken input', () => {
   test('XXE with an external entity is refused before anything is read', () => {
     const xml = `<?xml version="1.0"?>\n<!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<testsuite><testcase name="a" classname="b"><failure message="&xxe;"/></testcase></testsuite>`;
-    assert.throws(() => parseJunitXml(xml), (err: unknown) => err instanceof JunitParseError && err.reason === 'doctype');
+    assert.throws(
+      () => parseJunitXml(xml),
+      (err: unknown) => err instanceof JunitParseError && err.reason === 'doctype',
+    );
   });
 
   test('billion laughs is refused, and the refusal maps to HTTP 400', () => {
-    const entities = Array.from({ length: 10 }, (_, i) =>
-      i === 0 ? '<!ENTITY lol0 "lol">' : `<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`,
-    ).join('');
+    const entities = Array.from({ length: 10 }, (_, i) => (i === 0 ? '<!ENTITY lol0 "lol">' : `<!ENTITY lol${i} "${`&lol${i - 1};`.repeat(10)}">`)).join('');
     const xml = `<?xml version="1.0"?><!DOCTYPE lolz [${entities}]><testsuites><testsuite name="&lol9;"/></testsuites>`;
     let caught: unknown;
     try {
@@ -226,7 +236,10 @@ describe('hostile and broken input', () => {
       () => parseJunitXml('<testsuites><testsuite><testcase name="a"></testsuite>'),
       (err: unknown) => err instanceof JunitParseError && err.reason === 'malformed',
     );
-    assert.throws(() => parseJunitXml(''), (err: unknown) => err instanceof JunitParseError);
+    assert.throws(
+      () => parseJunitXml(''),
+      (err: unknown) => err instanceof JunitParseError,
+    );
   });
 
   test('undefined entity is malformed, not silently expanded', () => {
@@ -297,7 +310,10 @@ describe('nothing is lost', () => {
     const second = parseJunitXml(fixture('jest-junit-duplicates.xml'));
     const ids = first.results.map((r) => r.id);
     assert.equal(new Set(ids).size, 8, `ids must be unique: ${ids.join(', ')}`);
-    assert.deepEqual(ids, second.results.map((r) => r.id));
+    assert.deepEqual(
+      ids,
+      second.results.map((r) => r.id),
+    );
     assert.equal(first.results.filter((r) => r.status === 'failed').length, 6);
     assert.deepEqual(ids.slice(0, 5), [
       'src/cart.test.js::cart applies a discount',
@@ -335,7 +351,10 @@ describe('nothing is lost', () => {
     // the two bodies stay apart, each under its own heading
     assert.match(refund.details ?? '', /^\[failure\] expected:<40> but was:<50>\norg\.opentest4j/m);
     assert.match(refund.details ?? '', /LedgerTest\.java:31\)\n\n\[error\] Connection pool closed during teardown\njava\.lang\.IllegalStateException/);
-    assert.deepEqual(fee.problems?.map((p) => p.kind), ['error']);
+    assert.deepEqual(
+      fee.problems?.map((p) => p.kind),
+      ['error'],
+    );
     assert.match(fee.details ?? '', /^java\.lang\.NullPointerException/);
   });
 

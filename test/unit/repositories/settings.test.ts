@@ -22,10 +22,7 @@ describe('schemas', () => {
     assert.equal(s.network, false);
     assert.equal(s.timeLimits.testSeconds, 600);
     const m = ModelSettingsSchema.parse({});
-    assert.deepEqual(
-      [m.policy, m.temperature, m.topP, m.maxToolCalls, m.timeLimitMinutes, m.suspects],
-      ['offline', 0.1, 0.95, 100, 30, 3],
-    );
+    assert.deepEqual([m.policy, m.temperature, m.topP, m.maxToolCalls, m.timeLimitMinutes, m.suspects], ['offline', 0.1, 0.95, 100, 30, 3]);
     const f = FilterPolicySchema.parse({});
     assert.equal(f.pre.maxFailingTests, 20);
     assert.equal(f.post.weakensAssertions, true);

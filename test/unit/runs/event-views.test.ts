@@ -10,8 +10,7 @@ import { RUN_EVENT_EXAMPLES } from '../../helpers/run-event-examples';
 // what reaches the page (a stored row read back) renders under its type.
 
 const render = (event: PublicRunEvent) => renderToStaticMarkup(createElement(EventItem, { event, searching: false }));
-const stored = (seq: number, type: string, payload: Record<string, unknown>) =>
-  readRunEvent({ seq, type, at: '2026-06-01T12:00:00.000Z', payload });
+const stored = (seq: number, type: string, payload: Record<string, unknown>) => readRunEvent({ seq, type, at: '2026-06-01T12:00:00.000Z', payload });
 
 test('every type of the contract is valid as written, reads back as itself, and renders its own view', () => {
   for (const [seq, type] of RUN_EVENT_TYPES.entries()) {

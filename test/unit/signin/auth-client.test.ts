@@ -60,21 +60,34 @@ test('a sign-in refused for its origin shows the server’s reason, not “could
   assert.equal(result.ok, false);
   const message = (result as { message: string }).message;
   assert.notEqual(message, UNREACHABLE);
-  assert.match(message, /^Sign-in refused: this page is at http:\/\/127\.0\.0\.1:3000, but flowfix accepts it only from its own pages at http:\/\/localhost:3000\./);
+  assert.match(
+    message,
+    /^Sign-in refused: this page is at http:\/\/127\.0\.0\.1:3000, but flowfix accepts it only from its own pages at http:\/\/localhost:3000\./,
+  );
 });
 
 test('the form posts next-auth’s token and fields; success and next-auth’s error codes read as before', async () => {
   answers = { '/api/auth/callback/credentials': { status: 200, body: JSON.stringify({ url: 'http://localhost:3000/' }) } };
   assert.deepEqual(await signInWithPassword({ email: 'ada@example.test', password: 'pw', baseUrl: base }), { ok: true });
-  assert.deepEqual(posted.at(-1), { path: '/api/auth/callback/credentials', form: { email: 'ada@example.test', password: 'pw', csrfToken: 'the-token', json: 'true' } });
+  assert.deepEqual(posted.at(-1), {
+    path: '/api/auth/callback/credentials',
+    form: { email: 'ada@example.test', password: 'pw', csrfToken: 'the-token', json: 'true' },
+  });
 
-  answers = { '/api/auth/callback/credentials': { status: 200, body: JSON.stringify({ url: 'http://localhost:3000/api/auth/error?error=CredentialsSignin' }) } };
+  answers = {
+    '/api/auth/callback/credentials': { status: 200, body: JSON.stringify({ url: 'http://localhost:3000/api/auth/error?error=CredentialsSignin' }) },
+  };
   assert.deepEqual(await signInWithPassword({ email: 'a@b.c', password: 'x', baseUrl: base }), {
     ok: false,
     message: 'The email or password is not right, or the account is disabled.',
   });
-  answers = { '/api/auth/callback/credentials': { status: 200, body: JSON.stringify({ url: 'http://localhost:3000/api/auth/error?error=SignInThrottled%3A61' }) } };
-  assert.match((await signInWithPassword({ email: 'a@b.c', password: 'x', baseUrl: base }) as { message: string }).message, /^Too many attempts; try again in 2 minutes\./);
+  answers = {
+    '/api/auth/callback/credentials': { status: 200, body: JSON.stringify({ url: 'http://localhost:3000/api/auth/error?error=SignInThrottled%3A61' }) },
+  };
+  assert.match(
+    ((await signInWithPassword({ email: 'a@b.c', password: 'x', baseUrl: base })) as { message: string }).message,
+    /^Too many attempts; try again in 2 minutes\./,
+  );
 });
 
 test('an answer that is not JSON names its status; only a failed connection is called unreachable', async () => {
@@ -90,12 +103,12 @@ test('an answer that is not JSON names its status; only a failed connection is c
 
 test('sign-out and single sign-on show the server’s reason too', async () => {
   answers = { '/api/auth/signout': await realRefusal(['signout']) };
-  assert.match((await signOutNow({ baseUrl: base }) as { message: string }).message, /^Sign-out refused: this page is at http:\/\/127\.0\.0\.1:3000/);
+  assert.match(((await signOutNow({ baseUrl: base })) as { message: string }).message, /^Sign-out refused: this page is at http:\/\/127\.0\.0\.1:3000/);
   answers = { '/api/auth/signout': { status: 200, body: JSON.stringify({ url: 'http://localhost:3000/signin' }) } };
   assert.deepEqual(await signOutNow({ baseUrl: base }), { ok: true });
 
   answers = { '/api/auth/signin/oidc': await realRefusal(['signin', 'oidc']) };
-  assert.match((await startSingleSignOn({ provider: 'oidc', callbackUrl: '/', baseUrl: base }) as { message: string }).message, /^Sign-in refused/);
+  assert.match(((await startSingleSignOn({ provider: 'oidc', callbackUrl: '/', baseUrl: base })) as { message: string }).message, /^Sign-in refused/);
   answers = { '/api/auth/signin/oidc': { status: 200, body: JSON.stringify({ url: 'https://idp.example.com/authorize?x=1' }) } };
   assert.deepEqual(await startSingleSignOn({ provider: 'oidc', callbackUrl: '/', baseUrl: base }), { ok: true, url: 'https://idp.example.com/authorize?x=1' });
 });

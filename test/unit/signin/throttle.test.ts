@@ -4,8 +4,14 @@ import { lockSeconds, MAX_DELAY_S, throttledCode } from '../../../lib/auth/throt
 import { signInErrorMessage, waitText } from '../../../components/signin/messages';
 
 test('an account gets four free failures, then 1 s doubling up to 15 minutes', () => {
-  assert.deepEqual([1, 2, 3, 4].map((n) => lockSeconds('account', n)), [0, 0, 0, 0]);
-  assert.deepEqual([5, 6, 7, 8].map((n) => lockSeconds('account', n)), [1, 2, 4, 8]);
+  assert.deepEqual(
+    [1, 2, 3, 4].map((n) => lockSeconds('account', n)),
+    [0, 0, 0, 0],
+  );
+  assert.deepEqual(
+    [5, 6, 7, 8].map((n) => lockSeconds('account', n)),
+    [1, 2, 4, 8],
+  );
   assert.equal(lockSeconds('account', 14), 512);
   assert.equal(lockSeconds('account', 15), MAX_DELAY_S);
   assert.equal(lockSeconds('account', 10_000), MAX_DELAY_S);

@@ -104,7 +104,12 @@ for (const [name, theme] of Object.entries(THEMES)) {
 
   test(`${name} theme: chart series and focus rings keep 3:1 against the card`, () => {
     const low: string[] = [];
-    for (const [fg, bg] of [...SERIES.map((s): [string, string] => [s, '--panel']), ['--focus-ring', '--panel'], ['--focus-ring', '--bg'], ['--header-focus', '--header-bg']] as Array<[string, string]>) {
+    for (const [fg, bg] of [
+      ...SERIES.map((s): [string, string] => [s, '--panel']),
+      ['--focus-ring', '--panel'],
+      ['--focus-ring', '--bg'],
+      ['--header-focus', '--header-bg'],
+    ] as Array<[string, string]>) {
       const ratio = contrast(token(theme, fg), token(theme, bg));
       if (ratio < 3) low.push(`${fg} on ${bg}: ${ratio.toFixed(2)}`);
     }
@@ -113,7 +118,10 @@ for (const [name, theme] of Object.entries(THEMES)) {
 }
 
 test('the dark theme overrides only tokens the light theme defines', () => {
-  assert.deepEqual(Object.keys(darkOverrides).filter((k) => !(k in light)), []);
+  assert.deepEqual(
+    Object.keys(darkOverrides).filter((k) => !(k in light)),
+    [],
+  );
   // and it is really a dark theme: light text on a dark page
   assert.ok(luminance(dark['--bg']!) < 0.02 && luminance(dark['--text']!) > 0.7);
 });

@@ -56,7 +56,13 @@ describe('no raw codes on the pages', () => {
   test('the scan finds what it looks for', () => {
     const rules = scan.toString();
     assert.ok(rules.includes('toLowerCase'));
-    const sample = ['<div>{run.exitReason}</div>', '  {r.trigger.toLowerCase()} · x', "{status.replace('_', ' ')}", 'className={`badge-${item.status.toLowerCase()}`}', 'data-status={item.status}'];
+    const sample = [
+      '<div>{run.exitReason}</div>',
+      '  {r.trigger.toLowerCase()} · x',
+      "{status.replace('_', ' ')}",
+      'className={`badge-${item.status.toLowerCase()}`}',
+      'data-status={item.status}',
+    ];
     const flagged = sample.map((line) => {
       const tmp = path.join(root, 'test/unit/ui');
       void tmp;

@@ -27,12 +27,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const events = await readRunEventsAfter({ runId: id, afterSeq: -1, limit: INITIAL_EVENTS });
   return (
     <main className="page">
-      <RunView
-        initialRun={run}
-        initialEvents={events}
-        canCancel={hasAnyRole(user, REVIEW_ROLES)}
-        serverNow={Date.now()}
-      />
+      <RunView initialRun={run} initialEvents={events} canCancel={hasAnyRole(user, REVIEW_ROLES)} serverNow={Date.now()} />
     </main>
   );
 }

@@ -6,9 +6,7 @@ import { CreateQueueSchema } from '@/lib/grading/schemas';
 export const dynamic = 'force-dynamic';
 
 // GET /api/grading/queues — the queues the caller may see, with progress
-export const GET = withRoute(GRADING_ACCESS, async ({ user }) =>
-  Response.json({ queues: await listQueues({ user }) }, { headers: NO_STORE }),
-);
+export const GET = withRoute(GRADING_ACCESS, async ({ user }) => Response.json({ queues: await listQueues({ user }) }, { headers: NO_STORE }));
 
 // POST /api/grading/queues — build a queue from a filter over fixes (422 when nothing matches)
 export const POST = withRoute(GRADING_MANAGER_ACCESS, async ({ req, user }) => {

@@ -27,7 +27,14 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
   for (const stream of [false, true]) {
     test(`returns text, tool calls, usage and cost (${stream ? 'SSE stream' : 'JSON'})`, async () => {
       const server = await serve(
-        [{ kind: 'reply', text: 'Reading the file first.', toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }], usage: { promptTokens: 1000, completionTokens: 200 } }],
+        [
+          {
+            kind: 'reply',
+            text: 'Reading the file first.',
+            toolCalls: [{ name: 'read_file', arguments: { path: 'src/a.ts' } }],
+            usage: { promptTokens: 1000, completionTokens: 200 },
+          },
+        ],
         { apiKey: KEY },
       );
       const client = clientFor(server, { stream, prices: { 'test-model': { inputPerMTok: 3, outputPerMTok: 15 } } });
@@ -51,7 +58,9 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
 
   test('cost is unknown (null, never 0) and marked unpriced when the model has no price', async () => {
     const server = await serve([{ kind: 'reply', text: 'hi', usage: { promptTokens: 10, completionTokens: 5 } }]);
-    const result = await clientFor(server, { prices: { 'another-model': { inputPerMTok: 1, outputPerMTok: 1 } } }).complete({ messages: [{ role: 'user', content: 'x' }] });
+    const result = await clientFor(server, { prices: { 'another-model': { inputPerMTok: 1, outputPerMTok: 1 } } }).complete({
+      messages: [{ role: 'user', content: 'x' }],
+    });
     assert.deepEqual(result.usage, { promptTokens: 10, completionTokens: 5, costUsd: null, priced: false, source: 'reported' });
   });
 
@@ -97,14 +106,26 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
   });
 
   test('a 400 is not retried', async () => {
-    const server = await serve([{ kind: 'error', status: 400, message: 'bad tool schema' }, { kind: 'reply', text: 'never' }]);
-    await assert.rejects(clientFor(server).complete({ messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof LlmError && e.status === 400 && e.attempts === 1);
+    const server = await serve([
+      { kind: 'error', status: 400, message: 'bad tool schema' },
+      { kind: 'reply', text: 'never' },
+    ]);
+    await assert.rejects(
+      clientFor(server).complete({ messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => e instanceof LlmError && e.status === 400 && e.attempts === 1,
+    );
     assert.equal(server.requests.length, 1);
   });
 
   test('a Retry-After beyond the bound fails instead of waiting', async () => {
-    const server = await serve([{ kind: 'error', status: 429, retryAfter: 3600 }, { kind: 'reply', text: 'never' }]);
-    await assert.rejects(clientFor(server, { maxRetryAfterMs: 5_000 }).complete({ messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof LlmError && e.kind === 'retry_after_too_long');
+    const server = await serve([
+      { kind: 'error', status: 429, retryAfter: 3600 },
+      { kind: 'reply', text: 'never' },
+    ]);
+    await assert.rejects(
+      clientFor(server, { maxRetryAfterMs: 5_000 }).complete({ messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => e instanceof LlmError && e.kind === 'retry_after_too_long',
+    );
     assert.equal(server.requests.length, 1);
   });
 
@@ -174,7 +195,10 @@ describe('LlmClient against the scripted server (real openai SDK, real HTTP)', (
   });
 
   test('aborting during a backoff wait stops at once without another request', async () => {
-    const server = await serve([{ kind: 'error', status: 429, retryAfter: 30 }, { kind: 'reply', text: 'never' }]);
+    const server = await serve([
+      { kind: 'error', status: 429, retryAfter: 30 },
+      { kind: 'reply', text: 'never' },
+    ]);
     const controller = new AbortController();
     const pending = clientFor(server).complete({
       messages: [{ role: 'user', content: 'x' }],
@@ -210,8 +234,16 @@ describe('client options from settings', () => {
   });
 
   test('repository settings win over the environment; prices are mapped; the key comes from the environment', () => {
-    const settings = ModelSettingsSchema.parse({ model: 'big', temperature: 0.2, requestTimeoutSeconds: 30, prices: { big: { inputPerMTokUsd: 1, outputPerMTokUsd: 2 } } });
-    const options = llmClientOptionsFromSettings({ settings, env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1', FLOWFIX_MODEL: 'small', FLOWFIX_MODEL_API_KEY: 'sk-env' } });
+    const settings = ModelSettingsSchema.parse({
+      model: 'big',
+      temperature: 0.2,
+      requestTimeoutSeconds: 30,
+      prices: { big: { inputPerMTokUsd: 1, outputPerMTokUsd: 2 } },
+    });
+    const options = llmClientOptionsFromSettings({
+      settings,
+      env: { FLOWFIX_MODEL_BASE_URL: 'http://x/v1', FLOWFIX_MODEL: 'small', FLOWFIX_MODEL_API_KEY: 'sk-env' },
+    });
     assert.deepEqual(options, {
       baseURL: 'http://x/v1',
       model: 'big',

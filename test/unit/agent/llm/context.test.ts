@@ -64,8 +64,14 @@ describe('context budget', () => {
   test('a tight budget shows the best suspect and names the rest for the model to read', async () => {
     const ctx = ctxWith();
     const { spans, omitted } = await suspectSpans({ suspects, change: ctx.change, evidence: ctx.evidence, workspace: repo.workspace, budgetTokens: 150 });
-    assert.deepEqual(spans.map((s) => s.symbols), [['target']]);
-    assert.deepEqual(omitted.map((s) => s.symbol), ['longOne']);
+    assert.deepEqual(
+      spans.map((s) => s.symbols),
+      [['target']],
+    );
+    assert.deepEqual(
+      omitted.map((s) => s.symbol),
+      ['longOne'],
+    );
     const fixed = { ctx, fence: createFence('n0nce'), maxDiffChars: 12_000, maxLogChars: 4_000, protocol: 'text' as const };
     const bare = await firstUserMessage({ ...fixed, budgetTokens: 0 });
     assert.match(bare, /Not shown, to fit the model's context \(READ them\): src\/big\.js:2001-2003, src\/big\.js:101-400\./);

@@ -120,12 +120,19 @@ describe('model dialects through the real SDK (scripted model server speaking ea
       return true;
     });
     const right = await serve({ script: [{ kind: 'reply', text: 'no' }], dialect: 'azure', apiKey: KEY, azure: { deployments: ['other'] } });
-    await assert.rejects(clientFor(right, SETTINGS.azure).complete({ messages: [{ role: 'user', content: 'x' }] }), (e: unknown) => e instanceof LlmError && e.status === 404);
+    await assert.rejects(
+      clientFor(right, SETTINGS.azure).complete({ messages: [{ role: 'user', content: 'x' }] }),
+      (e: unknown) => e instanceof LlmError && e.status === 404,
+    );
   });
 
   test('vllm: without include_usage a stream carries no usage, so the client always asks', async () => {
     const server = await serve({ script: [{ kind: 'reply', text: 'ok', usage: { promptTokens: 7, completionTokens: 3 } }], dialect: 'vllm' });
-    const raw = await fetch(`${server.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] }) });
+    const raw = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    });
     assert.doesNotMatch(await raw.text(), /"usage":\{/);
   });
 
@@ -161,16 +168,23 @@ describe('model dialects through the real SDK (scripted model server speaking ea
 
   test('token counts: reported usage first, then llama.cpp timings (cache included), then an estimate', () => {
     const text = () => 'x'.repeat(40);
-    assert.deepEqual(readTokenCounts({ usage: { prompt_tokens: 5, completion_tokens: 2 }, timings: { prompt_n: 1, predicted_n: 1 }, promptText: text, completionText: '' }), {
-      promptTokens: 5,
-      completionTokens: 2,
-      source: 'reported',
-    });
+    assert.deepEqual(
+      readTokenCounts({ usage: { prompt_tokens: 5, completion_tokens: 2 }, timings: { prompt_n: 1, predicted_n: 1 }, promptText: text, completionText: '' }),
+      {
+        promptTokens: 5,
+        completionTokens: 2,
+        source: 'reported',
+      },
+    );
     assert.deepEqual(readTokenCounts({ usage: null, timings: { prompt_n: 10, cache_n: 90, predicted_n: 4 }, promptText: text, completionText: '' }), {
       promptTokens: 100,
       completionTokens: 4,
       source: 'timings',
     });
-    assert.deepEqual(readTokenCounts({ usage: undefined, timings: undefined, promptText: text, completionText: 'abcdefgh' }), { promptTokens: 10, completionTokens: 2, source: 'estimated' });
+    assert.deepEqual(readTokenCounts({ usage: undefined, timings: undefined, promptText: text, completionText: 'abcdefgh' }), {
+      promptTokens: 10,
+      completionTokens: 2,
+      source: 'estimated',
+    });
   });
 });

@@ -41,14 +41,16 @@ async function state({
   return { s, sink, controller, repo };
 }
 
-const ended = (fn: () => unknown, reason: string) =>
-  assert.throws(fn, (e: unknown) => e instanceof RunEnded && e.exitReason === reason);
+const ended = (fn: () => unknown, reason: string) => assert.throws(fn, (e: unknown) => e instanceof RunEnded && e.exitReason === reason);
 
 describe('loop state', () => {
   test('starts with the system prompt and the task, in the protocol the settings start with', async () => {
     const tools = await state();
     assert.equal(tools.s.protocol, 'tools');
-    assert.deepEqual(tools.s.messages.map((m) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      tools.s.messages.map((m) => m.role),
+      ['system', 'user'],
+    );
     const text = await state({ protocol: { editProtocol: 'text' } });
     assert.equal(text.s.protocol, 'text');
     assert.notEqual(text.s.messages[0]!.content, tools.s.messages[0]!.content);
@@ -86,10 +88,18 @@ describe('checkLimits', () => {
 describe('act, malformed and noAction', () => {
   test('act emits the call and its observation and counts it; past the tool-call limit the run ends', async () => {
     const { s, sink } = await state({ ctxLimits: { maxToolCalls: 1 } });
-    const result = await act(s, { id: 'c1', name: 'read_file', argumentsText: '{}', run: async () => ({ malformed: false, observation: { ok: true, text: 'seen' } }) });
+    const result = await act(s, {
+      id: 'c1',
+      name: 'read_file',
+      argumentsText: '{}',
+      run: async () => ({ malformed: false, observation: { ok: true, text: 'seen' } }),
+    });
     assert.equal(result.observation.text, 'seen');
     assert.equal(s.usage.toolCalls, 1);
-    assert.deepEqual(sink.events.map((e) => e.type), ['tool_call', 'observation']);
+    assert.deepEqual(
+      sink.events.map((e) => e.type),
+      ['tool_call', 'observation'],
+    );
     await assert.rejects(
       act(s, { id: 'c2', name: 'read_file', argumentsText: '{}', run: async () => ({ malformed: false, observation: { ok: true, text: '' } }) }),
       (e: unknown) => e instanceof RunEnded && e.exitReason === 'tool_call_limit',
@@ -141,7 +151,10 @@ describe('switching to the text protocol', () => {
       { role: 'tool', tool_call_id: 'a', content: 'one' },
       { role: 'tool', tool_call_id: 'b', content: 'two' },
     ]);
-    assert.deepEqual(flat.messages.map((m) => m.role), ['assistant', 'user']);
+    assert.deepEqual(
+      flat.messages.map((m) => m.role),
+      ['assistant', 'user'],
+    );
     assert.match(String(flat.messages[0]!.content), /\[called read_file \{"path":"x"\}\]/);
     assert.match(String(flat.messages[1]!.content), /call a:\none[\s\S]*call b:\ntwo/);
     assert.deepEqual(flat.observationIndexes, [1]);
@@ -207,4 +220,3 @@ describe('one turn of each protocol', () => {
     assert.equal(replyAsText({ content: 'thinking', toolCalls: [{ id: 'x', name: 'build', arguments: '{}' }] }), 'thinking\nBUILD');
   });
 });
-

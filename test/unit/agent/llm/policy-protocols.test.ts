@@ -18,24 +18,50 @@ after(async () => {
 
 async function setup(
   script: Script,
-  { protocol, dialect = 'openai', toolsUnsupported, client = {}, files }: { protocol: LlmProtocolOptions; dialect?: Dialect; toolsUnsupported?: boolean; client?: Partial<LlmClientOptions>; files?: Record<string, string> },
+  {
+    protocol,
+    dialect = 'openai',
+    toolsUnsupported,
+    client = {},
+    files,
+  }: { protocol: LlmProtocolOptions; dialect?: Dialect; toolsUnsupported?: boolean; client?: Partial<LlmClientOptions>; files?: Record<string, string> },
 ) {
   const server = await startScriptedModelServer({ script, dialect, toolsUnsupported });
-  const repo = await createTempRepo(files ? { 'src/cart.js': BUGGY_CART, 'test/cart.test.js': CART_TEST, 'package.json': '{"type":"module"}\n', ...files } : undefined);
-  cleanups.push(() => server.close(), () => repo.cleanup());
+  const repo = await createTempRepo(
+    files ? { 'src/cart.js': BUGGY_CART, 'test/cart.test.js': CART_TEST, 'package.json': '{"type":"module"}\n', ...files } : undefined,
+  );
+  cleanups.push(
+    () => server.close(),
+    () => repo.cleanup(),
+  );
   const sink = arraySink();
   const ctx = policyContext({ repo, sink });
-  const policy = createLlmPolicy({ client: { baseURL: server.url, model: 'local-coder', apiKey: '', dialect, backoffBaseMs: 5, backoffMaxMs: 10, maxRetries: 0, ...client }, protocol });
+  const policy = createLlmPolicy({
+    client: { baseURL: server.url, model: 'local-coder', apiKey: '', dialect, backoffBaseMs: 5, backoffMaxMs: 10, maxRetries: 0, ...client },
+    protocol,
+  });
   return { server, repo, sink, ctx, policy };
 }
 
-const text = (t: string, expect?: string[]): ScriptStep => ({ kind: 'reply', text: t, ...(expect ? { expect: { resultIncludes: expect, resultExcludes: [] } } : {}) });
-const BLOCK = ['src/cart.js', '<<<<<<< SEARCH', '  for (let i = 0; i < items.length - 1; i++) {', '=======', '  for (let i = 0; i < items.length; i++) {', '>>>>>>> REPLACE'].join('\n');
+const text = (t: string, expect?: string[]): ScriptStep => ({
+  kind: 'reply',
+  text: t,
+  ...(expect ? { expect: { resultIncludes: expect, resultExcludes: [] } } : {}),
+});
+const BLOCK = [
+  'src/cart.js',
+  '<<<<<<< SEARCH',
+  '  for (let i = 0; i < items.length - 1; i++) {',
+  '=======',
+  '  for (let i = 0; i < items.length; i++) {',
+  '>>>>>>> REPLACE',
+].join('\n');
 const lastUser = (r: RecordedRequest) => {
   const m = (r.body?.messages ?? []).filter((x) => x.role === 'user').at(-1);
   return typeof m?.content === 'string' ? m.content : '';
 };
-const logs = (events: Array<{ type: string; payload: Record<string, unknown> }>) => events.filter((e) => e.type === 'log').map((e) => String(e.payload.message));
+const logs = (events: Array<{ type: string; payload: Record<string, unknown> }>) =>
+  events.filter((e) => e.type === 'log').map((e) => String(e.payload.message));
 
 describe('LLM policy: text edit protocol', () => {
   test('text: READ, a search/replace block through the compile gate, RUN_TESTS, FINISH — no tools are ever sent', async () => {
@@ -51,7 +77,10 @@ describe('LLM policy: text edit protocol', () => {
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
     assert.equal(outcome.status === 'patched' && outcome.notes, 'The loop skipped the last item; it runs to items.length again.');
     assert.match(await readFile(join(repo.root, 'src/cart.js'), 'utf8'), /i < items\.length; i\+\+/);
-    assert.ok(server.requests.every((r) => r.body?.tools === undefined), 'no request carried tools');
+    assert.ok(
+      server.requests.every((r) => r.body?.tools === undefined),
+      'no request carried tools',
+    );
     assert.match(String(server.requests[0]!.body?.messages[0]?.content), /<<<<<<< SEARCH/, 'the system prompt teaches the block format');
     assert.ok(server.requests.every((r) => r.body?.messages.every((m) => m.role !== 'tool')));
     // every action is in the trajectory, with the gate's verdict for the edit
@@ -103,13 +132,34 @@ describe('LLM policy: text edit protocol', () => {
 
 describe('LLM policy: the same gates for both protocols', () => {
   test('an edit of a test file passes the compile gate with the warning that such a fix is dropped, in text as with tools', async () => {
-    const weaken = ['test/cart.test.js', '<<<<<<< SEARCH', '  assert.equal(total([{ price: 2, qty: 2 }, { price: 3, qty: 1 }]), 7);', '=======', '  assert.ok(true);', '>>>>>>> REPLACE'].join('\n');
+    const weaken = [
+      'test/cart.test.js',
+      '<<<<<<< SEARCH',
+      '  assert.equal(total([{ price: 2, qty: 2 }, { price: 3, qty: 1 }]), 7);',
+      '=======',
+      '  assert.ok(true);',
+      '>>>>>>> REPLACE',
+    ].join('\n');
     for (const protocol of ['text', 'tools'] as const) {
       const step: ScriptStep =
         protocol === 'text'
           ? text(weaken)
-          : { kind: 'reply', toolCalls: [{ name: 'edit_file', arguments: { path: 'test/cart.test.js', old_text: '  assert.equal(total([{ price: 2, qty: 2 }, { price: 3, qty: 1 }]), 7);', new_text: '  assert.ok(true);' } }] };
-      const { server, ctx, policy } = await setup([step, { kind: 'reply', text: 'I give up.' }, { kind: 'reply', text: 'Still nothing.' }], { protocol: { editProtocol: protocol } });
+          : {
+              kind: 'reply',
+              toolCalls: [
+                {
+                  name: 'edit_file',
+                  arguments: {
+                    path: 'test/cart.test.js',
+                    old_text: '  assert.equal(total([{ price: 2, qty: 2 }, { price: 3, qty: 1 }]), 7);',
+                    new_text: '  assert.ok(true);',
+                  },
+                },
+              ],
+            };
+      const { server, ctx, policy } = await setup([step, { kind: 'reply', text: 'I give up.' }, { kind: 'reply', text: 'Still nothing.' }], {
+        protocol: { editProtocol: protocol },
+      });
       const outcome = await policy.run({ ...ctx, isTestFile: (f) => f.startsWith('test/') });
       assert.equal(outcome.status === 'gave_up' && outcome.exitReason, 'no_candidate');
       const results = JSON.stringify(server.requests[1]!.body?.messages.slice(-2));
@@ -126,7 +176,10 @@ describe('LLM policy: auto protocol falls back to text', () => {
         { kind: 'reply', toolCalls: [{ name: 'edit_file', arguments: '{"path": "src/cart.js", "old_text": "i < items' }] },
         { kind: 'reply', toolCalls: [{ name: 'edit_file', arguments: { path: 'src/cart.js' } }] },
         // from here on the model is told to write text
-        (req) => (req.body?.tools === undefined && /<<<<<<< SEARCH/.test(String(req.body?.messages[0]?.content)) ? text(`${BLOCK}\nRUN_TESTS`) : text('still asked for tools')),
+        (req) =>
+          req.body?.tools === undefined && /<<<<<<< SEARCH/.test(String(req.body?.messages[0]?.content))
+            ? text(`${BLOCK}\nRUN_TESTS`)
+            : text('still asked for tools'),
         text('FINISH bound fixed', ['Target tests PASSED']),
       ],
       { protocol: { editProtocol: 'auto', textFallbackAfter: 2 }, dialect: 'vllm' },
@@ -171,10 +224,13 @@ describe('LLM policy: auto protocol falls back to text', () => {
   });
 
   test('a model that answers tools with search/replace blocks is taken at its word', async () => {
-    const { server, ctx, policy } = await setup([text(`I will edit directly.\n\n${BLOCK}`), text('RUN_TESTS', ['passed the compile gate']), text('FINISH fixed', ['PASSED'])], {
-      protocol: { editProtocol: 'auto' },
-      dialect: 'ollama',
-    });
+    const { server, ctx, policy } = await setup(
+      [text(`I will edit directly.\n\n${BLOCK}`), text('RUN_TESTS', ['passed the compile gate']), text('FINISH fixed', ['PASSED'])],
+      {
+        protocol: { editProtocol: 'auto' },
+        dialect: 'ollama',
+      },
+    );
     const outcome = await policy.run(ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
     assert.ok(server.requests[0]!.body?.tools?.length);
@@ -197,13 +253,7 @@ describe('LLM policy: auto protocol falls back to text', () => {
 describe('LLM policy: context budget', () => {
   test('a small context window cuts observations and keeps the conversation under budget', async () => {
     const { server, ctx, policy } = await setup(
-      [
-        text('READ src/cart.js'),
-        text('READ src/cart.js'),
-        text('READ src/cart.js'),
-        text(`${BLOCK}\nRUN_TESTS`),
-        text('FINISH fixed', ['PASSED']),
-      ],
+      [text('READ src/cart.js'), text('READ src/cart.js'), text('READ src/cart.js'), text(`${BLOCK}\nRUN_TESTS`), text('FINISH fixed', ['PASSED'])],
       { protocol: { editProtocol: 'text', contextTokens: 4096 } },
     );
     const outcome = await policy.run(ctx);

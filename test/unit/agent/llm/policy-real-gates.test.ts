@@ -31,12 +31,19 @@ describe('LLM policy with the real gates', () => {
   test('a type error is rejected with diagnostics, the model corrects it, and finish passes GREEN', async () => {
     server = await startScriptedModelServer({
       script: [
-        { kind: 'reply', text: 'total() adds instead of multiplying.', toolCalls: [{ name: 'edit_file', arguments: { path: 'src/cart.ts', old_text: 'item.price + item.qty', new_text: 'item.price * item.quantity' } }] },
+        {
+          kind: 'reply',
+          text: 'total() adds instead of multiplying.',
+          toolCalls: [{ name: 'edit_file', arguments: { path: 'src/cart.ts', old_text: 'item.price + item.qty', new_text: 'item.price * item.quantity' } }],
+        },
         (req) => {
           const seen = latestToolResults(req)[0]?.content ?? '';
           // only a model that saw the diagnostic knows what to change
           return /REJECTED/.test(seen) && /quantity/.test(seen)
-            ? { kind: 'reply', toolCalls: [{ name: 'edit_file', arguments: { path: 'src/cart.ts', old_text: 'item.price + item.qty', new_text: 'item.price * item.qty' } }] }
+            ? {
+                kind: 'reply',
+                toolCalls: [{ name: 'edit_file', arguments: { path: 'src/cart.ts', old_text: 'item.price + item.qty', new_text: 'item.price * item.qty' } }],
+              }
             : { kind: 'reply', text: `unexpected observation: ${seen.slice(0, 200)}` };
         },
         { kind: 'reply', toolCalls: [{ name: 'run_tests', arguments: {} }] },
@@ -47,8 +54,21 @@ describe('LLM policy with the real gates', () => {
     const gates = createGates({ workspace: ws, settings: repo.settings, targets: [{ id: TARGET }], sink });
     const red = await gates.runTargets('red', 'fail');
     const ctx: PolicyContext = {
-      change: { title: 'Rework total', description: '', author: 'dev', diff: '', editedSpans: [{ file: 'src/cart.ts', startLine: 6, endLine: 12 }], language: 'typescript' },
-      evidence: { failingTests: [{ id: TARGET, name: 'total multiplies price by quantity', message: '10 !== 17' }], messages: [], expectedActual: [], frames: [], symbols: ['total'] },
+      change: {
+        title: 'Rework total',
+        description: '',
+        author: 'dev',
+        diff: '',
+        editedSpans: [{ file: 'src/cart.ts', startLine: 6, endLine: 12 }],
+        language: 'typescript',
+      },
+      evidence: {
+        failingTests: [{ id: TARGET, name: 'total multiplies price by quantity', message: '10 !== 17' }],
+        messages: [],
+        expectedActual: [],
+        frames: [],
+        symbols: ['total'],
+      },
       suspects: [{ file: 'src/cart.ts', symbol: 'total', kind: 'function', startLine: 6, endLine: 12, score: 1, reasons: ['edited by the change'] }],
       targetTests: [TARGET],
       redRun: red.run,

@@ -4,7 +4,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLlmPolicy, type LlmPolicyLimits, type LlmProtocolOptions } from '@/agent/llm/policy';
 import type { LlmClientOptions } from '@/agent/llm/client';
-import { latestToolResults, startScriptedModelServer, type RecordedRequest, type Script, type ScriptStep, type ScriptedModelServer } from '@/e2e/doubles/scripted-model-server';
+import {
+  latestToolResults,
+  startScriptedModelServer,
+  type RecordedRequest,
+  type Script,
+  type ScriptStep,
+  type ScriptedModelServer,
+} from '@/e2e/doubles/scripted-model-server';
 import { arraySink, createTempRepo, policyContext, type TempRepo } from './temp-repo';
 import type { PolicyContext } from '@/agent/types';
 
@@ -21,11 +28,20 @@ async function setup(
     ctxLimits = {},
     description,
     protocol,
-  }: { client?: Partial<LlmClientOptions>; limits?: LlmPolicyLimits; ctxLimits?: Partial<PolicyContext['limits']>; description?: string; protocol?: LlmProtocolOptions } = {},
+  }: {
+    client?: Partial<LlmClientOptions>;
+    limits?: LlmPolicyLimits;
+    ctxLimits?: Partial<PolicyContext['limits']>;
+    description?: string;
+    protocol?: LlmProtocolOptions;
+  } = {},
 ) {
   const server: ScriptedModelServer = await startScriptedModelServer({ script, apiKey: 'k-123' });
   const repo: TempRepo = await createTempRepo();
-  cleanups.push(() => server.close(), () => repo.cleanup());
+  cleanups.push(
+    () => server.close(),
+    () => repo.cleanup(),
+  );
   const sink = arraySink();
   const controller = new AbortController();
   const ctx = policyContext({ repo, sink, signal: controller.signal, limits: ctxLimits, description });
@@ -98,13 +114,16 @@ describe('LLM policy against the scripted model server', () => {
   });
 
   test('a malformed tool call, an unknown tool and invalid arguments go back to the model, then a good call works', async () => {
-    const { server, sink, ctx, policy } = await setup([
-      { kind: 'reply', toolCalls: [{ name: 'edit_file', arguments: '{"path": "src/cart.js", "old_text": ' }] },
-      call('rewrite_everything', { path: 'src/cart.js' }),
-      call('edit_file', { path: 'src/cart.js', old_text: 42 }),
-      call('edit_file', FIX),
-      call('finish', { summary: 'fixed' }),
-    ], { protocol: { editProtocol: 'tools' } });
+    const { server, sink, ctx, policy } = await setup(
+      [
+        { kind: 'reply', toolCalls: [{ name: 'edit_file', arguments: '{"path": "src/cart.js", "old_text": ' }] },
+        call('rewrite_everything', { path: 'src/cart.js' }),
+        call('edit_file', { path: 'src/cart.js', old_text: 42 }),
+        call('edit_file', FIX),
+        call('finish', { summary: 'fixed' }),
+      ],
+      { protocol: { editProtocol: 'tools' } },
+    );
     const outcome = await policy.run(ctx);
     assert.equal(outcome.status, 'patched');
     assert.match(toolMessages(server.requests[1]!).at(-1)!, /not valid JSON/);
@@ -149,7 +168,9 @@ describe('LLM policy against the scripted model server', () => {
   });
 
   test('a request that hangs past the timeout is retried, then the run goes on', async () => {
-    const { server, ctx, policy } = await setup([{ kind: 'hang' }, call('edit_file', FIX), call('finish', { summary: 'fixed' })], { client: { requestTimeoutMs: 250 } });
+    const { server, ctx, policy } = await setup([{ kind: 'hang' }, call('edit_file', FIX), call('finish', { summary: 'fixed' })], {
+      client: { requestTimeoutMs: 250 },
+    });
     const outcome = await policy.run(ctx);
     assert.equal(outcome.status, 'patched');
     await server.requests[0]!.closed;
@@ -167,7 +188,12 @@ describe('LLM policy against the scripted model server', () => {
 
   test('the token budget ends the run with token_budget, keeping the trajectory', async () => {
     const { server, sink, ctx, policy } = await setup(
-      { steps: [{ kind: 'reply', toolCalls: [{ name: 'read_file', arguments: { path: 'src/cart.js' } }], usage: { promptTokens: 4000, completionTokens: 1000 } }], whenExhausted: 'repeat-last' },
+      {
+        steps: [
+          { kind: 'reply', toolCalls: [{ name: 'read_file', arguments: { path: 'src/cart.js' } }], usage: { promptTokens: 4000, completionTokens: 1000 } },
+        ],
+        whenExhausted: 'repeat-last',
+      },
       { ctxLimits: { maxTokens: 12_000 } },
     );
     const outcome = await policy.run(ctx);
@@ -182,7 +208,10 @@ describe('LLM policy against the scripted model server', () => {
 
   test('the cost budget ends the run with cost_budget', async () => {
     const { server, ctx, policy } = await setup(
-      { steps: [{ kind: 'reply', toolCalls: [{ name: 'list_dir', arguments: {} }], usage: { promptTokens: 100_000, completionTokens: 0 } }], whenExhausted: 'repeat-last' },
+      {
+        steps: [{ kind: 'reply', toolCalls: [{ name: 'list_dir', arguments: {} }], usage: { promptTokens: 100_000, completionTokens: 0 } }],
+        whenExhausted: 'repeat-last',
+      },
       { client: { prices: { m: { inputPerMTok: 10, outputPerMTok: 30 } } }, ctxLimits: { maxCostUsd: 1.5 } },
     );
     const outcome = await policy.run(ctx);
@@ -259,7 +288,13 @@ describe('LLM policy against the scripted model server', () => {
 
   test('old observations are shortened in later requests to bound the context', async () => {
     const { server, repo, ctx, policy } = await setup(
-      [call('read_file', { path: 'src/big.js' }), call('read_file', { path: 'src/big.js' }), call('list_dir', {}), { kind: 'reply', text: 'stop' }, { kind: 'reply', text: 'stop' }],
+      [
+        call('read_file', { path: 'src/big.js' }),
+        call('read_file', { path: 'src/big.js' }),
+        call('list_dir', {}),
+        { kind: 'reply', text: 'stop' },
+        { kind: 'reply', text: 'stop' },
+      ],
       { limits: { keepFullObservations: 1 } },
     );
     await writeFile(join(repo.root, 'src/big.js'), Array.from({ length: 100 }, (_, i) => `export const v${i} = ${i};`).join('\n'));

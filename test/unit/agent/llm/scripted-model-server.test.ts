@@ -74,7 +74,12 @@ describe('scripted model server (test double) protocol', () => {
   });
 
   test('a raw step sends any body: a proxy error page is an error the client retries', async () => {
-    const server = await serve({ script: [{ kind: 'raw', status: 502, contentType: 'text/html', body: '<html>Bad gateway</html>' }, { kind: 'reply', text: 'fine' }] });
+    const server = await serve({
+      script: [
+        { kind: 'raw', status: 502, contentType: 'text/html', body: '<html>Bad gateway</html>' },
+        { kind: 'reply', text: 'fine' },
+      ],
+    });
     const client = new LlmClient({ baseURL: server.url, model: 'm', apiKey: 'k', backoffBaseMs: 5 });
     const result = await client.complete({ messages: [{ role: 'user', content: 'x' }] });
     assert.equal(result.content, 'fine');
@@ -88,9 +93,13 @@ describe('scripted model server (test double) protocol', () => {
   });
 
   test('CLI: serves a JSON script file and lists the requests it received', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'e2e/doubles/scripted-model-server.ts', '--port', '0', '--script', 'e2e/doubles/scripts/example.json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'e2e/doubles/scripted-model-server.ts', '--port', '0', '--script', 'e2e/doubles/scripts/example.json'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const lines = createInterface({ input: child.stdout! });
       const [line] = (await once(lines, 'line')) as [string];
@@ -101,7 +110,10 @@ describe('scripted model server (test double) protocol', () => {
       assert.equal(result.toolCalls[0]?.name, 'read_file');
       assert.equal(result.attempts, 2); // the script starts with a 429
       const recorded = (await (await fetch(url.replace(/\/v1$/, '/__requests'))).json()) as Array<Record<string, unknown>>;
-      assert.deepEqual(recorded.map((r) => r.step), ['error', 'reply']);
+      assert.deepEqual(
+        recorded.map((r) => r.step),
+        ['error', 'reply'],
+      );
       assert.equal(JSON.stringify(recorded).includes('cli-key'), false, 'the auth header is not served');
     } finally {
       child.kill('SIGTERM');

@@ -42,10 +42,15 @@ export interface TempRepo {
 }
 
 async function git(root: string, args: string[]) {
-  return run('git', args, { cwd: root, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  return run('git', args, {
+    cwd: root,
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  });
 }
 
-export async function createTempRepo(files: Record<string, string> = { 'src/cart.js': BUGGY_CART, 'test/cart.test.js': CART_TEST, 'package.json': '{"type":"module"}\n' }): Promise<TempRepo> {
+export async function createTempRepo(
+  files: Record<string, string> = { 'src/cart.js': BUGGY_CART, 'test/cart.test.js': CART_TEST, 'package.json': '{"type":"module"}\n' },
+): Promise<TempRepo> {
   const source = await realpath(await mkdtemp(join(tmpdir(), 'flowfix-llm-src-')));
   for (const [file, content] of Object.entries(files)) {
     await mkdir(dirname(join(source, file)), { recursive: true });
@@ -88,14 +93,28 @@ export function arraySink(): EventSink & { events: AgentEvent[] } {
   };
 }
 
-export function policyContext({ repo, sink, signal, limits, description = 'Refactor the cart loop.' }: {
+export function policyContext({
+  repo,
+  sink,
+  signal,
+  limits,
+  description = 'Refactor the cart loop.',
+}: {
   repo: TempRepo;
   sink: EventSink;
   signal?: AbortSignal;
   limits?: Partial<PolicyContext['limits']>;
   description?: string;
 }): PolicyContext {
-  const redCommand: CommandResult = { command: 'node --test test/', exitCode: 1, signal: null, timedOut: false, durationMs: 50, output: 'not ok 1 - total sums every line\n  expected: 7\n  actual: 4\n', truncatedBytes: 0 };
+  const redCommand: CommandResult = {
+    command: 'node --test test/',
+    exitCode: 1,
+    signal: null,
+    timedOut: false,
+    durationMs: 50,
+    output: 'not ok 1 - total sums every line\n  expected: 7\n  actual: 4\n',
+    truncatedBytes: 0,
+  };
   return {
     change: {
       title: 'Cart: simplify total()',
@@ -106,13 +125,30 @@ export function policyContext({ repo, sink, signal, limits, description = 'Refac
       language: 'javascript',
     },
     evidence: {
-      failingTests: [{ id: 'test/cart.test.js::total sums every line', name: 'total sums every line', file: 'test/cart.test.js', message: 'Expected values to be strictly equal: 4 !== 7' }],
+      failingTests: [
+        {
+          id: 'test/cart.test.js::total sums every line',
+          name: 'total sums every line',
+          file: 'test/cart.test.js',
+          message: 'Expected values to be strictly equal: 4 !== 7',
+        },
+      ],
       messages: ['Expected values to be strictly equal: 4 !== 7'],
       expectedActual: [{ testId: 'test/cart.test.js::total sums every line', expected: '7', actual: '4', operator: 'strictEqual' }],
       frames: [{ file: 'test/cart.test.js', line: 6, fn: 'TestContext.<anonymous>' }],
       symbols: ['total'],
     },
-    suspects: [{ file: 'src/cart.js', symbol: 'total', kind: 'function', startLine: 1, endLine: 7, score: 0.9, reasons: ['edited by the change', 'called by the failing test'] }],
+    suspects: [
+      {
+        file: 'src/cart.js',
+        symbol: 'total',
+        kind: 'function',
+        startLine: 1,
+        endLine: 7,
+        score: 0.9,
+        reasons: ['edited by the change', 'called by the failing test'],
+      },
+    ],
     targetTests: [TARGET_ID],
     redRun: { command: redCommand, results: [] },
     gates: repo.gates,

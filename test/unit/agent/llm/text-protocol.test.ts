@@ -110,7 +110,10 @@ describe('text protocol: reading a reply', () => {
       '=======',
     ].join('\n');
     const { actions, problems } = parseTextReply(reply);
-    assert.deepEqual(actions.map((a) => a.kind === 'edit' && a.path), ['src/b.ts']);
+    assert.deepEqual(
+      actions.map((a) => a.kind === 'edit' && a.path),
+      ['src/b.ts'],
+    );
     assert.equal(problems.length, 3, problems.join('\n'));
     assert.match(problems[0]!, /block 1 for src\/a\.ts is not closed/);
     assert.match(problems[1]!, /block 2 has no file path/);
@@ -142,7 +145,12 @@ describe('text protocol: reading a reply', () => {
 
 describe('text protocol: matching SEARCH against the file', () => {
   test('an exact match is replaced; the old text is widened until it is unique in the file', () => {
-    const plan = planSearchReplace({ path: 'src/cart.ts', search: '  const free = subtotalCents > threshold;', replace: '  const free = subtotalCents >= threshold;', content: FILE });
+    const plan = planSearchReplace({
+      path: 'src/cart.ts',
+      search: '  const free = subtotalCents > threshold;',
+      replace: '  const free = subtotalCents >= threshold;',
+      content: FILE,
+    });
     assert.ok(plan.ok);
     assert.equal(plan.edit.kind, 'replace');
     if (plan.edit.kind !== 'replace') return;

@@ -34,7 +34,11 @@ describe('tools as data', () => {
       assert.ok(spec.function.description);
     }
     const edit = specs.find((s) => s.type === 'function' && s.function.name === 'edit_file');
-    assert.deepEqual((edit as unknown as { function: { parameters: { required: string[] } } }).function.parameters.required.sort(), ['new_text', 'old_text', 'path']);
+    assert.deepEqual((edit as unknown as { function: { parameters: { required: string[] } } }).function.parameters.required.sort(), [
+      'new_text',
+      'old_text',
+      'path',
+    ]);
   });
 
   test('read_file shows numbered lines inside the fence, whole or a range', async () => {
@@ -74,15 +78,7 @@ describe('tools as data', () => {
   });
 
   test('apply_patch applies a unified diff through the gate', async () => {
-    const patch = [
-      '--- a/src/cart.js',
-      '+++ b/src/cart.js',
-      '@@ -5,3 +5,3 @@',
-      '   }',
-      '-  return sum;',
-      '+  return sum; // checked',
-      ' }',
-    ].join('\n');
+    const patch = ['--- a/src/cart.js', '+++ b/src/cart.js', '@@ -5,3 +5,3 @@', '   }', '-  return sum;', '+  return sum; // checked', ' }'].join('\n');
     const obs = await observe('apply_patch', { patch });
     assert.equal(obs.ok, true, obs.text);
     assert.match(await repo.gates.diff(), /return sum; \/\/ checked/);

@@ -52,7 +52,9 @@ export function firstN<T>(xs: Array<T>, n: number): T[] {
 describe('sites', () => {
   test('TypeScript: operators come from the parser, not from comments, strings or generic types', () => {
     const sites = tsSites({ file: 'a.ts', text: TS_FIRST_N, start: 1, end: 7 });
-    const ops = sites.filter((s) => s.kind === 'operator').map((s) => (s.kind === 'operator' ? `${s.op}@${TS_FIRST_N.slice(0, s.range.start).split('\n').length}` : ''));
+    const ops = sites
+      .filter((s) => s.kind === 'operator')
+      .map((s) => (s.kind === 'operator' ? `${s.op}@${TS_FIRST_N.slice(0, s.range.start).split('\n').length}` : ''));
     // `i++` is an operator site too (a step the wider search may turn into `--`)
     assert.deepEqual(ops, ['&&@5', '<@5', '<@5', '++@5']);
     const strings = sites.filter((s) => s.kind === 'string');
@@ -70,7 +72,10 @@ describe('sites', () => {
     assert.equal(negations.length, 1);
     if (negations[0].kind === 'negation') assert.equal(src.slice(negations[0].range.start, negations[0].range.end), 'not ');
     assert.ok(sites.some((s) => s.kind === 'condition'));
-    assert.ok(sites.some((s) => s.kind === 'operands'), 'a - b can have its operands swapped');
+    assert.ok(
+      sites.some((s) => s.kind === 'operands'),
+      'a - b can have its operands swapped',
+    );
   });
 });
 
@@ -101,7 +106,10 @@ describe('generateCandidates', () => {
     assert.ok(results.includes(src.replace('hi - lo', 'lo - hi')), 'swapped operands');
     assert.ok(results.includes(src.replace('if (span < 0)', 'if (!(span < 0))')), 'negated condition');
     assert.ok(results.includes(src.replace('return false', 'return true')), 'boolean literal');
-    assert.deepEqual(candidates.map((c) => c.rank), candidates.map((_, i) => i + 1));
+    assert.deepEqual(
+      candidates.map((c) => c.rank),
+      candidates.map((_, i) => i + 1),
+    );
     for (let i = 1; i < candidates.length; i += 1) assert.ok(candidates[i - 1].score >= candidates[i].score, 'ordered by score');
   });
 
@@ -159,14 +167,17 @@ describe('generateCandidates', () => {
     assert.equal(pruned.reverts, 1);
     assert.ok(!candidates.some((c) => apply(KEEP, c.edits[0]) === restore), 'the revert of the only edit is left out');
     // the same line when the change also edited another line: giving this one back is a partial undo, and first
-    const second = [
-      '@@ -6,2 +6,2 @@',
-      '   }',
-      '-  return out.slice();',
-      '+  return out;',
-      '',
-    ].join('\n');
-    const two = await generateKeep({ diff: KEEP_DIFF + second, editedSpans: [{ file: 'src/keep.ts', startLine: 4, endLine: 4 }, { file: 'src/keep.ts', startLine: 6, endLine: 6 }] }, false);
+    const second = ['@@ -6,2 +6,2 @@', '   }', '-  return out.slice();', '+  return out;', ''].join('\n');
+    const two = await generateKeep(
+      {
+        diff: KEEP_DIFF + second,
+        editedSpans: [
+          { file: 'src/keep.ts', startLine: 4, endLine: 4 },
+          { file: 'src/keep.ts', startLine: 6, endLine: 6 },
+        ],
+      },
+      false,
+    );
     assert.equal(two.pruned.reverts, 0);
     assert.equal(apply(KEEP, two.candidates[0].edits[0]), restore);
   });
@@ -231,7 +242,8 @@ describe('generateCandidates', () => {
 
   test('a running extremum or a clamp: `v = e` becomes max/min of v and e, or e clamped at 0 (Python and TypeScript)', async () => {
     const py = 'def longest(xs):\n    best = 0\n    run = 0\n    seen = {}\n    for x in xs:\n        run = run + x\n        best = run\n    return best\n';
-    const ts = 'export function longest(xs: number[]): number {\n  let best = 0;\n  let run = 0;\n  for (const x of xs) {\n    run = run + x;\n    best = run;\n  }\n  return best;\n}\n';
+    const ts =
+      'export function longest(xs: number[]): number {\n  let best = 0;\n  let run = 0;\n  for (const x of xs) {\n    run = run + x;\n    best = run;\n  }\n  return best;\n}\n';
     const root = await project({ 'kadane.py': py, 'src/kadane.ts': ts });
     for (const [file, src, lang, want] of [
       ['kadane.py', py, 'python', ['best = max(best, run)', 'run = max(0, run + x)']],
@@ -246,7 +258,11 @@ describe('generateCandidates', () => {
         max: 500,
       });
       const results = candidates.filter((c) => c.template === 'extremum').map((c) => apply(src, c.edits[0]));
-      for (const w of want) assert.ok(results.some((r) => r.includes(w)), `${file}: ${w} in\n${results.join('\n---\n')}`);
+      for (const w of want)
+        assert.ok(
+          results.some((r) => r.includes(w)),
+          `${file}: ${w} in\n${results.join('\n---\n')}`,
+        );
       // the declarations are no assignment to wrap: `let best = Math.max(best, 0)` reads before it is set
       assert.ok(!results.some((r) => /(let|const) \w+ = Math\.|^\s*best = max\(best, 0\)|max\(seen, \{\}\)/m.test(r)), results.join('\n'));
     }
@@ -271,7 +287,10 @@ describe('generateCandidates', () => {
         max: 500,
       });
       const results = candidates.filter((c) => c.template === 'mirror-argument').map((c) => apply(src, c.edits[0]));
-      assert.ok(results.some((r) => r.includes(want)), `${file}: ${want} in\n${results.join('\n---\n')}`);
+      assert.ok(
+        results.some((r) => r.includes(want)),
+        `${file}: ${want} in\n${results.join('\n---\n')}`,
+      );
       // only a bare name takes its sibling's shape, never the name the shape is made of, and
       // only a shape the file itself gives that name elsewhere (`b[1:]`, `j + 1`): not `a + 1`
       assert.ok(!results.some((r) => never.test(r)), results.join('\n---\n'));
@@ -347,8 +366,9 @@ export function script(pkg: { scripts?: Record<string, string> }, name: string):
 });
 
 describe('stale expectations', () => {
-  const SRC = "export function greet(name: string): string {\n  return `Hi, ${name}`;\n}\n";
-  const TEST = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\ntest('greets', () => {\n  assert.equal(greet('Bob'), 'Hello, Bob');\n});\n";
+  const SRC = 'export function greet(name: string): string {\n  return `Hi, ${name}`;\n}\n';
+  const TEST =
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\ntest('greets', () => {\n  assert.equal(greet('Bob'), 'Hello, Bob');\n});\n";
   const DIFF = [
     'diff --git a/src/greet.ts b/src/greet.ts',
     '--- a/src/greet.ts',
@@ -421,7 +441,13 @@ describe('stale expectations', () => {
       readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
       suspects: [suspect('src/greet.ts', 'greet', 1, 3)],
       evidence: EVIDENCE,
-      change: change({ diff: DIFF, editedSpans: [{ file: 'src/greet.ts', startLine: 2, endLine: 2 }, { file: 'test/greet.test.ts', startLine: 6, endLine: 6 }] }),
+      change: change({
+        diff: DIFF,
+        editedSpans: [
+          { file: 'src/greet.ts', startLine: 2, endLine: 2 },
+          { file: 'test/greet.test.ts', startLine: 6, endLine: 6 },
+        ],
+      }),
     });
     assert.ok(candidates.every((c) => c.template !== 'stale-expectation'));
   });
@@ -429,7 +455,8 @@ describe('stale expectations', () => {
 
 describe('stale expectations across assertions', () => {
   test('later assertions that spell the old text follow the rename, in one candidate', async () => {
-    const src = "export function greeting(name: string, hour: number): string {\n  const part = hour < 12 ? 'morning' : hour < 18 ? 'afternoon' : 'evening';\n  return 'Have a good ' + part + ', ' + name + '!';\n}\n";
+    const src =
+      "export function greeting(name: string, hour: number): string {\n  const part = hour < 12 ? 'morning' : hour < 18 ? 'afternoon' : 'evening';\n  return 'Have a good ' + part + ', ' + name + '!';\n}\n";
     const testSrc = [
       "import { test } from 'node:test';",
       "import assert from 'node:assert/strict';",
@@ -446,7 +473,13 @@ describe('stale expectations across assertions', () => {
       '});',
       '',
     ].join('\n');
-    const diff = ['--- a/src/greet.ts', '+++ b/src/greet.ts', '@@ -3 +3 @@', "-  return 'Good ' + part + ', ' + name + '!';", "+  return 'Have a good ' + part + ', ' + name + '!';"].join('\n');
+    const diff = [
+      '--- a/src/greet.ts',
+      '+++ b/src/greet.ts',
+      '@@ -3 +3 @@',
+      "-  return 'Good ' + part + ', ' + name + '!';",
+      "+  return 'Have a good ' + part + ', ' + name + '!';",
+    ].join('\n');
     const root = await project({ 'src/greet.ts': src, 'test/greet.test.ts': testSrc });
     const { candidates } = await generateCandidates({
       root,
@@ -462,7 +495,13 @@ describe('stale expectations across assertions', () => {
     assert.equal(candidates[0].template, 'stale-expectation');
     assert.equal(candidates[0].edits.length, 1);
     const updated = apply(testSrc, candidates[0].edits[0]);
-    assert.equal(updated, testSrc.replaceAll("'Good morning", "'Have a good morning").replaceAll("'Good afternoon", "'Have a good afternoon").replaceAll("'Good evening", "'Have a good evening"));
+    assert.equal(
+      updated,
+      testSrc
+        .replaceAll("'Good morning", "'Have a good morning")
+        .replaceAll("'Good afternoon", "'Have a good afternoon")
+        .replaceAll("'Good evening", "'Have a good evening"),
+    );
     assert.ok(updated.includes("assert.equal('Good', 'Good')"), 'another test is left alone');
   });
 
@@ -470,7 +509,10 @@ describe('stale expectations across assertions', () => {
     const src = 'def describe(name, score):\n    return name + ": " + str(score) + "%)"\n';
     const removed = '    return name + ": " + str(score) + ")"';
     const diff = ['--- a/grades/letters.py', '+++ b/grades/letters.py', '@@ -2 +2 @@', `-${removed}`, '+    return name + ": " + str(score) + "%)"'].join('\n');
-    const root = await project({ 'grades/letters.py': src, 'tests/test_letters.py': 'from grades.letters import describe\n\n\ndef test_describe():\n    assert describe("Ann", 85) == "Ann: 85)"\n' });
+    const root = await project({
+      'grades/letters.py': src,
+      'tests/test_letters.py': 'from grades.letters import describe\n\n\ndef test_describe():\n    assert describe("Ann", 85) == "Ann: 85)"\n',
+    });
     const { candidates } = await generateCandidates({
       root,
       readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
@@ -480,7 +522,13 @@ describe('stale expectations across assertions', () => {
         expectedActual: [{ testId: 'tests.test_letters::test_describe', expected: "'Ann: 85)'", actual: "'Ann: 85%)'" }],
         frames: [{ file: 'tests/test_letters.py', line: 5, fn: 'test_describe' }],
       }),
-      change: change({ title: 'Percent scores', description: 'describe now shows the score as a percentage.', diff, language: 'python', editedSpans: [{ file: 'grades/letters.py', startLine: 2, endLine: 2 }] }),
+      change: change({
+        title: 'Percent scores',
+        description: 'describe now shows the score as a percentage.',
+        diff,
+        language: 'python',
+        editedSpans: [{ file: 'grades/letters.py', startLine: 2, endLine: 2 }],
+      }),
       max: 500,
     });
     const sourceResults = candidates.filter((c) => c.file === 'grades/letters.py').map((c) => apply(src, c.edits[0]));
@@ -495,7 +543,11 @@ describe('replaceEdit', () => {
   test('widens the old text until it is unique in the file', () => {
     const source = 'a = 1\nb = x < y\nc = 2\nb = x < y\nd = 3\n';
     const start = source.indexOf('<', source.indexOf('c = 2'));
-    const edit = replaceEdit({ file: 'm.py', source, mutation: { template: 'relational-operator', range: { start, end: start + 1 }, replacement: '<=', prior: 1, description: '' } });
+    const edit = replaceEdit({
+      file: 'm.py',
+      source,
+      mutation: { template: 'relational-operator', range: { start, end: start + 1 }, replacement: '<=', prior: 1, description: '' },
+    });
     assert.equal(apply(source, edit), 'a = 1\nb = x < y\nc = 2\nb = x <= y\nd = 3\n');
   });
 });
@@ -525,7 +577,10 @@ describe('deduplication by syntax tree', () => {
       ],
       texts,
     });
-    assert.deepEqual(unique.map((c) => c.edits[0].newText), ['  return b - a;', '  return a + b;']);
+    assert.deepEqual(
+      unique.map((c) => c.edits[0].newText),
+      ['  return b - a;', '  return a + b;'],
+    );
     assert.deepEqual(pruned, { duplicates: 2, unparsable: 1 });
   });
 
@@ -541,7 +596,10 @@ describe('deduplication by syntax tree', () => {
       ],
       texts,
     });
-    assert.deepEqual(unique.map((c) => c.edits[0].newText), ['    return b - a']);
+    assert.deepEqual(
+      unique.map((c) => c.edits[0].newText),
+      ['    return b - a'],
+    );
     assert.deepEqual(pruned, { duplicates: 2, unparsable: 1 });
   });
 });

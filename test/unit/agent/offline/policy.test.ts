@@ -56,7 +56,14 @@ async function prepare(input: {
   const tracked = (await git(workspace.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
   const evidence = extractEvidence({ run: red.run, root: workspace.root, files: tracked, targets: input.targets });
   const changeDiff = (await git(workspace.root, ['diff', '--no-color', input.base, input.head])).stdout;
-  const change = { title: input.title, description: input.description, author: 'dev', diff: changeDiff, editedSpans: editedSpans(changeDiff), language: input.settings.language };
+  const change = {
+    title: input.title,
+    description: input.description,
+    author: 'dev',
+    diff: changeDiff,
+    editedSpans: editedSpans(changeDiff),
+    language: input.settings.language,
+  };
   const suspects = await localise({ root: workspace.root, evidence, editedSpans: change.editedSpans });
   const ctx: PolicyContext = {
     change,
@@ -98,7 +105,15 @@ function assertDiff(diff: string, files: string[], contains: string[]): void {
 describe("offline policy on the demo's failing changes", () => {
   test('checkout-ts off-by-one: the window end becomes inclusive again', async () => {
     const d = await demoChange(checkoutTs, 'off_by_one');
-    const p = await prepare({ repoDir: d.dir, base: d.base, head: d.head, targets: d.spec.failingTests, settings: d.settings, title: d.spec.title, description: d.spec.description });
+    const p = await prepare({
+      repoDir: d.dir,
+      base: d.base,
+      head: d.head,
+      targets: d.spec.failingTests,
+      settings: d.settings,
+      title: d.spec.title,
+      description: d.spec.description,
+    });
     const outcome = await createOfflinePolicy().run(p.ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
     assertDiff(await p.diff(), ['src/windows.ts'], ['+  return t >= Date.parse(window.start) && t <= Date.parse(window.end);']);
@@ -109,7 +124,15 @@ describe("offline policy on the demo's failing changes", () => {
 
   test('checkout-ts wrong operator: the welcome discount goes back to members OR first orders', async () => {
     const d = await demoChange(checkoutTs, 'wrong_operator');
-    const p = await prepare({ repoDir: d.dir, base: d.base, head: d.head, targets: d.spec.failingTests, settings: d.settings, title: d.spec.title, description: d.spec.description });
+    const p = await prepare({
+      repoDir: d.dir,
+      base: d.base,
+      head: d.head,
+      targets: d.spec.failingTests,
+      settings: d.settings,
+      title: d.spec.title,
+      description: d.spec.description,
+    });
     const outcome = await createOfflinePolicy().run(p.ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
     assertDiff(await p.diff(), ['src/discounts.ts'], ['+  return isMember(customer) || isFirstOrder(customer);']);
@@ -117,7 +140,15 @@ describe("offline policy on the demo's failing changes", () => {
 
   test("checkout-ts stale expectation: the tests follow the deliberate banker's rounding", async () => {
     const d = await demoChange(checkoutTs, 'stale_expectation');
-    const p = await prepare({ repoDir: d.dir, base: d.base, head: d.head, targets: d.spec.failingTests, settings: d.settings, title: d.spec.title, description: d.spec.description });
+    const p = await prepare({
+      repoDir: d.dir,
+      base: d.base,
+      head: d.head,
+      targets: d.spec.failingTests,
+      settings: d.settings,
+      title: d.spec.title,
+      description: d.spec.description,
+    });
     const outcome = await createOfflinePolicy().run(p.ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
     const diff = await p.diff();
@@ -128,7 +159,15 @@ describe("offline policy on the demo's failing changes", () => {
 
   test('ledger-py wrong operator: credits add to the balance', async () => {
     const d = await demoChange(ledgerPy, 'wrong_operator');
-    const p = await prepare({ repoDir: d.dir, base: d.base, head: d.head, targets: d.spec.failingTests, settings: d.settings, title: d.spec.title, description: d.spec.description });
+    const p = await prepare({
+      repoDir: d.dir,
+      base: d.base,
+      head: d.head,
+      targets: d.spec.failingTests,
+      settings: d.settings,
+      title: d.spec.title,
+      description: d.spec.description,
+    });
     const outcome = await createOfflinePolicy().run(p.ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
     assertDiff(await p.diff(), ['ledger/accounts.py'], ['+        return self.opening + self.credits() - self.debits()']);
@@ -136,7 +175,15 @@ describe("offline policy on the demo's failing changes", () => {
 
   test('ledger-py stale expectation: the test expects the new overdraft fee', async () => {
     const d = await demoChange(ledgerPy, 'stale_expectation');
-    const p = await prepare({ repoDir: d.dir, base: d.base, head: d.head, targets: d.spec.failingTests, settings: d.settings, title: d.spec.title, description: d.spec.description });
+    const p = await prepare({
+      repoDir: d.dir,
+      base: d.base,
+      head: d.head,
+      targets: d.spec.failingTests,
+      settings: d.settings,
+      title: d.spec.title,
+      description: d.spec.description,
+    });
     const outcome = await createOfflinePolicy().run(p.ctx);
     assert.equal(outcome.status, 'patched', JSON.stringify(outcome));
     assertDiff(await p.diff(), ['tests/test_fees.py'], ['+    assert overdraft_fee(Decimal("-0.01")) == Decimal("35.00")']);
@@ -155,7 +202,15 @@ describe('offline policy limits', () => {
 
   test('missing logic: every candidate is validated and the policy gives up with no_candidate', async () => {
     const repo = await corpus();
-    const p = await prepare({ repoDir: repo.dir, base: repo.base, head: repo.head, targets: bug!.failingTests, settings: settingsFor(projectOf(bug!)), title: bug!.title, description: bug!.description });
+    const p = await prepare({
+      repoDir: repo.dir,
+      base: repo.base,
+      head: repo.head,
+      targets: bug!.failingTests,
+      settings: settingsFor(projectOf(bug!)),
+      title: bug!.title,
+      description: bug!.description,
+    });
     const outcome = await createOfflinePolicy({ maxCandidates: 3 }).run(p.ctx);
     assert.equal(outcome.status, 'gave_up');
     assert.equal(outcome.status === 'gave_up' && outcome.exitReason, 'no_candidate');
@@ -168,14 +223,32 @@ describe('offline policy limits', () => {
   test('a deadline in the past ends with time_limit before any edit; an aborted signal with cancelled', async () => {
     const repo = await corpus();
     const settings = settingsFor(projectOf(bug!));
-    const late = await prepare({ repoDir: repo.dir, base: repo.base, head: repo.head, targets: bug!.failingTests, settings, title: bug!.title, description: bug!.description, deadline: Date.now() - 1 });
+    const late = await prepare({
+      repoDir: repo.dir,
+      base: repo.base,
+      head: repo.head,
+      targets: bug!.failingTests,
+      settings,
+      title: bug!.title,
+      description: bug!.description,
+      deadline: Date.now() - 1,
+    });
     const timed = await createOfflinePolicy().run(late.ctx);
     assert.equal(timed.status === 'gave_up' && timed.exitReason, 'time_limit');
     assert.equal(late.events.filter((e) => e.type === 'candidate').length, 0);
 
     const controller = new AbortController();
     controller.abort();
-    const gone = await prepare({ repoDir: repo.dir, base: repo.base, head: repo.head, targets: bug!.failingTests, settings, title: bug!.title, description: bug!.description, signal: controller.signal });
+    const gone = await prepare({
+      repoDir: repo.dir,
+      base: repo.base,
+      head: repo.head,
+      targets: bug!.failingTests,
+      settings,
+      title: bug!.title,
+      description: bug!.description,
+      signal: controller.signal,
+    });
     const cancelled = await createOfflinePolicy().run(gone.ctx);
     assert.equal(cancelled.status === 'gave_up' && cancelled.exitReason, 'cancelled');
   });

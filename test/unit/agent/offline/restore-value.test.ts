@@ -12,7 +12,8 @@ function applied(source: string, m: Mutation): string {
   return source.slice(0, m.range.start) + m.replacement + source.slice(m.range.end);
 }
 
-const fn = (restore as unknown as { restoreValueMutations?: (i: { diff: string; file: string; source: string; start: number; end: number }) => Mutation[] }).restoreValueMutations;
+const fn = (restore as unknown as { restoreValueMutations?: (i: { diff: string; file: string; source: string; start: number; end: number }) => Mutation[] })
+  .restoreValueMutations;
 
 function run(diff: string, file: string, source: string, start = 1, end = source.split('\n').length): string[] {
   assert.ok(fn, 'restoreValueMutations is not exported');
@@ -64,7 +65,8 @@ describe('restore-value', () => {
 
   test('nothing for a change to a non-literal, for another file, for a hunk outside the suspect, or a literal replaced by a literal', () => {
     const head = BASE.replace('user.name.trim()', 'user.name');
-    const diff = '--- a/src/label.ts\n+++ b/src/label.ts\n@@ -1,4 +1,4 @@\n export function label(user: { name: string }): string {\n-  const name = user.name.trim();\n+  const name = user.name;\n   return `Hi ${name}`;\n }\n';
+    const diff =
+      '--- a/src/label.ts\n+++ b/src/label.ts\n@@ -1,4 +1,4 @@\n export function label(user: { name: string }): string {\n-  const name = user.name.trim();\n+  const name = user.name;\n   return `Hi ${name}`;\n }\n';
     assert.deepEqual(run(diff, 'src/label.ts', head), []);
     const lit = BASE.replace('user.name.trim()', '""');
     const litDiff = diff.replace('+  const name = user.name;', '+  const name = "";');

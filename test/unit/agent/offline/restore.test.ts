@@ -24,7 +24,10 @@ describe('restore-return', () => {
   test('a discarded call in a function with a declared return type gets its return back', () => {
     const src = 'export function f(x: number): number {\n  if (x > 0) {\n    g(x);\n  }\n  return 0;\n}\nfunction g(x: number) { return x * 2; }\n';
     const out = results(src, 'restore-return');
-    assert.ok(out.some((r) => r.text.includes('    return g(x);\n')), JSON.stringify(out));
+    assert.ok(
+      out.some((r) => r.text.includes('    return g(x);\n')),
+      JSON.stringify(out),
+    );
   });
 
   test('a discarded pure value where the other paths return one', () => {
@@ -70,7 +73,8 @@ describe('real-condition', () => {
   });
 
   test('a boolean parameter for a forced-false condition, and the negated condition of the other branch', () => {
-    const src = 'export function f(xs: number[], strict: boolean): number {\n  if (xs.length === 0) return 0;\n  if (false) throw new Error("x");\n  return xs[0];\n}\n';
+    const src =
+      'export function f(xs: number[], strict: boolean): number {\n  if (xs.length === 0) return 0;\n  if (false) throw new Error("x");\n  return xs[0];\n}\n';
     const out = results(src, 'real-condition').map((r) => r.text.split('\n')[2]);
     assert.ok(out.includes('  if (strict) throw new Error("x");'), JSON.stringify(out));
     assert.ok(out.includes('  if (xs.length !== 0) throw new Error("x");'), JSON.stringify(out));
@@ -82,7 +86,9 @@ describe('real-condition', () => {
     const ternary = 'export function f(a: number, b: number): number {\n  if (a > b) return a;\n  return true ? a : b;\n}\n';
     assert.ok(results(ternary, 'real-condition').some((r) => r.text.includes('return a > b ? a : b;')));
     const and = 'export function f(a: string | null, b: boolean): boolean {\n  return true && b;\n}\n';
-    assert.ok(results(and, 'real-condition').some((r) => r.text.includes('return a && b;') || r.text.includes('return b && b;') || r.text.includes('return !b && b;')));
+    assert.ok(
+      results(and, 'real-condition').some((r) => r.text.includes('return a && b;') || r.text.includes('return b && b;') || r.text.includes('return !b && b;')),
+    );
   });
 
   test('no literal condition, no candidate; and no double negation of a literal', () => {
@@ -92,15 +98,24 @@ describe('real-condition', () => {
     const idiom = 'export function f(xs: number[]): number {\n  let i = 0;\n  while (true) {\n    if (i >= xs.length) break;\n    i++;\n  }\n  return i;\n}\n';
     assert.deepEqual(results(idiom, 'real-condition'), [], 'while (true) is an idiom');
     const sites = tsSites({ file: 'm.ts', text: lit, start: 1, end: 5 });
-    assert.ok(!mutationsForSites({ sites, source: lit, lang: 'ts', evidence: [] }).some((m) => m.template === 'negate-condition' && m.replacement.includes('true')));
+    assert.ok(
+      !mutationsForSites({ sites, source: lit, lang: 'ts', evidence: [] }).some((m) => m.template === 'negate-condition' && m.replacement.includes('true')),
+    );
   });
 });
 
 describe('negate-condition', () => {
   test('a name or a call is negated without parentheses; a compound condition with them', () => {
-    const src = 'export function f(file: string, a: number): boolean {\n  if (exists(file)) return false;\n  if (a > 1 && a < 3) return true;\n  return false;\n}\n';
+    const src =
+      'export function f(file: string, a: number): boolean {\n  if (exists(file)) return false;\n  if (a > 1 && a < 3) return true;\n  return false;\n}\n';
     const out = results(src, 'negate-condition').map((r) => r.text);
-    assert.ok(out.some((t) => t.includes('  if (!exists(file)) return false;')), JSON.stringify(out));
-    assert.ok(out.some((t) => t.includes('  if (!(a > 1 && a < 3)) return true;')), JSON.stringify(out));
+    assert.ok(
+      out.some((t) => t.includes('  if (!exists(file)) return false;')),
+      JSON.stringify(out),
+    );
+    assert.ok(
+      out.some((t) => t.includes('  if (!(a > 1 && a < 3)) return true;')),
+      JSON.stringify(out),
+    );
   });
 });

@@ -39,7 +39,21 @@ function suspect(file: string, symbol: string, startLine: number, endLine: numbe
 }
 
 /** The 1-based rank of the candidate whose file reads `fixed`, and its template; fails when there is none. */
-async function rankOf({ file, source, fixed, symbol, lines, ev }: { file: string; source: string; fixed: string; symbol: string; lines: [number, number]; ev: Evidence }): Promise<{ rank: number; template: string }> {
+async function rankOf({
+  file,
+  source,
+  fixed,
+  symbol,
+  lines,
+  ev,
+}: {
+  file: string;
+  source: string;
+  fixed: string;
+  symbol: string;
+  lines: [number, number];
+  ev: Evidence;
+}): Promise<{ rank: number; template: string }> {
   const root = await project({ [file]: source });
   const { candidates } = await generateCandidates({
     root,
@@ -50,7 +64,13 @@ async function rankOf({ file, source, fixed, symbol, lines, ev }: { file: string
     max: 400,
   });
   const hit = candidates.find((c) => c.edits.length === 1 && source.replace(c.edits[0].oldText, () => c.edits[0].newText) === fixed);
-  assert.ok(hit, `no candidate makes the fix; the first ones:\n${candidates.slice(0, 12).map((c) => `${c.rank} ${c.template}: ${c.description}`).join('\n')}`);
+  assert.ok(
+    hit,
+    `no candidate makes the fix; the first ones:\n${candidates
+      .slice(0, 12)
+      .map((c) => `${c.rank} ${c.template}: ${c.description}`)
+      .join('\n')}`,
+  );
   return { rank: hit.rank, template: hit.template };
 }
 
@@ -73,7 +93,17 @@ export function parseType(header: string): { type: string; params: Record<string
 
   test('a character the class lacks, in a pattern declared outside the suspect, ranks in the first 50', async () => {
     const fixed = SRC.replace('[A-Za-z0-9!#$&^_.-]*$', () => '[A-Za-z0-9!#$&^_.+-]*$');
-    const { rank, template } = await rankOf({ file: 'src/type.ts', source: SRC, fixed, symbol: 'parseType', lines: [3, 13], ev: evidence({ failingTests: [{ id: 't::svg', name: "parses 'image/svg+xml'", message: 'TypeError: invalid media type' }], messages: ['TypeError: invalid media type'] }) });
+    const { rank, template } = await rankOf({
+      file: 'src/type.ts',
+      source: SRC,
+      fixed,
+      symbol: 'parseType',
+      lines: [3, 13],
+      ev: evidence({
+        failingTests: [{ id: 't::svg', name: "parses 'image/svg+xml'", message: 'TypeError: invalid media type' }],
+        messages: ['TypeError: invalid media type'],
+      }),
+    });
     assert.equal(template, 'regex-edit');
     assert.ok(rank <= 50, `rank ${rank}`);
   });
@@ -81,15 +111,36 @@ export function parseType(header: string): { type: string; params: Record<string
   test('flags, escapes, `\\s`/`\\w` swaps and anchors (TypeScript literal and a Python raw string)', async () => {
     const ts = `export function isBearer(h: string): boolean {\n  return /^bearer .+/.test(h);\n}\n`;
     const root = await project({ 'a.ts': ts });
-    const { candidates } = await generateCandidates({ root, readFile: (rel) => readFile(path.join(root, rel), 'utf8'), suspects: [suspect('a.ts', 'isBearer', 1, 3)], evidence: evidence(), change, max: 400 });
+    const { candidates } = await generateCandidates({
+      root,
+      readFile: (rel) => readFile(path.join(root, rel), 'utf8'),
+      suspects: [suspect('a.ts', 'isBearer', 1, 3)],
+      evidence: evidence(),
+      change,
+      max: 400,
+    });
     const texts = candidates.filter((c) => c.template === 'regex-edit').map((c) => ts.replace(c.edits[0].oldText, () => c.edits[0].newText));
-    for (const want of ['/^bearer .+/i', '/^bearer \\.+/', '/^bearer .+$/', '/bearer .+/', '/^bearer .*/']) assert.ok(texts.some((t) => t.includes(want)), want);
+    for (const want of ['/^bearer .+/i', '/^bearer \\.+/', '/^bearer .+$/', '/bearer .+/', '/^bearer .*/'])
+      assert.ok(
+        texts.some((t) => t.includes(want)),
+        want,
+      );
 
     const py = `import re\n\n\ndef words(text):\n    return re.findall(r'\\s+', text)\n`;
     const root2 = await project({ 'w.py': py });
     const sites = await pySites({ root: root2, file: 'w.py', text: py, start: 1, end: 5 });
-    assert.ok(sites.some((s) => s.kind === 'regex'), 'a string handed to re.findall is a pattern');
-    const { candidates: pyc } = await generateCandidates({ root: root2, readFile: (rel) => readFile(path.join(root2, rel), 'utf8'), suspects: [suspect('w.py', 'words', 4, 5)], evidence: evidence(), change, max: 400 });
+    assert.ok(
+      sites.some((s) => s.kind === 'regex'),
+      'a string handed to re.findall is a pattern',
+    );
+    const { candidates: pyc } = await generateCandidates({
+      root: root2,
+      readFile: (rel) => readFile(path.join(root2, rel), 'utf8'),
+      suspects: [suspect('w.py', 'words', 4, 5)],
+      evidence: evidence(),
+      change,
+      max: 400,
+    });
     const pyTexts = pyc.map((c) => py.replace(c.edits[0].oldText, () => c.edits[0].newText));
     assert.ok(pyTexts.includes(py.replace("r'\\s+'", "r'\\w+'")), '`\\s` → `\\w`');
     assert.ok(pyTexts.includes(py.replace(', text)\n', ', text, flags=re.IGNORECASE)\n')), 'a flag goes to the call');
@@ -143,7 +194,14 @@ describe('two tokens at once', () => {
 
   test('`== 0` → `<= 1`: the operator and its constant together, first 50', async () => {
     const fixed = SRC.replace('len(items) == 0', 'len(items) <= 1');
-    const { rank, template } = await rankOf({ file: 'sort.py', source: SRC, fixed, symbol: 'merge_sort', lines: [1, 10], ev: evidence({ messages: ['RecursionError: maximum recursion depth exceeded while calling a Python object'] }) });
+    const { rank, template } = await rankOf({
+      file: 'sort.py',
+      source: SRC,
+      fixed,
+      symbol: 'merge_sort',
+      lines: [1, 10],
+      ev: evidence({ messages: ['RecursionError: maximum recursion depth exceeded while calling a Python object'] }),
+    });
     assert.equal(template, 'two-token');
     assert.ok(rank <= 50, `rank ${rank}`);
   });
@@ -164,7 +222,14 @@ export function camelCase(input: string, options: CaseOptions = {}): string {
 }
 `;
     const fixed = src.replace('split(input);', 'split(input, options);');
-    const { rank, template } = await rankOf({ file: 'src/camel.ts', source: src, fixed, symbol: 'camelCase', lines: [8, 11], ev: evidence({ expectedActual: [{ testId: 't::sep', expected: "'fooBar'", actual: "'foo.bar'" }] }) });
+    const { rank, template } = await rankOf({
+      file: 'src/camel.ts',
+      source: src,
+      fixed,
+      symbol: 'camelCase',
+      lines: [8, 11],
+      ev: evidence({ expectedActual: [{ testId: 't::sep', expected: "'fooBar'", actual: "'foo.bar'" }] }),
+    });
     assert.equal(template, 'pass-argument');
     assert.ok(rank <= 50, `rank ${rank}`);
   });
@@ -191,7 +256,14 @@ def load(text, interpolate=True):
     return values
 `;
     const fixed = src.replace('parse_line(line)\n', 'parse_line(line, interpolate)\n');
-    const { rank, template } = await rankOf({ file: 'env.py', source: src, fixed, symbol: 'load', lines: [12, 19], ev: evidence({ expectedActual: [{ testId: 't::raw', expected: "{'A': '$B'}", actual: "{'A': ''}" }] }) });
+    const { rank, template } = await rankOf({
+      file: 'env.py',
+      source: src,
+      fixed,
+      symbol: 'load',
+      lines: [12, 19],
+      ev: evidence({ expectedActual: [{ testId: 't::raw', expected: "{'A': '$B'}", actual: "{'A': ''}" }] }),
+    });
     assert.equal(template, 'pass-argument');
     assert.ok(rank <= 50, `rank ${rank}`);
   });
@@ -210,12 +282,15 @@ describe('guards for the kind of bad value the failure names', () => {
   return \`\${bytes.toFixed(i === 0 ? 0 : 1)} \${units[i]}\`;
 }
 `;
-    const ev = evidence({ failingTests: [{ id: 't::nan', name: 'rejects NaN and Infinity', message: 'Missing expected exception (TypeError).' }], messages: ['AssertionError [ERR_ASSERTION]: Missing expected exception (TypeError).'] });
+    const ev = evidence({
+      failingTests: [{ id: 't::nan', name: 'rejects NaN and Infinity', message: 'Missing expected exception (TypeError).' }],
+      messages: ['AssertionError [ERR_ASSERTION]: Missing expected exception (TypeError).'],
+    });
     const inCondition = src.replace("typeof bytes !== 'number'", '!Number.isFinite(bytes)');
     const { rank, template } = await rankOf({ file: 'bytes.ts', source: src, fixed: inCondition, symbol: 'formatBytes', lines: [1, 10], ev });
     assert.equal(template, 'value-guard');
     assert.ok(rank <= 50, `rank ${rank}`);
-    const atEntry = src.replace("  if (typeof bytes", "  if (!Number.isFinite(bytes)) throw new TypeError('invalid argument');\n  if (typeof bytes");
+    const atEntry = src.replace('  if (typeof bytes', "  if (!Number.isFinite(bytes)) throw new TypeError('invalid argument');\n  if (typeof bytes");
     assert.ok((await rankOf({ file: 'bytes.ts', source: src, fixed: atEntry, symbol: 'formatBytes', lines: [1, 10], ev })).rank <= 50);
   });
 

@@ -39,7 +39,13 @@ async function pyResults(source: string, evidence: ExpectedActual[] = []): Promi
 
 function has(results: Array<{ template: TemplateName; text: string }>, template: TemplateName, text: string): void {
   const hit = results.find((r) => r.text === text);
-  assert.ok(hit, `no candidate reads:\n${text}\ncandidates of ${template}:\n${results.filter((r) => r.template === template).map((r) => r.text).join('\n---\n')}`);
+  assert.ok(
+    hit,
+    `no candidate reads:\n${text}\ncandidates of ${template}:\n${results
+      .filter((r) => r.template === template)
+      .map((r) => r.text)
+      .join('\n---\n')}`,
+  );
   assert.equal(hit.template, template);
 }
 
@@ -94,7 +100,7 @@ describe('TypeScript', () => {
     const src = `export function firstName(users: Array<{ name: string }>): string {\n  const u = users.find((x) => x.name.length > 0);\n  return u ? u.name : '';\n}\n`;
     const results = tsResults(src, expected("'?'"));
     has(results, 'guard-clause', src.replace('(x) => x.name.length > 0', '(x) => x && x.name.length > 0'));
-    has(results, 'entry-guard', src.replace("string {\n", "string {\n  if (users.length === 0) return '?';\n"));
+    has(results, 'entry-guard', src.replace('string {\n', "string {\n  if (users.length === 0) return '?';\n"));
   });
 
   test('a missing base case: a numeric parameter at 0 returns the expected value', () => {
@@ -197,7 +203,10 @@ describe('missing cases', () => {
     has(results, 'self-type', py.replace('(Version, dict)', '(type(self), dict)'));
     hasNot(results, py.replace('class Version:', 'class type(self):'));
     const js = `class Range {\n  constructor(a) { this.a = a; }\n  next() { return new Range(this.a + 1); }\n}\n`;
-    const jsResults = mutationsForSites({ sites: tsSites({ file: 'm.js', text: js, start: 1, end: 4 }), source: js, lang: 'ts', evidence: [] }).map((m) => ({ template: m.template, text: applied(js, m) }));
+    const jsResults = mutationsForSites({ sites: tsSites({ file: 'm.js', text: js, start: 1, end: 4 }), source: js, lang: 'ts', evidence: [] }).map((m) => ({
+      template: m.template,
+      text: applied(js, m),
+    }));
     has(jsResults, 'self-type', js.replace('new Range(this.a + 1)', 'new this.constructor(this.a + 1)'));
   });
 });

@@ -108,7 +108,9 @@ describe('localise: TypeScript', () => {
     const suspects = await localise({
       root,
       evidence: evidence({
-        failingTests: [{ id: 'test::total sums price times quantity', name: 'total sums price times quantity', message: 'Expected values to be strictly equal:\n\n5 !== 6' }],
+        failingTests: [
+          { id: 'test::total sums price times quantity', name: 'total sums price times quantity', message: 'Expected values to be strictly equal:\n\n5 !== 6' },
+        ],
         expectedActual: [{ testId: 'test::total sums price times quantity', expected: '6', actual: '5' }],
         frames: [{ file: 'test/cart.test.ts', line: lineOf(TS_TEST, 'assert.equal(total'), fn: 'TestContext.<anonymous>' }],
       }),
@@ -116,7 +118,10 @@ describe('localise: TypeScript', () => {
     });
     assert.equal(suspects[0].file, 'src/cart.ts');
     assert.equal(suspects[0].symbol, 'total');
-    assert.ok(suspects[0].reasons.some((r) => r.startsWith('edited by the change')), suspects[0].reasons.join('; '));
+    assert.ok(
+      suspects[0].reasons.some((r) => r.startsWith('edited by the change')),
+      suspects[0].reasons.join('; '),
+    );
     assert.ok(suspects[0].reasons.includes('called by the failing test'));
   });
 
@@ -225,7 +230,13 @@ describe('localise: Python', () => {
   });
 
   test('a Python file that does not parse is skipped, the rest still ranks', async () => {
-    const root = await project({ 'shop/__init__.py': '', 'shop/price.py': PY_PRICE, 'shop/broken.py': 'def oops(:\n', 'shop/cart.py': PY_CART, 'tests/test_cart.py': PY_TEST });
+    const root = await project({
+      'shop/__init__.py': '',
+      'shop/price.py': PY_PRICE,
+      'shop/broken.py': 'def oops(:\n',
+      'shop/cart.py': PY_CART,
+      'tests/test_cart.py': PY_TEST,
+    });
     const index = await indexWorkspace({ root });
     assert.match(index.errors['shop/broken.py'] ?? '', /SyntaxError/);
     assert.ok(index.graph.imports.get('tests/test_cart.py')?.has('shop/cart.py'), 'absolute import resolved');
@@ -289,7 +300,9 @@ describe('localise: libraries whose tests import the package root', () => {
     const suspects = await localise({
       root,
       evidence: evidence({
-        failingTests: [{ id: 'test/slugify.js::a custom separator', name: 'a custom separator', file: 'test/slugify.js', message: "'hello-world' !== 'hello_world'" }],
+        failingTests: [
+          { id: 'test/slugify.js::a custom separator', name: 'a custom separator', file: 'test/slugify.js', message: "'hello-world' !== 'hello_world'" },
+        ],
         frames: [{ file: 'test/slugify.js', line: lineOf(testFile, "slugify('Hello World', '_')"), fn: 'TestContext.<anonymous>' }],
       }),
       editedSpans: [],
@@ -297,7 +310,11 @@ describe('localise: libraries whose tests import the package root', () => {
     assert.equal(suspects[0]?.file, 'lib/slugify.js', JSON.stringify(suspects, null, 1));
     assert.equal(suspects[0].symbol, 'slugify');
     // suspects are where a fix may go: no test case, no file of the tests
-    assert.deepEqual(suspects.filter((s) => s.file.startsWith('test')), [], JSON.stringify(suspects, null, 1));
+    assert.deepEqual(
+      suspects.filter((s) => s.file.startsWith('test')),
+      [],
+      JSON.stringify(suspects, null, 1),
+    );
   });
 
   test("the failing test's own case ranks only when the change contradicts its expectation", async () => {
@@ -307,16 +324,24 @@ describe('localise: libraries whose tests import the package root', () => {
     const input = {
       root,
       evidence: evidence({
-        failingTests: [{ id: 'test/slugify.js::a custom separator', name: 'a custom separator', file: 'test/slugify.js', message: "'hello-world' !== 'hello_world'" }],
+        failingTests: [
+          { id: 'test/slugify.js::a custom separator', name: 'a custom separator', file: 'test/slugify.js', message: "'hello-world' !== 'hello_world'" },
+        ],
         frames: [{ file: 'test/slugify.js', line, fn: 'TestContext.<anonymous>' }],
       }),
       editedSpans: [{ file: 'test/slugify.js', startLine: line - 1, endLine: line + 1 }],
       k: 10,
     };
     const production = await localise(input);
-    assert.ok(production.every((s) => !s.file.startsWith('test')), JSON.stringify(production, null, 1));
+    assert.ok(
+      production.every((s) => !s.file.startsWith('test')),
+      JSON.stringify(production, null, 1),
+    );
     const stale = await localise({ ...input, keepFailingTests: true });
-    assert.ok(stale.some((s) => s.file === 'test/slugify.js' && s.symbol === 'a custom separator'), JSON.stringify(stale, null, 1));
+    assert.ok(
+      stale.some((s) => s.file === 'test/slugify.js' && s.symbol === 'a custom separator'),
+      JSON.stringify(stale, null, 1),
+    );
     assert.ok(stale.every((s) => s.file !== 'test/slugify.js' || s.symbol === 'a custom separator'));
   });
 });

@@ -5,10 +5,7 @@ import { UpdateUserSchema } from '@/lib/users/schemas';
 export const dynamic = 'force-dynamic';
 
 // PATCH /api/admin/users/:id — rename, set roles, disable/enable, reset the password
-export const PATCH = withRoute<{ auth: 'session'; roles: ['ADMIN'] }, { id: string }>(
-  { auth: 'session', roles: ['ADMIN'] },
-  async ({ req, params, user }) => {
-    const input = await readJson(req, UpdateUserSchema);
-    return { user: await updateUser({ actorId: user.id, id: params.id, input }) };
-  },
-);
+export const PATCH = withRoute<{ auth: 'session'; roles: ['ADMIN'] }, { id: string }>({ auth: 'session', roles: ['ADMIN'] }, async ({ req, params, user }) => {
+  const input = await readJson(req, UpdateUserSchema);
+  return { user: await updateUser({ actorId: user.id, id: params.id, input }) };
+});

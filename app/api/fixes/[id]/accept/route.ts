@@ -11,12 +11,9 @@ const REVIEWERS = { auth: 'session', roles: REVIEW_ROLES, allowPersonalToken: tr
 // branch (mode "branch"), or record that the reviewer applied it in their own
 // checkout (mode "local", `flowfix fix apply`). 409 names whoever decided first,
 // or says the branch moved and the fix is now stale.
-export const POST = withRoute<typeof REVIEWERS, { id: string }>(
-  REVIEWERS,
-  async ({ req, params, user, via }) => {
-    const body = await readJson(req, AcceptBodySchema);
-    const surface = surfaceFor(via);
-    if (body.mode === 'local') return recordLocalApply({ fixId: params.id, userId: user.id, surface, checkoutHead: body.headRev });
-    return acceptFix({ fixId: params.id, userId: user.id, surface });
-  },
-);
+export const POST = withRoute<typeof REVIEWERS, { id: string }>(REVIEWERS, async ({ req, params, user, via }) => {
+  const body = await readJson(req, AcceptBodySchema);
+  const surface = surfaceFor(via);
+  if (body.mode === 'local') return recordLocalApply({ fixId: params.id, userId: user.id, surface, checkoutHead: body.headRev });
+  return acceptFix({ fixId: params.id, userId: user.id, surface });
+});

@@ -11,17 +11,14 @@ const REVIEWERS = { auth: 'session', roles: REVIEW_ROLES, allowPersonalToken: tr
 // POST /api/fixes/:id/edit-accept — re-validate an edited fix (compile gate,
 // RED/GREEN, regression) as a REVALIDATE run; a passing run applies it. Answers
 // 202 with the run to follow on /runs/<runId>.
-export const POST = withRoute<typeof REVIEWERS, { id: string }>(
-  REVIEWERS,
-  async ({ req, params, user, via }) => {
-    const body = await readJson(req, EditAcceptBodySchema);
-    const surface = surfaceFor(via);
-    const { runId, joined } = await editAccept({
-      fixId: params.id,
-      userId: user.id,
-      surface,
-      ...(body.files ? { files: body.files } : { diff: body.diff }),
-    });
-    return NextResponse.json({ runId, joined }, { status: 202 });
-  },
-);
+export const POST = withRoute<typeof REVIEWERS, { id: string }>(REVIEWERS, async ({ req, params, user, via }) => {
+  const body = await readJson(req, EditAcceptBodySchema);
+  const surface = surfaceFor(via);
+  const { runId, joined } = await editAccept({
+    fixId: params.id,
+    userId: user.id,
+    surface,
+    ...(body.files ? { files: body.files } : { diff: body.diff }),
+  });
+  return NextResponse.json({ runId, joined }, { status: 202 });
+});
