@@ -2,14 +2,15 @@
 // `npm test`: every suite, in order, stopping at nothing so one run shows all
 // failures, then where the time went (each suite's slowest top-level suites or
 // spec files, and its minutes) and one closing line "N passed, N failed".
+//   lint         ESLint (eslint.config.mjs) and Prettier's check (.prettierrc.json)
 //   unit         node --test test/unit/**            (no database)
 //   integration  node --test test/integration/**    twice: embedded PGlite, then the PostgreSQL server
 //   e2e          next build (reusing .next/cache), the extension's .vsix, Playwright in Debian's Chromium against `next start`
 //                (and e2e/editor.spec.ts in code-server unless FLOWFIX_E2E_EDITOR=0, which
 //                scripts/ensure-code-server.mjs sets up once into ~/.cache: started in the background
 //                when the run begins, so a cold cache's native build overlaps the unit and integration suites)
-// `node scripts/test.mjs unit|integration|e2e [path-substring ...]` runs one suite.
-// The whole run (no suite named) has two lanes: the unit suite, then the
+// `node scripts/test.mjs lint|unit|integration|e2e [path-substring ...]` runs one suite.
+// The whole run (no suite named) has two lanes: lint and the unit suite, then the
 // integration suites on their own backends and on PGlite; beside them the
 // end-to-end suite (its build first). The integration suite on the
 // PostgreSQL server runs in whichever lane ends first. Most of the end-to-end
@@ -217,6 +218,21 @@ const integrationFiles = wantIntegration ? findTests('test/integration', ['.test
 const perBackend = integrationFiles.filter((f) => /createTestDb\(\s*\)/.test(readFileSync(path.join(root, f), 'utf8')));
 const once = integrationFiles.filter((f) => !perBackend.includes(f));
 const unitSuite = () => nodeSuite('unit', findTests('test/unit', ['.test.ts']), {});
+// ESLint and Prettier (npm run lint), before the unit tests in their lane
+const lintSuite = () => timed('lint', () => lintUntimed());
+async function lintUntimed() {
+  terminal.write('\n=== lint (ESLint, Prettier)\n');
+  for (const [name, args] of [
+    ['ESLint', [path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '.']],
+    ['Prettier', [path.join(root, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--check', '--log-level=warn', '**/*.{ts,tsx,mjs,cjs,js}']],
+  ]) {
+    const { code } = await run(process.execPath, args, {}, terminal);
+    if (code !== 0) {
+      failedSuites.push(`lint (${name})`);
+      totals.failed += 1;
+    } else totals.passed += 1;
+  }
+}
 const ownBackends = () => nodeSuite('integration · own backends', once, { FLOWFIX_TEST_PG_URL: pgUrl });
 const onPglite = () => nodeSuite('integration · PGlite', perBackend, { FLOWFIX_TEST_DB: 'pglite', FLOWFIX_TEST_PG_URL: pgUrl });
 const onPostgres = (out) => nodeSuite('integration · PostgreSQL', perBackend, { FLOWFIX_TEST_DB: 'postgres', FLOWFIX_TEST_PG_URL: pgUrl }, out);
@@ -229,6 +245,7 @@ if (lanes) {
   const pgOut = buffered();
   const e2eDone = e2eSuite(e2eOut).then(() => console.log(e2eOut.text()));
   const firstDone = (async () => {
+    await lintSuite();
     await unitSuite();
     await ownBackends();
     await onPglite();
@@ -241,6 +258,7 @@ if (lanes) {
     .then(() => console.log(pgOut.text()));
   await Promise.all([firstDone, e2eDone, pgDone]);
 } else {
+  if (!only || only === 'lint') await lintSuite();
   if (!only || only === 'unit') await unitSuite();
   if (wantIntegration) {
     await ownBackends();
