@@ -30,7 +30,9 @@ async function call(url: string, init?: RequestInit): Promise<unknown> {
   } catch {
     json = null;
   }
-  if (!res.ok) throw new Refused(serverReason(res.status, json));
+  // next-auth refuses a sign-in with 401 and where it would send the browser (its ?error= says why): that is an answer, not a failure
+  const nextAuthAnswer = json !== null && typeof json === 'object' && typeof (json as { url?: unknown }).url === 'string';
+  if (!res.ok && !(res.status === 401 && nextAuthAnswer)) throw new Refused(serverReason(res.status, json));
   if (json === null || typeof json !== 'object') throw new Refused(`The server sent an answer flowfix cannot read (HTTP ${res.status})`);
   return json;
 }

@@ -66,6 +66,27 @@ test('a sign-in refused for its origin shows the server’s reason, not “could
   );
 });
 
+test('a refused password is next-auth’s 401 with where it would send the browser: its error is the message (wrong password, throttled)', async () => {
+  // next-auth's credentials callback answers a failed authorize with 401 and the error page's address (core/routes/callback.js)
+  answers = {
+    '/api/auth/callback/credentials': {
+      status: 401,
+      body: JSON.stringify({ url: 'http://localhost:3000/api/auth/error?error=CredentialsSignin&provider=credentials' }),
+    },
+  };
+  const wrong = await signInWithPassword({ email: 'a@b.c', password: 'x', baseUrl: base });
+  assert.equal(wrong.ok, false);
+  assert.doesNotMatch((wrong as { message: string }).message, /Request failed|401/);
+  answers = {
+    '/api/auth/callback/credentials': {
+      status: 401,
+      body: JSON.stringify({ url: `http://localhost:3000/api/auth/error?error=${encodeURIComponent('SignInThrottled:120')}` }),
+    },
+  };
+  const throttled = await signInWithPassword({ email: 'a@b.c', password: 'x', baseUrl: base });
+  assert.match((throttled as { message: string }).message, /^Too many attempts; try again in 2 minutes\./);
+});
+
 test('the form posts next-auth’s token and fields; success and next-auth’s error codes read as before', async () => {
   answers = { '/api/auth/callback/credentials': { status: 200, body: JSON.stringify({ url: 'http://localhost:3000/' }) } };
   assert.deepEqual(await signInWithPassword({ email: 'ada@example.test', password: 'pw', baseUrl: base }), { ok: true });
