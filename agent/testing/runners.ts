@@ -206,7 +206,8 @@ function runnerCommand(runner: RunnerName, given: ScriptStep, deps: Record<strin
       // the test files first: jest 28 read a file after --reporters as a reporter module
       const args = dropOptions(
         step.args,
-        ['--coverage', '--watch', '--watchAll', '--ci', '--json', '--silent', '--bail', '-b', '--onlyChanged', '-o', '--listTests'],
+        // -u rewrites snapshots: a snapshot test could never fail, and the rewritten .snap files would be in the fix
+        ['--coverage', '--watch', '--watchAll', '--ci', '--json', '--silent', '--bail', '-b', '--onlyChanged', '-o', '--listTests', '-u', '--updateSnapshot'],
         ['--reporters', '--outputFile', '--coverageReporters', '--coverageThreshold'],
       );
       return { test: run(['{files}', ...args, '--ci', '--json', `--outputFile=${JEST_REPORT}`]), report: JEST_REPORT };
