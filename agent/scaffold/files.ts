@@ -3,6 +3,7 @@
 // code the change cannot own.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { git } from '../workspace/git';
 
 const IGNORED_DIRS = new Set([
   'node_modules',
@@ -57,9 +58,24 @@ export function languageOf(file: string): 'ts' | 'py' | null {
   return null;
 }
 
+/**
+ * In a git checkout, the files git does not ignore (tracked, or new and not
+ * ignored), relative to `root`; null elsewhere. A build's output (css-what's
+ * lib/ copies of its parser) is ignored there, and must never be a suspect.
+ */
+async function notIgnored(root: string): Promise<Set<string> | null> {
+  try {
+    const { stdout } = await git(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { maxOutputBytes: 64 * 1024 * 1024 });
+    return new Set(stdout.split('\0').filter(Boolean));
+  } catch {
+    return null;
+  }
+}
+
 /** Workspace-relative, forward-slash paths of every TS/JS and Python source file. */
 export async function listSourceFiles({ root }: { root: string }): Promise<SourceFiles> {
   const found: SourceFiles = { ts: [], py: [], packages: [] };
+  const listed = await notIgnored(root);
   let count = 0;
   async function walk(rel: string): Promise<void> {
     if (count >= MAX_FILES) return;
@@ -71,6 +87,7 @@ export async function listSourceFiles({ root }: { root: string }): Promise<Sourc
       if (entry.isDirectory()) {
         if (!isIgnoredDir(entry.name) && !entry.name.startsWith('.')) await walk(child);
       } else if (entry.isFile()) {
+        if (listed && !listed.has(child)) continue;
         if (entry.name === 'package.json') found.packages.push(child);
         const lang = languageOf(entry.name);
         if (lang && count < MAX_FILES) {

@@ -1,5 +1,6 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -276,6 +277,23 @@ describe('localise: other languages and hygiene', () => {
     });
     const files = await listSourceFiles({ root });
     assert.deepEqual(files, { ts: ['src/a.ts'], py: ['app/m.py'], packages: [] });
+  });
+
+  test("in a git checkout, what git ignores is not source: a build's copies (css-what's lib/) are never suspects; a new file is", async () => {
+    const root = await project({
+      '.gitignore': 'lib/\n*.gen.ts\n',
+      'package.json': '{"name":"x"}',
+      'src/parse.ts': 'export function parse() {}\n',
+      'lib/commonjs/parse.js': 'function parse() {}\n',
+      'lib/es/parse.js': 'function parse() {}\n',
+      'src/table.gen.ts': 'export const t = 1;\n',
+    });
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    execFileSync('git', ['add', '.gitignore', 'package.json', 'src/parse.ts'], { cwd: root });
+    // a file the candidate wrote and git was not told of yet still counts
+    await writeFile(path.join(root, 'src/added.ts'), 'export const a = 1;\n');
+    const files = await listSourceFiles({ root });
+    assert.deepEqual(files, { ts: ['src/added.ts', 'src/parse.ts'], py: [], packages: ['package.json'] });
   });
 });
 
