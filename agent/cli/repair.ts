@@ -108,6 +108,16 @@ async function buildPolicies(name: RunPolicy, modelSettings: ModelSettings): Pro
 
 class UsageProblem extends Error {}
 
+/** The commit a revision names in the repository (a branch, a tag, HEAD~1, a hash); an unknown one is a usage problem. */
+async function commitOf(repoPath: string, rev: string): Promise<string> {
+  const { git } = await import('../workspace/git');
+  try {
+    return (await git(repoPath, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
+  } catch {
+    throw new UsageProblem(`unknown revision ${rev} in ${repoPath}`);
+  }
+}
+
 function htmlToText(html: string): string {
   return html
     .replace(/<\/(p|li|ul|ol)>/g, '\n')
@@ -193,9 +203,11 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     return 2;
   }
   const repoPath = path.resolve(io.cwd, args.repo ?? '.');
-  const headRev = args.head ?? 'HEAD';
 
   try {
+    // names are read in the repository given: the run's clone knows only the branch checked out here by its name
+    const baseRev = await commitOf(repoPath, args.base);
+    const headRev = await commitOf(repoPath, args.head ?? 'HEAD');
     let admin: { settings?: unknown; filterPolicy?: unknown; modelSettings?: unknown } = {};
     if (args.settings) {
       admin = JSON.parse(await readFile(path.resolve(io.cwd, args.settings), 'utf8')) as typeof admin;
@@ -208,7 +220,7 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
     if (args.language) flags.language = args.language;
     if (args.network) flags.network = true;
     // no test command anywhere: the run's setup takes the repository's own runner (agent/testing/detect.ts)
-    const flowfixFileText = await readFlowfixFileAtRevision({ repoPath, rev: args.base });
+    const flowfixFileText = await readFlowfixFileAtRevision({ repoPath, rev: baseRev });
     const effective = resolveEffectiveSettings({
       adminSettings: mergeSettings(admin.settings ?? {}, flags),
       adminFilterPolicy: admin.filterPolicy ?? {},
@@ -227,7 +239,7 @@ export async function repairCommand(argv: string[], io: RepairIo = defaultIo()):
       const printer = createPrintSink(args.json ? io.stderr : io.stdout);
       const result = await runRepair({
         repoPath,
-        baseRev: args.base,
+        baseRev,
         headRev,
         ...(args.test?.length ? { targetTests: args.test } : {}),
         settings: effective.settings,

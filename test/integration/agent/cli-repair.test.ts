@@ -28,6 +28,8 @@ describe('flowfix repair', () => {
     assert.equal(await repairCommand(['--head', 'HEAD'], c.io), 2);
     assert.match(c.err.join(''), /--base is required/);
     assert.equal(await repairCommand(['--base', 'HEAD~1', '--policy', 'magic'], c.io), 2);
+    assert.equal(await repairCommand(['--base', 'no-such-revision-anywhere'], c.io), 2);
+    assert.match(c.err.join(''), /unknown revision no-such-revision-anywhere in /);
     assert.equal(await repairCommand(['--bogus'], c.io), 2);
   });
 
@@ -39,11 +41,14 @@ describe('flowfix repair', () => {
     writeFileSync(path.join(repo.dir, '.flowfix.json'), JSON.stringify({ settings: { test: repo.settings.test, build: repo.settings.build } }));
     repo.git('add', '.flowfix.json');
     repo.git('commit', '-q', '-m', 'flowfix settings');
-    const base = repo.git('rev-parse', 'HEAD');
+    // revisions by branch names that are not checked out: the run's clone has them only as origin/…
+    repo.git('branch', 'flowfix-base');
     repo.git('cherry-pick', repo.head);
+    repo.git('branch', 'flowfix-head');
+    repo.git('checkout', '-q', '--detach');
     const c = capture(repo.dir);
     const code = await repairCommand(
-      ['--base', base, '--head', 'HEAD', '--test', 'total multiplies price by quantity', '--no-regression', '--no-base-check'],
+      ['--base', 'flowfix-base', '--head', 'flowfix-head', '--test', 'total multiplies price by quantity', '--no-regression', '--no-base-check'],
       c.io,
     );
     const text = c.out.join('');
