@@ -2,10 +2,11 @@ import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
 import { listHosts, registerHost } from '@/lib/hosts/service';
 import { RegisterHostSchema } from '@/lib/hosts/schemas';
+import { ADMIN_ACCESS } from '@/app/api/admin/access';
 
 export const dynamic = 'force-dynamic';
 
-const ADMIN = { auth: 'session', roles: ['ADMIN'] } as const;
+const ADMIN = ADMIN_ACCESS;
 
 // GET /api/admin/hosts — the code hosts and their linked repositories (never a secret)
 export const GET = withRoute(ADMIN, async () => ({ hosts: await listHosts() }));

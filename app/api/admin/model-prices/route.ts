@@ -1,9 +1,10 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { getModelPriceTable, setModelPrices, SetModelPricesSchema } from '@/lib/models/prices';
+import { ADMIN_ACCESS } from '@/app/api/admin/access';
 
 export const dynamic = 'force-dynamic';
 
-const ADMIN = { auth: 'session', roles: ['ADMIN'] } as const;
+const ADMIN = ADMIN_ACCESS;
 
 // GET /api/admin/model-prices — the price table: USD per million input/output tokens per model
 export const GET = withRoute(ADMIN, async () => getModelPriceTable());

@@ -2,10 +2,11 @@ import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
 import { listRepositories, registerRepository } from '@/lib/repositories/service';
 import { RegisterRepositorySchema } from '@/lib/repositories/schemas';
+import { ADMIN_ACCESS } from '@/app/api/admin/access';
 
 export const dynamic = 'force-dynamic';
 
-const ADMIN = { auth: 'session', roles: ['ADMIN'] } as const;
+const ADMIN = ADMIN_ACCESS;
 
 // GET /api/admin/repositories — every repository, archived ones last, with stored and effective settings
 export const GET = withRoute(ADMIN, async () => ({ repositories: await listRepositories() }));

@@ -2,10 +2,11 @@ import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
 import { issueCiToken, listCiTokens } from '@/lib/tokens/ci-tokens';
 import { IssueTokenSchema } from '@/lib/tokens/schemas';
+import { ADMIN_ACCESS } from '@/app/api/admin/access';
 
 export const dynamic = 'force-dynamic';
 
-const ADMIN = { auth: 'session', roles: ['ADMIN'] } as const;
+const ADMIN = ADMIN_ACCESS;
 
 // GET /api/admin/tokens — CI tokens with prefix, scope, creator, last use, revocation
 export const GET = withRoute(ADMIN, async () => ({ tokens: await listCiTokens() }));

@@ -2,10 +2,11 @@ import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
 import { createUser, listUsers } from '@/lib/users/service';
 import { CreateUserSchema } from '@/lib/users/schemas';
+import { ADMIN_ACCESS } from '@/app/api/admin/access';
 
 export const dynamic = 'force-dynamic';
 
-const ADMIN = { auth: 'session', roles: ['ADMIN'] } as const;
+const ADMIN = ADMIN_ACCESS;
 
 // GET /api/admin/users — every user with roles and status (never password hashes)
 export const GET = withRoute(ADMIN, async () => ({ users: await listUsers() }));

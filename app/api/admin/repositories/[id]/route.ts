@@ -1,11 +1,12 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { getRepository, updateRepository } from '@/lib/repositories/service';
 import { UpdateRepositorySchema } from '@/lib/repositories/schemas';
+import { ADMIN_ACCESS, type AdminAccess } from '@/app/api/admin/access';
 
 export const dynamic = 'force-dynamic';
 
-type Admin = { auth: 'session'; roles: ['ADMIN'] };
-const ADMIN: Admin = { auth: 'session', roles: ['ADMIN'] };
+type Admin = AdminAccess;
+const ADMIN = ADMIN_ACCESS;
 
 // GET /api/admin/repositories/:id — one repository with stored and effective settings
 export const GET = withRoute<Admin, { id: string }>(ADMIN, async ({ params }) => ({

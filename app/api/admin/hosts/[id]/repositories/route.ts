@@ -2,10 +2,11 @@ import { NextResponse } from 'next/server';
 import { readJson, withRoute } from '@/lib/http/route';
 import { linkRepository, listHostRepositories } from '@/lib/hosts/service';
 import { LinkRepositorySchema } from '@/lib/hosts/schemas';
+import { ADMIN_ACCESS } from '@/app/api/admin/access';
 
 export const dynamic = 'force-dynamic';
 
-const ADMIN = { auth: 'session', roles: ['ADMIN'] } as const;
+const ADMIN = ADMIN_ACCESS;
 
 // GET /api/admin/hosts/[id]/repositories — the projects the host lists for flowfix, and what each is linked to
 export const GET = withRoute<typeof ADMIN, { id: string }>(ADMIN, async ({ params }) => ({ repositories: await listHostRepositories(params.id) }));
