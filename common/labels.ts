@@ -1,5 +1,5 @@
-import type { PreFilterReason } from '../lib/triage/pre-filters';
-import type { PostFilterReason } from '../agent/filters/post';
+import type { PreFilterReason, PostFilterReason } from './filter-reasons';
+import type { Phase } from './run-events';
 import type { ChangeStatus, DecisionKind, FixStatus, GradeLabel, RejectReason, RunStatus, RunTrigger, Surface } from '../lib/generated/prisma/enums';
 import type { NamedExitReason, NoFixCategory } from './exit-reasons';
 import { GRADE_LABEL_TEXT } from './grading';
@@ -144,6 +144,16 @@ export const GRADE_LABEL_LABELS = Object.fromEntries(Object.entries(GRADE_LABEL_
 
 /** A failing test's problem (common/test-results.ts): an assertion that failed, or a crash. */
 export const PROBLEM_KIND_LABELS: Record<TestProblem['kind'], string> = { failure: 'failed', error: 'error' };
+
+/** A run's phases (common/run-events.ts PHASES), as the run page and the runs list name them. */
+export const PHASE_LABELS: Record<Phase, string> = {
+  setup: 'Setup',
+  red: 'RED',
+  localise: 'Localise',
+  patch: 'Patch',
+  verify: 'Verify',
+  summary: 'Summary',
+};
 
 /** Run policies (common/settings.ts ModelSettings.policy). */
 export const POLICY_LABELS: Record<RunPolicy, string> = { offline: 'Offline', llm: 'LLM', tiered: 'Tiered' };

@@ -2,26 +2,14 @@ import type { FilterPolicy } from '../../common/settings';
 import { diffFilePath, parseUnifiedDiff, type DiffFile, type DiffLine } from '../edits/diff';
 import { matcher } from '../workspace/glob';
 import { isTestPath } from '../testing/test-files';
+import type { PostFilterReason } from '../../common/filter-reasons';
+
+export type { PostFilterReason } from '../../common/filter-reasons';
 
 // FlowAgent's post-execution filters: a fix that makes the tests pass by
 // weakening them, or that only undoes the developer's work, or that arrived
 // after the change moved on, is dropped with a named reason. They read the
 // fix's unified diff (and the change's), never the model's account of it.
-
-export type PostFilterReason =
-  | 'empty_diff'
-  | 'outside_repository'
-  | 'binary_files'
-  | 'deletes_tests'
-  | 'renames_tests'
-  | 'disables_tests'
-  | 'removes_assertions'
-  | 'swallows_assertions'
-  | 'weakens_assertions'
-  | 'reverts_change'
-  | 'too_large'
-  | 'stale'
-  | 'edits_tests';
 
 export interface PostFilterInput {
   fixDiff: string;

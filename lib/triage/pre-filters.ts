@@ -1,4 +1,7 @@
 import type { FilterPolicy } from '../../common/settings';
+import type { PreFilterReason } from '../../common/filter-reasons';
+
+export type { PreFilterReason } from '../../common/filter-reasons';
 
 // FlowAgent's pre-execution filters: skip failures a repair run cannot help
 // with, or that nobody wants repaired, before spending anything on them. Each
@@ -7,9 +10,6 @@ import type { FilterPolicy } from '../../common/settings';
 // known only after running the tests at the base revision: the worker's base
 // gate decides that (agent/pipeline.ts, exit reason not_caused_by_change,
 // switched by the same policy's pre.notCausedByChange).
-
-export type PreFilterReason =
-  'draft' | 'bot_author' | 'too_many_files_changed' | 'too_many_failing_tests' | 'known_flaky' | 'unsupported_language' | 'stale_revision';
 
 export interface PreFilterInput {
   policy: FilterPolicy;
