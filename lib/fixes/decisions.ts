@@ -7,6 +7,7 @@ import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
 import { writeTx } from '../writes';
 import { SUPERSEDED } from '../../common/fix-choice';
+import type { Tx } from '../writes';
 
 /** The fixes a person may still decide on: READY, and not an example from the demo history. */
 export const DECIDABLE = { status: FixStatus.READY, change: { origin: { not: Origin.DEMO_HISTORY } } } satisfies Prisma.FixWhereInput;
@@ -37,8 +38,6 @@ export async function requireDecider(userId: string): Promise<Decider> {
 export function clockTime(at: Date): string {
   return `${at.toISOString().slice(11, 16)} UTC`;
 }
-
-type Tx = Prisma.TransactionClient;
 
 /**
  * Why a fix can no longer be decided on, naming whoever decided it: the 409 a

@@ -3,7 +3,6 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import { writeAudit } from '../audit';
 import type { SessionUser } from '../auth/session';
-import type { Prisma } from '../generated/prisma/client';
 import { toFailureView, type FailureView } from '../changes/detail';
 import { diffStatOf, type FixFile } from '../fixes/views';
 import type { DiffStat } from '../../common/diffstat';
@@ -16,6 +15,7 @@ import { canLeadQueue, loadQueue, queueForGrader, queueForLead, type QueueRow } 
 import type { GradeInput } from './schemas';
 import { writeTx } from '../writes';
 import { VERDICT_KINDS } from '../../common/decisions';
+import type { Tx } from '../writes';
 
 // A grader's work in a queue: "next item" (a reservation, so two graders
 // never take the last open slot of an item), the item as the grading page
@@ -60,8 +60,6 @@ export const DEFAULT_LEASE_MS = 20 * 60_000;
 // for a connection and for the lock longer than Prisma's defaults (2 s / 5 s)
 // so a burst of graders is served in turn instead of failing.
 export const TX = { maxWait: 15_000, timeout: 20_000 } as const;
-
-type Tx = Prisma.TransactionClient;
 
 export async function lockQueueTx(tx: Tx, queueId: string): Promise<{ status: string; gradersPerFix: number; openFrom: number }> {
   const rows = await tx.$queryRaw<Array<{ status: string; gradersPerFix: number; openFrom: number }>>`

@@ -12,6 +12,7 @@ import { collectFailures, type CollectedFailures, type FailureDraft } from './fa
 import type { IngestMetadata } from './schema';
 import { cleanText, truncateHeadTail } from './text';
 import { capChars } from '../../common/text';
+import type { Tx } from '../writes';
 
 // Stores one failing revision of a change: the change (upserted by its CI
 // id), the revision (by head revision) and its failures (by test id), all in
@@ -56,8 +57,6 @@ const ANSWER_MESSAGE_CHARS = 1_000;
 export interface IngestLimits {
   maxLogBytes: number;
 }
-
-type Tx = Prisma.TransactionClient;
 
 /**
  * Who reports: a CI token (POST /api/v1/failures), or a code host's webhook

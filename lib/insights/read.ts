@@ -1,5 +1,4 @@
 import 'server-only';
-import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db';
 import { ALL, COHORT_TABLE, PRECISION_TABLE, REPAIR, add, addAll, HISTOGRAM_COLUMN, keyedColumn, type Counts, type RollupTable } from './tables';
 import { loadCohortFacts, loadPrecisionFacts, type CohortFacts, type PrecisionFact } from './facts';
@@ -7,6 +6,7 @@ import { cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Choice }
 import { addRow, selectColumns } from './rollup';
 import { addToHistogram, type Histogram } from './histogram';
 import { SqlParams, utc } from './sql';
+import type { Tx } from '../writes';
 
 // Reading the rollups for a period. Whole UTC days come from the rollup rows;
 // a period that starts or ends inside a day takes that day's part from the
@@ -21,8 +21,6 @@ import { SqlParams, utc } from './sql';
 // All of a page's reads run in one read-only REPEATABLE READ transaction
 // (withInsightsSnapshot): the rollups and the raw rows are read as of one
 // moment, and writers update both in one transaction, so they agree.
-
-type Tx = Prisma.TransactionClient;
 
 /** In a CellQuery: one cell per value of this dimension (a breakdown). */
 export const OWN = '\u0000own';

@@ -1,9 +1,9 @@
 import 'server-only';
-import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db';
 import { ALL, COHORT_TABLE, PRECISION_TABLE, RUN_TABLE, add, addAll, keyedColumn, type Counts, type RollupTable } from './tables';
 import { loadCohortFacts, loadPrecisionFacts } from './facts';
 import { FULL_CUBE, cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Cells, type Expansion } from './cells';
+import type { Tx } from '../writes';
 
 // The Insights rollups, kept by the writers. Every transaction that changes
 // what Insights counts of a change (ingestion, triage, a run starting or
@@ -42,7 +42,6 @@ import { FULL_CUBE, cellKey, foldChanges, foldPrecision, foldRuns, type Cell, ty
 // (existing databases, the demo seed, the bench), verifyInsightsRollups()
 // compares the tables with a recomputation from the raw rows.
 
-type Tx = Prisma.TransactionClient;
 type Queryable = Db | Tx;
 
 /** Bumped whenever the meaning of a stored count changes: ensureInsightsRollups() then rebuilds. */

@@ -4,6 +4,7 @@ import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
 import { ModelPriceSchema } from '../../common/settings';
+import type { Tx } from '../writes';
 
 // The model price table (SystemSetting "modelPrices"): USD per million input
 // and output tokens for each model name, edited by admins on the admin page
@@ -45,7 +46,6 @@ export interface ModelPriceTableView {
 }
 
 type Db = ReturnType<typeof getDb>;
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 function parseStored(value: unknown): ModelPriceTable {
   // a row written by an older version with an entry this schema refuses must not take every price down

@@ -3,14 +3,13 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import { checkRunEvent, type RunEventInput } from '../../common/run-events';
 import { publishRunEvent } from './notify';
+import type { Tx } from '../writes';
 
 // Save first, then stream. Sequence numbers come from Run.nextEventSeq, bumped
 // in the same transaction that inserts the events: the Run row lock orders
 // concurrent writers (the worker's sink, a cancel, the final event) and
 // (runId, seq) is the primary key, so an event can never be stored twice and
 // the numbers have no gaps. Viewers are woken only after the commit.
-
-type Tx = Prisma.TransactionClient;
 
 /** Raised when the caller no longer holds the run's lease: it must stop working on the run. */
 export class LeaseLostError extends AppError {

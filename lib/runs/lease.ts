@@ -5,6 +5,7 @@ import { getDb } from '../db';
 import { insertRunEventsTx, notifySaved } from './events';
 import type { RunEventInput } from '../../common/run-events';
 import { writeTx } from '../writes';
+import type { Tx } from '../writes';
 
 // Who works on a run. A worker claims a QUEUED run (or one whose lease
 // expired) in one transaction holding the Run row lock, and keeps the lease
@@ -13,8 +14,6 @@ import { writeTx } from '../writes';
 // its run (taken over after its lease expired, handed back, cancelled while
 // it was away) can no longer write anything. All times are the database's
 // now(), never a worker's clock.
-
-type Tx = Prisma.TransactionClient;
 
 /** Lease length: a worker that misses heartbeats this long is presumed dead. */
 export const DEFAULT_LEASE_MS = 30_000;
