@@ -1,5 +1,5 @@
 // `npm run bench` — runs every benchmark listed in BENCHES and prints its
-// figures as markdown tables to paste into the README. Progress goes to
+// figures as markdown tables for bench/README.md. Progress goes to
 // stderr, the tables to stdout.
 //
 //   npm run bench                        all benchmarks

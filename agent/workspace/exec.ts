@@ -23,9 +23,12 @@ import type { CommandResult } from '../types';
 // Runs the repository's own commands (install, build, tests). Those commands
 // are untrusted code, so each one:
 //  - runs in the sandbox (lib/sandbox): its own mount, PID, network, IPC and
-//    UTS namespaces, as an unprivileged uid of its own, seeing only its
-//    workspace read-write and the toolchains read-only, with resource limits
-//    that end it with a named reason (`disk_limit`, …);
+//    UTS namespaces, as an unprivileged uid of its own when the server runs
+//    as root (else as the server's uid inside a user namespace), writing only
+//    its workspace (and, while installing, its dependency cache), reading the
+//    toolchains and flowfix's own node_modules, with resource limits that end
+//    it with a named reason (`disk_limit`, …); without a working sandbox it
+//    runs only in the admin's unsafe mode, in a plain shell;
 //  - runs in its own process group, and the whole group is killed on timeout,
 //    on abort and after the command ends (a test that forks a server and
 //    forgets it must not outlive the run); the PID namespace makes sure:
