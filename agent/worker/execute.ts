@@ -1,5 +1,3 @@
-import { getEnv } from '../../lib/env';
-import { RunPolicySchema, type ModelSettings } from '../../common/settings';
 import type { NamedExitReason } from '../../common/exit-reasons';
 import { sandboxRefusal as refusalIn, setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox';
 import { readSandboxMode } from '../../lib/sandbox/settings';
@@ -9,12 +7,11 @@ import type { FinishRunResult } from '../../lib/runs/schemas';
 import { planRevisionRepair } from '../../lib/triage/plan';
 import { HostAccessError, hostCloneAccess } from '../../lib/hosts/clone-access';
 import { checkRunStale, finishRun, getRunWorkContext, releaseRun, type RunWorkContext } from '../../lib/runs/service';
-import { readModelPrices, type ModelPriceTable } from '../../lib/models/prices';
+import { readModelPrices } from '../../lib/models/prices';
 import { runRepair, type RepairResult, type RunRepairInput } from '../pipeline';
-import { assembleRun, ModelUnavailableError, type RunAssembly } from '../assemble';
-import { completeRevalidation } from '../../lib/fixes/edit-accept';
+import { ModelUnavailableError } from '../assemble';
 import { DbEventSink } from './db-sink';
-import { createRevalidatePolicy } from './revalidate-policy';
+import { runKindOf } from './run-kinds';
 
 // One claimed run, from the Run row to finishRun. The worker loop
 // (worker.ts) owns the claiming; this owns the run while it is held:
@@ -40,14 +37,6 @@ export interface ExecuteRunOptions {
   log?: (entry: Record<string, unknown>) => void;
 }
 
-/** The run's policies and summariser (agent/assemble.ts); an edited fix is re-validated by a policy of its own. */
-function assemblyFor({ run, modelSettings, priceTable }: { run: RunWorkContext; modelSettings: ModelSettings; priceTable: ModelPriceTable }): RunAssembly {
-  if (run.trigger === 'REVALIDATE') return { policies: [createRevalidatePolicy({ diff: run.inputDiff ?? '' })] };
-  // a policy this version does not know runs offline, as it always has
-  const policy = RunPolicySchema.safeParse(run.policy).data ?? 'offline';
-  return assembleRun({ policy, modelSettings: { ...modelSettings, model: run.model ?? modelSettings.model }, env: getEnv(), priceTable });
-}
-
 /**
  * The pipeline's input for a run: its revision's plan (the settings and
  * targets triage filtered on) and the run's own trigger and policy. The plan's
@@ -67,10 +56,11 @@ export async function buildRepairInput({
 }): Promise<RunRepairInput> {
   const plan = await planRevisionRepair({ revisionId: run.revisionId });
   // read per run: an admin's price change applies from the next run on
-  const priceTable = run.policy === 'offline' || run.trigger === 'REVALIDATE' ? {} : await readModelPrices();
+  const kind = runKindOf(run);
+  const priceTable = run.policy === 'offline' || !kind.usesModelPrices ? {} : await readModelPrices();
   // asked per run, just before the clone: an installation token lasts an hour
   const hostAccess = await hostCloneAccess({ repositoryId: run.change.repositoryId, externalId: run.change.externalId });
-  const assembly = assemblyFor({ run, modelSettings: plan.modelSettings, priceTable });
+  const assembly = kind.assemble({ run, modelSettings: plan.modelSettings, priceTable });
   return {
     ...plan.source,
     ...(hostAccess ? { hostAccess } : {}),
@@ -86,9 +76,7 @@ export async function buildRepairInput({
     signal,
     change: { title: run.change.title, description: run.change.description, author: run.change.author },
     checkStale: () => checkRunStale({ runId: run.id }),
-    // an edited fix is judged on the target tests and the suite; whether the
-    // failure came from the change was settled by the original run
-    ...(run.trigger === 'REVALIDATE' ? { checkBase: false } : {}),
+    ...(kind.checkBase ? {} : { checkBase: false }),
     ...(workDir ? { workDir } : {}),
   };
 }
@@ -176,8 +164,10 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
   });
 
   let result: FinishRunResult;
+  let afterFinish: ((runId: string) => Promise<unknown>) | undefined;
   try {
     const run = await getRunWorkContext({ runId });
+    afterFinish = runKindOf(run).afterFinish;
     let input: RunRepairInput | undefined;
     const refusal = await sandboxRefusal();
     if (refusal) result = failureResult('sandbox_unavailable', refusal);
@@ -223,10 +213,9 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
   }
   try {
     const done = await finishRun({ runId, workerId, result: result! });
-    // edit-then-accept (lib/fixes/edit-accept.ts): a passing re-validation applies the
-    // reviewer's edited fix, a failing one leaves the fix ready; a no-op for other runs
-    await completeRevalidation({ runId }).catch((err: unknown) => {
-      opts.log?.({ event: 'revalidation_apply_error', runId, error: (err as Error).stack ?? String(err) });
+    // what the run's kind does once its result is stored (agent/worker/run-kinds.ts)
+    await afterFinish?.(runId).catch((err: unknown) => {
+      opts.log?.({ event: 'after_finish_error', runId, error: (err as Error).stack ?? String(err) });
     });
     return { kind: 'finished', status: done.status, fixId: done.fixId };
   } catch (err) {
