@@ -186,5 +186,7 @@ export const problemKindLabel = (code: string) => lookup(PROBLEM_KIND_LABELS, co
 /** A change's status reason: a skip reason, a drop ("dropped:<filter>") or a run's exit reason. */
 export function statusReasonLabel(code: string | null | undefined): string {
   if (code && Object.hasOwn(SKIP_REASON_LABELS, code)) return SKIP_REASON_LABELS[code as PreFilterReason];
+  // not a code but a sentence (an edited fix's refusal, with its tests' ids): shown as written
+  if (code && !/^[a-z][a-z0-9_]*(:[a-z0-9_]+)?$/.test(code)) return code;
   return exitReasonLabel(code);
 }
