@@ -78,7 +78,8 @@ describe('common/labels', () => {
     assert.equal(statusReasonLabel('bot_author'), 'Author is a bot');
     assert.equal(statusReasonLabel('no_candidate'), 'No candidate passed');
     // a status reason written as a sentence (an edited fix's refusal) is shown as written: its test ids and quotes intact
-    const refusal = "The edited fix did not pass re-validation: failing: tests/test_fees.py::test_overdraft_fee_is_35 (assert Decimal('35.00') == Decimal('36.00'))";
+    const refusal =
+      "The edited fix did not pass re-validation: failing: tests/test_fees.py::test_overdraft_fee_is_35 (assert Decimal('35.00') == Decimal('36.00'))";
     assert.equal(statusReasonLabel(refusal), refusal);
     // a code no record knows still reads as words
     assert.equal(exitReasonLabel('some_new_reason'), 'Some new reason');
