@@ -51,7 +51,7 @@ export function AgreementView({ queueId }: { queueId: string }) {
         <p className="muted small">No two graders have labelled yet.</p>
       ) : (
         <div className="table-wrap" tabIndex={0} role="region" aria-label="Agreement between grader pairs">
-          <table className="table" data-testid="pair-table">
+          <table className="table table-cards" data-testid="pair-table">
             <thead>
               <tr>
                 <th>Pair</th>
@@ -64,13 +64,19 @@ export function AgreementView({ queueId }: { queueId: string }) {
             <tbody>
               {s.pairs.map((p) => (
                 <tr key={`${p.a.id}-${p.b.id}`}>
-                  <td>
+                  <td className="table-card-title">
                     {p.a.name} · {p.b.name}
                   </td>
-                  <td className="num">{p.shared}</td>
-                  <td className="num">{formatPercent(p.agreement, 1, 'n/a')}</td>
-                  <td className="num">{formatStatistic(p.kappa)}</td>
-                  <td>
+                  <td className="num" data-label="Shared items">
+                    {p.shared}
+                  </td>
+                  <td className="num" data-label="Agreement">
+                    {formatPercent(p.agreement, 1, 'n/a')}
+                  </td>
+                  <td className="num" data-label="Cohen’s κ">
+                    {formatStatistic(p.kappa)}
+                  </td>
+                  <td data-label="Confusion">
                     {p.shared === 0 ? (
                       <span className="muted small">n/a</span>
                     ) : (
@@ -108,7 +114,7 @@ export function AgreementView({ queueId }: { queueId: string }) {
       )}
       <h3 className="admin-subhead">Each grader against the settled label</h3>
       <div className="table-wrap" tabIndex={0} role="region" aria-label="Each grader against the settled label">
-        <table className="table" data-testid="grader-agreement">
+        <table className="table table-cards" data-testid="grader-agreement">
           <thead>
             <tr>
               <th>Grader</th>
@@ -121,11 +127,19 @@ export function AgreementView({ queueId }: { queueId: string }) {
           <tbody>
             {s.graders.map((g) => (
               <tr key={g.id}>
-                <td>{g.name}</td>
-                <td className="num">{g.labelled}</td>
-                <td className="num">{g.settled}</td>
-                <td className="num">{g.agreeing}</td>
-                <td className="num">{formatPercent(g.share, 1, 'n/a')}</td>
+                <td className="table-card-title">{g.name}</td>
+                <td className="num" data-label="Labels">
+                  {g.labelled}
+                </td>
+                <td className="num" data-label="Settled">
+                  {g.settled}
+                </td>
+                <td className="num" data-label="Agreeing">
+                  {g.agreeing}
+                </td>
+                <td className="num" data-label="Share">
+                  {formatPercent(g.share, 1, 'n/a')}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -121,7 +121,7 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
             Graders
           </h2>
           <div className="table-wrap" tabIndex={0} role="region" aria-label="Graders">
-            <table className="table" data-testid="grader-progress">
+            <table className="table table-cards" data-testid="grader-progress">
               <thead>
                 <tr>
                   <th>Grader</th>
@@ -133,7 +133,7 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
               <tbody>
                 {q.graders.map((g) => (
                   <tr key={g.id}>
-                    <td>
+                    <td className="table-card-title">
                       {g.name}
                       {q.leadGrader?.id === g.id && (
                         <span className="badge" style={{ marginLeft: 6 }}>
@@ -141,11 +141,15 @@ export function QueueDetailView({ queueId }: { queueId: string }) {
                         </span>
                       )}
                     </td>
-                    <td className="num">
+                    <td className="num" data-label="Labelled">
                       {g.labelled} <span className="muted small">/ {q.progress.items}</span>
                     </td>
-                    <td className="num">{g.skipped}</td>
-                    <td className="num">{g.reserved}</td>
+                    <td className="num" data-label="Skipped">
+                      {g.skipped}
+                    </td>
+                    <td className="num" data-label="Reserved now">
+                      {g.reserved}
+                    </td>
                   </tr>
                 ))}
               </tbody>
