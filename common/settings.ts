@@ -396,8 +396,3 @@ export function resolveEffectiveSettings(input: { adminSettings: unknown; adminF
   const filterPolicy = FilterPolicySchema.parse(mergeSettings(file.filterPolicy ?? {}, input.adminFilterPolicy ?? {}));
   return { settings, filterPolicy, warnings };
 }
-
-/** Reads a JSON column back with defaults filled in; throws a ZodError on an invalid stored value. */
-export function readSettingsColumn<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  return schema.parse(value ?? {});
-}

@@ -154,13 +154,8 @@ class Helper {
 
 const idle: Helper[] = [];
 const busy = new Set<Helper>();
-let interpreter = 'python3';
-
-/** The interpreter helpers start with (tests point it elsewhere); running helpers are closed. */
-export function setPythonInterpreter(python: string): void {
-  interpreter = python;
-  closePythonHelpers();
-}
+// the interpreter helpers start with
+const interpreter = 'python3';
 
 function acquire(): { helper: Helper; reused: boolean } {
   for (let h = idle.pop(); h; h = idle.pop()) {

@@ -19,15 +19,6 @@ export class ArraySink implements EventSink {
   }
 }
 
-/** Sends each event to every sink, in order. */
-export function fanOut(...sinks: EventSink[]): EventSink {
-  return {
-    async emit(event) {
-      for (const sink of sinks) await sink.emit(event);
-    },
-  };
-}
-
 /** How much of the run went to commands a time limit stopped, in words (the run's log and the CLI's report say it). */
 export function timeoutLine(t: Pick<RepairTimings, 'wallMs' | 'timeouts' | 'timeoutMs'>): string {
   if (t.timeouts === 0) return 'no command timed out';

@@ -40,9 +40,6 @@ export interface DetectOptions {
   tools?: { pnpm?: string; yarn?: string; yarnBerry?: string };
 }
 
-/** Lock files whose presence (not their text) decides the install; `read` answers '' for one that exists. */
-export const LOCK_FILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
-
 /** The major and minor version a dependency's range names first (`^1.21.5` → [1, 21]); null when it names none (`*`, a tag, a URL). */
 function declaredVersion(range: string | undefined): [number, number] | null {
   const m = /^[\s^~>=v]*(\d+)(?:\.(\d+|x|\*))?/.exec(range ?? '');

@@ -40,8 +40,6 @@ export interface PrecisionRow {
   irrelevant: Share;
 }
 
-export const PRECISION_GROUPS: readonly PrecisionGroup[] = ['repository', 'policy', 'model', 'month'];
-
 function shareOf(count: number, n: number): Share {
   const interval = wilson(count, n);
   return { count, share: n > 0 ? count / n : null, low: interval?.low ?? null, high: interval?.high ?? null };

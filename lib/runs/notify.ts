@@ -235,11 +235,6 @@ class PgListener {
   }
 }
 
-/** Test hook: simulates a lost LISTEN connection (it reconnects on its own). */
-export async function dropRunEventsConnection(): Promise<void> {
-  await hub().listener?.dropConnection();
-}
-
 /** How many viewers of a run this process is waking (tests: a closed stream unsubscribes). */
 export function runEventSubscriberCount(runId: string): number {
   return hub().emitter.listenerCount(runId);

@@ -8,8 +8,6 @@
 
 export type LimitReason = 'memory_limit' | 'process_limit' | 'cpu_limit' | 'file_size_limit' | 'disk_limit' | 'timeout';
 
-export const LIMIT_REASONS: readonly LimitReason[] = ['memory_limit', 'process_limit', 'cpu_limit', 'file_size_limit', 'disk_limit', 'timeout'];
-
 export interface SandboxLimits {
   /**
    * memory of each process (RLIMIT_DATA: heap and private mappings). Not the
