@@ -2,6 +2,7 @@ import type { RepositorySettings } from '../../common/settings';
 import { runEvent, type Proof } from '../../common/run-events';
 import type { GateRepeat, Gates } from './gates';
 import type { GateName, TestRun } from '../types';
+import { VITEST_SHUFFLE } from '../testing/runners';
 
 // A fix is proven only when its target tests answer to it and to nothing
 // else: they pass every repeat with the fix (GREEN and the final rerun, each
@@ -22,7 +23,7 @@ export function shuffleArgsOf(settings: Pick<RepositorySettings, 'test' | 'proof
   const test = settings.test ?? '';
   // only a single command: flags appended after `a && b` would reach b
   if (/&&|\|\||;|\|/.test(test)) return null;
-  if (/(^|[\s/])vitest(\s|$)/.test(test)) return '--sequence.shuffle --sequence.seed={seed}';
+  if (/(^|[\s/])vitest(\s|$)/.test(test)) return VITEST_SHUFFLE;
   return null;
 }
 

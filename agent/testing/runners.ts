@@ -53,10 +53,14 @@ function declaredAtLeast(range: string | undefined, min: [number, number]): bool
   return v !== null && (v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]));
 }
 
+/** The runners' own shuffle with a seed (`{seed}`), for the proof's repeats (agent/gates/proof.ts). */
+const JEST_SHUFFLE = '--randomize --seed={seed}';
+export const VITEST_SHUFFLE = '--sequence.shuffle --sequence.seed={seed}';
+
 /** The shuffle the proof's repeats use: jest's `--randomize` came in 29.2 (older jest refuses the flag), vitest's in its first releases. */
 function shuffleOf(runner: RunnerName, deps: Record<string, string>): string | undefined {
-  if (runner === 'jest') return declaredAtLeast(deps.jest, [29, 2]) ? '--randomize --seed={seed}' : undefined;
-  if (runner === 'vitest') return '--sequence.shuffle --sequence.seed={seed}';
+  if (runner === 'jest') return declaredAtLeast(deps.jest, [29, 2]) ? JEST_SHUFFLE : undefined;
+  if (runner === 'vitest') return VITEST_SHUFFLE;
   return undefined;
 }
 
@@ -483,6 +487,7 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
       }
       const deps = { ...root.dependencies, ...root.devDependencies, ...pkg.dependencies, ...pkg.devDependencies };
       const { test, report, note } = runnerCommand(found.runner, found.step, deps);
+      const shuffleArgs = shuffleOf(found.runner, deps);
       const ts = read(inDir('tsconfig.json')) !== null || read('tsconfig.json') !== null || 'typescript' in deps;
       // the bins of the package's own node_modules and (in a workspace) the root's, whatever the script's PATH was
       const up = folder
@@ -509,7 +514,7 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
         // each step with the bins on its PATH: an assignment in front of a command reaches that command only
         ...(build ? { build: `${cd}${build.map((b) => `${pathPrefix} ${b}`).join(' && ')}` } : {}),
         ...(folder ? { dir: folder } : {}),
-        ...(shuffleOf(found.runner, deps) ? { shuffleArgs: shuffleOf(found.runner, deps) } : {}),
+        ...(shuffleArgs ? { shuffleArgs } : {}),
       };
     }
   }
