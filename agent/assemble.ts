@@ -1,7 +1,7 @@
 import type { Env } from '../lib/env';
 import type { ModelSettings, RunPolicy } from '../common/settings';
 import { LlmClient, llmClientOptionsFromSettings } from './llm/client';
-import { createLlmPolicy, llmProtocolFromSettings } from './llm/policy';
+import { createLlmPolicy, llmProtocolFromSettings } from './policies/llm';
 import { createOfflinePolicy } from './policies/offline';
 import { summarise } from './report/summary';
 import type { SummariseFn } from './phases/contract';

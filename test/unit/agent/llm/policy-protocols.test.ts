@@ -6,7 +6,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLlmPolicy, type LlmProtocolOptions } from '@/agent/llm/policy';
+import { createLlmPolicy, type LlmProtocolOptions } from '@/agent/policies/llm';
 import type { LlmClientOptions } from '@/agent/llm/client';
 import { startScriptedModelServer, type Dialect, type RecordedRequest, type Script, type ScriptStep } from '@/e2e/doubles/scripted-model-server';
 import { arraySink, BUGGY_CART, CART_TEST, createTempRepo, policyContext } from './temp-repo';

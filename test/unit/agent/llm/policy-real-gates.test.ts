@@ -5,7 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createGates } from '@/agent/gates/gates';
 import { Workspace } from '@/agent/workspace/workspace';
-import { createLlmPolicy } from '@/agent/llm/policy';
+import { createLlmPolicy } from '@/agent/policies/llm';
 import type { PolicyContext } from '@/agent/types';
 import { startScriptedModelServer, latestToolResults, type ScriptedModelServer } from '@/e2e/doubles/scripted-model-server';
 import { createTsRepo, type TestRepo } from '../../../helpers/agent-repos';

@@ -2,7 +2,7 @@ import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLlmPolicy, type LlmPolicyLimits, type LlmProtocolOptions } from '@/agent/llm/policy';
+import { createLlmPolicy, type LlmPolicyLimits, type LlmProtocolOptions } from '@/agent/policies/llm';
 import type { LlmClientOptions } from '@/agent/llm/client';
 import {
   latestToolResults,

@@ -6,10 +6,10 @@
 // When the regression suite refuses a fix, the pipeline hands the policy
 // another turn: it goes on from the candidate after the refused one (the
 // list and the place are kept per run), not from the top of the list.
-import { runEvent, type RunEventPayload, type RunEventType } from '../../common/run-events';
-import type { GateVerdict, Policy, PolicyContext, PolicyOutcome, Usage } from '../types';
-import type { Candidate, Generated } from './offline/candidates';
-import { generateCandidates } from './offline/candidates';
+import { runEvent, type RunEventPayload, type RunEventType } from '../../../common/run-events';
+import type { GateVerdict, Policy, PolicyContext, PolicyOutcome, Usage } from '../../types';
+import type { Candidate, Generated } from './candidates';
+import { generateCandidates } from './candidates';
 
 export interface OfflinePolicyOptions {
   /** most candidates validated per run; each costs a compile check and a target-test run */

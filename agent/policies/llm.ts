@@ -9,7 +9,7 @@
 // tests pass then; the pipeline still reruns everything itself.
 //
 // Two edit protocols (the model setting `editProtocol`): native tool calls,
-// or the text protocol (text-protocol.ts: search/replace blocks and one-line
+// or the text protocol (agent/llm/text-protocol.ts: search/replace blocks and one-line
 // actions in a plain reply) for models whose tool calling is unreliable. In
 // `auto` the loop starts with tools and moves to text for the rest of the run
 // after `textFallbackAfter` malformed tool calls, when the endpoint refuses
@@ -17,20 +17,20 @@
 // its own; the switch is a `log` event of the trajectory. Either way every
 // action runs through the same tools and gates.
 //
-// The loop itself is below; its state and steps are in ./loop: state.ts (what
+// The loop itself is below; its state and steps are in agent/llm/loop: state.ts (what
 // a run carries from turn to turn), steps.ts (limits, the model call, usage,
 // one action, the text switch), tool-turn.ts and text-turn.ts (one turn of
 // each protocol).
 import type { Policy, PolicyContext, PolicyOutcome } from '../types';
-import { LlmClient, type LlmClientOptions } from './client';
-import { LlmPolicyLimitsSchema, LlmProtocolOptionsSchema, type LlmPolicyLimits, type LlmProtocolOptions } from './loop/options';
-import { clip, createLoopState, emit, RunEnded, type LoopConfig } from './loop/state';
-import { callModel, checkLimits, recordUsage } from './loop/steps';
-import { replyAsText, textTurn } from './loop/text-turn';
-import { toolTurn } from './loop/tool-turn';
-import { createDefaultTools, type AgentTool } from './tools';
+import { LlmClient, type LlmClientOptions } from '../llm/client';
+import { LlmPolicyLimitsSchema, LlmProtocolOptionsSchema, type LlmPolicyLimits, type LlmProtocolOptions } from '../llm/loop/options';
+import { clip, createLoopState, emit, RunEnded, type LoopConfig } from '../llm/loop/state';
+import { callModel, checkLimits, recordUsage } from '../llm/loop/steps';
+import { replyAsText, textTurn } from '../llm/loop/text-turn';
+import { toolTurn } from '../llm/loop/tool-turn';
+import { createDefaultTools, type AgentTool } from '../llm/tools';
 
-export { LlmPolicyLimitsSchema, LlmProtocolOptionsSchema, llmProtocolFromSettings, type LlmPolicyLimits, type LlmProtocolOptions } from './loop/options';
+export { LlmPolicyLimitsSchema, LlmProtocolOptionsSchema, llmProtocolFromSettings, type LlmPolicyLimits, type LlmProtocolOptions } from '../llm/loop/options';
 export type { EditProtocol } from '../../common/settings';
 
 export interface LlmPolicyOptions {
