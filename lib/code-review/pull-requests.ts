@@ -2,7 +2,7 @@ import 'server-only';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
-import { triageNewRevision } from '../runs/service';
+import { triageNewRevision } from '../triage/new-revision';
 import { writeTx } from '../writes';
 
 // What a pull (merge) request's own events mean for its change: a new push

@@ -3,7 +3,7 @@ import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { writeAudit } from '../audit';
 import { tokenCoversRepository, type TokenPrincipal } from '../tokens/auth';
 import { AppError, isUniqueViolation } from '../errors';
-import { triageNewRevision } from '../runs/service';
+import { triageNewRevision } from '../triage/new-revision';
 import { cohortSliceOf } from '../insights/rollup';
 import { writeTx, type WriteLog } from '../writes';
 import { inferAuthorKind } from './author';

@@ -3,15 +3,14 @@ import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { isTerminalRunStatus } from '../../common/run-status';
 import { writeAudit } from '../audit';
 import { getDb } from '../db';
-import { getEnv } from '../env';
 import { AppError, isUniqueViolation } from '../errors';
 import { sanitizeHtml } from '../html/sanitize';
 import { SUPERSEDED } from '../../common/fix-choice';
 import { getRunQueue } from '../queue';
-import { ModelSettingsSchema, resolveModelEndpoint, type ModelSettings } from '../../common/settings';
+import { ModelSettingsSchema } from '../../common/settings';
 import { insertRunEventsTx, LeaseLostError, notifySaved } from './events';
 import { closeCancelledTx, closeRunTx, lockRunTx, setChangeStatusForRunTx } from './lease';
-import { planRevisionRepair } from '../triage/plan';
+import { allowedPolicies, defaultPolicy } from '../triage/policy';
 import { writeTx } from '../writes';
 import { FinishRunResultSchema, RequestRunInputSchema, type FinishRunResult, type RequestRunInput } from './schemas';
 import type { RunPolicy } from '../../common/settings';
@@ -23,25 +22,6 @@ import type { RunPolicy } from '../../common/settings';
 
 export { LeaseLostError } from './events';
 export { claimRun, heartbeat, releaseRun, reapRuns } from './lease';
-
-// ───── policies an admin allows ─────
-
-/**
- * Policies a run of this repository may use: never costlier than the admin's
- * choice (offline < tiered < llm), and nothing that needs a model when none
- * is configured.
- */
-export function allowedPolicies(settings: ModelSettings): RunPolicy[] {
-  if (!resolveModelEndpoint({ settings, env: getEnv() })) return ['offline'];
-  if (settings.policy === 'llm') return ['offline', 'tiered', 'llm'];
-  if (settings.policy === 'tiered') return ['offline', 'tiered'];
-  return ['offline'];
-}
-
-/** The policy of an automatic run: the admin's, or offline when no model is configured. */
-export function defaultPolicy(settings: ModelSettings): RunPolicy {
-  return allowedPolicies(settings).includes(settings.policy) ? settings.policy : 'offline';
-}
 
 // ───── request ─────
 
@@ -303,43 +283,7 @@ export async function checkRunStale({ runId }: { runId: string }): Promise<{ sta
   return { stale: false };
 }
 
-// ───── after ingestion ─────
-
-/**
- * After a new revision of a change is stored (and committed): ends the runs
- * of older revisions that were still waiting, then runs the pre-execution
- * filters and either marks the change SKIPPED with the filter's name or
- * queues an AUTO run with the repository's policy. Running runs of older
- * revisions were asked to cancel by ingestion; their workers see it on their
- * next heartbeat.
- */
-export async function triageNewRevision({
-  changeId,
-  revisionId,
-}: {
-  changeId: string;
-  revisionId: string;
-}): Promise<{ skipped: true; reason: string } | { skipped: false; runId: string; joined: boolean }> {
-  await cancelWaitingStaleRuns({ changeId, currentRevisionId: revisionId });
-  const { decision, modelSettings, headRev } = await planRevisionRepair({ revisionId });
-  if (decision.skip) {
-    await writeTx(async (tx, written) => {
-      // only the current revision speaks for the change
-      await tx.change.updateMany({ where: { id: changeId, headRev }, data: { status: ChangeStatus.SKIPPED, statusReason: decision.reason } });
-      written.wrote('change', { changeId });
-    });
-    return { skipped: true, reason: decision.reason };
-  }
-  const policy = defaultPolicy(modelSettings);
-  const requested = await requestRun({
-    changeId,
-    revisionId,
-    trigger: 'AUTO',
-    policy,
-    ...(policy !== 'offline' && modelSettings.model ? { model: modelSettings.model } : {}),
-  });
-  return { skipped: false, ...requested };
-}
+// ───── after ingestion (for triageNewRevision, lib/triage/new-revision.ts) ─────
 
 /** QUEUED runs of older revisions whose cancel ingestion requested: end them now rather than when a worker reaches them. */
 export async function cancelWaitingStaleRuns({ changeId, currentRevisionId }: { changeId: string; currentRevisionId: string }): Promise<string[]> {

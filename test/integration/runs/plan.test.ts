@@ -4,7 +4,8 @@ import { createTestDb, type TestDb } from '../../helpers/test-db';
 import { buildRepairInput } from '@/agent/worker/execute';
 import { DbEventSink } from '@/agent/worker/db-sink';
 import { planRevisionRepair } from '@/lib/triage/plan';
-import { getRunWorkContext, triageNewRevision } from '@/lib/runs/service';
+import { getRunWorkContext } from '@/lib/runs/service';
+import { triageNewRevision } from '@/lib/triage/new-revision';
 import { seedWorld, TARGET, type RunWorld } from './helpers';
 
 // The plan of a revision is what triage filters on and what the worker runs:
