@@ -1,5 +1,5 @@
 import type { ChangeDetail } from './use-change-detail';
-import { STATUS_LABELS } from '@/components/triage/status-labels';
+import { STATUS_LABELS } from '@/components/changes/status-labels';
 import type { ChangeStatusName } from '@/common/change-query';
 import { shortSha } from '@/common/format';
 import { statusReasonLabel } from '@/common/labels';

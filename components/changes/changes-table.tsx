@@ -70,7 +70,7 @@ function AuthorCell({ item, onAuthor }: { item: ChangeListItem; onAuthor: (autho
   );
 }
 
-export function TriageTable({ items, onAuthor }: { items: ChangeListItem[]; onAuthor: (author: string) => void }) {
+export function ChangesTable({ items, onAuthor }: { items: ChangeListItem[]; onAuthor: (author: string) => void }) {
   return (
     <div className="table-wrap">
       <table className="table triage-table" data-testid="triage-table">

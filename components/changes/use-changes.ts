@@ -20,7 +20,7 @@ async function fetchChangesPage({
   return requestJson<ChangeListPage>(`/api/changes?${qs}`, { signal });
 }
 
-/** The triage list, page by page (cursor), keyed by its filters. */
+/** The changes list, page by page (cursor), keyed by its filters. */
 export function useChanges(filters: ChangeListFilters) {
   return useInfiniteQuery({
     queryKey: ['changes', filters],

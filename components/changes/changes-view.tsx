@@ -3,8 +3,8 @@
 import { usePathname, useSearchParams } from 'next/navigation';
 import { useMemo } from 'react';
 import { filtersFromSearchParams, toChangeListSearchParams, type ChangeListFilters } from '@/common/change-query';
-import { TriageFilters, hasActiveFilters, type RepositoryOption } from './triage-filters';
-import { TriageTable } from './triage-table';
+import { ChangesFilters, hasActiveFilters, type RepositoryOption } from './changes-filters';
+import { ChangesTable } from './changes-table';
 import { useChanges } from './use-changes';
 import { ApiError } from '../api-client';
 
@@ -43,7 +43,7 @@ function TotalLine({ shown, total, more }: { shown: number; total: { count: numb
   );
 }
 
-export function TriageView({ repositories }: { repositories: RepositoryOption[] }) {
+export function ChangesView({ repositories }: { repositories: RepositoryOption[] }) {
   const [filters, setFilters] = useUrlFilters();
   const query = useChanges(filters);
   const items = useMemo(() => query.data?.pages.flatMap((p) => p.items) ?? [], [query.data]);
@@ -51,7 +51,7 @@ export function TriageView({ repositories }: { repositories: RepositoryOption[] 
 
   return (
     <>
-      <TriageFilters filters={filters} repositories={repositories} onChange={setFilters} />
+      <ChangesFilters filters={filters} repositories={repositories} onChange={setFilters} />
 
       {query.isPending && (
         <div className="card muted" data-testid="triage-loading" aria-busy="true">
@@ -94,7 +94,7 @@ export function TriageView({ repositories }: { repositories: RepositoryOption[] 
       {items.length > 0 && (
         <>
           <TotalLine shown={items.length} total={total} more={query.hasNextPage} />
-          <TriageTable items={items} onAuthor={(author) => setFilters({ ...filters, author })} />
+          <ChangesTable items={items} onAuthor={(author) => setFilters({ ...filters, author })} />
           <div className="triage-more">
             {query.hasNextPage ? (
               <button

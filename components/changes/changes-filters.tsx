@@ -32,7 +32,7 @@ export function hasActiveFilters(filters: ChangeListFilters): boolean {
   );
 }
 
-export function TriageFilters({
+export function ChangesFilters({
   filters,
   repositories,
   onChange,
