@@ -3,7 +3,7 @@
 // code the change cannot own.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { git } from '../workspace/git';
+import { workspaceGit as git } from '../workspace/git';
 
 const IGNORED_DIRS = new Set([
   'node_modules',
@@ -24,6 +24,7 @@ const IGNORED_DIRS = new Set([
   '.nox',
   'venv',
   '.venv',
+  '.flowfix-venv',
   'env',
   'site-packages',
   '.eggs',

@@ -3,6 +3,7 @@
 // setup.cfg), and the test command that makes it write a report flowfix reads
 // — JUnit XML through the runner's own reporter, or TAP from a runner that
 // speaks it — without changing a file of the repository. Also the TAP reader.
+import { parse as parseToml } from 'smol-toml';
 import { disambiguateTestIds, relativeTestPath } from '../../lib/junit/parse';
 import type { TestResult } from '../types';
 import { dropOptions, parseStep, scriptSteps, stepCommand, type ScriptStep } from './scripts';
@@ -527,27 +528,104 @@ export function detectSetup(read: ReadFile, options: DetectOptions = {}): Detect
     /\bpytest\b/.test(read('requirements.txt') ?? '') ||
     /\bpytest\b/.test(read('tox.ini') ?? '');
   const python = pyproject || read('setup.py') !== null || read('setup.cfg') !== null || read('requirements.txt') !== null;
-  if (pytestCfg || pytestDep) {
-    return {
-      runner: 'pytest',
-      language: 'python',
-      test: `python3 -m pytest -q -p no:cacheprovider --junitxml=${JUNIT_REPORT} -o junit_family=xunit1`,
-      junitReport: JUNIT_REPORT,
-      why: pytestCfg ? 'pytest configuration' : 'pytest among the dependencies',
-    };
-  }
-  if (python) {
-    return {
-      runner: 'unittest',
-      language: 'python',
-      // the target ids are unittest's own dotted names ("tests.test_x.Case.test_y")
-      test: `python3 -c ${shq(UNITTEST_TAP)} {names}`,
-      junitReport: TAP_REPORT,
-      why: 'a Python project without pytest: unittest',
-    };
+  if (pytestCfg || pytestDep || python) {
+    const venv = pythonInstall(read, pyproject, options.paths ?? []);
+    const found: DetectedRunner =
+      pytestCfg || pytestDep
+        ? {
+            runner: 'pytest',
+            language: 'python',
+            test: `python3 -m pytest -q -p no:cacheprovider --junitxml=${JUNIT_REPORT} -o junit_family=xunit1`,
+            junitReport: JUNIT_REPORT,
+            why: pytestCfg ? 'pytest configuration' : 'pytest among the dependencies',
+          }
+        : {
+            runner: 'unittest',
+            language: 'python',
+            // the target ids are unittest's own dotted names ("tests.test_x.Case.test_y")
+            test: `python3 -c ${shq(UNITTEST_TAP)} {names}`,
+            junitReport: TAP_REPORT,
+            why: 'a Python project without pytest: unittest',
+          };
+    return venv ? { ...found, install: venv.install, why: `${found.why}; ${venv.why}` } : found;
   }
   if (!root) tried.push('no package.json, pyproject.toml, setup.py, setup.cfg or requirements.txt at the base revision');
   return { tried };
+}
+
+/** The virtualenv a Python project's commands run in (agent/testing/test-runner.ts puts its bin/ first on PATH). */
+export const PYTHON_VENV = '.flowfix-venv';
+
+/** Requirement files pip reads, by the names projects give them at their root. */
+const REQUIREMENT_FILES = [
+  'requirements.txt',
+  'requirements-dev.txt',
+  'requirements_dev.txt',
+  'dev-requirements.txt',
+  'requirements-test.txt',
+  'requirements_test.txt',
+  'test-requirements.txt',
+  'requirements/dev.txt',
+  'requirements/test.txt',
+  'requirements/tests.txt',
+];
+
+/** pyproject.toml's extras that hold what the tests need. */
+const TEST_EXTRAS = ['test', 'tests', 'testing', 'dev'];
+
+/**
+ * A PEP 508 requirement by name ("attrs>=22", "pkg[extra] ; python_version >= '3.8'"):
+ * never a pip option, a URL or a path, whatever the repository writes.
+ */
+const REQUIREMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*\s*(\[[A-Za-z0-9._,\s-]*\])?\s*(\(?\s*(===|==|~=|!=|<=|>=|<|>)[^;@]*\)?)?\s*(;[^@]*)?$/;
+
+/** The names pyproject.toml's `[project]` lists as dependencies and test extras (PEP 621). */
+function pyprojectRequirements(pyproject: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = parseToml(pyproject);
+  } catch {
+    return [];
+  }
+  const project = (parsed as { project?: { dependencies?: unknown; 'optional-dependencies'?: Record<string, unknown> } }).project;
+  if (!project || typeof project !== 'object') return [];
+  const extras = project['optional-dependencies'] ?? {};
+  const lists = [project.dependencies, ...TEST_EXTRAS.map((name) => extras[name])];
+  return lists
+    .flatMap((list) => (Array.isArray(list) ? list : []))
+    .filter((r): r is string => typeof r === 'string')
+    .map((r) => r.trim())
+    .filter((r) => r.length <= 200 && REQUIREMENT.test(r));
+}
+
+/**
+ * A virtualenv of the run's own, made from what the repository declares: its
+ * requirement files, pyproject.toml's dependencies and test extras, and a
+ * src/ layout made importable (a .pth file, what an editable install writes).
+ * The venv sees the system's packages (the test runner flowfix found there,
+ * and pip), so what is already installed is not fetched again. Nothing to
+ * install: no venv, the interpreter as found.
+ */
+function pythonInstall(read: ReadFile, pyproject: string, paths: readonly string[]): { install: string; why: string } | undefined {
+  const files = REQUIREMENT_FILES.filter((f) => read(f) !== null);
+  const named = pyprojectRequirements(pyproject);
+  const srcLayout =
+    paths.some((p) => /^src\/[A-Za-z_][\w]*\/__init__\.py$/.test(p)) && !paths.some((p) => /^[A-Za-z_]\w*\/__init__\.py$/.test(p) && !p.startsWith('tests/'));
+  if (files.length === 0 && named.length === 0 && !srcLayout) return undefined;
+  const python = `${PYTHON_VENV}/bin/python`;
+  const steps = [`python3 -m venv --system-site-packages --without-pip ${PYTHON_VENV}`];
+  const args = [...files.map((f) => `-r ${shq(f)}`), ...named.map(shq)];
+  if (args.length) steps.push(`${python} -m pip install --disable-pip-version-check --no-input ${args.join(' ')}`);
+  if (srcLayout) {
+    const pth = "import os, site; open(os.path.join(site.getsitepackages()[0], '_flowfix_src.pth'), 'w').write(os.path.abspath('src') + '\\n')";
+    steps.push(`${python} -c ${shq(pth)}`);
+  }
+  const from = [...files, ...(named.length ? ['pyproject.toml dependencies'] : [])];
+  const why = [
+    from.length ? `a virtualenv (${PYTHON_VENV}) from ${from.join(', ')}` : `a virtualenv (${PYTHON_VENV})`,
+    srcLayout ? 'src/ importable' : undefined,
+  ];
+  return { install: steps.join(' && '), why: why.filter(Boolean).join(', ') };
 }
 
 /**

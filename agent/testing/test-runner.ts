@@ -1,4 +1,5 @@
 import { readFile, readdir, realpath, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { baseTestId, isInstanceOf, leafName, testNameOf } from '../../lib/junit/test-id';
 import path from 'node:path';
 import { disambiguateTestIds, parseJunitXml } from '../../lib/junit/parse';
@@ -6,7 +7,7 @@ import { testCommandOf, type RepositorySettings } from '../../common/settings';
 import { cacheEnv, noInstallScriptsEnv, type SandboxLimits } from '../../lib/sandbox';
 import { buildSandboxEnv, runCommand, shellQuote } from '../workspace/exec';
 import { globToRegExp } from '../workspace/glob';
-import { parseTap, pytestAddoptsRetry, tapCutShort } from './runners';
+import { parseTap, pytestAddoptsRetry, PYTHON_VENV, tapCutShort } from './runners';
 import { parseJestJson } from './jest-report';
 import type { CommandResult, TestResult, TestRun } from '../types';
 import type { Workspace } from '../workspace/workspace';
@@ -79,10 +80,14 @@ export async function runWorkspaceCommand(
     ...(settings.allowInstallScripts ? {} : noInstallScriptsEnv()),
     ...input.env,
   };
+  const env = buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir, extra });
+  // the virtualenv setup made for a Python project: its python3 and pytest come first, as `activate` would put them
+  const venv = path.join(workspace.root, PYTHON_VENV);
+  if (existsSync(path.join(venv, 'pyvenv.cfg'))) Object.assign(env, { VIRTUAL_ENV: venv, PATH: `${path.join(venv, 'bin')}${path.delimiter}${env.PATH}` });
   const result = await runCommand({
     command: input.command,
     cwd: workspace.root,
-    env: buildSandboxEnv({ home: workspace.home, tmpDir: workspace.tmpDir, extra }),
+    env,
     timeoutMs,
     signal: input.signal,
     network: input.network,

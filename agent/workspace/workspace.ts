@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { HostCloneAccess } from '../../lib/hosts/clone-access';
 import { dependencyCacheDir, handOver, newSandboxIdentity, type SandboxIdentity } from '../../lib/sandbox';
 import type { CommandSandbox } from './exec';
-import { git, isCredentialRefusal, isRepositoryNotFound, type GitResult } from './git';
+import { workspaceGit as git, isCredentialRefusal, isRepositoryNotFound, type GitResult } from './git';
 import type { WorkspaceView } from '../types';
 
 // One run's private checkout of the head revision. Layout of the run folder:
@@ -45,8 +45,20 @@ const MAX_READ_BYTES = 1024 * 1024;
 const MAX_SEARCH_LINE = 300;
 
 /** Files that commands create and that must never show up in a fix's diff. */
-// runners' own output beside the tests: node-tap 18+ (.tap/), nyc (.nyc_output/), coverage reports
-const DEFAULT_EXCLUDES = ['node_modules/', '__pycache__/', '*.pyc', '.pytest_cache/', '.flowfix-tmp/', '*.tsbuildinfo', '.tap/', '.nyc_output/', 'coverage/'];
+// runners' own output beside the tests: node-tap 18+ (.tap/), nyc (.nyc_output/), coverage reports;
+// the Python virtualenv setup makes (agent/testing/runners.ts PYTHON_VENV)
+const DEFAULT_EXCLUDES = [
+  'node_modules/',
+  '__pycache__/',
+  '*.pyc',
+  '.pytest_cache/',
+  '.flowfix-tmp/',
+  '*.tsbuildinfo',
+  '.tap/',
+  '.nyc_output/',
+  'coverage/',
+  '.flowfix-venv/',
+];
 
 export function looksBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8000);

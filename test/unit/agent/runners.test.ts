@@ -451,6 +451,54 @@ describe('detectRunner', () => {
     assert.match(d?.test ?? '', /^python3 -c '.*unittest.*' \{names\}$/s);
   });
 
+  test('a Python project with requirements: a virtualenv of its own, made from them, before its tests', () => {
+    const d = detectRunner(
+      repo({
+        'pytest.ini': '[pytest]\n',
+        'requirements.txt': 'attrs>=22\n',
+        'requirements-dev.txt': '-r requirements.txt\npytest\n',
+        'README.md': '# x',
+      }),
+      { paths: ['pytest.ini', 'requirements.txt', 'requirements-dev.txt', 'README.md', 'pkg/__init__.py'] },
+    );
+    assert.equal(d?.runner, 'pytest');
+    assert.equal(
+      d?.install,
+      "python3 -m venv --system-site-packages --without-pip .flowfix-venv && .flowfix-venv/bin/python -m pip install --disable-pip-version-check --no-input -r 'requirements.txt' -r 'requirements-dev.txt'",
+    );
+    assert.match(d?.why ?? '', /a virtualenv \(\.flowfix-venv\) from requirements\.txt, requirements-dev\.txt/);
+  });
+
+  test("pyproject.toml's dependencies and test extras go into the virtualenv; a src/ layout is importable from it; pip options are never taken from them", () => {
+    const pyproject = [
+      '[project]',
+      'name = "demo"',
+      'dependencies = [',
+      '  "attrs>=22",',
+      '  \'packaging ; python_version >= "3.8"\',',
+      '  "--index-url=http://evil.example/simple",',
+      ']',
+      '[project.optional-dependencies]',
+      'test = ["pytest>=7", "hypothesis"]',
+      'docs = ["sphinx"]',
+      '[tool.pytest.ini_options]',
+      'testpaths = ["tests"]',
+    ].join('\n');
+    const d = detectRunner(repo({ 'pyproject.toml': pyproject }), { paths: ['pyproject.toml', 'src/demo/__init__.py', 'tests/test_demo.py'] });
+    assert.equal(d?.runner, 'pytest');
+    const install = d?.install ?? '';
+    assert.match(install, /^python3 -m venv --system-site-packages --without-pip \.flowfix-venv && \.flowfix-venv\/bin\/python -m pip install /);
+    assert.match(install, / 'attrs>=22' 'packaging ; python_version >= "3\.8"' 'pytest>=7' 'hypothesis'/);
+    assert.doesNotMatch(install, /evil|sphinx/);
+    // the src/ folder on the virtualenv's path, as an editable install would put it
+    assert.match(install, /&& \.flowfix-venv\/bin\/python -c '.*\.pth.*src.*'$/);
+    assert.match(d?.why ?? '', /src\/ importable/);
+  });
+
+  test('a Python project with nothing to install keeps the interpreter it finds', () => {
+    assert.equal(detectRunner(repo({ 'pytest.ini': '[pytest]\n' }), { paths: ['pytest.ini', 'test_x.py'] })?.install, undefined);
+  });
+
   test('nothing to go on: nothing detected', () => {
     assert.equal(detectRunner(repo({ 'README.md': '# x' })), null);
   });
