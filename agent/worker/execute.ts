@@ -107,9 +107,10 @@ function toFinishResult(result: RepairResult, finalPayload: Record<string, unkno
 /**
  * Why this run must not start: no working sandbox here, and the stored mode
  * is not the admin's unsafe one. The mode read here is the one the run's
- * commands then see (lib/sandbox/mode.ts).
+ * commands then see (lib/sandbox/mode.ts). `npm run worker` asks it once at
+ * start-up too (main.ts), and refuses to take any run when it answers.
  */
-async function sandboxRefusal(): Promise<string | null> {
+export async function sandboxRefusal(): Promise<string | null> {
   const mode = await readSandboxMode();
   setProcessSandboxMode(mode);
   return refusalIn(mode);

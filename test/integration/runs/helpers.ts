@@ -95,12 +95,20 @@ export async function checkedEvents(db: PrismaClient, runId: string) {
 
 export type WorkerProcess = import('node:child_process').ChildProcess & { readonly log: string };
 
-/** `agent/worker/main.ts` (what `npm run worker` starts) against `databaseUrl`, stdout+stderr kept in `.log`. */
-export async function spawnWorkerProcess({ databaseUrl, args = [] }: { databaseUrl: string; args?: string[] }): Promise<WorkerProcess> {
+/** `agent/worker/main.ts` (what `npm run worker` starts) against `databaseUrl`, stdout+stderr kept in `.log`; `env` adds variables. */
+export async function spawnWorkerProcess({
+  databaseUrl,
+  args = [],
+  env = {},
+}: {
+  databaseUrl: string;
+  args?: string[];
+  env?: Record<string, string>;
+}): Promise<WorkerProcess> {
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, ['--import', 'tsx', 'agent/worker/main.ts', ...args], {
     cwd: process.cwd(),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', DATABASE_URL: databaseUrl },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', DATABASE_URL: databaseUrl, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
