@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 // types only: the CLI must not load server modules at run time
+import { inertDiff } from '../common/text';
 import type { FixForReview } from '../lib/fixes/patch';
-import { git } from './git';
+import { userGit } from './git';
 import { CliError, UsageError, type CliIo } from './io';
 
 // `flowfix fix show|apply ID`: a reviewer's terminal surface for a fix, the
@@ -126,7 +127,9 @@ export function formatFix(fix: FixForReview): string {
   const proof = fix.evidence.proof;
   if (proof) lines.push('', `Proof: ${proof.status === 'proven' ? proof.label : proof.label.toUpperCase()}`, indent(proof.detail));
   if (fix.evidence.targets.length > 0) lines.push('', 'Target tests', ...fix.evidence.targets.map((t) => `  ${t}`));
-  lines.push('', `Files (${fix.files.length})`, ...fix.files.map((f) => `  ${f}`), '', fix.diff.trimEnd(), '');
+  lines.push('', `Files (${fix.files.length})`, ...fix.files.map((f) => `  ${f}`), '');
+  if (fix.status === 'READY' || fix.status === 'APPLIED') lines.push(fix.diff.trimEnd(), '');
+  else lines.push(`Not on offer (${fix.status.toLowerCase()}); its changes, indented so that no tool applies it:`, inertDiff(fix.diff), '');
   return lines.join('\n');
 }
 
@@ -139,7 +142,7 @@ async function show(id: string, conn: Connection, json: boolean, io: CliIo): Pro
 }
 
 async function apply(id: string, conn: Connection, repo: string, io: CliIo): Promise<number> {
-  const top = await git(repo, ['rev-parse', '--show-toplevel']);
+  const top = await userGit(repo, ['rev-parse', '--show-toplevel']);
   if (!top.ok) throw new CliError(`not a git checkout: ${repo}`);
   const root = top.stdout.trim();
 
@@ -156,7 +159,7 @@ async function apply(id: string, conn: Connection, repo: string, io: CliIo): Pro
   try {
     const file = path.join(dir, `${id}.patch`);
     await writeFile(file, patch);
-    const applied = await git(root, ['apply', '--3way', '--whitespace=nowarn', file]);
+    const applied = await userGit(root, ['apply', '--3way', '--whitespace=nowarn', file]);
     if (!applied.ok) {
       throw new CliError(
         `git apply --3way could not apply the fix cleanly:\n${indent(applied.stderr.trim())}\nResolve any conflicts (or "git checkout -- ." to undo); your accept was not recorded.`,
@@ -171,7 +174,7 @@ async function apply(id: string, conn: Connection, repo: string, io: CliIo): Pro
     const err = await refusal(accepted, 'to record your accept');
     throw new CliError(`${err.message}\nThe fix is applied in ${root} (staged); undo with "git checkout -- ." if you do not want it.`);
   }
-  const files = await git(root, ['diff', '--cached', '--name-only']);
+  const files = await userGit(root, ['diff', '--cached', '--name-only']);
   io.stdout(`Applied fix ${id} in ${root} (staged, not committed):\n${indent(files.stdout.trim())}\nRecorded your accept (surface cli).\n`);
   return 0;
 }

@@ -35,3 +35,17 @@ export function wrapLabel(text: string, width: number, maxLines: number): string
   if (i < words.length) lines.push(cut(words.slice(i).join(' ')));
   return lines;
 }
+
+/**
+ * A diff nobody may apply (a dropped, rejected or stale fix) as text that
+ * keeps every line readable and none at the start of a line: a script that
+ * looks for "diff --git" in a terminal or a comment and applies what follows
+ * never finds it.
+ */
+export function inertDiff(diff: string): string {
+  return diff
+    .trimEnd()
+    .split('\n')
+    .map((l) => `    | ${l}`)
+    .join('\n');
+}

@@ -16,6 +16,7 @@ import { runRepair, type RepairResult } from '../pipeline';
 import type { RunAssembly } from '../assemble';
 import { createPrintSink, gateOutcome, timeoutLine } from '../report/sinks';
 import { proofLabel } from '../../common/run-events';
+import { inertDiff } from '../../common/text';
 
 // `flowfix repair`: the whole pipeline on a local repository, printing the
 // trajectory as it happens, then the suspects, the gate verdicts and the diff.
@@ -110,9 +111,9 @@ class UsageProblem extends Error {}
 
 /** The commit a revision names in the repository (a branch, a tag, HEAD~1, a hash); an unknown one is a usage problem. */
 async function commitOf(repoPath: string, rev: string): Promise<string> {
-  const { git } = await import('../workspace/git');
+  const { workspaceGit } = await import('../workspace/git');
   try {
-    return (await git(repoPath, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
+    return (await workspaceGit(repoPath, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`])).stdout.trim();
   } catch {
     throw new UsageProblem(`unknown revision ${rev} in ${repoPath}`);
   }
@@ -155,12 +156,7 @@ export function formatReport(result: RepairResult): string {
   if (result.diff && result.dropped) {
     // indented: a script that looks for "diff --git" in the output must not find (and apply) a refused fix
     out.push('', `Dropped fix (${result.dropped.reason}): ${result.dropped.detail}. Not a fix; its changes, indented so that no tool applies them:`);
-    out.push(
-      ...result.diff
-        .trimEnd()
-        .split('\n')
-        .map((l) => `    | ${l}`),
-    );
+    out.push(inertDiff(result.diff));
   } else if (result.diff) out.push('', 'Diff', result.diff.trimEnd());
   if (result.summaryHtml) out.push('', 'Summary', htmlToText(result.summaryHtml));
   const t = result.timings;

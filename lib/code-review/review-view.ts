@@ -4,6 +4,7 @@ import { getDb } from '../db';
 import { publicOrigin } from '../env';
 import { readFixEvidence } from '../fixes/evidence';
 import { summaryToText } from '../fixes/text';
+import { inertDiff } from '../../common/text';
 import { ChangeStatus, FixStatus, RunStatus } from '../generated/prisma/enums';
 import { forkHandApplyMarkdown } from '../hosts/fork';
 import { estimateRemaining, formatRemainingRange, progressFromPhaseEvents } from '../../common/run-estimate';
@@ -75,9 +76,13 @@ export function renderComment(input: CommentInput): string {
   lines.push('', '**Root cause**', '', fix.summary || '(no summary)', '');
   if (input.suggestionsPosted && fix.status === FixStatus.READY && !handApply) {
     lines.push('The fix is posted as suggested changes on this pull request’s diff: commit them there, or apply it from flowfix.');
-  } else {
+  } else if (fix.status === FixStatus.READY || fix.status === FixStatus.APPLIED) {
     const f = fence(fix.diff);
     lines.push('<details><summary>The fix (diff)</summary>', '', `${f}diff`, fix.diff.trimEnd(), f, '', '</details>');
+  } else {
+    const text = inertDiff(fix.diff);
+    const f = fence(text);
+    lines.push('<details><summary>Its changes, indented so that no tool applies it</summary>', '', `${f}text`, text, f, '', '</details>');
   }
   lines.push(
     '',
