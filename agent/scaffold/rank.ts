@@ -10,6 +10,14 @@
 //   then × classFactor (a class), × testHelperFactor (helper code in a test
 //   file), × notRunFactor (with coverage: no failing test ran the span, though
 //   they ran its file)
+//   then the wrapper rule: a thin function (at most wrapperMaxLines lines) that
+//   calls a function at least wrapperWorkRatio times its length, which the
+//   failing tests also ran (with coverage: a failing test ran it; without: the
+//   ranking reached it from the failing test), ranks below that function: the
+//   callee takes the wrapper's score when it had less, the wrapper keeps
+//   wrapperFactor of it. A span a stack frame lies in or the change edited is
+//   never demoted so. An entry point the failing test calls (css-what's
+//   parse(), hosted-git-info's cached fromUrl()) is not where the work is done.
 //
 // frames: 13 × 0.7^depth for the frame's innermost span (0.3 of it for the
 // spans enclosing it), 4 for a frame that only names the function; edited: 8
@@ -70,6 +78,12 @@ export const WEIGHTS = {
   classFactor: 0.5, // classes are coarse: prefer their methods
   otherTestFactor: 0.2, // another test case is rarely where the fix goes
   testHelperFactor: 0.5, // non-test code inside a test file
+  /** a function this short (lines, signature included) that calls a larger one may be a thin wrapper */
+  wrapperMaxLines: 15,
+  /** the callee doing the work is at least this many times the wrapper's length */
+  wrapperWorkRatio: 2,
+  /** a wrapper's share of its score once the function it delegates to took it */
+  wrapperFactor: 0.8,
   windowRadius: 5,
 } as const;
 
@@ -245,6 +259,9 @@ export function rankSpans(input: RankInput): Suspect[] {
   }
   const failingTestKeys = new Set(failingTestSpans.map(spanKey));
 
+  // spans a stack frame lies in or the change edited: direct evidence, never demoted as wrappers
+  const direct = new Set<string>();
+
   // ── stack frames ──
   // V8 prints the innermost frame first, Python's traceback the outermost:
   // when the first workspace frame is the test's own, the list is outermost-first.
@@ -266,6 +283,7 @@ export function rankSpans(input: RankInput): Suspect[] {
     depth += 1;
     if (inner) {
       bump(inner, points, `stack frame ${where}${fr.fn ? ` (${fr.fn})` : ''}`);
+      direct.add(spanKey(inner));
       for (const o of outer) bump(o, points * WEIGHTS.enclosing, `encloses stack frame ${where}`);
     } else if (idx || input.fileExists(fr.file)) {
       // another language, or module-level code: a window of lines around the frame
@@ -299,6 +317,7 @@ export function rankSpans(input: RankInput): Suspect[] {
     for (const s of overlapping) {
       bump(s, inner.includes(s) ? WEIGHTS.edited : WEIGHTS.edited * WEIGHTS.enclosing, `edited by the change (${where})`);
     }
+    for (const s of inner) direct.add(spanKey(s));
     if (overlapping.length === 0 && !idx.isTestFile) {
       windows.push(makeWindow(edit.file, edit.startLine - 2, edit.endLine + 2, WEIGHTS.edited * 0.5, `edited by the change at module level (${where})`));
     }
@@ -399,6 +418,13 @@ export function rankSpans(input: RankInput): Suspect[] {
     else if (!e.span.isTest && testFiles.has(e.span.file)) score *= WEIGHTS.testHelperFactor;
     return { ...e, score };
   });
+  demoteWrappers(
+    all.filter((e) => !direct.has(spanKey(e.span))),
+    all,
+    graph,
+    (span) => (spectrum ? ranByFailing.has(spanKey(span)) : true),
+    testFile,
+  );
   all.push(...mergeWindows(windows));
   // Suspects are where the policy may edit: production code only (the failing
   // test's own case stays when the change contradicts its expectation)
@@ -422,6 +448,46 @@ export function rankSpans(input: RankInput): Suspect[] {
     score: Math.round(score * 100) / 100,
     reasons,
   }));
+}
+
+const lengthOf = (s: IndexedSpan) => s.endLine - s.startLine + 1;
+
+/**
+ * The wrapper rule (the header): each thin function among `wrappers` (the
+ * scored spans no stack frame lies in and the change did not edit) hands its score to the larger function it delegates to, which the failing
+ * tests ran (`ranByFailing`), and keeps wrapperFactor of it. Wrappers go
+ * highest score first, so that a chain of them ends at the function doing
+ * the work. Callees are found by name, in the wrapper's own file or the files
+ * it imports when one is there.
+ */
+function demoteWrappers(
+  wrappers: Scored[],
+  all: Scored[],
+  graph: CodeGraph,
+  ranByFailing: (span: IndexedSpan) => boolean,
+  testFile: (file: string) => boolean,
+): void {
+  const byKey = new Map(all.map((e) => [spanKey(e.span), e]));
+  const isFn = (s: IndexedSpan) => (s.kind === 'function' || s.kind === 'method') && !s.isTest && !testFile(s.file);
+  for (const w of [...wrappers].sort((a, b) => b.score - a.score)) {
+    if (!isFn(w.span) || lengthOf(w.span) > WEIGHTS.wrapperMaxLines || w.score <= 0) continue;
+    const near = new Set([w.span.file, ...(graph.imports.get(w.span.file) ?? [])]);
+    const callees = [...(graph.callsFrom.get(spanKey(w.span)) ?? [])]
+      .flatMap((name) => graph.byName.get(name) ?? [])
+      .filter((c) => isFn(c) && spanKey(c) !== spanKey(w.span) && !(c.file === w.span.file && c.startLine <= w.span.endLine && w.span.startLine <= c.endLine));
+    const local = callees.filter((c) => near.has(c.file));
+    const doing = (local.length ? local : callees)
+      .filter((c) => lengthOf(c) >= WEIGHTS.wrapperWorkRatio * lengthOf(w.span) && ranByFailing(c))
+      .map((c) => byKey.get(spanKey(c)))
+      .filter((c): c is Scored => !!c)
+      .sort((a, b) => b.score - a.score)[0];
+    if (!doing) continue;
+    const score = w.score;
+    if (doing.score < score) doing.score = score;
+    w.score = Math.min(score, doing.score) * WEIGHTS.wrapperFactor;
+    doing.reasons.push(`does the work of ${w.span.symbol}, a thin wrapper the failing tests ran`);
+    w.reasons.push(`thin wrapper of ${doing.span.symbol}: ranked below it`);
+  }
 }
 
 function findSpan(graph: CodeGraph, key: string): IndexedSpan | null {
