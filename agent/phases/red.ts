@@ -67,19 +67,35 @@ export async function red(state: SetupState): Promise<RedState> {
   evidence.targets = targets.map((t) => t.id);
   let redRun: TestRun = { ...redGate.run, results: reproduced };
 
+  let base: Awaited<ReturnType<typeof gates.runTargets>> | undefined;
   if (input.checkBase !== false) {
     await ws.checkoutRevision(state.baseCommit);
-    let base;
     try {
-      base = await gates.runTargets('base', 'fail');
+      // tests that import the build judge the base on its own build, never on the head's output left behind
+      const built = settings.build ? await gates.build() : undefined;
       state.throwIfCancelled();
-      evidence.base = base.verdict;
+      if (built && built.exitCode !== 0) {
+        await state.log(
+          `the base revision does not build, so the targets were not run there: every target is held against the change (${commandOutcome(built, 300)})`,
+          {
+            exitCode: built.exitCode,
+          },
+        );
+      } else {
+        base = await gates.runTargets('base', 'fail');
+        state.throwIfCancelled();
+        evidence.base = base.verdict;
+      }
     } finally {
       await ws.checkoutRevision(ws.headRev);
+      if (settings.build) await gates.build();
     }
+  }
+  if (base) {
+    const baseRun = base.run;
     // one result per target, in the targets' order; a target the base does not have (a new test) did not fail there
     const atBase = targets.filter((_, i) => {
-      const r = base.run.results[i];
+      const r = baseRun.results[i];
       return !!r && (r.status === 'failed' || r.status === 'error') && !didNotRun(r);
     });
     if (atBase.length > 0 && !state.filterPolicy.pre.notCausedByChange) {
@@ -92,7 +108,7 @@ export async function red(state: SetupState): Promise<RedState> {
       );
     } else if (atBase.length > 0) {
       // a test failing before the change is not the change's fault: the run repairs the others
-      const message = (id: string) => base.run.results[targets.findIndex((t) => t.id === id)]?.message?.split('\n')[0]?.slice(0, 200);
+      const message = (id: string) => baseRun.results[targets.findIndex((t) => t.id === id)]?.message?.split('\n')[0]?.slice(0, 200);
       const dropped = atBase.map((t) => ({ id: t.id, reason: `fails on the base revision too${message(t.id) ? `: ${message(t.id)}` : ''}` }));
       evidence.droppedTargets = dropped;
       const ids = dropped.map((d) => d.id);
