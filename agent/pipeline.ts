@@ -3,7 +3,7 @@ import { patch } from './phases/patch';
 import { red } from './phases/red';
 import { setup } from './phases/setup';
 import { createRunState, RunExit, type RunState } from './phases/state';
-import { summarise } from './phases/summary';
+import { summariseAndFilter } from './phases/summary';
 import { finalRerun, verify } from './phases/verify';
 import type { ExitReason, GateVerdict } from './types';
 import { logEvent, runEvent } from '../common/run-events';
@@ -92,7 +92,7 @@ export async function runRepair(input: RunRepairInput): Promise<RepairResult> {
       if (await verify(localised, attempt)) break;
     }
     await finalRerun(localised);
-    const end = await summarise(localised);
+    const end = await summariseAndFilter(localised);
     return await finish(state, end.exitReason, end.detail);
   } catch (err) {
     if (err instanceof RunExit) return await finish(state, err.exitReason, err.detail);

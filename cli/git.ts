@@ -22,7 +22,7 @@ export interface GitFacts {
 }
 
 /** The user's own git in their own checkout; a failure is an answer (ok: false), not a throw. */
-export async function git(cwd: string, args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+export async function userGit(cwd: string, args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   try {
     return { ok: true, ...(await runUserGit(cwd, args)) };
   } catch (err) {
@@ -31,24 +31,24 @@ export async function git(cwd: string, args: string[]): Promise<{ ok: boolean; s
   }
 }
 
-async function gitOut(cwd: string, args: string[], what: string): Promise<string> {
-  const res = await git(cwd, args);
+async function userGitOut(cwd: string, args: string[], what: string): Promise<string> {
+  const res = await userGit(cwd, args);
   if (!res.ok) throw new CliError(`${what}: ${res.stderr.trim() || `git ${args.join(' ')} failed`}`);
   return res.stdout.trim();
 }
 
-async function tryGit(cwd: string, args: string[]): Promise<string | undefined> {
-  const res = await git(cwd, args);
+async function tryUserGit(cwd: string, args: string[]): Promise<string | undefined> {
+  const res = await userGit(cwd, args);
   return res.ok && res.stdout.trim() ? res.stdout.trim() : undefined;
 }
 
 /** origin's default branch when known, else the first of main/master that exists. */
 async function findDefaultBranch(cwd: string): Promise<string | undefined> {
-  const originHead = await tryGit(cwd, ['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD']);
+  const originHead = await tryUserGit(cwd, ['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD']);
   if (originHead) return originHead.replace(/^origin\//, '');
   for (const name of ['main', 'master']) {
-    if (await tryGit(cwd, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${name}`])) return name;
-    if (await tryGit(cwd, ['rev-parse', '--verify', '--quiet', `refs/heads/${name}`])) return name;
+    if (await tryUserGit(cwd, ['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${name}`])) return name;
+    if (await tryUserGit(cwd, ['rev-parse', '--verify', '--quiet', `refs/heads/${name}`])) return name;
   }
   return undefined;
 }
@@ -64,18 +64,18 @@ async function findBase({ cwd, base, defaultBranch }: { cwd: string; base?: stri
     throw new CliError('cannot tell the default branch (no origin/HEAD, main or master): pass --base REV or --default-branch NAME');
   }
   for (const candidate of candidates) {
-    const mergeBase = await tryGit(cwd, ['merge-base', 'HEAD', candidate]);
+    const mergeBase = await tryUserGit(cwd, ['merge-base', 'HEAD', candidate]);
     if (mergeBase) return { rev: mergeBase, from: `merge-base of HEAD and ${candidate}` };
   }
   for (const candidate of candidates) {
-    const tip = await tryGit(cwd, ['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]);
+    const tip = await tryUserGit(cwd, ['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`]);
     if (tip) return { rev: tip, from: `tip of ${candidate} (no merge-base with HEAD)` };
   }
   throw new CliError(`cannot find the diff base ${candidates.join(' or ')} in this checkout: pass --base REV`);
 }
 
 async function diffStat(cwd: string, baseRev: string): Promise<GitFacts['diffStat']> {
-  return diffStatFromNumstat(await gitOut(cwd, ['diff', '--numstat', baseRev, 'HEAD'], 'cannot compute the diff'));
+  return diffStatFromNumstat(await userGitOut(cwd, ['diff', '--numstat', baseRev, 'HEAD'], 'cannot compute the diff'));
 }
 
 export async function readGitFacts({
@@ -89,11 +89,11 @@ export async function readGitFacts({
   branch?: string;
   defaultBranch?: string;
 }): Promise<GitFacts> {
-  await gitOut(cwd, ['rev-parse', '--show-toplevel'], `not a git checkout: ${cwd}`);
-  const headRev = await gitOut(cwd, ['rev-parse', '--verify', 'HEAD^{commit}'], 'the checkout has no commit at HEAD');
-  const currentBranch = branch ?? (await tryGit(cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD']));
+  await userGitOut(cwd, ['rev-parse', '--show-toplevel'], `not a git checkout: ${cwd}`);
+  const headRev = await userGitOut(cwd, ['rev-parse', '--verify', 'HEAD^{commit}'], 'the checkout has no commit at HEAD');
+  const currentBranch = branch ?? (await tryUserGit(cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD']));
   if (!currentBranch) throw new CliError('HEAD is detached (common on CI): pass --branch NAME');
-  const log = await gitOut(cwd, ['log', '-1', '--format=%an%x00%ae%x00%cI%x00%s%x00%b', 'HEAD'], 'cannot read the HEAD commit');
+  const log = await userGitOut(cwd, ['log', '-1', '--format=%an%x00%ae%x00%cI%x00%s%x00%b', 'HEAD'], 'cannot read the HEAD commit');
   const [author = '', authorEmail = '', committedAt = '', subject = '', body = ''] = log.split('\0');
   const found = await findBase({ cwd, base, defaultBranch: defaultBranch ?? (await findDefaultBranch(cwd)) });
   return {

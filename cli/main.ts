@@ -35,7 +35,7 @@ async function loadRepair(): Promise<RepairCommand | undefined> {
   }
 }
 
-async function runRepair(argv: string[], io: CliIo): Promise<number> {
+async function runRepairCommand(argv: string[], io: CliIo): Promise<number> {
   const repairCommand = await loadRepair();
   if (!repairCommand) {
     io.stderr('flowfix repair is not available in this installation (agent/cli/repair.ts is missing).\n');
@@ -57,7 +57,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       case 'report':
         return await reportCommand(rest, io);
       case 'repair':
-        return await runRepair(rest, io);
+        return await runRepairCommand(rest, io);
       case 'fix':
         return await fixCommand(rest, io);
       default:

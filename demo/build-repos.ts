@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { git } from './git';
+import { demoGit } from './git';
 import { DEMO_REPOS, type DemoChangeSpec, type DemoPerson, type DemoRepoSpec, type FileTree } from './repos';
 
 // Turns the fixture specs into real git repositories under <dataDir>/repos/.
@@ -58,8 +58,8 @@ async function writeTree(dir: string, files: FileTree): Promise<void> {
 }
 
 async function commitAll({ dir, author, date, message }: { dir: string; author: DemoPerson; date: string; message: string }): Promise<string> {
-  await git(dir, ['add', '-A']);
-  await git(dir, ['commit', '-q', '-m', message], {
+  await demoGit(dir, ['add', '-A']);
+  await demoGit(dir, ['commit', '-q', '-m', message], {
     GIT_AUTHOR_NAME: author.name,
     GIT_AUTHOR_EMAIL: author.email,
     GIT_AUTHOR_DATE: date,
@@ -67,7 +67,7 @@ async function commitAll({ dir, author, date, message }: { dir: string; author: 
     GIT_COMMITTER_EMAIL: author.email,
     GIT_COMMITTER_DATE: date,
   });
-  return git(dir, ['rev-parse', 'HEAD']);
+  return demoGit(dir, ['rev-parse', 'HEAD']);
 }
 
 async function readManifest(dir: string): Promise<z.infer<typeof ManifestSchema> | undefined> {
@@ -81,7 +81,7 @@ async function readManifest(dir: string): Promise<z.infer<typeof ManifestSchema>
 
 async function branchesExist(dir: string, branches: string[]): Promise<boolean> {
   try {
-    for (const branch of branches) await git(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+    for (const branch of branches) await demoGit(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
     return true;
   } catch {
     return false;
@@ -94,13 +94,13 @@ async function buildFresh(spec: DemoRepoSpec, dir: string): Promise<Omit<BuiltRe
   const staging = `${dir}.building-${process.pid}`;
   await fs.rm(staging, { recursive: true, force: true });
   await fs.mkdir(staging, { recursive: true });
-  await git(staging, ['init', '-q', '-b', 'main']);
+  await demoGit(staging, ['init', '-q', '-b', 'main']);
   await writeTree(staging, spec.main.files);
   const mainSha = await commitAll({ dir: staging, ...spec.main });
 
   const changes: BuiltChange[] = [];
   for (const change of spec.changes) {
-    await git(staging, ['checkout', '-q', '-b', change.branch, 'main']);
+    await demoGit(staging, ['checkout', '-q', '-b', change.branch, 'main']);
     await writeTree(staging, change.files);
     const headSha = await commitAll({
       dir: staging,
@@ -110,7 +110,7 @@ async function buildFresh(spec: DemoRepoSpec, dir: string): Promise<Omit<BuiltRe
     });
     changes.push({ spec: change, baseSha: mainSha, headSha });
   }
-  await git(staging, ['checkout', '-q', 'main']);
+  await demoGit(staging, ['checkout', '-q', 'main']);
 
   const manifest = {
     fingerprint: fingerprintOf(spec),

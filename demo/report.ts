@@ -1,7 +1,7 @@
 import { diffStatFromNumstat } from '../common/diffstat';
 import { parseJunitXml } from '../lib/junit/parse';
 import type { BuiltChange, BuiltRepo } from './build-repos';
-import { git } from './git';
+import { demoGit } from './git';
 import { runSuiteAt, type SuiteRun } from './run-tests';
 
 // The demo's CI: for each demo change, run the repository's test suite at the
@@ -93,7 +93,7 @@ export async function collectDemoReport({ repo, change, maxRuns = 20 }: { repo: 
       baseRev: change.baseSha,
       headRev: change.headSha,
       headCommittedAt: new Date(spec.date).toISOString(),
-      diffStat: diffStatFromNumstat(await git(repo.dir, ['diff', '--numstat', change.baseSha, change.headSha])),
+      diffStat: diffStatFromNumstat(await demoGit(repo.dir, ['diff', '--numstat', change.baseSha, change.headSha])),
       junit: run.junitXml,
       log: ciLog({ repo, change, run, attempt }),
     };

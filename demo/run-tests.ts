@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SECRET_ENV_NAMES } from '../lib/env';
-import { git } from './git';
+import { demoGit } from './git';
 
 // Runs a demo repository's test suite at one revision, the way its CI would:
 // in a throw-away worktree, with the repository's own test command, keeping
@@ -69,15 +69,15 @@ export async function runSuiteAt({
   timeoutMs?: number;
 }): Promise<SuiteRun> {
   const worktree = await fs.mkdtemp(path.join(os.tmpdir(), 'flowfix-demo-ci-'));
-  await git(repoDir, ['worktree', 'add', '-q', '--detach', '-f', worktree, rev]);
+  await demoGit(repoDir, ['worktree', 'add', '-q', '--detach', '-f', worktree, rev]);
   try {
     const started = Date.now();
     const { exitCode, log } = await runCommand({ argv: testCommand, cwd: worktree, timeoutMs });
     const junitXml = await fs.readFile(path.join(worktree, junitPath), 'utf8').catch(() => '');
     return { rev, command: testCommand.join(' '), exitCode, log, junitXml, durationMs: Date.now() - started };
   } finally {
-    await git(repoDir, ['worktree', 'remove', '--force', worktree]).catch(() => undefined);
+    await demoGit(repoDir, ['worktree', 'remove', '--force', worktree]).catch(() => undefined);
     await fs.rm(worktree, { recursive: true, force: true });
-    await git(repoDir, ['worktree', 'prune']).catch(() => undefined);
+    await demoGit(repoDir, ['worktree', 'prune']).catch(() => undefined);
   }
 }

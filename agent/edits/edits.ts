@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseApplyDiagnostics } from '../gates/diagnostics';
-import { git } from '../workspace/git';
+import { workspaceGit } from '../workspace/git';
 import type { Diagnostic, Edit } from '../types';
 import { BinaryFileError, type Workspace } from '../workspace/workspace';
 
@@ -82,7 +82,7 @@ export async function applyEditToFiles(workspace: Workspace, edit: Edit): Promis
       const patch = edit.diff.endsWith('\n') ? edit.diff : `${edit.diff}\n`;
       const options = ['--recount', '--whitespace=nowarn', '--unidiff-zero'];
       try {
-        await git(workspace.root, ['apply', ...options, '--check', '-'], { input: patch });
+        await workspaceGit(workspace.root, ['apply', ...options, '--check', '-'], { input: patch });
       } catch (err) {
         const stderr = (err as { stderr?: string }).stderr ?? (err as Error).message;
         return { diagnostics: parseApplyDiagnostics(stderr) };

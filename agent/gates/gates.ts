@@ -1,7 +1,7 @@
 import type { RepositorySettings } from '../../common/settings';
 import { parseBuildDiagnostics } from './diagnostics';
 import { applyEditToFiles, EditSchema } from '../edits/edits';
-import { git } from '../workspace/git';
+import { workspaceGit } from '../workspace/git';
 import { syntaxCheckFiles } from './syntax';
 import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand, selectTargetResults } from '../testing/test-runner';
 import { findRenamedTargets, followedTargets, type EditedTestFile, type RenamedTargets, type Target } from './renamed-targets';
@@ -157,13 +157,13 @@ export function createGates(input: GatesInput): Gates {
   async function snapshot(): Promise<string> {
     const pristine = await workspace.pristineTree();
     if (pristine) return pristine;
-    await git(workspace.root, ['add', '--all', '--', '.']);
-    return (await git(workspace.root, ['write-tree'])).stdout.trim();
+    await workspaceGit(workspace.root, ['add', '--all', '--', '.']);
+    return (await workspaceGit(workspace.root, ['write-tree'])).stdout.trim();
   }
 
   async function rollback(tree: string): Promise<void> {
-    await git(workspace.root, ['read-tree', '--reset', '-u', tree]);
-    await git(workspace.root, ['clean', '-fdq']);
+    await workspaceGit(workspace.root, ['read-tree', '--reset', '-u', tree]);
+    await workspaceGit(workspace.root, ['clean', '-fdq']);
   }
 
   async function applyEdit(rawEdit: Edit): Promise<GateVerdict> {
@@ -307,7 +307,9 @@ export function createGates(input: GatesInput): Gates {
     const changed = (await workspace.changedFiles()).filter((f) => isTestPath(f) || isTest(f));
     const files: EditedTestFile[] = [];
     for (const rel of changed) {
-      const atHead = await git(workspace.root, ['show', `${workspace.headRev}:${rel}`], { okCodes: [128] }).then((r) => (r.exitCode === 0 ? r.stdout : null));
+      const atHead = await workspaceGit(workspace.root, ['show', `${workspace.headRev}:${rel}`], { okCodes: [128] }).then((r) =>
+        r.exitCode === 0 ? r.stdout : null,
+      );
       const edited = await workspace.readFile(rel).catch(() => null);
       files.push({ path: rel, atHead, edited });
     }

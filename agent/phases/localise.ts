@@ -3,7 +3,7 @@ import { extractEvidence } from '../testing/evidence';
 import { candidateTimeoutSeconds, meterCommand } from '../gates/gates';
 import { judgeDeliberate } from '../policies/offline/stale';
 import { detectTestFiles, isTestPath } from '../testing/test-files';
-import { git } from '../workspace/git';
+import { workspaceGit } from '../workspace/git';
 import type { LocaliseFn } from './contract';
 import type { Evidence, Suspect } from '../types';
 import type { LocalisedState, RedState } from './state';
@@ -31,10 +31,17 @@ async function coverageFor(state: RedState, isTestFile: (rel: string) => boolean
   const started = performance.now();
   try {
     const cov = await collectCoverage({ workspace: ws, settings, targets, timeoutSeconds, signal, deadline: state.deadline, isTestFile });
-    meterCommand(meter, cov.run.command);
+    for (const run of cov.runs) meterCommand(meter, run.command);
     await state.log(
-      `coverage: ${cov.failing} failing and ${cov.passing} passing test(s) over ${cov.files} production file(s) in ${Math.round(performance.now() - started)} ms`,
-      { recorded: cov.recorded, failing: cov.failing, passing: cov.passing, files: cov.files, durationMs: Math.round(performance.now() - started) },
+      `coverage: ${cov.failing} failing and ${cov.passing} passing test(s) over ${cov.files} production file(s) in ${Math.round(performance.now() - started)} ms, ${cov.cut}`,
+      {
+        recorded: cov.recorded,
+        failing: cov.failing,
+        passing: cov.passing,
+        files: cov.files,
+        cut: cov.cut,
+        durationMs: Math.round(performance.now() - started),
+      },
     );
     return cov.spectrum;
   } catch (err) {
@@ -102,7 +109,7 @@ export async function fileByName(root: string, failure: Evidence, isTestFile: (r
     // the test's own title: the last part of a nested name ("suite > test")
     const title = t.name.split(' > ').at(-1)?.trim() ?? '';
     if (title.length < 4) continue;
-    const hits = await git(root, ['grep', '-l', '-F', '-I', '--no-color', '-e', title], { okCodes: [1] }).then(
+    const hits = await workspaceGit(root, ['grep', '-l', '-F', '-I', '--no-color', '-e', title], { okCodes: [1] }).then(
       (r) => r.stdout.split('\n').filter((f) => f && isTestFile(f)),
       () => [] as string[],
     );
@@ -113,7 +120,7 @@ export async function fileByName(root: string, failure: Evidence, isTestFile: (r
 export async function localise(state: RedState): Promise<LocalisedState> {
   const { input, sink, signal, evidence, workspace: ws } = state;
   await state.enterPhase('localise');
-  const tracked = (await git(ws.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
+  const tracked = (await workspaceGit(ws.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
   const byConfig = detectTestFiles({ root: ws.root, patterns: state.settings.testPathPatterns });
   const failure = extractEvidence({ run: state.redRun, root: ws.root, files: tracked, targets: evidence.targets, isTestFile: byConfig.is });
   await fileByName(ws.root, failure, byConfig.is);

@@ -1,6 +1,6 @@
 import { editedSpans as spansOfDiff, parseUnifiedDiff } from '../edits/diff';
 import { createGates, meterCommand } from '../gates/gates';
-import { git } from '../workspace/git';
+import { workspaceGit } from '../workspace/git';
 import { commandOutcome, runWorkspaceCommand } from '../testing/test-runner';
 import type { ChangeContext } from '../types';
 import { Workspace } from '../workspace/workspace';
@@ -54,13 +54,13 @@ export async function setup(state: RunState): Promise<SetupState> {
     throw new RunExit('setup_failed', `could not check out ${input.headRev}: ${(err as Error).message}`);
   }
   const ws = state.workspace;
-  const baseCommit = await git(ws.root, ['rev-parse', '--verify', '--end-of-options', `${input.baseRev}^{commit}`]).then(
+  const baseCommit = await workspaceGit(ws.root, ['rev-parse', '--verify', '--end-of-options', `${input.baseRev}^{commit}`]).then(
     (r) => r.stdout.trim(),
     (err: Error) => {
       throw new RunExit('setup_failed', `unknown base revision ${input.baseRev}: ${err.message}`);
     },
   );
-  state.changeDiff = (await git(ws.root, ['diff', '--no-color', '--no-ext-diff', baseCommit, ws.headRev])).stdout;
+  state.changeDiff = (await workspaceGit(ws.root, ['diff', '--no-color', '--no-ext-diff', baseCommit, ws.headRev])).stdout;
   const change: ChangeContext = {
     title: input.change?.title ?? '',
     description: input.change?.description ?? '',

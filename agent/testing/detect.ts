@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { RepositorySettings } from '../../common/settings';
 import { flowfixRoot } from '../../lib/sandbox';
-import { git } from '../workspace/git';
+import { workspaceGit as git } from '../workspace/git';
 import { detectInstall, detectSetup, type DetectOptions, type DetectedRunner, type ReadFile } from './runners';
 
 // The setup a run takes from the repository itself when nobody wrote one: the

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ts from 'typescript';
-import { git } from '../../agent/workspace/git';
+import { workspaceGit } from '../../agent/workspace/git';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const PRODUCT_DIRS = ['lib/', 'agent/', 'common/'];
@@ -152,14 +152,14 @@ export interface MutantRepo {
 /** A real git repository: base commit = the original module, head commit = the mutant. */
 export async function buildMutantRepo(input: { parentDir: string; mod: ModuleUnderTest; mutated: string; title: string }): Promise<MutantRepo> {
   const dir = await mkdtemp(path.join(input.parentDir, 'flowfix-mutant-'));
-  await git(dir, ['init', '--quiet', '-b', 'main']);
+  await workspaceGit(dir, ['init', '--quiet', '-b', 'main']);
   await writeFrame(dir, input.mod);
-  await git(dir, ['add', '-A']);
-  await git(dir, ['commit', '--quiet', '-m', 'base']);
-  const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  await workspaceGit(dir, ['add', '-A']);
+  await workspaceGit(dir, ['commit', '--quiet', '-m', 'base']);
+  const base = (await workspaceGit(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   await writeFile(path.join(dir, input.mod.file), input.mutated);
-  await git(dir, ['add', '-A']);
-  await git(dir, ['commit', '--quiet', '-m', input.title]);
-  const head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  await workspaceGit(dir, ['add', '-A']);
+  await workspaceGit(dir, ['commit', '--quiet', '-m', input.title]);
+  const head = (await workspaceGit(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   return { dir, base, head };
 }

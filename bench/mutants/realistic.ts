@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { git } from '../../agent/workspace/git';
+import { workspaceGit } from '../../agent/workspace/git';
 import { detectRunner } from '../../agent/testing/runners';
 import { isTestPath } from '../../agent/testing/test-files';
 import { RepositorySettingsSchema, type RepositorySettings } from '../../common/settings';
@@ -120,14 +120,14 @@ export async function buildRealisticMutantRepo(input: {
   title: string;
 }): Promise<MutantRepo> {
   const dir = await mkdtemp(path.join(input.parentDir, 'flowfix-mutant-'));
-  await git(dir, ['init', '--quiet', '-b', 'main']);
+  await workspaceGit(dir, ['init', '--quiet', '-b', 'main']);
   await writeRepo(dir, input.repo);
-  await git(dir, ['add', '-A']);
-  await git(dir, ['commit', '--quiet', '-m', 'base']);
-  const base = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  await workspaceGit(dir, ['add', '-A']);
+  await workspaceGit(dir, ['commit', '--quiet', '-m', 'base']);
+  const base = (await workspaceGit(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   await writeFile(path.join(dir, input.file), input.mutated);
-  await git(dir, ['add', '-A']);
-  await git(dir, ['commit', '--quiet', '-m', input.title]);
-  const head = (await git(dir, ['rev-parse', 'HEAD'])).stdout.trim();
+  await workspaceGit(dir, ['add', '-A']);
+  await workspaceGit(dir, ['commit', '--quiet', '-m', input.title]);
+  const head = (await workspaceGit(dir, ['rev-parse', 'HEAD'])).stdout.trim();
   return { dir, base, head };
 }

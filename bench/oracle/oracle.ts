@@ -10,7 +10,7 @@ import { runRepair } from '../../agent/pipeline';
 import { assembleRun } from '../../agent/assemble';
 import { parseUnifiedDiff, diffFilePath } from '../../agent/edits/diff';
 import { indexTsFile } from '../../agent/scaffold/typescript';
-import { git } from '../../agent/workspace/git';
+import { workspaceGit } from '../../agent/workspace/git';
 import type { AgentEvent, Phase, Suspect } from '../../agent/types';
 import { ModelSettingsSchema, type FilterPolicy, type RepositorySettings } from '../../common/settings';
 import { symbolMatches } from '../agent/run';
@@ -84,7 +84,7 @@ export async function truthOfFix(repoPath: string, headRev: string, fixDiff: str
     if (!/\.[cm]?[jt]sx?$/.test(rel)) continue;
     const line = file.hunks.flatMap((h) => h.lines).find((l) => l.type === '-')?.oldLine ?? file.hunks[0]?.oldStart;
     if (!line) continue;
-    const text = (await git(repoPath, ['show', `${headRev}:${rel}`])).stdout;
+    const text = (await workspaceGit(repoPath, ['show', `${headRev}:${rel}`])).stdout;
     const spans = indexTsFile(rel, text).spans.filter((s) => !s.isTest && s.kind !== 'window' && s.startLine <= line && line <= s.endLine);
     spans.sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine));
     if (spans[0]) return { file: rel, symbol: spans[0].symbol };
@@ -173,8 +173,8 @@ export async function runOracleCase(input: OracleCaseInput): Promise<OracleOutco
  * put back afterwards.
  */
 export async function fixDiffFromFiles(repoPath: string, headRev: string, fixed: Record<string, string>): Promise<string> {
-  const at = (await git(repoPath, ['rev-parse', 'HEAD'])).stdout.trim();
-  const dirty = (await git(repoPath, ['status', '--porcelain', '--untracked-files=no'])).stdout.trim();
+  const at = (await workspaceGit(repoPath, ['rev-parse', 'HEAD'])).stdout.trim();
+  const dirty = (await workspaceGit(repoPath, ['status', '--porcelain', '--untracked-files=no'])).stdout.trim();
   if (at !== headRev || dirty) throw new Error(`fixDiffFromFiles needs a clean work tree at the head ${headRev}`);
   const before = new Map<string, string>();
   try {
@@ -182,7 +182,7 @@ export async function fixDiffFromFiles(repoPath: string, headRev: string, fixed:
       before.set(rel, await readFile(path.join(repoPath, rel), 'utf8'));
       await writeFile(path.join(repoPath, rel), text);
     }
-    return (await git(repoPath, ['diff', '--no-color', '--no-ext-diff', headRev, '--', ...Object.keys(fixed)])).stdout;
+    return (await workspaceGit(repoPath, ['diff', '--no-color', '--no-ext-diff', headRev, '--', ...Object.keys(fixed)])).stdout;
   } finally {
     for (const [rel, text] of before) await writeFile(path.join(repoPath, rel), text);
   }

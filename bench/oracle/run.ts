@@ -19,7 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseUnifiedDiff } from '../../agent/edits/diff';
 import { isTestPath } from '../../agent/testing/test-files';
-import { git } from '../../agent/workspace/git';
+import { workspaceGit } from '../../agent/workspace/git';
 import { FilterPolicySchema } from '../../common/settings';
 import { BUGS, buildBugRepo, headFiles, projectOf, settingsFor as corpusSettings } from '../agent/corpus/index';
 import type { CorpusBug } from '../agent/corpus/types';
@@ -134,7 +134,7 @@ async function runMutantCase(c: MutantCase, workDir: string): Promise<OracleCase
   const repo = await buildMutantRepo({ parentDir: workDir, mod, mutated: applyMutant(original, mutant), title });
   try {
     // the right fix is the original: the head back to the base in the module
-    const fixDiff = (await git(repo.dir, ['diff', '--no-color', '--no-ext-diff', repo.head, repo.base, '--', mod.file])).stdout;
+    const fixDiff = (await workspaceGit(repo.dir, ['diff', '--no-color', '--no-ext-diff', repo.head, repo.base, '--', mod.file])).stdout;
     const outcome = await runOracleCase({
       id: `${mod.file}#${mutant.id}`,
       repoPath: repo.dir,
@@ -199,7 +199,7 @@ async function rightFiles(bug: CorpusBug, repoDir: string, base: string, head: s
   const out: Record<string, string> = {};
   for (const change of bug.change) {
     if (isTestPath(change.file) || out[change.file] !== undefined) continue;
-    const zero = (await git(repoDir, ['diff', '--no-color', '--no-ext-diff', '-U0', base, head, '--', change.file])).stdout;
+    const zero = (await workspaceGit(repoDir, ['diff', '--no-color', '--no-ext-diff', '-U0', base, head, '--', change.file])).stdout;
     const lines = heads[change.file].split('\n');
     const hunks = parseUnifiedDiff(zero)
       .flatMap((f) => f.hunks)

@@ -45,24 +45,24 @@ export async function unifiedDiffFromTexts({ files }: { files: TextFileChange[] 
   for (const f of files) if (!isSafeRelativePath(f.path)) throw new Error(`unsafe path: ${f.path}`);
   const dir = await mkdtemp(path.join(tmpdir(), 'flowfix-edit-'));
   // a scratch repository of flowfix's own
-  const git = (...args: string[]) => runGit('workspace', dir, args, { config: { 'core.quotepath': 'false' }, maxOutputBytes: MAX_BYTES });
+  const scratchGit = (...args: string[]) => runGit('workspace', dir, args, { config: { 'core.quotepath': 'false' }, maxOutputBytes: MAX_BYTES });
   const put = async (rel: string, text: string) => {
     const abs = path.join(dir, rel);
     await mkdir(path.dirname(abs), { recursive: true });
     await writeFile(abs, text);
   };
   try {
-    await git('init', '-q');
+    await scratchGit('init', '-q');
     for (const f of files) if (f.original !== null) await put(f.path, f.original);
-    await git('add', '--all');
+    await scratchGit('add', '--all');
     for (const f of files) {
       if (f.modified === null) await rm(path.join(dir, f.path), { force: true });
       else await put(f.path, f.modified);
     }
     // new files must be in the index (intent-to-add) for `git diff` to show them
     const added = files.filter((f) => f.original === null && f.modified !== null).map((f) => f.path);
-    if (added.length) await git('add', '-N', '--', ...added);
-    const { stdout } = await git('diff', '--no-color', '--no-ext-diff', '--');
+    if (added.length) await scratchGit('add', '-N', '--', ...added);
+    const { stdout } = await scratchGit('diff', '--no-color', '--no-ext-diff', '--');
     return stdout;
   } finally {
     await rm(dir, { recursive: true, force: true });

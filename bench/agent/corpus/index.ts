@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { git } from '../../../agent/workspace/git';
+import { workspaceGit as git } from '../../../agent/workspace/git';
 import type { RepositorySettings } from '../../../common/settings';
 import { RepositorySettingsSchema } from '../../../common/settings';
 import { pyGrades, pyGradesBugs } from './py-grades';

@@ -6,7 +6,7 @@ import { patch } from '@/agent/phases/patch';
 import { red } from '@/agent/phases/red';
 import { setup } from '@/agent/phases/setup';
 import { createRunState, RunExit, type RunState } from '@/agent/phases/state';
-import { summarise } from '@/agent/phases/summary';
+import { summariseAndFilter } from '@/agent/phases/summary';
 import { verify } from '@/agent/phases/verify';
 import { ArraySink } from '@/agent/report/sinks';
 import type { Edit, Policy } from '@/agent/types';
@@ -301,7 +301,7 @@ describe('patch and verify', () => {
     assert.deepEqual(await localised.workspace.changedFiles(), [], 'the workspace is reset after the policies gave up');
   });
 
-  test('patch then verify then summarise: a fix accepted by the whole suite', async () => {
+  test('patch then verify then summariseAndFilter: a fix accepted by the whole suite', async () => {
     const { state: s } = state({
       checkBase: false,
       localise: async () => [],
@@ -313,7 +313,7 @@ describe('patch and verify', () => {
     assert.equal(localised.policy, 'offline');
     assert.equal(await verify(localised, 1), true);
     assert.match(localised.diff, /^\+    sum \+= item\.price \* item\.qty;$/m);
-    assert.deepEqual(await summarise(localised), { exitReason: 'fixed' });
+    assert.deepEqual(await summariseAndFilter(localised), { exitReason: 'fixed' });
     assert.equal(localised.summaryHtml, '<p>ok</p>');
   });
 });

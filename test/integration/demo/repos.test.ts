@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildDemoRepos, type BuiltRepo } from '@/demo/build-repos';
-import { git } from '@/demo/git';
+import { demoGit } from '@/demo/git';
 import { runSuiteAt, type SuiteRun } from '@/demo/run-tests';
 import { parseJunitXml } from '@/lib/junit/parse';
 
@@ -48,8 +48,8 @@ describe('demo repositories', () => {
       ],
     );
     for (const repo of repos) {
-      assert.equal(await git(repo.dir, ['rev-parse', 'main']), repo.mainSha);
-      assert.equal(await git(repo.dir, ['status', '--porcelain']), '', `${repo.spec.name} has a clean tree`);
+      assert.equal(await demoGit(repo.dir, ['rev-parse', 'main']), repo.mainSha);
+      assert.equal(await demoGit(repo.dir, ['status', '--porcelain']), '', `${repo.spec.name} has a clean tree`);
       const settings = JSON.parse(await fs.readFile(path.join(repo.dir, '.flowfix.json'), 'utf8'));
       assert.equal(settings.settings.junitReport, repo.spec.junitPath);
       assert.deepEqual(settings.settings, repo.spec.settings);
@@ -85,19 +85,19 @@ describe('demo repositories', () => {
 
   test('rebuilds a repository whose change branch went missing', async () => {
     const ledger = repos.find((r) => r.spec.name === 'ledger-py')!;
-    await git(ledger.dir, ['branch', '-D', ledger.changes[0].spec.branch]);
+    await demoGit(ledger.dir, ['branch', '-D', ledger.changes[0].spec.branch]);
     const [, rebuilt] = await buildDemoRepos({ dataDir });
     assert.equal(rebuilt.rebuilt, true);
-    assert.equal(await git(ledger.dir, ['rev-parse', ledger.changes[0].spec.branch]), ledger.changes[0].headSha);
+    assert.equal(await demoGit(ledger.dir, ['rev-parse', ledger.changes[0].spec.branch]), ledger.changes[0].headSha);
   });
 
   test('the bot change is authored by dependabot[bot] and the oversized change touches more than 50 files', async () => {
     const checkout = repos.find((r) => r.spec.name === 'checkout-ts')!;
     const bot = checkout.changes.find((c) => c.spec.kind === 'bot')!;
-    assert.equal(await git(checkout.dir, ['log', '-1', '--format=%an', bot.headSha]), 'dependabot[bot]');
+    assert.equal(await demoGit(checkout.dir, ['log', '-1', '--format=%an', bot.headSha]), 'dependabot[bot]');
     assert.equal(bot.spec.authorKind, 'BOT');
     const oversized = checkout.changes.find((c) => c.spec.kind === 'oversized')!;
-    const files = (await git(checkout.dir, ['diff', '--name-only', oversized.baseSha, oversized.headSha])).split('\n');
+    const files = (await demoGit(checkout.dir, ['diff', '--name-only', oversized.baseSha, oversized.headSha])).split('\n');
     assert.ok(files.length > 50, `oversized change touches ${files.length} files`);
   });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { editedSpans } from '../../../../agent/edits/diff';
 import { extractEvidence } from '../../../../agent/testing/evidence';
 import { createGates } from '../../../../agent/gates/gates';
-import { git } from '../../../../agent/workspace/git';
+import { workspaceGit } from '../../../../agent/workspace/git';
 import { createOfflinePolicy } from '../../../../agent/policies/offline';
 import { localise } from '../../../../agent/scaffold/index';
 import type { AgentEvent, PolicyContext } from '../../../../agent/types';
@@ -53,9 +53,9 @@ async function prepare(input: {
   const gates = createGates({ workspace, settings: input.settings, targets: input.targets.map((id) => ({ id })), sink });
   const red = await gates.runTargets('red', 'fail');
   assert.ok(red.verdict.passed, `RED reproduces: ${red.verdict.detail}`);
-  const tracked = (await git(workspace.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
+  const tracked = (await workspaceGit(workspace.root, ['ls-files', '-z'])).stdout.split('\0').filter(Boolean);
   const evidence = extractEvidence({ run: red.run, root: workspace.root, files: tracked, targets: input.targets });
-  const changeDiff = (await git(workspace.root, ['diff', '--no-color', input.base, input.head])).stdout;
+  const changeDiff = (await workspaceGit(workspace.root, ['diff', '--no-color', input.base, input.head])).stdout;
   const change = {
     title: input.title,
     description: input.description,
