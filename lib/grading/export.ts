@@ -3,7 +3,7 @@ import { getDb } from '../db';
 import type { SessionUser } from '../auth/session';
 import { csvDocument } from '../../common/csv';
 import { queueForLead } from './queues';
-import { revealQueueLabels } from './items';
+import { revealQueueLabels } from './item-rules';
 import { VERDICT_KINDS } from '../../common/decisions';
 
 // A queue's export: every item, every label with its tags, rationale and

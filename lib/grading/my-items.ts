@@ -67,7 +67,7 @@ export async function listMyItems({ queueId, user }: { queueId: string; user: Se
     settled: r.settledLabel !== null,
     consensus: r.revealed ? r.settledLabel : null,
     // a settled label no longer changes, whether or not they have looked; a
-    // complete fix's labels are final (lib/grading/items.ts)
+    // complete fix's labels are final (lib/grading/item-rules.ts)
     locked: r.revealed || r.settledLabel !== null || r.complete === true,
   }));
 }

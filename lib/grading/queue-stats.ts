@@ -9,7 +9,7 @@ import { queueForLead } from './queues';
 // agreement.ts. Rater ids become names for the page; ids stay beside them.
 //
 // Only final labels count: items that are settled or have all their labels
-// (lib/grading/items.ts). An item still waiting for labels is left out: its
+// (lib/grading/item-rules.ts). An item still waiting for labels is left out: its
 // labels may still change, and the queue's lead, who may be grading too,
 // would read in the figures what the others said about an item they can
 // still relabel. Each label counts as it stood when it became final (the item

@@ -6,7 +6,10 @@ import { seedDemo, type SeedRepository } from '@/demo/seed';
 import { DEMO_QUEUE_NAME } from '@/demo/grading';
 import type { SessionUser } from '@/lib/auth/session';
 import { getQueueDetail } from '@/lib/grading/queues';
-import { getItemView, listDisputed, nextItem, submitGrade } from '@/lib/grading/items';
+import { getItemView } from '@/lib/grading/item-view';
+import { listDisputed } from '@/lib/grading/disputes';
+import { nextItem } from '@/lib/grading/next-item';
+import { submitGrade } from '@/lib/grading/labelling';
 import { GradeInputSchema } from '@/lib/grading/schemas';
 
 // The demo's grading queue: on the history, with settled and disputed items,

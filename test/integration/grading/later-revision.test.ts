@@ -7,7 +7,8 @@ import path from 'node:path';
 import { createTestDb, type TestDb } from '../../helpers/test-db';
 import type { SessionUser } from '../../../lib/auth/session';
 import { createQueue } from '../../../lib/grading/queues';
-import { getItemView, nextItem } from '../../../lib/grading/items';
+import { getItemView } from '../../../lib/grading/item-view';
+import { nextItem } from '../../../lib/grading/next-item';
 import { CreateQueueSchema } from '../../../lib/grading/schemas';
 import { createUser } from './helpers';
 

@@ -1,6 +1,6 @@
 import { withRoute } from '@/lib/http/route';
 import { GRADING_ACCESS, NO_STORE } from '@/lib/grading/access';
-import { listDisputed } from '@/lib/grading/items';
+import { listDisputed } from '@/lib/grading/disputes';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,7 @@
 import { withRoute } from '@/lib/http/route';
 import { GRADING_ACCESS, NO_STORE } from '@/lib/grading/access';
-import { getItemView, nextItem } from '@/lib/grading/items';
+import { getItemView } from '@/lib/grading/item-view';
+import { nextItem } from '@/lib/grading/next-item';
 
 export const dynamic = 'force-dynamic';
 

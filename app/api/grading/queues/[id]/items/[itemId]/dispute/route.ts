@@ -1,6 +1,6 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { GRADING_ACCESS } from '@/lib/grading/access';
-import { disputeItem } from '@/lib/grading/items';
+import { disputeItem } from '@/lib/grading/disputes';
 import { DisputeInputSchema } from '@/lib/grading/schemas';
 
 export const dynamic = 'force-dynamic';

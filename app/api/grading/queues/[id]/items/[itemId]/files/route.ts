@@ -1,6 +1,6 @@
 import { withRoute } from '@/lib/http/route';
 import { GRADING_ACCESS, NO_STORE } from '@/lib/grading/access';
-import { getItemFiles } from '@/lib/grading/items';
+import { getItemFiles } from '@/lib/grading/item-view';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { GRADING_ACCESS } from '@/lib/grading/access';
-import { submitGrade } from '@/lib/grading/items';
+import { submitGrade } from '@/lib/grading/labelling';
 import { GradeInputSchema } from '@/lib/grading/schemas';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { GRADING_ACCESS } from '@/lib/grading/access';
-import { settleItem } from '@/lib/grading/items';
+import { settleItem } from '@/lib/grading/disputes';
 import { SettleInputSchema } from '@/lib/grading/schemas';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { readJson, withRoute } from '@/lib/http/route';
 import { GRADING_ACCESS } from '@/lib/grading/access';
-import { skipItem } from '@/lib/grading/items';
+import { skipItem } from '@/lib/grading/labelling';
 import { SkipInputSchema } from '@/lib/grading/schemas';
 
 export const dynamic = 'force-dynamic';
