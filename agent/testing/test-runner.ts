@@ -157,6 +157,8 @@ export interface ReadReports {
   reportError?: string;
   /** a report that does not account for every test (a TAP stream cut short), per report */
   incomplete?: string;
+  /** how many report files there were */
+  found: number;
 }
 
 /**
@@ -213,9 +215,40 @@ export async function readTestReports(root: string, pattern: string): Promise<Re
     }
   }
   for (const renamed of disambiguateTestIds(results)) warnings.push(`repeated test id ${renamed.from} across reports stored as ${renamed.to}`);
-  if (found === 0) return { results, warnings, reportError: `the test command wrote no report at ${pattern}` };
-  if (problems.length) return { results, warnings, reportError: problems.join('; ') };
-  return { results, warnings, ...(incomplete.length ? { incomplete: incomplete.join('; ') } : {}) };
+  if (found === 0) return { results, warnings, found, reportError: `the test command wrote no report at ${pattern}` };
+  if (problems.length) return { results, warnings, found, reportError: problems.join('; ') };
+  return { results, warnings, found, ...(incomplete.length ? { incomplete: incomplete.join('; ') } : {}) };
+}
+
+/**
+ * The report a command printed when it wrote no file: TAP (from its first TAP
+ * line) or jest's JSON (the line that holds it) in the command's output, for a
+ * report named as one file (no glob). Undefined: no report in the output.
+ */
+export function reportFromOutput(pattern: string, output: string, root: string): ReadReports | undefined {
+  if (/[*?[{]/.test(pattern)) return undefined;
+  const said = `no file at ${pattern}: the report was read from the command's output`;
+  try {
+    if (pattern.endsWith('.tap')) {
+      const start = output.search(/^(TAP version \d+|(not )?ok \d+\b|1\.\.\d+)/m);
+      if (start < 0) return undefined;
+      const text = output.slice(start);
+      const results = parseTap(text, 'tap', root);
+      if (results.length === 0) return undefined;
+      const cut = tapCutShort(text);
+      return { results, warnings: [said], found: 1, ...(cut ? { incomplete: `the command's output: ${cut}` } : {}) };
+    }
+    if (pattern.endsWith('.json')) {
+      const line = output.split('\n').find((l) => l.startsWith('{') && l.includes('"testResults"'));
+      if (!line) return undefined;
+      const jest = parseJestJson(line, root);
+      return { results: jest.results, warnings: [said], found: 1, ...(jest.incomplete ? { incomplete: `the command's output: ${jest.incomplete}` } : {}) };
+    }
+  } catch {
+    // a report cut by the output cap or mangled on the way is no report
+    return undefined;
+  }
+  return undefined;
 }
 
 /**
@@ -320,7 +353,9 @@ export async function runTests(
     result.output = `[flowfix] ${retry.note}\n${result.output}`;
     workspace.setLastLog(result.output);
   }
-  const read = await readTestReports(root, settings.junitReport);
+  const written = await readTestReports(root, settings.junitReport);
+  // a report printed instead of written (a hand-written `tap` or `jest --json` with no file): read from the output
+  const read = written.found === 0 ? (reportFromOutput(settings.junitReport, result.output, root) ?? written) : written;
   const { results, warnings } = read;
   // a command we stopped is named as such, not as a missing report
   const stopped = stoppedBecause(result, input.signal);
