@@ -110,7 +110,7 @@ function toFinishResult(result: RepairResult, finalPayload: Record<string, unkno
  * commands then see (lib/sandbox/mode.ts). `npm run worker` asks it once at
  * start-up too (main.ts), and refuses to take any run when it answers.
  */
-export async function sandboxRefusal(): Promise<string | null> {
+export async function storedModeRefusal(): Promise<string | null> {
   const mode = await readSandboxMode();
   setProcessSandboxMode(mode);
   return refusalIn(mode);
@@ -170,7 +170,7 @@ export async function executeRun(opts: ExecuteRunOptions): Promise<RunOutcome> {
     const run = await getRunWorkContext({ runId });
     afterFinish = runKindOf(run).afterFinish;
     let input: RunRepairInput | undefined;
-    const refusal = await sandboxRefusal();
+    const refusal = await storedModeRefusal();
     if (refusal) result = failureResult('sandbox_unavailable', refusal);
     else
       try {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { closeDb, getDbHandle } from '../../lib/db';
 import { getEnv } from '../../lib/env';
 import { onQueueError, stopRunQueue } from '../../lib/queue';
-import { sandboxRefusal } from './execute';
+import { storedModeRefusal } from './execute';
 import { startWorker } from './worker';
 
 // `npm run worker`: a worker process for server mode. Run as many as you
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   // A worker that cannot sandbox takes nothing from the shared queue (a worker
   // that can will run it) and says why in one line; the admin's unsafe mode
   // lets it start as the embedded server's worker would.
-  const refusal = await sandboxRefusal();
+  const refusal = await storedModeRefusal();
   if (refusal) throw new Error(`refusing runs: ${refusal.replace(/\s*\n\s*/g, ' ')}`);
   onQueueError((err) => write({ event: 'queue_error', error: (err as Error).message }));
   const graceMs = intArg(values['grace-ms'], 'grace-ms', 0) ?? 20_000;
