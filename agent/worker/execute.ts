@@ -1,5 +1,5 @@
 import type { NamedExitReason } from '../../common/exit-reasons';
-import { sandboxRefusal as refusalIn, setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox';
+import { sandboxRefusal, setSandboxMode as setProcessSandboxMode } from '../../lib/sandbox';
 import { readSandboxMode } from '../../lib/sandbox/settings';
 import { heartbeat } from '../../lib/runs/lease';
 import { LeaseLostError } from '../../lib/runs/events';
@@ -113,7 +113,7 @@ function toFinishResult(result: RepairResult, finalPayload: Record<string, unkno
 export async function storedModeRefusal(): Promise<string | null> {
   const mode = await readSandboxMode();
   setProcessSandboxMode(mode);
-  return refusalIn(mode);
+  return sandboxRefusal(mode);
 }
 
 function failureResult(exitReason: NamedExitReason, detail: string): FinishRunResult {
