@@ -28,5 +28,6 @@ export const POST_FILTER_REASONS = [
   'too_large',
   'stale',
   'edits_tests',
+  'dead_parameter',
 ] as const;
 export type PostFilterReason = (typeof POST_FILTER_REASONS)[number];

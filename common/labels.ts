@@ -42,6 +42,7 @@ export const DROP_REASON_LABELS: Record<PostFilterReason | 'unknown', string> = 
   too_large: 'Too large',
   stale: 'Stale: a newer commit arrived first',
   edits_tests: 'Edits tests',
+  dead_parameter: 'Leaves a parameter or option unread',
   unknown: 'Unknown reason',
 };
 

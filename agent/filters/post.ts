@@ -3,13 +3,15 @@ import { diffFilePath, parseUnifiedDiff, type DiffFile, type DiffLine } from '..
 import { matcher } from '../workspace/glob';
 import { isTestPath } from '../testing/test-files';
 import type { PostFilterReason } from '../../common/filter-reasons';
+import type { DeadParameter } from './dead-parameters';
 
 export type { PostFilterReason } from '../../common/filter-reasons';
 
 // FlowAgent's post-execution filters: a fix that makes the tests pass by
 // weakening them, or that only undoes the developer's work, or that arrived
 // after the change moved on, is dropped with a named reason. They read the
-// fix's unified diff (and the change's), never the model's account of it.
+// fix's unified diff (and the change's), never the model's account of it;
+// the dead-parameter findings come from the sources (fix-parameters.ts).
 
 export interface PostFilterInput {
   fixDiff: string;
@@ -29,6 +31,8 @@ export interface PostFilterInput {
   /** true when the change moved on (newer revision, merged) while the run worked */
   stale?: boolean;
   staleDetail?: string;
+  /** what the fix stops reading in the functions it touched (filters/fix-parameters.ts): not switchable */
+  deadParameters?: DeadParameter[];
 }
 
 export interface PostFilterFinding {
@@ -221,6 +225,7 @@ export function findPostFilterIssues(input: PostFilterInput): PostFilterFinding[
     }
   }
 
+  for (const dead of input.deadParameters ?? []) add('dead_parameter', dead.detail, dead.file);
   if (post.revertsChange && input.changeDiff && revertsChange(files, parseUnifiedDiff(input.changeDiff), isTest)) {
     add('reverts_change', "the fix undoes the change's own edits");
   }

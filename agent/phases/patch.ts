@@ -1,6 +1,8 @@
 import type { GateVerdict, Policy, PolicyGates, PolicyOutcome } from '../types';
 import { addUsage, RunExit, type LocalisedState } from './state';
 import { gateEvent } from '../../common/run-events';
+import { deadParametersOfFix } from '../filters/fix-parameters';
+import { diffFilePath, parseUnifiedDiff } from '../edits/diff';
 
 // Patch: the policies, tried in order on a clean workspace until one reports
 // GREEN. Policies propose; every edit goes through the compile gate, and a
@@ -8,8 +10,10 @@ import { gateEvent } from '../../common/run-events';
 
 /**
  * The gates a policy gets: the pipeline's, except that GREEN refuses a fix the
- * regression suite already rejected, so the policy moves on to its next
- * candidate instead of re-proposing the same diff. The diff is taken only
+ * regression suite already rejected, or one that leaves a parameter or option
+ * of a function it touched unread (filters/dead-parameters.ts), so the policy
+ * moves on to its next candidate instead of re-proposing the same diff: of
+ * the plausible fixes, one that keeps every parameter in use. The diff is taken only
  * when GREEN passes: most candidates fail GREEN, and a diff costs two git
  * processes per candidate.
  */
@@ -25,10 +29,17 @@ function policyGatesOf(state: LocalisedState): PolicyGates {
     },
     green: async () => {
       const green = await gates.green();
-      if (rejected.size === 0 || !green.verdict.passed) return green;
-      const reason = rejected.get(await gates.diff());
-      if (reason === undefined) return green;
-      const verdict: GateVerdict = { ...green.verdict, passed: false, detail: `this exact fix was rejected earlier: ${reason}` };
+      if (!green.verdict.passed) return green;
+      const diff = await gates.diff();
+      const reason = rejected.get(diff);
+      const dead = reason === undefined ? await deadParametersOfFix(state.workspace, diff, state.testFiles.is) : [];
+      if (reason === undefined && dead.length === 0) return green;
+      if (dead.length > 0) state.deadRefused = { diff, findings: dead };
+      const detail =
+        reason !== undefined
+          ? `this exact fix was rejected earlier: ${reason}`
+          : `the target tests pass, but the fix is refused: ${dead.map((d) => d.detail).join('; ')}`;
+      const verdict: GateVerdict = { ...green.verdict, passed: false, detail };
       await sink.emit(gateEvent(verdict, 'patch'));
       return { verdict, run: green.run };
     },
@@ -85,6 +96,15 @@ export async function patch(state: LocalisedState, attempt: number): Promise<voi
   state.throwIfCancelled();
   if (rejected.size > 0 && outcome?.status === 'gave_up' && outcome.exitReason === 'no_candidate') {
     throw new RunExit('regression_failed', [...rejected.values()].at(-1) ?? 'the fix breaks other tests');
+  }
+  const refused = state.deadRefused;
+  if (refused && outcome?.status === 'gave_up' && outcome.exitReason === 'no_candidate') {
+    // every plausible fix left a parameter unread: the run ends on the filter's reason, the last such fix shown as dropped
+    const findings = refused.findings.map((d) => ({ reason: 'dead_parameter' as const, detail: d.detail, file: d.file }));
+    state.diff = refused.diff;
+    state.files = parseUnifiedDiff(refused.diff).map(diffFilePath);
+    state.dropped = { reason: 'dead_parameter', detail: findings[0]!.detail, findings };
+    throw new RunExit('dropped:dead_parameter', findings[0]!.detail);
   }
   throw new RunExit(outcome?.status === 'gave_up' ? outcome.exitReason : 'no_candidate', outcome?.status === 'gave_up' ? outcome.detail : 'no policy ran');
 }

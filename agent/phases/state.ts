@@ -4,6 +4,7 @@ import type { RepairEvidence, RepairResult, RunRepairInput } from './contract';
 import type { AgentEvent, ChangeContext, EventSink, Evidence, ExitReason, Phase, Policy, Suspect, TestRun, Usage } from '../types';
 import type { TestFiles } from '../testing/test-files';
 import type { Workspace } from '../workspace/workspace';
+import type { DeadParameter } from '../filters/dead-parameters';
 import { addCost, logEvent, phaseFinished, phaseStarted } from '../../common/run-events';
 
 // One run's state, shared by the phases. The run-wide part is fixed when the
@@ -73,10 +74,16 @@ export interface RunState {
   summaryHtml: string;
   summarySource?: RepairResult['summarySource'];
   dropped?: RepairResult['dropped'];
+  /** what the verified fix stops reading (filters/fix-parameters.ts), for the post filters */
+  deadParameters?: DeadParameter[];
+  /** options the fix's functions read that no test names, for the summary */
+  untestedOptions?: string[];
 
   // ── carried across patch/verify attempts ──
   /** fixes the regression suite refused (diff → why): GREEN refuses them from then on */
   readonly rejected: Map<string, string>;
+  /** the last fix GREEN refused for leaving a parameter or option unread: the run's named end when no other fix comes */
+  deadRefused?: { diff: string; findings: DeadParameter[] };
   /** each policy's deadline, set when it first runs and kept for its later turns */
   readonly deadlines: Map<Policy, number>;
 }

@@ -3,6 +3,7 @@ import type { SummariseFn } from './contract';
 import type { ExitReason } from '../types';
 import { addUsage, type LocalisedState } from './state';
 import { escapeHtml } from '../../lib/html/sanitize';
+import { untestedOptionsSentence } from '../filters/fix-parameters';
 
 // Summary: the verified fix explained (a summary that fails is logged and the
 // fix kept), then the post-execution filters, which may still drop it.
@@ -40,6 +41,8 @@ export async function summariseAndFilter(state: LocalisedState): Promise<{ exitR
       .join(', ');
     state.summaryHtml += `<p>Left out: ${dropped.length} failing test(s) that fail on the base revision too, so not caused by the change (${ids}); the fix does not repair them, and the regression suite did not count them.</p>`;
   }
+  // what the tests could not pin down: options the fixed functions read that no test names
+  state.summaryHtml += untestedOptionsSentence(state.untestedOptions ?? []);
   const stale = input.checkStale ? await input.checkStale() : { stale: false };
   const decision = runPostFilters({
     fixDiff: state.diff,
@@ -49,6 +52,7 @@ export async function summariseAndFilter(state: LocalisedState): Promise<{ exitR
     isTestFile: state.testFiles.is,
     testEditsAllowed: state.testEditsAllowed,
     stale: stale.stale,
+    deadParameters: state.deadParameters ?? [],
     ...(stale.detail ? { staleDetail: stale.detail } : {}),
   });
   if (decision.drop) {

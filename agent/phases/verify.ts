@@ -1,6 +1,7 @@
 import { proofEvent, proveAgainstHead, repeatUntilFailure } from '../gates/proof';
 import { RunExit, type LocalisedState } from './state';
 import { describeTargets } from '../gates/target-outcome';
+import { deadParametersOfFix, untestedOptionsOfFix } from '../filters/fix-parameters';
 
 // Verify: the pipeline's own verdicts on what a policy patched. GREEN again
 // (a policy's claim is not taken on trust), then the whole suite; a fix that
@@ -30,6 +31,9 @@ export async function verify(state: LocalisedState, attempt: number): Promise<bo
   if (unstable) {
     throw new RunExit('final_rerun_failed', `GREEN passed once but not on ${unstable.detail}: the target tests do not pass reliably with the fix`);
   }
+  // read while the workspace holds the fix: the post filters and the summary use them
+  state.deadParameters = await deadParametersOfFix(ws, state.diff, state.testFiles.is);
+  state.untestedOptions = await untestedOptionsOfFix(ws, state.diff, state.testFiles.is);
   if (input.runRegression === false) return true;
   const regression = await gates.regression();
   evidence.regression = regression.verdict;

@@ -11,7 +11,7 @@
 // keeps a floor (α / (max + α)): rare is not impossible. The fixes real runs
 // needed that the corpus has none of (REAL_RUN_FIX_COUNTS) are added to the
 // counts before the priors are taken. `node --import tsx
-// bench/agent/priors.ts` prints the table from the corpus (59 bugs: 7
+// bench/agent/priors.ts` prints the table from the corpus (61 bugs: 7
 // relational-operator fixes are the most, so it scores 1 and an unseen
 // pattern 0.125), and test/unit/agent/offline/priors.test.ts fails when this
 // copy disagrees.
@@ -27,7 +27,7 @@ export const CORPUS_FIX_COUNTS: Record<Exclude<TemplateName, 'stale-expectation'
   'arithmetic-operator': 4,
   'logical-operator': 4,
   'negate-condition': 1,
-  'remove-negation': 4,
+  'remove-negation': 5,
   'boundary-literal': 4,
   'boundary-comparison': 0,
   'swap-arguments': 5,

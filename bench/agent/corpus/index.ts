@@ -12,13 +12,23 @@ import { pyText, pyTextBugs } from './py-text';
 import { tsCart, tsCartBugs } from './ts-cart';
 import { tsSched, tsSchedBugs } from './ts-sched';
 import { tsText, tsTextBugs } from './ts-text';
+import { optionBugs, tsEnv, tsGlob } from './ts-options';
 import { widerBugs } from './wider';
 import type { CorpusBug, CorpusProject, FileChange } from './types';
 
 export type { BugKind, CorpusBug, CorpusProject } from './types';
 
-export const PROJECTS: CorpusProject[] = [tsCart, tsText, tsSched, pyInventory, pyGrades, pyText];
-export const BUGS: CorpusBug[] = [...tsCartBugs, ...tsTextBugs, ...tsSchedBugs, ...pyInventoryBugs, ...pyGradesBugs, ...pyTextBugs, ...widerBugs];
+export const PROJECTS: CorpusProject[] = [tsCart, tsText, tsSched, pyInventory, pyGrades, pyText, tsGlob, tsEnv];
+export const BUGS: CorpusBug[] = [
+  ...tsCartBugs,
+  ...tsTextBugs,
+  ...tsSchedBugs,
+  ...pyInventoryBugs,
+  ...pyGradesBugs,
+  ...pyTextBugs,
+  ...widerBugs,
+  ...optionBugs,
+];
 
 export function projectOf(bug: CorpusBug): CorpusProject {
   const project = PROJECTS.find((p) => p.name === bug.project);
