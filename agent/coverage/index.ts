@@ -7,6 +7,13 @@
 //     processes (v8.takeCoverage() around each test);
 //   - Python: sys.settrace through flowfix_coverage.py, loaded by a
 //     sitecustomize.py on PYTHONPATH and as a pytest plugin (PYTEST_PLUGINS).
+//   - jest, vitest, mocha, ava, node-tap and tape, which run many tests per
+//     process with no per-test hook flowfix can reach: whole processes under
+//     NODE_V8_COVERAGE (process.ts), the target command run twice with the
+//     runner's name filter (agent/testing/runners.ts coverageCut): the failing
+//     targets alone, then every other test of their files. Each run is one
+//     execution of the spectrum; tape, which has no name filter, gives the
+//     failing side only (its files' run).
 // The bootstrap and everything it writes live in a scratch folder under the
 // run's tmp/, never in the repository. Its output was written by the
 // repository's code: it is parsed as untrusted input (schemas, size caps,
@@ -14,6 +21,8 @@
 // an error the caller logs, and the run goes on without it.
 import { copyFile, lstat, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
 import { testNameOf } from '../../lib/junit/test-id';
+import { testCommandOf } from '../../common/settings';
+import { coverageCut, type CoverageCut } from '../testing/runners';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -23,6 +32,7 @@ import type { TestResult, TestRun } from '../types';
 import type { Workspace } from '../workspace/workspace';
 import { buildSpectrum, type Spectrum, type TestExecution } from './spectrum';
 import { executedLines, V8CoverageSchema, type V8Coverage } from './v8';
+import { readProcessCoverage } from './process';
 
 export { buildSpectrum, ochiai, spanSuspiciousness, failingTestsRan, type Spectrum, type TestExecution } from './spectrum';
 
@@ -63,6 +73,10 @@ export interface CoverageResult {
   /** production files some test ran */
   files: number;
   run: TestRun;
+  /** every instrumented run (the cut by name runs the command twice), for the run's meter */
+  runs: TestRun[];
+  /** how the tests were told apart: each test alone, or whole runs filtered by the runner's name filter */
+  cut: 'per test' | `by name (${CoverageCut['runner']})` | `per file (${CoverageCut['runner']})`;
 }
 
 /** One test as the bootstrap recorded it. */
@@ -90,8 +104,14 @@ export function coverageEnv({ settings, root, bootDir, v8Dir, outDir }: { settin
   };
 }
 
-/** Runs the target tests' command once with the bootstrap and returns the spectrum. Throws CoverageError. */
+/**
+ * Runs the target tests' command once with the bootstrap (node:test, Python),
+ * or twice cut by name for a runner with many tests per process (the header),
+ * and returns the spectrum. Throws CoverageError.
+ */
 export async function collectCoverage(input: CoverageInput): Promise<CoverageResult> {
+  const cut = coverageCut(testCommandOf(input.settings));
+  if (cut) return collectByProcess(input, cut);
   const { workspace: ws, settings, targets } = input;
   const scratch = await ws.scratchDir('flowfix-coverage');
   const bootDir = path.join(scratch, 'boot');
@@ -146,7 +166,74 @@ export function spectrumOf({ recorded, run, targets, isTestFile }: { recorded: R
   }
   if (failing === 0) throw new CoverageError(`none of the ${recorded.length} recorded test(s) is a failing target`);
   const spectrum = buildSpectrum(executions);
-  return { spectrum, recorded: recorded.length, failing, passing, files: spectrum.lines.size, run };
+  return { spectrum, recorded: recorded.length, failing, passing, files: spectrum.lines.size, run, runs: [run], cut: 'per test' };
+}
+
+/** A tool's configuration file (jest.config.js, babel.config.cjs, .mocharc.js): run by the runner's parent process. */
+const CONFIG_FILE = /^(?:[\w-]+\.config|\.[\w-]+rc)\.[cm]?[jt]s$/;
+
+/**
+ * A runner with many tests per process (the header): the failing targets
+ * alone under NODE_V8_COVERAGE, then every other test of their files; each
+ * run's processes united are one execution. The passing side counts only when
+ * every test it ran passed; tape (no name filter) runs the targets' files
+ * once, the failing side alone.
+ */
+async function collectByProcess(input: CoverageInput, cut: CoverageCut): Promise<CoverageResult> {
+  const { workspace: ws, settings, targets } = input;
+  const scratch = await ws.scratchDir('flowfix-coverage');
+  const names = [...new Set(targets.map((t) => cut.filterName(t.name ?? testNameOf(t.id))))];
+  const isTarget = (r: TestResult) => targets.some((t) => t.id === r.id || cut.filterName(t.name ?? testNameOf(t.id)) === cut.filterName(r.name));
+  const sides = [{ failed: true, args: cut.only?.(names) }, ...(cut.except ? [{ failed: false, args: cut.except(names) }] : [])];
+  // both folders before the first run: the sandbox's user is handed the scratch folder as it is then
+  const dirOf = (failed: boolean) => path.join(scratch, failed ? 'failing' : 'passing');
+  for (const side of sides) await mkdir(dirOf(side.failed));
+  const executions: TestExecution[] = [];
+  const runs: TestRun[] = [];
+  let failing = 0;
+  let passing = 0;
+  for (const side of sides) {
+    const v8Dir = dirOf(side.failed);
+    const run = await runTests({
+      workspace: ws,
+      settings,
+      signal: input.signal,
+      ...(input.deadline !== undefined ? { deadline: input.deadline } : {}),
+      kind: 'target',
+      targets,
+      timeoutSeconds: input.timeoutSeconds,
+      env: { NODE_V8_COVERAGE: v8Dir },
+      allResults: true,
+      ...(side.args ? { extraArgs: side.args } : {}),
+    });
+    runs.push(run);
+    const stopped = stoppedBecause(run.command, input.signal) ?? (run.command.limit ? `the sandbox stopped the instrumented run (${run.command.limit})` : undefined);
+    if (stopped && side.failed) throw new CoverageError(stopped);
+    if (stopped) break;
+    const ran = run.results.filter((r) => r.status !== 'skipped');
+    let count: number;
+    if (side.failed) {
+      count = ran.filter((r) => isTarget(r) && (r.status === 'failed' || r.status === 'error')).length;
+      if (count === 0) throw new CoverageError(`the failing targets did not fail in the instrumented run (${ran.length} test(s) ran)`);
+    } else {
+      // another failure, or a target that ran anyway (a filter the runner ignored), says nothing reliable
+      count = ran.every((r) => r.status === 'passed' && !isTarget(r)) ? ran.length : 0;
+      if (count === 0) continue;
+    }
+    const cov = await readProcessCoverage({ v8Dir, root: ws.root, readSource: (rel) => ws.readFile(rel).catch(() => null) });
+    if (cov.processes === 0) {
+      if (side.failed) throw new CoverageError(`the instrumented ${cut.runner} run wrote no V8 coverage`);
+      continue;
+    }
+    // the runner's own configuration ran in its parent process, not in any test
+    const lines = new Map([...cov.lines].filter(([file]) => !input.isTestFile?.(file) && !CONFIG_FILE.test(path.posix.basename(file))));
+    executions.push({ failed: side.failed, lines });
+    if (side.failed) failing = count;
+    else passing = count;
+  }
+  const spectrum = { ...buildSpectrum(executions), unit: 'run' as const };
+  const recorded = runs.reduce((n, r) => n + r.results.length, 0);
+  return { spectrum, recorded, failing, passing, files: spectrum.lines.size, run: runs[0]!, runs, cut: cut.only ? `by name (${cut.runner})` : `per file (${cut.runner})` };
 }
 
 /**

@@ -18,6 +18,8 @@ export interface LineCounts {
 export interface Spectrum {
   totalFailed: number;
   totalPassed: number;
+  /** what one execution is: a test (per-test coverage), or a whole run of several tests (agent/coverage/process.ts) */
+  unit?: 'test' | 'run';
   /** workspace-relative file → 1-based line → counts */
   lines: Map<string, Map<number, LineCounts>>;
 }

@@ -13,7 +13,7 @@ export const V8CoverageSchema = z.object({
   result: z.array(
     z.object({
       url: z.string(),
-      functions: z.array(z.object({ ranges: z.array(RangeSchema) })),
+      functions: z.array(z.object({ functionName: z.string().max(1000).optional(), ranges: z.array(RangeSchema) })),
     }),
   ),
   'source-map-cache': z
@@ -131,6 +131,27 @@ function lineFirstChars(text: string): Array<{ line: number; offset: number }> {
   return out;
 }
 
+/**
+ * The lines where a function of this name is declared (`function name(`,
+ * `name = function`, `name: (…) =>`, a method `name(…) {`), for coverage at
+ * function level: V8 names `exports.total` or `Cart.add` by their last part.
+ */
+export function declarationLines(text: string, functionName: string): number[] {
+  const name = functionName.split('.').at(-1) ?? '';
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return [];
+  const n = name.replace(/\$/g, '\\$');
+  const patterns = [
+    new RegExp(`\\bfunction\\s*\\*?\\s*${n}\\s*[(<]`),
+    new RegExp(`(?:^|[^\\w$])${n}\\s*[:=]\\s*(?:async\\s+)?(?:function\\b|\\([^)]*\\)\\s*(?::[^=]*)?=>|[A-Za-z_$][\\w$]*\\s*=>)`),
+    new RegExp(`^\\s*(?:(?:static|async|get|set|public|private|protected|override)\\s+)*\\*?${n}\\s*(?:<[^>]*>)?\\([^)]*\\)\\s*(?::[^{]*)?\\{\\s*$`),
+  ];
+  const out: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (patterns.some((p) => p.test(line))) out.push(i + 1);
+  });
+  return out;
+}
+
 export interface ExecutedLines {
   /** absolute path → executed 1-based lines */
   files: Map<string, Set<number>>;
@@ -195,6 +216,17 @@ export async function executedLines(
     }
     const text = await readSource(abs);
     if (text === null) continue;
+    // The script V8 ran is not the file (jest's and vitest's modules, transformed
+    // and run in a vm, whose source maps Node does not keep): its offsets say
+    // nothing of the file's lines, its function names do
+    // (such a script is longer than the file: a wrapper and an inline source map)
+    if (ranges.some((r) => r.endOffset > text.length)) {
+      for (const fn of script.functions) {
+        if (!fn.functionName || !(fn.ranges[0]?.count > 0)) continue;
+        for (const line of declarationLines(text, fn.functionName)) add(abs, line);
+      }
+      continue;
+    }
     const points = lineFirstChars(text);
     const counts = countsAt(ranges, points.map((p) => p.offset));
     points.forEach((p, k) => {

@@ -31,10 +31,17 @@ async function coverageFor(state: RedState, isTestFile: (rel: string) => boolean
   const started = performance.now();
   try {
     const cov = await collectCoverage({ workspace: ws, settings, targets, timeoutSeconds, signal, deadline: state.deadline, isTestFile });
-    meterCommand(meter, cov.run.command);
+    for (const run of cov.runs) meterCommand(meter, run.command);
     await state.log(
-      `coverage: ${cov.failing} failing and ${cov.passing} passing test(s) over ${cov.files} production file(s) in ${Math.round(performance.now() - started)} ms`,
-      { recorded: cov.recorded, failing: cov.failing, passing: cov.passing, files: cov.files, durationMs: Math.round(performance.now() - started) },
+      `coverage: ${cov.failing} failing and ${cov.passing} passing test(s) over ${cov.files} production file(s) in ${Math.round(performance.now() - started)} ms, ${cov.cut}`,
+      {
+        recorded: cov.recorded,
+        failing: cov.failing,
+        passing: cov.passing,
+        files: cov.files,
+        cut: cov.cut,
+        durationMs: Math.round(performance.now() - started),
+      },
     );
     return cov.spectrum;
   } catch (err) {

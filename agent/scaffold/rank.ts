@@ -393,7 +393,7 @@ export function rankSpans(input: RankInput): Suspect[] {
         bump(
           span,
           WEIGHTS.coverage * s.score,
-          `Ochiai ${s.score.toFixed(2)}: line ${s.line} ran in ${s.failed}/${spectrum.totalFailed} failing and ${s.passed}/${spectrum.totalPassed} passing tests`,
+          `Ochiai ${s.score.toFixed(2)}: line ${s.line} ran in ${s.failed}/${spectrum.totalFailed} failing and ${s.passed}/${spectrum.totalPassed} passing ${spectrum.unit === 'run' ? 'runs' : 'tests'}`,
         );
       }
     }

@@ -6,6 +6,8 @@
 import { parse as parseToml } from 'smol-toml';
 import { disambiguateTestIds, relativeTestPath } from '../../lib/junit/parse';
 import type { TestResult } from '../types';
+import { escapeRegExp } from '../../common/text';
+import { shellQuote } from '../workspace/exec';
 import { dropOptions, parseStep, scriptSteps, stepCommand, type ScriptStep } from './scripts';
 import { uvuReporterImport } from './uvu-report';
 
@@ -812,4 +814,71 @@ export function pytestAddoptsRetry(command: string, result: { exitCode: number |
     command: `${command} -o addopts=`,
     note: `pytest exited 4 (unrecognized arguments: ${args}${ini ? ` from addopts in ${ini.replace(/^.*\/repo\//, '')}` : ''}: a plugin the configuration names is not installed); retried once with -o addopts=`,
   };
+}
+
+// ───── coverage: the runners that run many tests per process ─────
+
+/**
+ * How the coverage run (agent/coverage) cuts a runner that runs many tests in
+ * one process with no per-test hook flowfix can reach: the arguments that run
+ * only the named tests, and those that run every other test of the same files.
+ * Each process writes its V8 coverage at exit (NODE_V8_COVERAGE), so the two
+ * runs are the failing and the passing side of the spectrum.
+ */
+export interface CoverageCut {
+  runner: 'jest' | 'vitest' | 'mocha' | 'ava' | 'node-tap' | 'tape';
+  /** appended to the target command: only these tests (leaf names); null when the runner has no name filter (tape) */
+  only: ((names: string[]) => string) | null;
+  /** appended to the target command: every test of the same files but these */
+  except: ((names: string[]) => string) | null;
+  /** the part of a reported name ("suite > case", TAP's "file > subtest > assertion") the filter matches */
+  filterName: (name: string) => string;
+}
+
+const leafOf = (name: string) => name.split(' > ').at(-1) ?? name;
+/** node-tap's --grep matches each file's top-level subtests: TAP names them after the file, before their assertions */
+const topLevelOf = (name: string) => {
+  const parts = name.split(' > ');
+  const rest = parts.length > 1 && /\.[cm]?[jt]sx?$/.test(parts[0]!) ? parts.slice(1) : parts;
+  return rest[0] ?? name;
+};
+
+/** A regular expression for full names ("suite test") that end with one of the leaf names. */
+const endsWithOne = (names: string[]) => `(?:${names.map(escapeRegExp).join('|')})$`;
+const exceptOne = (names: string[]) => `^(?!.*${endsWithOne(names)})`;
+/** ava's --match is a glob where `*` is a wildcard and a leading `!` negates: both are matched as themselves */
+const avaTitle = (name: string) => name.replace(/\*/g, '?').replace(/^!/, '?');
+
+const CUTS: Record<CoverageCut['runner'], Omit<CoverageCut, 'runner' | 'filterName'> & { filterName?: CoverageCut['filterName'] }> = {
+  // jest and vitest match --testNamePattern against the full name, describe blocks first
+  jest: { only: (n) => `-t ${shellQuote(endsWithOne(n))}`, except: (n) => `-t ${shellQuote(exceptOne(n))}` },
+  // vitest ends its forks with a signal, before they write their coverage; its worker threads write theirs
+  vitest: { only: (n) => `-t ${shellQuote(endsWithOne(n))} --pool=threads`, except: (n) => `-t ${shellQuote(exceptOne(n))} --pool=threads` },
+  mocha: { only: (n) => `--grep ${shellQuote(endsWithOne(n))}`, except: (n) => `--grep ${shellQuote(endsWithOne(n))} --invert` },
+  ava: {
+    only: (n) => n.map((x) => `--match ${shellQuote(avaTitle(x))}`).join(' '),
+    except: (n) => n.map((x) => `--match ${shellQuote(`!${avaTitle(x)}`)}`).join(' '),
+  },
+  // node-tap's --grep matches the top-level subtests of each file
+  'node-tap': {
+    only: (n) => `--grep=${shellQuote(`^${endsWithOne(n)}`)}`,
+    except: (n) => `--grep=${shellQuote(`^${endsWithOne(n)}`)} --invert`,
+    filterName: topLevelOf,
+  },
+  tape: { only: null, except: null },
+};
+
+/** The runner a test command runs, for coverage: the first word naming one (`npx jest`, `node_modules/.bin/tap`); undefined for others. */
+export function coverageCut(command: string): CoverageCut | undefined {
+  const words = command.split(/\s+/);
+  for (const w of words) {
+    if (w === '>' || w === '&&' || w === '|' || w === ';') break;
+    const bin = (w.split('/').at(-1) ?? '').replace(/\.(c|m)?js$/, '');
+    const runner = bin === '_mocha' ? 'mocha' : bin === 'tap' ? 'node-tap' : bin;
+    if (runner in CUTS) {
+      const cut = CUTS[runner as CoverageCut['runner']];
+      return { runner: runner as CoverageCut['runner'], only: cut.only, except: cut.except, filterName: cut.filterName ?? leafOf };
+    }
+  }
+  return undefined;
 }

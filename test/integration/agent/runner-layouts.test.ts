@@ -1,6 +1,8 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { repairCommand } from '@/agent/cli/repair';
+import type { Suspect } from '@/agent/types';
+import { escapeRegExp } from '@/common/text';
 import { createRunnerRepo, type RunnerLayout } from '../../helpers/agent-repos';
 
 // A new user's repositories, one per runner, laid out as real libraries lay
@@ -18,7 +20,11 @@ const cjsTest = (lib: string, head: boolean, open: string, close: string, expect
     head ? `${open}('multiplies price by quantity', () => {\n  ${expectEq('total([{ price: 5, qty: 3 }])', '15')};\n}${close});\n` : ''
   }`;
 
-const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
+// Coverage (agent/coverage): these runners run many tests per process, so the
+// target command runs twice under NODE_V8_COVERAGE with the runner's name
+// filter, the failing test alone then the other test of its file (tape has no
+// filter: its file's run, the failing side alone); `cut` is how the run says so.
+const layouts: Record<string, { layout: RunnerLayout; report: RegExp; cut: string }> = {
   // commander: plain jest (no jest-junit), jest.config.js, a type check after it
   jest: {
     layout: {
@@ -30,6 +36,7 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
       },
     },
     report: /jest \{files\} --ci --json --outputFile=flowfix-report\.json/,
+    cut: 'by name (jest)',
   },
   // unjs: vitest behind a lint script, no vitest config
   vitest: {
@@ -57,6 +64,7 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
       },
     },
     report: /vitest run \{files\} --reporter=default --reporter=junit/,
+    cut: 'by name (vitest)',
   },
   // a mocha library whose tests live in spec/, named by its .mocharc, with a reporter of its own
   mocha: {
@@ -69,6 +77,7 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
       },
     },
     report: /mocha --reporter xunit --reporter-options output=flowfix-report\.xml$/,
+    cut: 'by name (mocha)',
   },
   // sindresorhus: a lint step, then ava, tests in test.js at the root
   ava: {
@@ -88,6 +97,7 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
       },
     },
     report: /ava --tap > flowfix-report\.tap$/,
+    cut: 'by name (ava)',
   },
   // npm/*: node-tap 16 configured in package.json, whose coverage check would fail the run
   'node-tap 16': {
@@ -109,6 +119,7 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
       },
     },
     report: /tap --reporter=tap --no-coverage > flowfix-report\.tap$/,
+    cut: 'by name (node-tap)',
   },
   // fastify: node-tap 21 behind test:unit, a .taprc, tape also listed
   'node-tap 21': {
@@ -134,6 +145,7 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
       },
     },
     report: /tap --reporter=tap --disable-coverage > flowfix-report\.tap$/,
+    cut: 'by name (node-tap)',
   },
   // ljharb: tape behind tests-only under nyc, piped nowhere; the new test throws (a crash, not a failed assertion)
   tape: {
@@ -151,6 +163,7 @@ const layouts: Record<string, { layout: RunnerLayout; report: RegExp }> = {
       },
     },
     report: /tape 'test\/\*\*\/\*\.js' > flowfix-report\.tap$/,
+    cut: 'per file (tape)',
   },
 };
 
@@ -162,8 +175,8 @@ async function repair(dir: string, args: string[]) {
 }
 
 describe("a new user's repositories set up with no command written by hand", { concurrency: 2 }, () => {
-  for (const [runner, { layout, report }] of Object.entries(layouts)) {
-    test(`${runner}: detected, installed, its own report read, repaired`, { timeout: 600_000 }, async () => {
+  for (const [runner, { layout, report, cut }] of Object.entries(layouts)) {
+    test(`${runner}: detected, installed, its own report read, coverage recorded, repaired`, { timeout: 600_000 }, async () => {
       const repo = createRunnerRepo(layout);
       cleanups.push(repo.cleanup);
       const res = await repair(repo.dir, ['--base', repo.base, '--head', repo.head, '--json']);
@@ -172,7 +185,16 @@ describe("a new user's repositories set up with no command written by hand", { c
       assert.match(detected[2]!, report);
       assert.match(detected[4] ?? '', /^npm install /);
       assert.equal(res.code, 0, res.out.slice(-2000) + res.err.slice(-3000));
-      const result = JSON.parse(res.out) as { exitReason: string; diff: string; evidence: { targets: string[] } };
+      const result = JSON.parse(res.out) as { exitReason: string; diff: string; evidence: { targets: string[] }; suspects: Suspect[] };
+      // coverage recorded: the failing test alone, and (but for tape) the passing test of its file
+      const passing = cut.startsWith('per file') ? 0 : 1;
+      const covered = new RegExp(`coverage: 1 failing and ${passing} passing test\\(s\\) over 1 production file\\(s\\) in \\d+ ms, ${escapeRegExp(cut)}`);
+      assert.match(res.err, covered, res.err.slice(-3000));
+      assert.equal(result.suspects[0]?.symbol, 'total', JSON.stringify(result.suspects));
+      assert.ok(
+        result.suspects[0]!.reasons.some((r) => new RegExp(`^Ochiai [\\d.]+: line \\d+ ran in 1/1 failing and ${passing}/${passing} passing runs$`).test(r)),
+        result.suspects[0]!.reasons.join('; '),
+      );
       assert.equal(result.exitReason, 'fixed');
       assert.match(result.diff, /^\+.*item\.price \* item\.qty/m);
       assert.equal(result.evidence.targets.length, 1);
