@@ -11,7 +11,6 @@ import type { ExpectedActual, StackFrame, TestResult } from '../common/test-resu
 export type { Phase, Diagnostic, GateName, GateVerdict, CodeSpan, Suspect, Usage } from '../common/run-events';
 export type { TestStatus, TestResult, ExpectedActual, StackFrame } from '../common/test-results';
 import type { LimitReason } from '../lib/sandbox';
-import type { FollowedTargets } from './gates/gates';
 
 /** Named ways a run ends (stored in Run.exitReason): the list is common/exit-reasons.ts. */
 export type { ExitReason } from '../common/exit-reasons';
@@ -139,6 +138,26 @@ export interface PolicyGates {
    * renames a failing test has not fixed anything.
    */
   followRenamedTargets?(): Promise<FollowedTargets>;
+}
+
+/** A test a gate runs: its id, and its name and file where known. */
+export interface Target {
+  id: string;
+  name?: string;
+  file?: string;
+}
+
+/** What an edit did to the targets' names (agent/gates/renamed-targets.ts). */
+export interface RenamedTargets {
+  /** a target the edit renamed, and the tests that stand for it now */
+  renamed: Array<{ from: string; file: string; to: Target[] }>;
+  /** targets missing from the report that no edit of a test accounts for, with why */
+  unaccounted: Array<{ id: string; why: string }>;
+}
+
+export interface FollowedTargets extends RenamedTargets {
+  /** the targets from now on */
+  targets: Target[];
 }
 
 /** Read-only access to the run's workspace; every path is checked to stay inside it. */

@@ -4,9 +4,9 @@ import { applyEditToFiles, EditSchema } from '../edits/edits';
 import { workspaceGit } from '../workspace/git';
 import { syntaxCheckFiles } from './syntax';
 import { allPassed, didNotRun, failedResults, runTests, runWorkspaceCommand, selectTargetResults } from '../testing/test-runner';
-import { findRenamedTargets, followedTargets, type EditedTestFile, type RenamedTargets, type Target } from './renamed-targets';
+import { findRenamedTargets, followedTargets, type EditedTestFile } from './renamed-targets';
 import { isInstanceOf } from '../../lib/junit/test-id';
-import type { CommandResult, Diagnostic, Edit, EventSink, GateName, GateVerdict, PolicyGates, TestRun } from '../types';
+import type { CommandResult, Diagnostic, Edit, EventSink, FollowedTargets, GateName, GateVerdict, PolicyGates, TestRun } from '../types';
 import { BinaryFileError, WorkspacePathError, type Workspace } from '../workspace/workspace';
 import { gateEvent, logEvent } from '../../common/run-events';
 import { matcher } from '../workspace/glob';
@@ -78,11 +78,6 @@ export interface Gates extends PolicyGates {
   /** tests that fail on the base revision too (RED left them out): their failures in the regression suite are not the fix's */
   setFailingAtBase(ids: string[]): void;
   readonly meter: CommandMeter;
-}
-
-export interface FollowedTargets extends RenamedTargets {
-  /** the targets from now on */
-  targets: Target[];
 }
 
 function verdictTests(run: TestRun): GateVerdict['tests'] {

@@ -1,4 +1,4 @@
-import type { TestResult } from '../types';
+import type { RenamedTargets, Target, TestResult } from '../types';
 import { leafName, testNameOf } from '../../lib/junit/test-id';
 
 // A reviewer who edits a fix may rename the failing test to match the fix's
@@ -10,24 +10,11 @@ import { leafName, testNameOf } from '../../lib/junit/test-id';
 // report's tests whose titles that file holds only after the edit. A target
 // that left no such trace stays a target, and the exit says why.
 
-export interface Target {
-  id: string;
-  name?: string;
-  file?: string;
-}
-
 /** A test file the edit changed: its text at the head and after the edit (null: absent there). */
 export interface EditedTestFile {
   path: string;
   atHead: string | null;
   edited: string | null;
-}
-
-export interface RenamedTargets {
-  /** a target the edit renamed, and the tests that stand for it now */
-  renamed: Array<{ from: string; file: string; to: Target[] }>;
-  /** targets missing from the report that no edit of a test accounts for, with why */
-  unaccounted: Array<{ id: string; why: string }>;
 }
 
 /** shorter titles ("a", "ok") are in every file: no evidence of anything */
