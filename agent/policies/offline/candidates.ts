@@ -16,7 +16,8 @@ import type { Mutation, Site, SiteLanguage, TemplateName } from './model';
 import { lineStarts, pySites, siteLanguage, tsSites } from './sites';
 import type { Deliberateness } from './stale';
 import { assertionWindows, combineMutations, diffSides, expectedActualOf, judgeDeliberate, staleMutations } from './stale';
-import { mutationsForSites, propertiesReadOffMissing } from './templates';
+import { mutationsForSites } from './templates';
+import { propertiesReadOffMissing } from './shapes';
 import { restoreValueMutations } from './restore';
 import { shapeMutations } from './shapes';
 

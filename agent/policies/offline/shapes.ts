@@ -18,7 +18,6 @@ import type { Evidence, ExpectedActual } from '../../types';
 import { parseTs } from '../../scaffold/typescript';
 import { evidenceValue, renderLiteral } from './literals';
 import type { Mutation, Range, Site, SiteLanguage } from './model';
-import { propertiesReadOffMissing } from './templates';
 import { variablesInScope } from './ts-structure';
 
 type SiteOf<K extends Site['kind']> = Extract<Site, { kind: K }>;
@@ -817,6 +816,21 @@ function pyPassArguments(source: string, code: string, window: Range): Mutation[
     out.push(...passArgument({ callee, args: positional, calleeName: m[1], insertAt, scope, enclosingParams, lang: 'py', hasKeywords: keywords }));
   }
   return out;
+}
+
+/**
+ * The properties a failing test read off `undefined` or `null`, by V8's
+ * messages ("Cannot read properties of undefined (reading 'x')", and the
+ * older "Cannot read property 'x' of null"): where a missing value was not
+ * expected, `?.` at that property is the smallest fix.
+ */
+export function propertiesReadOffMissing(messages: string[]): string[] {
+  const out = new Set<string>();
+  for (const m of messages) {
+    for (const x of m.matchAll(/Cannot read propert(?:ies|y) of (?:undefined|null) \(reading '([^']{1,100})'\)/g)) out.add(x[1]);
+    for (const x of m.matchAll(/Cannot read property '([^']{1,100})' of (?:undefined|null)/g)) out.add(x[1]);
+  }
+  return [...out];
 }
 
 // ───────────────────────── what a name holds, by how the code uses it ─────────────────────────

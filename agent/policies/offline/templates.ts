@@ -143,21 +143,6 @@ function asOperand(expr: string): string {
   return /^[\w$.]+(\([^()]*\)|\[[^[\]]*\])*$/.test(expr) ? expr : `(${expr})`;
 }
 
-/**
- * The properties a failing test read off `undefined` or `null`, by V8's
- * messages ("Cannot read properties of undefined (reading 'x')", and the
- * older "Cannot read property 'x' of null"): where a missing value was not
- * expected, `?.` at that property is the smallest fix.
- */
-export function propertiesReadOffMissing(messages: string[]): string[] {
-  const out = new Set<string>();
-  for (const m of messages) {
-    for (const x of m.matchAll(/Cannot read propert(?:ies|y) of (?:undefined|null) \(reading '([^']{1,100})'\)/g)) out.add(x[1]);
-    for (const x of m.matchAll(/Cannot read property '([^']{1,100})' of (?:undefined|null)/g)) out.add(x[1]);
-  }
-  return [...out];
-}
-
 /** Names that are values of their own, never a variable to reshape. */
 const NOT_A_VARIABLE = new Set(['None', 'True', 'False', 'self', 'cls', 'null', 'undefined', 'true', 'false', 'this', 'NaN', 'Infinity']);
 
