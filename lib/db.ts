@@ -5,7 +5,7 @@ import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient } from './generated/prisma/client';
+import { PrismaClient, type Prisma } from './generated/prisma/client';
 import { getEnv } from './env';
 
 // The one database client of a process. DATABASE_URL picks the backend:
@@ -17,6 +17,8 @@ import { getEnv } from './env';
 // embedded mode and runs the worker in-process.
 
 export type Db = PrismaClient;
+/** The client inside a transaction (lib/writes.ts writeTx gives one). */
+export type Tx = Prisma.TransactionClient;
 
 export interface DbTarget {
   kind: 'postgres' | 'pglite';

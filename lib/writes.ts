@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Prisma } from './generated/prisma/client';
-import { getDb, type Db } from './db';
+import { getDb, type Db, type Tx } from './db';
 import type { CohortSlice } from './insights/rollup';
 
 // The one way to write what other features read back: changes, runs, fixes,
@@ -23,8 +23,6 @@ import type { CohortSlice } from './insights/rollup';
 // module takes time a transaction would spend holding its locks.
 // test/unit/core/writes-hook.test.ts checks that every transaction in lib/
 // and agent/ that writes those rows goes through writeTx.
-
-export type Tx = Prisma.TransactionClient;
 
 // `lease`: a run moved between QUEUED and RUNNING (claimed, handed back,
 // re-queued), which the pull request's check shows and Insights does not

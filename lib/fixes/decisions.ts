@@ -7,7 +7,7 @@ import type { Prisma } from '../generated/prisma/client';
 import { RejectFixBodySchema, SurfaceSchema, type SurfaceName } from './schemas';
 import { writeTx } from '../writes';
 import { SUPERSEDED } from '../../common/fix-choice';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 /** The fixes a person may still decide on: READY, and not an example from the demo history. */
 export const DECIDABLE = { status: FixStatus.READY, change: { origin: { not: Origin.DEMO_HISTORY } } } satisfies Prisma.FixWhereInput;

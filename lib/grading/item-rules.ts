@@ -3,7 +3,7 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import type { SessionUser } from '../auth/session';
 import type { QueueRow } from './queues';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 // The rules of a grader's work in a queue, which each of its parts keeps:
 // "next item" (next-item.ts: a reservation, so two graders never take the

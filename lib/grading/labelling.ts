@@ -5,7 +5,8 @@ import { writeAudit } from '../audit';
 import type { SessionUser } from '../auth/session';
 import { queueForGrader } from './queues';
 import type { GradeInput } from './schemas';
-import { writeTx, type Tx } from '../writes';
+import { writeTx } from '../writes';
+import type { Tx } from '../db';
 import { assertOpen, labelsCompleteTx, loadItem, lockQueueTx, recordRevealsTx, TX } from './item-rules';
 
 // A grader's label on an item's fix (given, revised, or refused once final or

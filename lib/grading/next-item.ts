@@ -2,7 +2,7 @@ import 'server-only';
 import { getDb } from '../db';
 import type { SessionUser } from '../auth/session';
 import { queueForGrader } from './queues';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 import { assertOpen, lockQueueTx, TX } from './item-rules';
 
 // "Next item": the hand-out of a queue's items, each reserved (a GradingLease)

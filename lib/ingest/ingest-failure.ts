@@ -12,7 +12,7 @@ import { collectFailures, type CollectedFailures, type FailureDraft } from './fa
 import type { IngestMetadata } from './schema';
 import { cleanText, truncateHeadTail } from './text';
 import { capChars } from '../../common/text';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 // Stores one failing revision of a change: the change (upserted by its CI
 // id), the revision (by head revision) and its failures (by test id), all in

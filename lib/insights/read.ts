@@ -6,7 +6,7 @@ import { cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Choice }
 import { addRow, selectColumns } from './rollup';
 import { addToHistogram, type Histogram } from './histogram';
 import { SqlParams, utc } from './sql';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 // Reading the rollups for a period. Whole UTC days come from the rollup rows;
 // a period that starts or ends inside a day takes that day's part from the

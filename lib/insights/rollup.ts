@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { ALL, COHORT_TABLE, PRECISION_TABLE, RUN_TABLE, add, addAll, keyedColumn, type Counts, type RollupTable } from './tables';
 import { loadCohortFacts, loadPrecisionFacts } from './facts';
 import { FULL_CUBE, cellKey, foldChanges, foldPrecision, foldRuns, type Cell, type Cells, type Expansion } from './cells';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 // The Insights rollups, kept by the writers. Every transaction that changes
 // what Insights counts of a change (ingestion, triage, a run starting or

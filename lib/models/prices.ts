@@ -4,7 +4,7 @@ import { writeAudit } from '../audit';
 import { getDb } from '../db';
 import { AppError } from '../errors';
 import { ModelPriceSchema } from '../../common/settings';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 // The model price table (SystemSetting "modelPrices"): USD per million input
 // and output tokens for each model name, edited by admins on the admin page

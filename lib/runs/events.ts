@@ -3,7 +3,7 @@ import { getDb } from '../db';
 import { AppError } from '../errors';
 import { checkRunEvent, type RunEventInput } from '../../common/run-events';
 import { publishRunEvent } from './notify';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 // Save first, then stream. Sequence numbers come from Run.nextEventSeq, bumped
 // in the same transaction that inserts the events: the Run row lock orders

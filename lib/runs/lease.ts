@@ -5,7 +5,7 @@ import { getDb } from '../db';
 import { insertRunEventsTx, notifySaved } from './events';
 import type { RunEventInput } from '../../common/run-events';
 import { writeTx } from '../writes';
-import type { Tx } from '../writes';
+import type { Tx } from '../db';
 
 // Who works on a run. A worker claims a QUEUED run (or one whose lease
 // expired) in one transaction holding the Run row lock, and keeps the lease
