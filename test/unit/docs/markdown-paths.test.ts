@@ -11,7 +11,8 @@
 //     root when it starts with `/`.
 // Left out: fenced code blocks (they hold commands, sample output and other
 // repositories' files, a CI workflow's `reports/junit.xml`), and paths into
-// folders a run makes and git ignores (`bench/out/`, `test-results/`, `.data/`).
+// folders a run or a build makes and git ignores (`bench/out/`, `test-results/`,
+// `.data/`, the extension's `extension/dist/`, which the end-to-end suite builds).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -22,7 +23,7 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 /** Folders that are generated, installed or local, never the repository's own. */
 const NOT_REPOSITORY =
-  /^(node_modules|\.git|\.next.*|\.data.*|test-results|playwright-report|lib\/generated|bench\/out|.*\.tsbuildinfo|next-env\.d\.ts|\.env|\.env\.local)$/;
+  /^(node_modules|\.git|\.next.*|\.data.*|test-results|playwright-report|lib\/generated|bench\/out|extension\/dist|.*\.tsbuildinfo|next-env\.d\.ts|\.env|\.env\.local)$/;
 
 function repositoryEntry(rel: string): boolean {
   return !NOT_REPOSITORY.test(rel) && !rel.split('/').includes('node_modules');
