@@ -534,6 +534,10 @@ async function main() {
     'admin,reviewer',
   ]);
 
+  const status = run('podman', ['exec', one('web'), 'npm', 'run', '--silent', 'db:status']);
+  if (!/Pending \(0\)/.test(status)) throw new Error(`npm run db:status in the web container:\n${status}`);
+  out(`  ${status.split('\n').find((l) => l.startsWith('Pending'))} (npm run db:status in the web container)`);
+
   step('sign in (Chromium); a repository and a CI token through the admin API');
   const { browser, page } = await signIn();
   try {
