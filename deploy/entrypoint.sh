@@ -15,7 +15,17 @@ cmd="${1:-web}"
 [ $# -gt 0 ] && shift
 case "$cmd" in
   web)
-    node --import tsx scripts/db.ts migrate
+    # compose starts the database first but need not wait for it: the
+    # migrations are tried again for up to FLOWFIX_DB_WAIT_SECONDS
+    waited=0
+    until node --import tsx scripts/db.ts migrate; do
+      if [ "$waited" -ge "${FLOWFIX_DB_WAIT_SECONDS:-120}" ]; then
+        echo "flowfix web: the migrations did not apply within ${waited}s (see above)" >&2
+        exit 1
+      fi
+      sleep 3
+      waited=$((waited + 3))
+    done
     exec node node_modules/next/dist/bin/next start --hostname 0.0.0.0 --port "${PORT:-3000}" "$@"
     ;;
   worker)
