@@ -1,9 +1,10 @@
-// `npm run docs:env`: rewrites the table of environment variables in
-// docs/deploy.md from the env module (lib/env.ts), so the page and the code
-// never say two things: each variable's row is its name, the default the
-// schema applies, and its `.describe()` text. `--check` only says whether the
-// page is current (exit 1 when not). test/unit/docs/env-table.test.ts fails
-// when the committed table and the module disagree.
+// `npm run docs:env`: rewrites the table of environment variables in the
+// pages that show it (ENV_TABLE_PAGES) from the env module (lib/env.ts), so
+// the pages and the code never say two things: each variable's row is its
+// name, the default the schema applies, and its `.describe()` text. `--check`
+// only says whether the pages are current (exit 1 when not).
+// test/unit/docs/env-table.test.ts fails when a committed table and the
+// module disagree.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -49,19 +50,27 @@ export function replaceEnvTable(page: string): string {
   return `${page.slice(0, start)}${ENV_TABLE_START}\n${renderEnvTable()}\n${page.slice(end)}`;
 }
 
+/** The pages that show the table, relative to the repository. */
+export const ENV_TABLE_PAGES = ['docs/configuration.md', 'docs/deploy.md'];
+
 function main(): void {
-  const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/deploy.md');
-  const page = fs.readFileSync(file, 'utf8');
-  const next = replaceEnvTable(page);
-  if (process.argv.includes('--check')) {
-    if (next !== page) {
-      process.stderr.write('docs/deploy.md: the environment table is stale; run `npm run docs:env`\n');
-      process.exit(1);
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  let stale = 0;
+  for (const rel of ENV_TABLE_PAGES) {
+    const file = path.join(root, rel);
+    const page = fs.readFileSync(file, 'utf8');
+    const next = replaceEnvTable(page);
+    if (process.argv.includes('--check')) {
+      if (next !== page) {
+        process.stderr.write(`${rel}: the environment table is stale; run \`npm run docs:env\`\n`);
+        stale++;
+      }
+      continue;
     }
-    return;
+    if (next !== page) fs.writeFileSync(file, next);
+    process.stdout.write(`${rel}: ${envVariables().length} variables${next === page ? ' (unchanged)' : ''}\n`);
   }
-  if (next !== page) fs.writeFileSync(file, next);
-  process.stdout.write(`docs/deploy.md: ${envVariables().length} variables${next === page ? ' (unchanged)' : ''}\n`);
+  if (stale) process.exit(1);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) main();

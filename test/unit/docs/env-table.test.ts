@@ -1,22 +1,25 @@
-// docs/deploy.md's table of environment variables is generated from the env
-// module (lib/env.ts) by `npm run docs:env` (scripts/env-docs.ts), never
-// written by hand: this fails when the committed table and the module
-// disagree — a variable added, removed, renamed, re-described or given another
+// The table of environment variables (docs/configuration.md, docs/deploy.md)
+// is generated from the env module (lib/env.ts) by `npm run docs:env`
+// (scripts/env-docs.ts), never written by hand: this fails when a committed
+// table and the module disagree — a variable added, removed, renamed, re-described or given another
 // default without regenerating the page.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvSchema } from '@/lib/env';
-import { ENV_TABLE_END, ENV_TABLE_START, envVariables, renderEnvTable, replaceEnvTable } from '../../../scripts/env-docs';
+import { ENV_TABLE_END, ENV_TABLE_PAGES, ENV_TABLE_START, envVariables, renderEnvTable, replaceEnvTable } from '../../../scripts/env-docs';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const DEPLOY = path.join(ROOT, 'docs/deploy.md');
 
-describe('the environment table of docs/deploy.md', () => {
-  test('is exactly what the env module generates (npm run docs:env rewrites it)', () => {
-    const page = fs.readFileSync(DEPLOY, 'utf8');
-    assert.equal(replaceEnvTable(page), page, 'docs/deploy.md is stale: run `npm run docs:env`');
+describe('the environment table of the docs', () => {
+  test('is exactly what the env module generates, on every page that shows it (npm run docs:env rewrites them)', () => {
+    assert.deepEqual(ENV_TABLE_PAGES, ['docs/configuration.md', 'docs/deploy.md']);
+    for (const rel of ENV_TABLE_PAGES) {
+      const page = fs.readFileSync(path.join(ROOT, rel), 'utf8');
+      assert.ok(page.includes(ENV_TABLE_START), `${rel} has the generated table`);
+      assert.equal(replaceEnvTable(page), page, `${rel} is stale: run \`npm run docs:env\``);
+    }
   });
 
   test('has one row per variable of the env module, in its order, each described', () => {
