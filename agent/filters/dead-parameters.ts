@@ -208,15 +208,38 @@ function describe(fn: string, name: string, file: string, replacedBy?: string): 
     : `${fn} no longer reads ${name}, so a caller's ${name} is silently ignored (${file})`;
 }
 
-/** The functions present before and after whose text the fix changed. */
+/**
+ * The named functions present before and after whose text the fix changed.
+ * An anonymous function (a callback) is known only by its order within its
+ * parent, which a fix that reorders or rewrites callbacks changes: comparing
+ * them would pair different functions, so they are left out.
+ */
 function touched(before: ts.SourceFile, after: ts.SourceFile): Array<[string, FunctionNode, FunctionNode]> {
   const afterFns = functionsOf(after);
   const out: Array<[string, FunctionNode, FunctionNode]> = [];
   for (const [key, fn] of functionsOf(before)) {
+    if (key.includes('<anonymous')) continue;
     const other = afterFns.get(key);
     if (other && other.getText() !== fn.getText()) out.push([key, fn, other]);
   }
   return out;
+}
+
+/**
+ * Whether the parameter in the place of `name` (the same position) is read
+ * after the fix under another name: renamed (`preferred` → `opts`) or
+ * destructured (`{ preferred } = {}`) there, what a caller passes still counts.
+ */
+function readInItsPlace(oldFn: FunctionNode, newFn: FunctionNode, now: Reads, name: string): boolean {
+  const index = oldFn.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === name);
+  const param = index >= 0 ? newFn.parameters[index] : undefined;
+  if (!param) return false;
+  if (ts.isIdentifier(param.name)) return param.name.text !== name && (now.names.get(param.name.text) ?? 0) > 0;
+  return param.name.elements.some((el) => {
+    if (ts.isOmittedExpression(el)) return false;
+    const option = el.propertyName?.getText() ?? (ts.isIdentifier(el.name) ? el.name.text : undefined);
+    return option !== undefined && (now.names.get(option) ?? 0) > 0;
+  });
 }
 
 /** What a fix stops reading, function by function (empty for a file that is not JavaScript or TypeScript). */
@@ -239,7 +262,8 @@ export function findDeadParameters(file: string, before: string, after: string):
       // a parameter the fix removed from the signature is as dead as one it stopped reading;
       // an options object is named by the options it stopped reading
       const viaOptions = was.order.some((k) => k.startsWith(`${key}.`) && (was.options.get(k) ?? 0) > 0 && (now.options.get(k) ?? 0) === 0);
-      if ((was.names.get(key) ?? 0) > 0 && (now.names.get(key) ?? 0) === 0 && !viaOptions) found.push({ file, fn, name: key, detail: describe(fn, key, file) });
+      if ((was.names.get(key) ?? 0) > 0 && (now.names.get(key) ?? 0) === 0 && !viaOptions && !readInItsPlace(oldFn, newFn, now, key))
+        found.push({ file, fn, name: key, detail: describe(fn, key, file) });
     }
   }
   return found;

@@ -141,6 +141,46 @@ function b(y, options = {}) { return options.flag ? y : -y; }`;
     );
   });
 
+  test('a parameter renamed or destructured in its place is still read: not dead (negotiator: preferred → opts → { preferred })', () => {
+    const before = `Negotiator.prototype.encoding = function encoding(available, preferred) {
+  var set = this.encodings(available, preferred);
+  return set && set[0];
+};
+Negotiator.prototype.encodings = function encodings(available, preferred) {
+  return preferredEncodings(this.request.headers['accept-encoding'], available, preferred);
+};
+`;
+    const after = `Negotiator.prototype.encoding = function encoding(available, opts) {
+  var set = this.encodings(available, opts);
+  return set && set[0];
+};
+Negotiator.prototype.encodings = function encodings(available, { preferred } = {}) {
+  return preferredEncodings(this.request.headers['accept-encoding'], available, preferred);
+};
+`;
+    assert.deepEqual(findDeadParameters('index.js', before, after), []);
+    // renamed and then never read: dead under its old name
+    const unread = after.replace('var set = this.encodings(available, opts);', 'var set = this.encodings(available);');
+    assert.deepEqual(
+      findDeadParameters('index.js', before, unread).map((f) => [f.fn, f.name]),
+      [['encoding', 'preferred']],
+    );
+  });
+
+  test('anonymous callbacks the fix reorders are not compared by their order (camelcase: two replace() callbacks swapped)', () => {
+    const before = `const postProcess = (input, toUpperCase) => {
+  return input.replace(SEPARATORS, (_, identifier) => toUpperCase(identifier))
+    .replace(NUMBERS, m => toUpperCase(m));
+};
+`;
+    const after = `const postProcess = (input, toUpperCase) => {
+  return input.replace(NUMBERS, (match, pattern, offset) => ['_', '-'].includes(input.charAt(offset + match.length)) ? match : toUpperCase(match))
+    .replace(SEPARATORS, (_, identifier) => toUpperCase(identifier));
+};
+`;
+    assert.deepEqual(findDeadParameters('index.js', before, after), []);
+  });
+
   test('unparsable or non-JS sources give no finding', () => {
     assert.deepEqual(findDeadParameters('src/a.py', 'def f(x):\n  return x\n', 'def f(x):\n  return 1\n'), []);
   });
