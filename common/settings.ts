@@ -76,7 +76,7 @@ export const RepositorySettingsSchema = z.object({
   /** install usually needs the registry: only the `registries` are reachable */
   installNetwork: z.boolean().default(true),
   /** hosts ("host" or "host:port") an install may reach */
-  registries: z.array(z.string().trim().min(1).max(300)).max(50).default(['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org']),
+  registries: z.array(z.string().trim().min(1).max(300)).max(50).default(['registry.npmjs.org', 'registry.yarnpkg.com', 'pypi.org', 'files.pythonhosted.org']),
   /**
    * dependency lifecycle scripts (npm/yarn/pnpm install scripts, pip source
    * builds); off: npm_config_ignore_scripts, pip wheels only

@@ -115,6 +115,7 @@ const PROGRAM_WORDS = new Set([
   'tap',
   'tape',
   'uvu',
+  'bnt',
   'cross-env',
   'react-scripts',
 ]);

@@ -1,5 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { RepositorySettingsSchema } from '@/common/settings';
 import { detectRunner, whyNoRunner, parseTap, tapCutShort, TAP_REPORT, JUNIT_REPORT, JEST_REPORT } from '@/agent/testing/runners';
 
 const repo = (files: Record<string, string>) => (rel: string) => files[rel] ?? null;
@@ -261,6 +262,19 @@ describe('detectRunner', () => {
       `${PATH} node --test --test-timeout=60000 --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=flowfix-report.xml ${BNT_FIND}`,
       JUNIT_REPORT,
     ],
+    // ai/nanoid (later): bnt under c8's coverage
+    [
+      'better-node-test under c8',
+      {
+        'package.json': pkg({
+          scripts: { test: 'pnpm run /^test:/', 'test:coverage': 'c8 --check-coverage --lines 100 bnt', 'test:lint': 'eslint .' },
+          devDependencies: { 'better-node-test': '^0.7.1', c8: '^10' },
+        }),
+      },
+      'node:test',
+      `${PATH} node --test --test-timeout=60000 --test-reporter=spec --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=flowfix-report.xml ${BNT_FIND}`,
+      JUNIT_REPORT,
+    ],
     // better-node-test with TypeScript tests and a name pattern: tsx, as bnt loads it; -t as node's own
     [
       'better-node-test with tsx and -t',
@@ -497,6 +511,11 @@ describe('detectRunner', () => {
 
   test('a Python project with nothing to install keeps the interpreter it finds', () => {
     assert.equal(detectRunner(repo({ 'pytest.ini': '[pytest]\n' }), { paths: ['pytest.ini', 'test_x.py'] })?.install, undefined);
+  });
+
+  test("every lock file's registry is reachable by default: yarn classic's yarn.lock resolves from registry.yarnpkg.com", () => {
+    const registries = RepositorySettingsSchema.parse({}).registries;
+    for (const host of ['registry.npmjs.org', 'registry.yarnpkg.com', 'pypi.org', 'files.pythonhosted.org']) assert.ok(registries.includes(host), host);
   });
 
   test('nothing to go on: nothing detected', () => {
