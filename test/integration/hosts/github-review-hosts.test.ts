@@ -135,10 +135,11 @@ describe('GitHub: the check run and the one comment per change (hosts)', () => {
     const edited = await waitFor(async () => (gh.comments[0].edits > 0 ? gh.comments[0] : null), { what: 'the comment to be edited' });
     assert.equal(gh.comments.length, 1, 'never a second comment');
     assert.match(edited.body, /\*\*Rejected\*\*: the test is wrong, not the code/);
-    assert.ok(
-      edited.body.indexOf('sum subtracted') < edited.body.indexOf('<details><summary>The fix (diff)</summary>'),
-      'root cause first, then the diff, collapsed once no longer pending',
-    );
+    const changes = edited.body.indexOf('<details><summary>Its changes, indented so that no tool applies it</summary>');
+    assert.ok(changes > 0 && edited.body.indexOf('sum subtracted') < changes, 'root cause first, then the changes, collapsed once no longer pending');
+    // a rejected fix is never a diff a script could pick up and apply
+    assert.doesNotMatch(edited.body, /^diff --git /m);
+    assert.match(edited.body, /^ {4}\| diff --git /m);
     assert.equal(gh.reviews.length, 1, 'suggestions are posted once per fix');
     const check = await waitFor(async () => (gh.checkRuns[0].output.title === 'Fix rejected' ? gh.checkRuns[0] : null), { what: 'the check to say rejected' });
     assert.equal(check.conclusion, 'neutral');
